@@ -1,0 +1,126 @@
+"""Actions: small immutable values, with a wire form shared by engine, referee and bots.
+
+Kinds (RULES.md §3.2-3.4):
+
+=============== ======================================= =============================
+kind            when                                    fields
+=============== ======================================= =============================
+``take``        upcard offer: take the upcard           -
+``pass``        upcard offer: refuse it                 -
+``draw_stock``  normal turn: top of the stock           -
+``draw_discard`` normal turn: top of the discard pile   -
+``discard``     after drawing: throw a card face up     ``card``
+``knock``       after drawing: knock, ``card`` face     ``card``, optional ``melds``
+                down, optionally declaring the melds
+``big_gin``     after drawing, option ``big_gin``: all  optional ``melds``
+                11 cards melded, no discard
+=============== ======================================= =============================
+
+Wire form: ``{"kind": "discard", "card": "7h"}``; ``melds`` is a list of lists of card
+strings. ``legal_actions()`` lists knocks without ``melds`` (the referee then chooses the
+arrangement, RULES.md §3.4); a knock with declared melds is legal when its card is, and
+the melds are valid and within the limit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .cards import Card, card_str, parse_card
+
+KINDS = ("take", "pass", "draw_stock", "draw_discard", "discard", "knock", "big_gin")
+_WITH_CARD = ("discard", "knock")
+
+
+@dataclass(frozen=True, order=True)
+class Action:
+    """One move: ``Action.discard(c)``, ``Action.knock(c)``, or the constants ``TAKE``,
+    ``PASS``, ``DRAW_STOCK``, ``DRAW_DISCARD`` of this module.
+
+    >>> Action.from_wire({"kind": "discard", "card": "7h"})
+    Action(kind='discard', card=32, melds=None)
+    >>> str(Action.knock(32))
+    'knock 7h'
+    """
+
+    kind: str
+    card: Card | None = None
+    melds: tuple[tuple[Card, ...], ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown action kind {self.kind!r}; known: {', '.join(KINDS)}")
+        if (self.kind in _WITH_CARD) != (self.card is not None):
+            raise ValueError(f"action {self.kind!r} {'needs' if self.kind in _WITH_CARD else 'takes no'} card")
+        if self.melds is not None and self.kind not in ("knock", "big_gin"):
+            raise ValueError(f"only knock and big_gin take melds, not {self.kind!r}")
+
+    # Constructors -------------------------------------------------------------
+    @staticmethod
+    def discard(card: Card) -> Action:
+        return Action("discard", card)
+
+    @staticmethod
+    def knock(card: Card, melds: list[list[Card]] | tuple | None = None) -> Action:
+        return Action("knock", card, _norm_melds(melds))
+
+    @staticmethod
+    def big_gin_knock(melds: list[list[Card]] | tuple | None = None) -> Action:
+        return Action("big_gin", None, _norm_melds(melds))
+
+    # Wire ---------------------------------------------------------------------
+    def to_wire(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"kind": self.kind}
+        if self.card is not None:
+            d["card"] = card_str(self.card)
+        if self.melds is not None:
+            d["melds"] = [[card_str(c) for c in m] for m in self.melds]
+        return d
+
+    @staticmethod
+    def from_wire(data: Any) -> Action:
+        """Parse a wire action; raises ``ValueError`` with a sentence on any malformation."""
+        if not isinstance(data, dict):
+            raise ValueError(f"an action is a map with a 'kind', not {type(data).__name__}")
+        kind = data.get("kind")
+        if not isinstance(kind, str) or kind not in KINDS:
+            raise ValueError(f"unknown action kind {kind!r}; known: {', '.join(KINDS)}")
+        card = None
+        if kind in _WITH_CARD:
+            if "card" not in data:
+                raise ValueError(f"action {kind!r} needs a 'card'")
+            card = parse_card(data["card"])
+        melds = None
+        if kind in ("knock", "big_gin") and data.get("melds") is not None:
+            raw = data["melds"]
+            if not isinstance(raw, list) or not all(isinstance(m, list) for m in raw):
+                raise ValueError("'melds' must be a list of lists of cards")
+            if len(raw) > 11 or any(len(m) > 11 for m in raw):
+                raise ValueError("'melds' has more cards than a hand")
+            melds = _norm_melds([[parse_card(c) for c in m] for m in raw])
+        return Action(kind, card, melds)
+
+    def without_melds(self) -> Action:
+        """The same action with any declared melds dropped (the form ``legal_actions`` lists)."""
+        return self if self.melds is None else Action(self.kind, self.card)
+
+    def __str__(self) -> str:
+        s = self.kind.replace("_", " ")
+        if self.card is not None:
+            s += " " + card_str(self.card)
+        if self.melds is not None:
+            s += " [" + " | ".join(" ".join(card_str(c) for c in m) for m in self.melds) + "]"
+        return s
+
+
+def _norm_melds(melds: Any) -> tuple[tuple[Card, ...], ...] | None:
+    if melds is None:
+        return None
+    return tuple(sorted(tuple(sorted(m)) for m in melds))
+
+
+TAKE = Action("take")
+PASS = Action("pass")
+DRAW_STOCK = Action("draw_stock")
+DRAW_DISCARD = Action("draw_discard")

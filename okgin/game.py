@@ -1,0 +1,249 @@
+"""A whole game to ``target_score`` (RULES.md §3.1, §3.7, §4): the state object.
+
+Modelled on python-chess and OpenSpiel: ``legal_actions()``, ``apply(action)``,
+``view(seat)``, ``is_over``, results. The seed fixes every deal, the first dealer and
+the Box roles, so seed + actions = the whole game (RULES.md §6); :mod:`okgin.record`
+turns that into a replayable record.
+
+>>> from okgin import Game, RuleSet
+>>> g = Game(RuleSet(), seed=1)
+>>> g.current_player in (0, 1), [str(a) for a in g.legal_actions()]
+(True, ['take', 'pass'])
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from .actions import Action
+from .errors import IllegalAction
+from .hand import OVER, Hand
+from .rng import SeedStream, seed_text
+from .roles import BOX, CAPTAIN, SITTER, Roles, draw_roles, rotate
+from .rules import BOX_BONUS, GAME_BONUS, RuleSet
+from .scoring import HandResult
+
+MAX_ADVICE_TEXT = 280
+TERMINATIONS = ("normal", "timeout", "illegal", "disconnect", "abandoned", "resigned")
+
+
+class Game:
+    """One game of Oklahoma Gin (2 seats) or Gin in the Box (3 seats)."""
+
+    def __init__(self, rules: RuleSet | None = None, seed: int | str = 0) -> None:
+        self.rules = rules or RuleSet()
+        self.seed = seed_text(seed)
+        self.seed_value: int | str = seed
+        self.num_seats = self.rules.num_players
+        self.scores = [0] * self.num_seats
+        self.hands_won = [0] * self.num_seats
+        self.results: list[HandResult] = []
+        # The record's entries: ("action", seat, Action) | ("advice", seat, Action|None, text)
+        # | ("resign", seat, reason) | ("abandon", reason).
+        self.log: list[tuple[Any, ...]] = []
+        self.advice: list[tuple[int, int, Action | None, str]] = []  # (hand number, seat, action, text)
+        self.over = False
+        self.winner: int | None = None
+        self.termination: str | None = None
+        self.roles: Roles | None = None
+        self.role_draws: list[list[tuple[int, int]]] = []
+        if self.rules.variant == "box":
+            self.roles, self.role_draws = draw_roles(self.seed)
+            dealer, nondealer = self.roles[0], self.roles[1]
+        else:
+            # §3.1: the first dealer is chosen at random from the game's seed.
+            dealer = SeedStream(self.seed, "dealer").below(2)
+            nondealer = 1 - dealer
+        self.hand = Hand(self.rules, self.seed, 0, dealer, nondealer, self.num_seats)
+
+    # ----------------------------------------------------------------- queries
+    @property
+    def is_over(self) -> bool:
+        return self.over
+
+    @property
+    def current_player(self) -> int | None:
+        """The seat to act, or None when the game is over."""
+        return None if self.over else self.hand.to_act
+
+    @property
+    def hand_number(self) -> int:
+        return self.hand.number
+
+    def legal_actions(self) -> list[Action]:
+        """Legal actions of the seat to act (knocks listed without declared melds)."""
+        return [] if self.over else self.hand.legal_actions()
+
+    def role_of(self, seat: int) -> str:
+        """``box``/``captain``/``sitter`` in the box game, ``dealer``/``nondealer`` otherwise."""
+        if self.roles is not None:
+            return (BOX, CAPTAIN, SITTER)[self.roles.index(seat)]
+        return "dealer" if seat == self.hand.dealer else "nondealer"
+
+    def is_legal(self, action: Action) -> bool:
+        try:
+            self.check(action)
+        except IllegalAction:
+            return False
+        return True
+
+    def check(self, action: Action, seat: int | None = None) -> None:
+        """Raise :class:`IllegalAction` if ``action`` (by ``seat``, if given) is illegal now."""
+        if self.over:
+            raise IllegalAction("the game is over")
+        if seat is not None and seat != self.hand.to_act:
+            if self.roles is not None and seat == self.roles[2]:
+                raise IllegalAction("the sitter does not play this hand; it may only advise the captain")
+            raise IllegalAction(f"it is not seat {seat}'s turn: seat {self.hand.to_act} is to act")
+        self.hand.check(action)
+
+    # ------------------------------------------------------------------ moves
+    def apply(self, action: Action, seat: int | None = None) -> HandResult | None:
+        """Play ``action`` for the seat to act; returns the hand's result if it ended it.
+
+        Raises :class:`IllegalAction` (state untouched) if the action is illegal, or if
+        ``seat`` is given and is not the seat to act.
+        """
+        self.check(action, seat)
+        actor = self.hand.to_act
+        self.hand.apply(action)
+        self.log.append(("action", actor, action))
+        if self.hand.phase == OVER:
+            return self._end_hand()
+        return None
+
+    apply_action = apply  # OpenSpiel's name
+
+    def advise(self, seat: int, action: Action | None, text: str = "") -> None:
+        """The sitter's advice to its captain (RULES.md §4 [resolved]).
+
+        Recorded, shown to the captain and sitter only, and never moves the game. A
+        suggested action must be legal for the captain at that moment.
+        """
+        if self.over:
+            raise IllegalAction("the game is over")
+        if self.roles is None:
+            raise IllegalAction("advice exists only in Gin in the Box")
+        if seat != self.roles[2]:
+            raise IllegalAction("only the player sitting out may advise the captain")
+        if not isinstance(text, str) or len(text) > MAX_ADVICE_TEXT:
+            raise IllegalAction(f"advice text must be a string of at most {MAX_ADVICE_TEXT} characters")
+        if any(ord(ch) < 32 and ch not in "\t" for ch in text):
+            raise IllegalAction("advice text may not contain control characters")
+        if action is not None:
+            if self.hand.to_act != self.roles[1]:
+                raise IllegalAction("a suggested action must wait for the captain's turn")
+            try:
+                self.hand.check(action)
+            except IllegalAction as e:
+                raise IllegalAction(f"suggested action {action} is not legal for the captain: {e}") from None
+        if action is None and not text:
+            raise IllegalAction("advice needs a suggested action, a text, or both")
+        self.log.append(("advice", seat, action, text))
+        self.advice.append((self.hand.number, seat, action, text))
+
+    def resign(self, seat: int, reason: str = "resigned") -> None:
+        """End the game with ``seat`` forfeiting (timeout, illegal moves, disconnect...).
+
+        Two players: the other wins. Three: the best score among the others wins (the
+        lower seat on a tie). ``reason`` is the termination reason recorded.
+        """
+        if self.over:
+            raise IllegalAction("the game is over")
+        if not 0 <= seat < self.num_seats:
+            raise IllegalAction(f"no seat {seat}")
+        if reason not in TERMINATIONS or reason == "normal":
+            raise ValueError(f"termination reason must be one of {', '.join(TERMINATIONS[1:])}")
+        self.log.append(("resign", seat, reason))
+        others = [s for s in range(self.num_seats) if s != seat]
+        self.winner = max(others, key=lambda s: (self.scores[s], -s))
+        self.over = True
+        self.termination = reason
+
+    def abandon(self, reason: str = "abandoned") -> None:
+        """End the game with no winner (e.g. the referee is shut down)."""
+        if self.over:
+            raise IllegalAction("the game is over")
+        self.log.append(("abandon", reason))
+        self.over = True
+        self.termination = reason
+
+    # ------------------------------------------------------------ hand endings
+    def _end_hand(self) -> HandResult:
+        hand = self.hand
+        r = hand.result
+        assert r is not None
+        if r.winner is not None:
+            self.scores[r.winner] += r.points
+            self.hands_won[r.winner] += 1
+        r = replace(r, scores_after=tuple(self.scores))
+        hand.result = r
+        self.results.append(r)
+        if r.winner is not None and self.scores[r.winner] >= self.rules.target_score:
+            self.over = True
+            self.winner = r.winner
+            self.termination = "normal"
+            return r
+        if self.roles is not None:
+            box_won = None if r.winner is None else r.winner == self.roles[0]
+            self.roles = rotate(self.roles, box_won)
+            dealer, nondealer = self.roles[0], self.roles[1]
+        else:
+            # §3.1: the winner deals the next hand; after a drawn hand the same dealer.
+            dealer = hand.dealer if r.winner is None else r.winner
+            nondealer = 1 - dealer
+        self.hand = Hand(self.rules, self.seed, hand.number + 1, dealer, nondealer, self.num_seats)
+        return r
+
+    # ----------------------------------------------------------------- results
+    def final_scores(self) -> dict[str, Any]:
+        """Plain scores, and with ``classic_bonuses`` the bonus totals beside them (§3.7)."""
+        out: dict[str, Any] = {
+            "scores": list(self.scores),
+            "hands_won": list(self.hands_won),
+            "winner": self.winner,
+            "termination": self.termination,
+        }
+        if self.rules.classic_bonuses and self.over and self.winner is not None:
+            totals = []
+            shutout = all(self.scores[s] == 0 for s in range(self.num_seats) if s != self.winner)
+            for s in range(self.num_seats):
+                t = self.scores[s]
+                if s == self.winner:
+                    if shutout:
+                        t *= 2
+                    t += GAME_BONUS
+                t += BOX_BONUS * self.hands_won[s]
+                totals.append(t)
+            out["classic_totals"] = totals
+            out["shutout"] = shutout
+        return out
+
+    # ------------------------------------------------------------------- views
+    def view(self, seat: int | None):
+        """What ``seat`` may see (RULES.md §5); ``None`` is a spectator."""
+        from .views import make_view
+
+        return make_view(self, seat)
+
+    def full_view(self):
+        """Everything, for delayed broadcast feeds and debugging (never for a seat)."""
+        from .views import make_view
+
+        return make_view(self, None, full=True)
+
+    def to_record(self) -> dict[str, Any]:
+        from .record import game_to_record
+
+        return game_to_record(self)
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any], verify: bool = True) -> Game:
+        from .record import game_from_record
+
+        return game_from_record(record, verify=verify)
+
+    def __repr__(self) -> str:
+        state = f"over, winner {self.winner}" if self.over else f"hand {self.hand.number}, {self.hand.phase}, seat {self.hand.to_act} to act"
+        return f"<Game {self.rules.variant} seed={self.seed!r} scores={self.scores} {state}>"

@@ -1,0 +1,232 @@
+"""One hand, from the deal to a knock or a drawn hand (RULES.md §3.1-3.6).
+
+Phases: ``offer`` (the upcard offer, §3.2), ``draw`` and ``discard`` (a turn, §3.3;
+knocking happens in ``discard``, §3.4), ``over``. The hand is played by two seats, the
+dealer and the non-dealer; in Gin in the Box those are the box and the captain (§4).
+
+Validation always happens before mutation, so an illegal action leaves the hand as it
+was. ``legal_actions()`` is cached per state: bots call it, then ``apply`` checks
+membership against the same list.
+"""
+
+from __future__ import annotations
+
+from .actions import DRAW_DISCARD, DRAW_STOCK, PASS, TAKE, Action
+from .cards import CARD_VALUES, Card, card_str, cards_of
+from .errors import IllegalAction
+from .layoffs import best_defence, knocker_default_arrangement
+from .melds import deadwood_mask, validate_arrangement
+from .rng import SeedStream
+from .rules import RuleSet
+from .scoring import HandResult, score_knock
+
+OFFER, DRAW, DISCARD, OVER = "offer", "draw", "discard", "over"
+HAND_SIZE = 10
+STOCK_FLOOR = 2  # §3.6: the hand is drawn when a discard leaves 2 cards in the stock
+
+
+class Hand:
+    """The state of one hand. Built by :class:`okgin.game.Game`; use that in programs."""
+
+    __slots__ = (
+        "rules", "number", "dealer", "nondealer", "hands", "stock", "discard_pile", "upcard",
+        "knock_limit", "doubled", "phase", "to_act", "passes", "stock_only", "taken",
+        "events", "result", "_legal", "_legal_set",
+    )
+
+    def __init__(self, rules: RuleSet, seed: str, number: int, dealer: int, nondealer: int, num_seats: int) -> None:
+        self.rules = rules
+        self.number = number
+        self.dealer = dealer
+        self.nondealer = nondealer
+        deck = SeedStream(seed, f"deal/{number}").shuffle(list(range(52)))
+        # §3.1: 10 cards each, the next card is the upcard, the other 31 the stock.
+        self.hands = [0] * num_seats
+        for c in deck[0:HAND_SIZE]:
+            self.hands[nondealer] |= 1 << c
+        for c in deck[HAND_SIZE : 2 * HAND_SIZE]:
+            self.hands[dealer] |= 1 << c
+        self.upcard: Card = deck[2 * HAND_SIZE]
+        self.stock: list[Card] = deck[2 * HAND_SIZE + 1 :][::-1]  # top of the stock is the end
+        self.discard_pile: list[Card] = [self.upcard]
+        self.knock_limit = rules.knock_limit_for_upcard(self.upcard)
+        self.doubled = rules.spade_upcard_doubles and self.upcard // 13 == 3
+        self.phase = OFFER
+        self.to_act = nondealer
+        self.passes = 0
+        self.stock_only = False
+        self.taken: Card | None = None
+        # Full-information log of this hand: (seat, kind, card or None). Views filter it.
+        self.events: list[tuple[int, str, Card | None]] = []
+        self.result: HandResult | None = None
+        self._legal: list[Action] | None = None
+        self._legal_set: frozenset[Action] = frozenset()
+
+    # ------------------------------------------------------------------ queries
+    def other(self, seat: int) -> int:
+        return self.nondealer if seat == self.dealer else self.dealer
+
+    def legal_actions(self) -> list[Action]:
+        """The legal actions of the seat to act, in a fixed order. Knocks are listed
+        without declared melds."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+            self._legal_set = frozenset(self._legal)
+        return self._legal
+
+    def _compute_legal(self) -> list[Action]:
+        if self.phase == OFFER:
+            return [TAKE, PASS]
+        if self.phase == DRAW:
+            return [DRAW_STOCK] if self.stock_only else [DRAW_STOCK, DRAW_DISCARD]
+        if self.phase != DISCARD:
+            return []
+        hand = self.hands[self.to_act]
+        barred = self.taken if not self.rules.allow_discard_of_taken_card else None
+        cards = cards_of(hand)
+        out = [Action("discard", c) for c in cards if c != barred]
+        limit = self.knock_limit
+        base = deadwood_mask(hand)
+        # deadwood(hand - c) >= deadwood(hand) - value(c): most hands can't knock at all.
+        for c in cards:
+            if c != barred and base - CARD_VALUES[c] <= limit and deadwood_mask(hand & ~(1 << c)) <= limit:
+                out.append(Action("knock", c))
+        if self.rules.big_gin and base == 0:
+            out.append(Action("big_gin"))
+        return out
+
+    # ------------------------------------------------------------------ moves
+    def check(self, action: Action) -> None:
+        """Raise :class:`IllegalAction` with the reason if ``action`` is not legal now."""
+        if self.phase == OVER:
+            raise IllegalAction("the hand is over")
+        self.legal_actions()
+        plain = action.without_melds()
+        if plain not in self._legal_set:
+            raise IllegalAction(self._why_illegal(plain))
+        if action.melds is not None:
+            self._declared_layout(action)
+
+    def _why_illegal(self, a: Action) -> str:
+        phase_moves = {OFFER: "take or pass the upcard", DRAW: "draw from the stock or the discard pile", DISCARD: "discard or knock"}
+        if self.phase == OFFER and a.kind not in ("take", "pass"):
+            return f"the upcard is on offer: {phase_moves[OFFER]}"
+        if self.phase == DRAW:
+            if a.kind == "draw_discard" and self.stock_only:
+                return "both players passed the upcard: the first draw must come from the stock (RULES.md 3.2)"
+            if a.kind not in ("draw_stock", "draw_discard"):
+                return f"it is time to draw: {phase_moves[DRAW]}"
+        if self.phase == DISCARD:
+            if a.kind not in ("discard", "knock", "big_gin"):
+                return f"you have drawn: {phase_moves[DISCARD]}"
+            hand = self.hands[self.to_act]
+            if a.card is not None and not hand >> a.card & 1:
+                return f"{card_str(a.card)} is not in your hand"
+            if a.card is not None and a.card == self.taken:
+                return f"{card_str(a.card)} was taken from the discard pile this turn and may not be thrown back (RULES.md 3.3)"
+            if a.kind == "knock":
+                assert a.card is not None
+                dw = deadwood_mask(hand & ~(1 << a.card))
+                need = "gin (deadwood 0)" if self.knock_limit == 0 else f"deadwood at most {self.knock_limit}"
+                return f"knocking needs {need}; discarding {card_str(a.card)} leaves {dw}"
+            if a.kind == "big_gin":
+                if not self.rules.big_gin:
+                    return "big gin is not allowed by these rules (option big_gin)"
+                return "big gin needs all 11 cards in melds"
+        return f"{a} is not legal now"
+
+    def _declared_layout(self, action: Action):
+        hand = self.hands[self.to_act]
+        rest = hand if action.kind == "big_gin" else hand & ~(1 << action.card)  # type: ignore[operator]
+        try:
+            layout = validate_arrangement(rest, action.melds or ())
+        except ValueError as e:
+            raise IllegalAction(f"declared melds refused: {e}") from None
+        if action.kind == "big_gin" and layout.deadwood:
+            raise IllegalAction("big gin needs all 11 cards in the declared melds")
+        if layout.deadwood > self.knock_limit:
+            raise IllegalAction(f"the declared melds leave deadwood {layout.deadwood}, over the knock limit {self.knock_limit}")
+        return layout
+
+    def apply(self, action: Action) -> None:
+        """Play ``action`` for the seat to act (validated first)."""
+        self.check(action)
+        seat = self.to_act
+        kind = action.kind
+        self._legal = None
+        if kind == "take":
+            self.discard_pile.pop()
+            self.hands[seat] |= 1 << self.upcard
+            self.taken = self.upcard
+            self.phase = DISCARD
+            self.events.append((seat, "take", self.upcard))
+        elif kind == "pass":
+            self.passes += 1
+            self.events.append((seat, "pass", None))
+            if self.passes == 1:
+                self.to_act = self.other(seat)
+            else:  # §3.2.4: both passed; the non-dealer draws from the stock
+                self.phase = DRAW
+                self.to_act = self.nondealer
+                self.stock_only = True
+        elif kind == "draw_stock":
+            c = self.stock.pop()
+            self.hands[seat] |= 1 << c
+            self.taken = None
+            self.stock_only = False
+            self.phase = DISCARD
+            self.events.append((seat, "draw_stock", c))
+        elif kind == "draw_discard":
+            c = self.discard_pile.pop()
+            self.hands[seat] |= 1 << c
+            self.taken = c
+            self.phase = DISCARD
+            self.events.append((seat, "draw_discard", c))
+        elif kind == "discard":
+            c = action.card
+            assert c is not None
+            self.hands[seat] &= ~(1 << c)
+            self.discard_pile.append(c)
+            self.taken = None
+            self.events.append((seat, "discard", c))
+            if len(self.stock) <= STOCK_FLOOR:
+                self._finish_drawn()
+            else:
+                self.to_act = self.other(seat)
+                self.phase = DRAW
+        else:  # knock or big gin
+            self._finish_knock(seat, action)
+
+    def _finish_drawn(self) -> None:
+        """§3.6: two cards left in the stock after a discard and nobody knocked."""
+        self.phase = OVER
+        self.result = HandResult(
+            self.number, "drawn", None, 0, self.doubled, self.knock_limit, self.upcard, self.dealer
+        )
+
+    def _finish_knock(self, seat: int, action: Action) -> None:
+        defender = self.other(seat)
+        big = action.kind == "big_gin"
+        if big:
+            rest = self.hands[seat]
+            self.events.append((seat, "big_gin", None))
+        else:
+            assert action.card is not None
+            rest = self.hands[seat] & ~(1 << action.card)
+            self.hands[seat] = rest
+            self.events.append((seat, "knock", None))  # face down: revealed in the result
+        if action.melds is not None:
+            layout = validate_arrangement(rest, action.melds)  # already checked in check()
+            gin = layout.deadwood == 0
+            defence = best_defence(self.hands[defender], layout.melds, layoffs_allowed=not gin)
+        else:
+            layout, defence = knocker_default_arrangement(rest, self.hands[defender])
+            gin = layout.deadwood == 0
+        outcome, knocker_won, pts = score_knock(self.rules, layout.deadwood, defence.deadwood, gin, big, self.doubled)
+        winner = None if outcome == "tie" else (seat if knocker_won else defender)
+        self.phase = OVER
+        self.result = HandResult(
+            self.number, outcome, winner, pts, self.doubled, self.knock_limit, self.upcard, self.dealer,
+            knocker=seat, defender=defender, knock_discard=action.card,
+            knocker_layout=layout, defender_layout=defence,
+        )

@@ -1,0 +1,162 @@
+"""``RuleSet``: the variant and every option of RULES.md, validated.
+
+Option names are exactly the ones RULES.md gives, so a rule found in RULES.md can be
+found here by its name. Defaults are the source documents' rules. ``knock_limit`` left
+unset means "the variant's default": the upcard for Oklahoma Gin (§3.1), 10 for Gin in
+the Box (§4).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any, Literal
+
+from .errors import RuleError
+
+Variant = Literal["oklahoma", "box"]
+VARIANTS: tuple[str, ...] = ("oklahoma", "box")
+SEATS = {"oklahoma": 2, "box": 3}
+
+# Classic bonuses (RULES.md §3.7): fixed by the rules, named here so the scorer says why.
+GAME_BONUS = 100
+BOX_BONUS = 25
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """Every rule option of RULES.md. Immutable; use :meth:`with_options` to vary.
+
+    >>> RuleSet().knock_limit_for_upcard(22)   # Td upcard
+    10
+    >>> RuleSet(variant="box").knock_limit_for_upcard(0)  # ace upcard, box game: always 10
+    10
+    >>> RuleSet.standard_gin().undercut_bonus
+    25
+    """
+
+    variant: str = "oklahoma"
+    knock_limit: int | str | None = None
+    ace_upcard_gin_only: bool = False
+    spade_upcard_doubles: bool = False
+    allow_discard_of_taken_card: bool = False
+    big_gin: bool = False
+    big_gin_bonus: int = 31
+    gin_bonus: int = 25
+    undercut_bonus: int = 10
+    tie_is_undercut: bool = True
+    target_score: int = 100
+    classic_bonuses: bool = False
+
+    def __post_init__(self) -> None:
+        if self.variant not in VARIANTS:
+            raise RuleError(f"variant must be one of {', '.join(VARIANTS)}, not {self.variant!r}")
+        kl = self.knock_limit
+        if kl is not None and kl != "upcard":
+            if isinstance(kl, bool) or not isinstance(kl, int) or not 0 <= kl <= 10:
+                raise RuleError(f"knock_limit must be 'upcard' or a whole number 0-10, not {kl!r}")
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.type == "bool" and not isinstance(v, bool):
+                raise RuleError(f"{f.name} must be true or false, not {v!r}")
+            if f.type == "int" and (isinstance(v, bool) or not isinstance(v, int)):
+                raise RuleError(f"{f.name} must be a whole number, not {v!r}")
+        for name in ("big_gin_bonus", "gin_bonus", "undercut_bonus"):
+            if not 0 <= getattr(self, name) <= 1000:
+                raise RuleError(f"{name} must be between 0 and 1000, not {getattr(self, name)}")
+        if not 1 <= self.target_score <= 100000:
+            raise RuleError(f"target_score must be between 1 and 100000, not {self.target_score}")
+
+    @property
+    def num_players(self) -> int:
+        return SEATS[self.variant]
+
+    @property
+    def effective_knock_limit(self) -> int | str:
+        """``'upcard'`` or a fixed number, the variant's default applied."""
+        if self.knock_limit is None:
+            return "upcard" if self.variant == "oklahoma" else 10
+        return self.knock_limit
+
+    def knock_limit_for_upcard(self, upcard: int) -> int:
+        """The hand's knock limit given its upcard (RULES.md §3.1 "Knock limit", §4).
+
+        0 means only gin may end the hand (``ace_upcard_gin_only`` with an ace upcard,
+        or a fixed limit of 0).
+        """
+        kl = self.effective_knock_limit
+        rank = upcard % 13
+        if kl == "upcard":
+            limit = rank + 1 if rank < 10 else 10
+        else:
+            limit = int(kl)
+        if self.ace_upcard_gin_only and rank == 0:
+            limit = 0
+        return limit
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every option, for records and the wire (``knock_limit`` as resolved)."""
+        d = asdict(self)
+        d["knock_limit"] = self.effective_knock_limit
+        return d
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RuleSet:
+        """Build from a mapping; unknown names are an error that lists the known ones."""
+        if not isinstance(data, dict):
+            raise RuleError(f"rules must be a map of option names to values, not {type(data).__name__}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise RuleError(f"unknown rule option(s) {', '.join(map(str, unknown))}; known: {', '.join(sorted(known))}")
+        return cls(**data)
+
+    def with_options(self, **changes: Any) -> RuleSet:
+        """A copy with some options changed (validated)."""
+        known = {f.name for f in fields(self)}
+        unknown = sorted(set(changes) - known)
+        if unknown:
+            raise RuleError(f"unknown rule option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        return replace(self, **changes)
+
+    def with_assignments(self, assignments: list[str]) -> RuleSet:
+        """Apply ``NAME=VALUE`` strings as given on a command line (``--rule knock_limit=10``)."""
+        changes: dict[str, Any] = {}
+        types = {f.name: f.type for f in fields(self)}
+        for a in assignments:
+            if "=" not in a:
+                raise RuleError(f"--rule takes NAME=VALUE, got {a!r}")
+            name, raw = (p.strip() for p in a.split("=", 1))
+            if name not in types:
+                raise RuleError(f"unknown rule option {name!r}; known: {', '.join(sorted(types))}")
+            changes[name] = _parse_value(name, types[name], raw)
+        return self.with_options(**changes)
+
+    @classmethod
+    def standard_gin(cls) -> RuleSet:
+        """Standard gin rummy (most AI competitions): knock at 10, undercut bonus 25."""
+        return cls(knock_limit=10, undercut_bonus=25)
+
+
+def _parse_value(name: str, typ: str, raw: str) -> Any:
+    low = raw.lower()
+    if typ == "bool":
+        if low in ("1", "true", "yes", "on"):
+            return True
+        if low in ("0", "false", "no", "off"):
+            return False
+        raise RuleError(f"{name} takes true or false, not {raw!r}")
+    if typ == "int":
+        try:
+            return int(raw)
+        except ValueError:
+            raise RuleError(f"{name} takes a whole number, not {raw!r}") from None
+    if name == "knock_limit":
+        if low == "upcard":
+            return "upcard"
+        if low in ("", "default", "none"):
+            return None
+        try:
+            return int(raw)
+        except ValueError:
+            raise RuleError(f"knock_limit takes 'upcard' or 0-10, not {raw!r}") from None
+    return raw

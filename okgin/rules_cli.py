@@ -1,0 +1,40 @@
+"""``okgin rules``: the rule options, their defaults and where RULES.md defines them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import fields
+
+from .rules import RuleSet
+
+WHERE = {
+    "variant": "§3 oklahoma (2 players), §4 box (3 players)",
+    "knock_limit": "§3.1 'upcard' or 0-10 (0 = gin only); default: upcard (oklahoma), 10 (box)",
+    "ace_upcard_gin_only": "§3.1 with an ace upcard only gin may end the hand",
+    "spade_upcard_doubles": "§3.1 with a spade upcard the hand's points are doubled",
+    "allow_discard_of_taken_card": "§3.3 may a card taken from the discard pile be thrown back the same turn",
+    "big_gin": "§3.4 11 melded cards may knock without discarding",
+    "big_gin_bonus": "§3.4 bonus for big gin",
+    "gin_bonus": "§3.5 bonus for gin",
+    "undercut_bonus": "§3.5 bonus for an undercut",
+    "tie_is_undercut": "§3.5 a deadwood tie is an undercut (off: it scores nothing)",
+    "target_score": "§3.7 the score that wins the game",
+    "classic_bonuses": "§3.7 game, box and shutout bonuses, reported beside plain scores",
+}
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="okgin rules", description="List the rule options (use them as --rule NAME=VALUE).")
+    p.add_argument("--variant", choices=["oklahoma", "box"], default="oklahoma")
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="show the rules with these changes")
+    p.add_argument("--json", action="store_true", help="print the rule set as JSON")
+    a = p.parse_args(argv)
+    rules = RuleSet(variant=a.variant).with_assignments(a.rule)
+    if a.json:
+        print(json.dumps(rules.to_dict(), indent=2))
+        return 0
+    d = rules.to_dict()
+    for f in fields(RuleSet):
+        print(f"{f.name:28} {d[f.name]!s:8}  {WHERE.get(f.name, '')}")
+    return 0
