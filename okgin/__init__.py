@@ -7,6 +7,7 @@ The public API, by RULES.md section:
 - §3-4 the game: :class:`RuleSet`, :class:`Game`, :class:`Action`, :class:`IllegalAction`
 - §5 information: :meth:`Game.view` returns a :class:`View`
 - §6 reproducibility: :meth:`Game.to_record`, :meth:`Game.from_record`
+- tests and analysis: :func:`game_from_position` starts a game from chosen hands
 """
 
 from .actions import DRAW_DISCARD, DRAW_STOCK, PASS, TAKE, Action
@@ -15,6 +16,7 @@ from .errors import IllegalAction, RuleError
 from .game import Game
 from .layoffs import Defence, best_defence
 from .melds import Arrangement, best_melds, deadwood, deadwood_mask, is_meld, is_run, is_set
+from .position import game_from_position
 from .record import RecordMismatch, canonical_json
 from .rules import RuleSet
 from .scoring import HandResult
@@ -23,9 +25,37 @@ from .views import Advice, Event, View
 __version__ = "0.1.0"
 
 __all__ = [
-    "Action", "Advice", "Arrangement", "Card", "DRAW_DISCARD", "DRAW_STOCK", "Defence", "Event",
-    "Game", "HandResult", "IllegalAction", "PASS", "RecordMismatch", "RuleError", "RuleSet", "TAKE",
-    "View", "best_defence", "best_melds", "canonical_json", "card_str", "cards_of", "deadwood",
-    "deadwood_mask", "is_meld", "is_run", "is_set", "mask_of", "parse_card", "parse_cards", "pretty",
+    "DRAW_DISCARD",
+    "DRAW_STOCK",
+    "PASS",
+    "TAKE",
+    "Action",
+    "Advice",
+    "Arrangement",
+    "Card",
+    "Defence",
+    "Event",
+    "Game",
+    "HandResult",
+    "IllegalAction",
+    "RecordMismatch",
+    "RuleError",
+    "RuleSet",
+    "View",
+    "best_defence",
+    "best_melds",
+    "canonical_json",
+    "card_str",
+    "cards_of",
+    "deadwood",
+    "deadwood_mask",
+    "game_from_position",
+    "is_meld",
+    "is_run",
+    "is_set",
+    "mask_of",
+    "parse_card",
+    "parse_cards",
+    "pretty",
     "value",
 ]

@@ -48,6 +48,8 @@ class Game:
         self.termination: str | None = None
         self.roles: Roles | None = None
         self.role_draws: list[list[tuple[int, int]]] = []
+        # Set only by okgin.position.game_from_position: the constructed first hand.
+        self.position: dict[str, Any] | None = None
         if self.rules.variant == "box":
             self.roles, self.role_draws = draw_roles(self.seed)
             dealer, nondealer = self.roles[0], self.roles[1]

@@ -29,17 +29,38 @@ class Hand:
     """The state of one hand. Built by :class:`okgin.game.Game`; use that in programs."""
 
     __slots__ = (
-        "rules", "number", "dealer", "nondealer", "hands", "stock", "discard_pile", "upcard",
-        "knock_limit", "doubled", "phase", "to_act", "passes", "stock_only", "taken",
-        "events", "result", "_legal", "_legal_set",
+        "_legal",
+        "_legal_set",
+        "dealer",
+        "discard_pile",
+        "doubled",
+        "events",
+        "hands",
+        "knock_limit",
+        "nondealer",
+        "number",
+        "passes",
+        "phase",
+        "result",
+        "rules",
+        "stock",
+        "stock_only",
+        "taken",
+        "to_act",
+        "upcard",
     )
 
-    def __init__(self, rules: RuleSet, seed: str, number: int, dealer: int, nondealer: int, num_seats: int) -> None:
+    def __init__(
+        self, rules: RuleSet, seed: str, number: int, dealer: int, nondealer: int, num_seats: int, deck: list[Card] | None = None
+    ) -> None:
+        """Deal hand ``number`` from the seed; ``deck`` (52 cards, dealt in order) replaces
+        the shuffle for constructed positions (:mod:`okgin.position`)."""
         self.rules = rules
         self.number = number
         self.dealer = dealer
         self.nondealer = nondealer
-        deck = SeedStream(seed, f"deal/{number}").shuffle(list(range(52)))
+        if deck is None:
+            deck = SeedStream(seed, f"deal/{number}").shuffle(list(range(52)))
         # §3.1: 10 cards each, the next card is the upcard, the other 31 the stock.
         self.hands = [0] * num_seats
         for c in deck[0:HAND_SIZE]:

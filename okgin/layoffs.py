@@ -88,7 +88,7 @@ def best_defence(defender: int, knocker_melds: tuple[Meld, ...], layoffs_allowed
             laid: list[tuple[Card, int]] = []
             mask = 0
             clash = False
-            for (idx, ch), k in zip(chains, lengths):
+            for (idx, ch), k in zip(chains, lengths, strict=True):
                 for c in ch[:k]:
                     if mask >> c & 1:
                         clash = True

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import product
+from itertools import pairwise
 
 from .cards import (
     CARD_VALUES,
@@ -110,7 +110,7 @@ def _set_combos(s: tuple[int, int, int, int], ranks3: int) -> list[tuple[int, tu
                                 rem[2] | (bit if opt & 4 else 0),
                                 rem[3] | (bit if opt & 8 else 0),
                             ),
-                            chosen + ((r, opt),),
+                            (*chosen, (r, opt)),
                         )
                     )
             combos = new
@@ -270,7 +270,7 @@ def is_run(meld: Sequence[Card]) -> bool:
     if len(meld) < 3 or len({suit_of(c) for c in meld}) != 1:
         return False
     ranks = sorted(rank_of(c) for c in meld)
-    return all(b == a + 1 for a, b in zip(ranks, ranks[1:]))
+    return all(b == a + 1 for a, b in pairwise(ranks))
 
 
 def is_meld(meld: Sequence[Card]) -> bool:

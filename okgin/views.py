@@ -210,7 +210,7 @@ def make_view(game: Game, seat: int | None, full: bool = False) -> View:
         phase = h.phase
     if game.roles is not None:
         roles = [""] * 3
-        for name, s in zip(("box", "captain", "sitter"), game.roles):
+        for name, s in zip(("box", "captain", "sitter"), game.roles, strict=True):
             roles[s] = name
     else:
         roles = ["dealer" if s == h.dealer else "nondealer" for s in range(game.num_seats)]
