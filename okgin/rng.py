@@ -21,7 +21,7 @@ class SeedStream:
     True
     """
 
-    __slots__ = ("_key", "_counter", "_buf")
+    __slots__ = ("_buf", "_counter", "_key")
 
     def __init__(self, seed: str, label: str) -> None:
         self._key = f"okgin/{label}/{seed}".encode()
