@@ -1,0 +1,190 @@
+"""The message catalogue of protocol v1: names, directions, and client-message checks.
+
+Why hand-written checks rather than a JSON-Schema validator at run time: the referee
+validates every incoming frame, and a few dict lookups are far cheaper than a generic
+validator; they also give the exact one-sentence error protocol.md promises
+("field 'seq' must be a non-negative integer, got str"). The schema in
+``protocol.schema.json`` (built by :mod:`okgin.protocol.schema`) describes the same
+messages for other languages; tests check the two agree.
+
+Only the *shape* is checked here (types, presence, lengths). Meaning (is this card in
+your hand, is this rule option known) is the referee's and the engine's business.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from .errors import ProtocolError
+
+PROTOCOL_MAJOR = 1
+PROTOCOL_MINOR = 0
+
+MAX_MESSAGE_BYTES = 65536
+MAX_NAME = 40
+MAX_ID = 64
+MAX_TEXT = 280
+TABLE_NAME_RE = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+
+C2R, R2C, BOTH = "client to referee", "referee to client", "both ways"
+
+DIRECTIONS: dict[str, str] = {
+    "hello": C2R, "welcome": R2C, "heartbeat": BOTH, "ping": C2R, "pong": R2C, "bye": C2R,
+    "list_tables": C2R, "tables": R2C, "queue": C2R, "queued": R2C, "join": C2R, "seated": R2C,
+    "leave": C2R, "game_start": R2C, "prompt": R2C, "act": C2R, "event": R2C,
+    "advise_prompt": R2C, "advise": C2R, "advice": R2C, "hand_end": R2C, "game_end": R2C,
+    "resign": C2R, "rematch": C2R, "rematch_status": R2C, "watch": C2R, "unwatch": C2R,
+    "sync": C2R, "snapshot": R2C, "create_table": C2R, "table_created": R2C,
+    "close_table": C2R, "table_closed": R2C, "ok": R2C, "error": R2C, "shutdown": R2C,
+}
+CLIENT_TYPES = frozenset(t for t, d in DIRECTIONS.items() if d in (C2R, BOTH))
+REFEREE_TYPES = frozenset(t for t, d in DIRECTIONS.items() if d in (R2C, BOTH))
+
+# Which roles may send which client messages (protocol.md §5).
+ANY_ROLE = frozenset({"player", "spectator", "admin"})
+ROLES: dict[str, frozenset[str]] = {
+    "heartbeat": ANY_ROLE, "ping": ANY_ROLE, "bye": ANY_ROLE, "list_tables": ANY_ROLE,
+    "watch": ANY_ROLE, "unwatch": ANY_ROLE, "sync": ANY_ROLE,
+    "queue": frozenset({"player"}), "join": frozenset({"player"}), "leave": frozenset({"player"}),
+    "act": frozenset({"player"}), "advise": frozenset({"player"}), "resign": frozenset({"player"}),
+    "rematch": frozenset({"player"}),
+    "create_table": frozenset({"admin"}), "close_table": frozenset({"admin"}),
+    "hello": ANY_ROLE,
+}
+
+Check = Callable[[Any], str | None]  # returns None if fine, else what was expected
+
+
+def _tn(v: Any) -> str:
+    if v is None:
+        return "nil"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, bytes):
+        return "bin (strings must be msgpack str)"
+    return {int: "int", str: "str", dict: "map", list: "list", float: "float"}.get(type(v), type(v).__name__)
+
+
+def _int(v: Any) -> str | None:
+    return None if isinstance(v, int) and not isinstance(v, bool) else "an integer"
+
+
+def _nnint(v: Any) -> str | None:
+    return None if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**63 else "a non-negative integer"
+
+
+def _str(v: Any) -> str | None:
+    return None if isinstance(v, str) else "a string"
+
+
+def _bool(v: Any) -> str | None:
+    return None if isinstance(v, bool) else "true or false"
+
+
+def _map(v: Any) -> str | None:
+    return None if isinstance(v, dict) else "a map"
+
+
+def _name(v: Any) -> str | None:
+    return None if isinstance(v, str) and 1 <= len(v) <= MAX_NAME else f"a string of 1-{MAX_NAME} characters"
+
+
+def _table(v: Any) -> str | None:
+    return None if isinstance(v, str) and TABLE_NAME_RE.match(v) else "a table name (1-64 of A-Z a-z 0-9 . _ -)"
+
+
+def _variant(v: Any) -> str | None:
+    return None if v in ("oklahoma", "box") and isinstance(v, str) else "'oklahoma' or 'box'"
+
+
+def _role(v: Any) -> str | None:
+    return None if isinstance(v, str) and v in ANY_ROLE else "'player', 'spectator' or 'admin'"
+
+
+def _opt_str(v: Any) -> str | None:
+    return None if v is None or isinstance(v, str) else "a string or nil"
+
+
+def _opt_map(v: Any) -> str | None:
+    return None if v is None or isinstance(v, dict) else "a map or nil"
+
+
+def _opt_nnint(v: Any) -> str | None:
+    return None if v is None else _nnint(v)
+
+
+def _seed(v: Any) -> str | None:
+    if isinstance(v, str) and len(v) <= 200:
+        return None
+    return None if isinstance(v, int) and not isinstance(v, bool) else "an integer or a string (at most 200 characters)"
+
+
+def _text(v: Any) -> str | None:
+    return None if isinstance(v, str) and len(v) <= MAX_TEXT else f"a string of at most {MAX_TEXT} characters"
+
+
+def _names(v: Any) -> str | None:
+    ok = isinstance(v, list) and len(v) <= 3 and all(isinstance(x, str) and len(x) <= MAX_NAME for x in v)
+    return None if ok else f"a list of names (strings of at most {MAX_NAME} characters)"
+
+
+# type -> {field: (check, required)}. ``id`` and ``type`` are checked by validate().
+FIELDS: dict[str, dict[str, tuple[Check, bool]]] = {
+    "hello": {"protocol": (_int, True), "minor": (_nnint, False), "role": (_role, True), "name": (_name, True),
+              "token": (_opt_str, False), "admin_key": (_str, False)},
+    "heartbeat": {}, "ping": {}, "bye": {}, "list_tables": {},
+    "queue": {"variant": (_variant, False), "rules": (_map, False)},
+    "join": {"table": (_table, True), "seat": (_nnint, False), "variant": (_variant, False), "rules": (_map, False)},
+    "leave": {"table": (_table, False)},
+    "act": {"table": (_table, True), "seq": (_nnint, True), "action": (_map, True), "seat": (_nnint, False)},
+    "advise": {"table": (_table, True), "seq": (_nnint, True), "action": (_opt_map, False), "text": (_text, False)},
+    "resign": {"table": (_table, True)},
+    "rematch": {"table": (_table, True)},
+    "watch": {"table": (_table, True), "full": (_bool, False)},
+    "unwatch": {"table": (_table, True)},
+    "sync": {"table": (_table, True)},
+    "create_table": {"table": (_table, False), "variant": (_variant, False), "rules": (_map, False), "seed": (_seed, False),
+                     "clock": (_map, False), "policies": (_map, False), "reserved": (_bool, False),
+                     "players": (_names, False), "full_feed_delay_ms": (_opt_nnint, False)},
+    "close_table": {"table": (_table, True)},
+}
+assert set(FIELDS) == CLIENT_TYPES, set(FIELDS) ^ CLIENT_TYPES
+
+
+def request_id(msg: dict[str, Any]) -> Any:
+    """The message's ``id`` if it is a valid one (int or short string), else None."""
+    i = msg.get("id")
+    if isinstance(i, bool):
+        return None
+    if isinstance(i, int) and -(2**63) <= i < 2**64:
+        return i
+    if isinstance(i, str) and len(i) <= MAX_ID:
+        return i
+    return None
+
+
+def validate(msg: dict[str, Any]) -> str:
+    """Check a decoded client message's shape; return its type or raise ProtocolError.
+
+    Raises ``bad_message`` for a missing/ill-typed field, ``unknown_type`` for a type the
+    referee does not accept (including referee-only types sent by a client).
+    """
+    t = msg.get("type")
+    if not isinstance(t, str):
+        raise ProtocolError("bad_message", f"every message needs a string 'type' field, got {_tn(t)}")
+    if t not in CLIENT_TYPES:
+        shown = t if len(t) <= 40 else t[:40] + "..."
+        raise ProtocolError("unknown_type", f"unknown message type {shown!r}; nothing was done", request=t if len(t) <= 40 else None)
+    if "id" in msg and msg["id"] is not None and request_id(msg) is None:
+        raise ProtocolError("bad_message", f"'id' must be an integer or a string of at most {MAX_ID} characters", request=t)
+    for field, (check, required) in FIELDS[t].items():
+        if field not in msg:
+            if required:
+                raise ProtocolError("bad_message", f"{t} needs a '{field}' field", request=t)
+            continue
+        want = check(msg[field])
+        if want is not None:
+            raise ProtocolError("bad_message", f"{t}: field '{field}' must be {want}, got {_tn(msg[field])}", request=t)
+    return t

@@ -1,0 +1,401 @@
+"""The machine-readable schema of protocol v1 (``protocol.schema.json``), built here.
+
+Why build it in Python rather than edit the JSON by hand: the message definitions share
+many pieces (cards, actions, views, clocks), and one builder keeps them consistent. The
+JSON file beside ``protocol.md`` is what other languages read; a test checks that the
+file equals :func:`build_schema` and that every message the referee sends or accepts
+validates against it, so the text, the schema and the code cannot drift apart.
+
+Regenerate: ``python -m okgin.protocol.schema > protocol.schema.json``.
+
+The schema is permissive about unknown fields (``additionalProperties`` is left open),
+because protocol.md §14 makes receivers ignore them; the referee's tests close every map
+before validating so that the referee itself never sends an undocumented field.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from .catalogue import CLIENT_TYPES, DIRECTIONS, PROTOCOL_MAJOR, PROTOCOL_MINOR
+
+J = dict[str, Any]
+
+
+def ref(name: str) -> J:
+    return {"$ref": f"#/$defs/{name}"}
+
+
+def nullable(s: J) -> J:
+    return {"anyOf": [s, {"type": "null"}]}
+
+
+INT: J = {"type": "integer"}
+NNINT: J = {"type": "integer", "minimum": 0}
+STR: J = {"type": "string"}
+BOOL: J = {"type": "boolean"}
+
+
+def arr(items: J) -> J:
+    return {"type": "array", "items": items}
+
+
+def obj(props: J, required: list[str] | None = None) -> J:
+    o: J = {"type": "object", "properties": props}
+    if required is None:
+        required = list(props)
+    if required:
+        o["required"] = required
+    return o
+
+
+def _defs() -> J:
+    card = ref("Card")
+    cards = arr(card)
+    rules_props: J = {
+        "variant": {"enum": ["oklahoma", "box"]},
+        "knock_limit": {"anyOf": [{"const": "upcard"}, {"type": "integer", "minimum": 0, "maximum": 10}]},
+        "ace_upcard_gin_only": BOOL,
+        "spade_upcard_doubles": BOOL,
+        "allow_discard_of_taken_card": BOOL,
+        "big_gin": BOOL,
+        "big_gin_bonus": INT,
+        "gin_bonus": INT,
+        "undercut_bonus": INT,
+        "tie_is_undercut": BOOL,
+        "target_score": INT,
+        "classic_bonuses": BOOL,
+    }
+    clock_props: J = {"move_ms": NNINT, "bank_ms": NNINT, "increment_ms": NNINT, "grace_ms": NNINT}
+    policy_props: J = {
+        "timeout": {"enum": ["forfeit", "default_move"]},
+        "illegal": {"enum": ["reprompt", "forfeit"]},
+        "illegal_limit": {"type": "integer", "minimum": 1},
+        "disconnect_grace_ms": NNINT,
+    }
+    layout = obj({"melds": arr(cards), "deadwood_cards": cards, "deadwood": NNINT})
+    defence = obj(
+        {
+            "melds": arr(cards),
+            "deadwood_cards": cards,
+            "deadwood": NNINT,
+            "layoffs": arr(obj({"card": card, "meld": NNINT})),
+        }
+    )
+    action_kinds = ["take", "pass", "draw_stock", "draw_discard", "discard", "knock", "big_gin"]
+    d: J = {
+        "Card": {"type": "string", "pattern": "^[A23456789TJQK][cdhs]$", "description": "rank A23456789TJQK then suit cdhs"},
+        "Id": {"anyOf": [INT, {"type": "string", "maxLength": 64}], "description": "a request id chosen by the client"},
+        "Seed": {"anyOf": [INT, STR]},
+        "TableName": {"type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$"},
+        "Action": {
+            "type": "object",
+            "properties": {"kind": {"enum": action_kinds}, "card": card, "melds": arr(cards)},
+            "required": ["kind"],
+            "allOf": [
+                {"if": {"properties": {"kind": {"enum": ["discard", "knock"]}}}, "then": {"required": ["card"]}},
+                {
+                    "if": {"properties": {"kind": {"enum": ["take", "pass", "draw_stock", "draw_discard", "big_gin"]}}},
+                    "then": {"not": {"required": ["card"]}},
+                },
+            ],
+        },
+        "Move": obj({"seat": NNINT, "kind": STR, "card": nullable(card)}),
+        "Advice": obj({"seat": NNINT, "action": nullable(ref("Action")), "text": STR}),
+        "Layout": layout,
+        "Defence": defence,
+        "HandResult": obj(
+            {
+                "hand_number": NNINT,
+                "outcome": {"type": "string", "description": "knock gin big_gin undercut tie drawn (open)"},
+                "winner": nullable(NNINT),
+                "points": NNINT,
+                "doubled": BOOL,
+                "knock_limit": NNINT,
+                "upcard": card,
+                "dealer": NNINT,
+                "knocker": nullable(NNINT),
+                "defender": nullable(NNINT),
+                "knock_discard": nullable(card),
+                "knocker_layout": nullable(ref("Layout")),
+                "defender_layout": nullable(ref("Defence")),
+                "scores_after": arr(INT),
+            }
+        ),
+        "View": obj(
+            {
+                "seat": nullable(NNINT),
+                "variant": {"enum": ["oklahoma", "box"]},
+                "num_seats": {"enum": [2, 3]},
+                "hand_number": NNINT,
+                "phase": {"enum": ["offer", "draw", "discard", "game_over"]},
+                "to_act": nullable(NNINT),
+                "dealer": NNINT,
+                "nondealer": NNINT,
+                "roles": arr(STR),
+                "hand": nullable(cards),
+                "hand_of": nullable(NNINT),
+                "upcard": card,
+                "knock_limit": NNINT,
+                "doubled": BOOL,
+                "discard_pile": cards,
+                "stock_size": NNINT,
+                "hand_sizes": arr(NNINT),
+                "known_cards": arr(cards),
+                "taken_card": nullable(card),
+                "events": arr(ref("Move")),
+                "scores": arr(INT),
+                "hands_won": arr(NNINT),
+                "target_score": INT,
+                "last_result": nullable(ref("HandResult")),
+                "winner": nullable(NNINT),
+                "advice": arr(ref("Advice")),
+                "role_draws": arr(arr({"type": "array", "prefixItems": [NNINT, card], "minItems": 2, "maxItems": 2})),
+                "all_hands": arr(cards),
+                "stock": cards,
+            },
+            required=[
+                "seat", "variant", "num_seats", "hand_number", "phase", "to_act", "dealer", "nondealer", "roles",
+                "hand", "hand_of", "upcard", "knock_limit", "doubled", "discard_pile", "stock_size", "hand_sizes",
+                "known_cards", "taken_card", "events", "scores", "hands_won", "target_score", "last_result", "winner",
+                "advice", "role_draws",
+            ],
+        ),
+        "Rules": obj(rules_props),
+        "RulesPartial": obj(rules_props, required=[]),
+        "Clock": obj(clock_props),
+        "ClockPartial": obj(clock_props, required=[]),
+        "ClockState": obj(
+            {"remaining_ms": nullable(NNINT), "move_ms": NNINT, "bank_ms": nullable(arr(INT)), "increment_ms": NNINT, "grace_ms": NNINT}
+        ),
+        "Policies": obj(policy_props),
+        "PoliciesPartial": obj(policy_props, required=[]),
+        "Final": obj(
+            {
+                "scores": arr(INT),
+                "hands_won": arr(NNINT),
+                "winner": nullable(NNINT),
+                "termination": STR,
+                "classic_totals": arr(INT),
+                "shutout": BOOL,
+            },
+            required=["scores", "hands_won", "winner", "termination"],
+        ),
+        "ErrorInfo": obj({"code": INT, "name": STR, "message": STR}),
+        "TableInfo": obj(
+            {
+                "table": STR,
+                "variant": {"enum": ["oklahoma", "box"]},
+                "origin": STR,
+                "status": STR,
+                "game": NNINT,
+                "players": arr(nullable(STR)),
+                "spectators": NNINT,
+                "rules": ref("Rules"),
+                "clock": ref("Clock"),
+                "policies": ref("Policies"),
+                "full_feed": BOOL,
+            }
+        ),
+    }
+    return d
+
+
+def _messages() -> dict[str, J]:
+    """Every message: its fields (besides ``type`` and ``id``) and which are required."""
+    seat = NNINT
+    table = ref("TableName")
+    tname = STR  # in referee messages a table name is just a string
+    view = ref("View")
+    game_fields: J = {"table": tname, "game": NNINT}
+    table_desc: J = {
+        "variant": {"enum": ["oklahoma", "box"]},
+        "rules": ref("Rules"),
+        "num_seats": {"enum": [2, 3]},
+        "players": arr(nullable(STR)),
+        "clock": ref("Clock"),
+        "policies": ref("Policies"),
+    }
+    m: dict[str, tuple[J, list[str]]] = {
+        # --- session
+        "hello": (
+            {
+                "protocol": INT,
+                "minor": NNINT,
+                "role": {"enum": ["player", "spectator", "admin"]},
+                "name": {"type": "string", "minLength": 1, "maxLength": 40},
+                "token": nullable(STR),
+                "admin_key": STR,
+            },
+            ["protocol", "role", "name"],
+        ),
+        "welcome": (
+            {
+                "protocol": INT,
+                "minor": NNINT,
+                "token": STR,
+                "role": {"enum": ["player", "spectator", "admin"]},
+                "name": STR,
+                "resumed": BOOL,
+                "heartbeat_ms": NNINT,
+                "liveness": NNINT,
+                "max_message_bytes": NNINT,
+                "referee": STR,
+            },
+            ["protocol", "minor", "token", "role", "name", "resumed", "heartbeat_ms", "liveness", "max_message_bytes", "referee"],
+        ),
+        "heartbeat": ({}, []),
+        "ping": ({}, []),
+        "pong": ({"time_ms": INT}, ["time_ms"]),
+        "bye": ({}, []),
+        # --- lobby
+        "list_tables": ({}, []),
+        "tables": ({"tables": arr(ref("TableInfo"))}, ["tables"]),
+        "queue": ({"variant": {"enum": ["oklahoma", "box"]}, "rules": ref("RulesPartial")}, []),
+        "queued": (
+            {"queue": STR, "variant": {"enum": ["oklahoma", "box"]}, "rules": ref("Rules"), "waiting": NNINT, "needed": NNINT},
+            ["queue", "variant", "rules", "waiting", "needed"],
+        ),
+        "join": (
+            {"table": table, "seat": NNINT, "variant": {"enum": ["oklahoma", "box"]}, "rules": ref("RulesPartial")},
+            ["table"],
+        ),
+        "seated": (
+            {"table": tname, "seat": seat, **table_desc, "status": STR},
+            ["table", "seat", *table_desc, "status"],
+        ),
+        "leave": ({"table": table}, []),
+        # --- game
+        "game_start": (
+            {**game_fields, "n": NNINT, "seat": nullable(seat), **table_desc, "players": arr(STR), "seed_hash": STR, "view": view},
+            ["table", "game", "n", "seat", *table_desc, "seed_hash", "view"],
+        ),
+        "prompt": (
+            {**game_fields, "seq": NNINT, "seat": seat, "legal": arr(ref("Action")), "view": view, "clock": ref("ClockState"), "error": ref("ErrorInfo")},
+            ["table", "game", "seq", "seat", "legal", "view", "clock"],
+        ),
+        "act": ({"table": table, "seq": NNINT, "action": ref("Action"), "seat": NNINT}, ["table", "seq", "action"]),
+        "event": (
+            {**game_fields, "n": NNINT, "move": ref("Move"), "auto": BOOL, "view": nullable(view)},
+            ["table", "game", "n", "move", "auto", "view"],
+        ),
+        "advise_prompt": (
+            {**game_fields, "seq": NNINT, "captain": seat, "legal": arr(ref("Action")), "view": view},
+            ["table", "game", "seq", "captain", "legal", "view"],
+        ),
+        "advise": (
+            {"table": table, "seq": NNINT, "action": nullable(ref("Action")), "text": {"type": "string", "maxLength": 280}},
+            ["table", "seq"],
+        ),
+        "advice": (
+            {**game_fields, "seq": NNINT, "seat": seat, "action": nullable(ref("Action")), "text": STR},
+            ["table", "game", "seq", "seat", "action", "text"],
+        ),
+        "hand_end": ({**game_fields, "n": NNINT, "result": ref("HandResult"), "view": view}, ["table", "game", "n", "result", "view"]),
+        "game_end": (
+            {
+                **game_fields,
+                "n": NNINT,
+                "final": ref("Final"),
+                "termination": STR,
+                "winner": nullable(seat),
+                "at_fault": nullable(seat),
+                "seed": ref("Seed"),
+                "seed_hash": STR,
+                "view": view,
+            },
+            ["table", "game", "n", "final", "termination", "winner", "at_fault", "seed", "seed_hash", "view"],
+        ),
+        "resign": ({"table": table}, ["table"]),
+        "rematch": ({"table": table}, ["table"]),
+        "rematch_status": ({"table": tname, "ready": arr(BOOL), "game": NNINT}, ["table", "ready", "game"]),
+        # --- spectators
+        "watch": ({"table": table, "full": BOOL}, ["table"]),
+        "unwatch": ({"table": table}, ["table"]),
+        "sync": ({"table": table}, ["table"]),
+        "snapshot": (
+            {
+                "table": tname,
+                "status": {"enum": ["waiting", "playing", "finished", "closed"]},
+                "game": NNINT,
+                "n": NNINT,
+                "seat": nullable(seat),
+                "full": BOOL,
+                **table_desc,
+                "seed_hash": nullable(STR),
+                "clocks": nullable(arr(INT)),
+                "view": nullable(view),
+            },
+            ["table", "status", "game", "n", "seat", "full", *table_desc, "seed_hash", "clocks", "view"],
+        ),
+        # --- admin
+        "create_table": (
+            {
+                "table": table,
+                "variant": {"enum": ["oklahoma", "box"]},
+                "rules": ref("RulesPartial"),
+                "seed": ref("Seed"),
+                "clock": ref("ClockPartial"),
+                "policies": ref("PoliciesPartial"),
+                "reserved": BOOL,
+                "players": arr({"type": "string", "maxLength": 40}),
+                "full_feed_delay_ms": nullable(NNINT),
+            },
+            [],
+        ),
+        "table_created": ({"table": tname, "seat_tokens": nullable(arr(STR))}, ["table", "seat_tokens"]),
+        "close_table": ({"table": table}, ["table"]),
+        "table_closed": ({"table": tname, "reason": STR}, ["table", "reason"]),
+        # --- generic
+        "ok": ({"request": STR}, ["request"]),
+        "error": (
+            {"code": INT, "name": STR, "message": STR, "request": nullable(STR), "table": nullable(STR)},
+            ["code", "name", "message", "request", "table"],
+        ),
+        "shutdown": ({"reason": STR}, ["reason"]),
+    }
+    out: dict[str, J] = {}
+    for name, (props, required) in m.items():
+        full = {"type": {"const": name}, "id": ref("Id"), **props}
+        out[name] = {
+            "type": "object",
+            "description": f"{name} ({DIRECTIONS[name]})",
+            "properties": full,
+            "required": ["type", *required],
+        }
+    return out
+
+
+def build_schema() -> J:
+    """The whole schema as a JSON-ready dict (deterministic: same output every call)."""
+    msgs = _messages()
+    missing = set(DIRECTIONS) ^ set(msgs)
+    if missing:  # the catalogue and the schema must name the same messages
+        raise AssertionError(f"catalogue and schema disagree on {sorted(missing)}")
+    defs = _defs()
+    for name, s in msgs.items():
+        defs[f"msg_{name}"] = s
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://okgin.invalid/protocol.schema.json",
+        "title": f"okgin wire protocol {PROTOCOL_MAJOR}.{PROTOCOL_MINOR}",
+        "description": "Every message of protocol.md. A message is a msgpack map; validate its decoded form. "
+        "Pick the definition by the message's 'type' (see x-messages) or validate against the top-level oneOf.",
+        "x-protocol": {"major": PROTOCOL_MAJOR, "minor": PROTOCOL_MINOR},
+        "x-messages": {
+            name: {"direction": DIRECTIONS[name], "client_may_send": name in CLIENT_TYPES, "$ref": f"#/$defs/msg_{name}"}
+            for name in msgs
+        },
+        "oneOf": [ref(f"msg_{name}") for name in msgs],
+        "$defs": defs,
+    }
+
+
+def schema_json() -> str:
+    return json.dumps(build_schema(), indent=1, sort_keys=False, ensure_ascii=False) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(schema_json())
