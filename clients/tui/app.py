@@ -1,0 +1,160 @@
+"""The Textual application: one app for playing, watching and replaying.
+
+The app holds two reactive values, the :class:`TableState` (what the referee told us)
+and the :class:`DisplayOptions` (how the person wants it drawn); screens watch them.
+Moves go out through a :class:`Backend`; news comes back as messages posted by the
+backend's worker (an async ``@work`` worker on the app's own loop, never a thread).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from textual import work
+from textual.app import App
+from textual.reactive import reactive
+
+from okgin import Action
+
+from .backend import Backend
+from .messages import ConnectionChanged, GameEnded, HandEnded, RefereeError, StateChanged
+from .model import LOST, TableState
+from .options import DisplayOptions
+
+CSS_PATH = Path(__file__).with_name("okgin.tcss")
+
+
+class OkginApp(App[int]):
+    """``OkginApp(backend, state=..., options=...)``; ``run()`` returns an exit code."""
+
+    CSS_PATH = CSS_PATH
+    TITLE = "okgin"
+    ENABLE_COMMAND_PALETTE = False
+
+    state: reactive[TableState] = reactive(TableState(), always_update=True)
+    options: reactive[DisplayOptions] = reactive(DisplayOptions())
+
+    def __init__(
+        self,
+        backend: Backend | None = None,
+        state: TableState | None = None,
+        options: DisplayOptions | None = None,
+        start: str = "table",
+        summaries: bool = True,
+    ) -> None:
+        super().__init__()
+        self.backend = backend or Backend()
+        self.start = start
+        self.summaries = summaries  # show the hand summary after each hand
+        self.outcome: dict | None = None
+        if state is not None:
+            self.set_reactive(OkginApp.state, state)
+        if options is not None:
+            self.set_reactive(OkginApp.options, options)
+
+    def on_mount(self) -> None:
+        from .screens.table import TableScreen
+
+        if self.start == "lobby":
+            from .screens.lobby import LobbyScreen
+
+            self.push_screen(LobbyScreen())
+        else:
+            self.push_screen(TableScreen())
+        self.start_backend()
+
+    def start_backend(self) -> None:
+        self._backend_worker()
+
+    @work(exclusive=True, group="backend", exit_on_error=False)
+    async def _backend_worker(self) -> None:
+        """The network (or replay) loop, on this app's event loop."""
+        await self.backend.run(self)
+
+    # ----------------------------------------------------------------- moves
+    async def play(self, action: Action) -> None:
+        """Send a move for the open prompt. A move the prompt did not list is refused
+        here with the reason, so a mistyped key costs no round trip."""
+        st = self.state
+        if not st.my_turn:
+            self.notify("It is not your turn.", severity="warning", timeout=3)
+            return
+        if not st.is_legal(action):
+            self.state = replace(st, error=f"{action} is not a legal move now.")
+            return
+        seq = st.seq
+        # Close the prompt locally: a second key press must not send a second move.
+        self.state = replace(st, legal=(), error=None)
+        try:
+            await self.backend.act(action, seq)
+        except Exception as e:  # the backend's sentence, where the player looks
+            self.state = replace(self.state, legal=st.legal, seq=seq, error=str(e))
+
+    async def advise(self, action: Action | None, text: str = "") -> None:
+        try:
+            await self.backend.advise(action, text)
+        except Exception as e:
+            self.state = replace(self.state, error=str(e))
+
+    async def rematch(self) -> None:
+        try:
+            await self.backend.rematch()
+        except Exception as e:
+            self.notify(str(e), severity="error")
+            return
+        while len(self.screen_stack) > 2:
+            self.pop_screen()
+
+    def request_quit(self) -> None:
+        self.exit(0)
+
+    async def action_quit(self) -> None:
+        self.exit(0)
+
+    # ---------------------------------------------------------------- replay
+    def replay_step(self, delta: int) -> None:
+        step = getattr(self.backend, "step", None)
+        if step is not None:
+            step(self, delta)
+
+    def replay_jump(self, direction: int) -> None:
+        jump = getattr(self.backend, "jump", None)
+        if jump is not None:
+            jump(self, direction)
+
+    def replay_hand_step(self, delta: int) -> None:
+        hs = getattr(self.backend, "hand_step", None)
+        if hs is not None:
+            hs(self, delta)
+
+    # -------------------------------------------------------------- messages
+    def on_state_changed(self, msg: StateChanged) -> None:
+        self.state = msg.state
+
+    def on_hand_ended(self, msg: HandEnded) -> None:
+        self.state = self.state.with_result(msg.result)
+        if self.summaries:
+            from .screens.summary import HandSummaryScreen
+
+            self.push_screen(HandSummaryScreen(msg.result))
+
+    def on_game_ended(self, msg: GameEnded) -> None:
+        self.state = replace(self.state, final=msg.final, legal=())
+        self.outcome = msg.final
+        from .screens.game_over import GameOverScreen
+
+        if not any(isinstance(s, GameOverScreen) for s in self.screen_stack):
+            self.push_screen(GameOverScreen())
+
+    def on_referee_error(self, msg: RefereeError) -> None:
+        self.state = replace(self.state, error=msg.message)
+        self.bell()
+
+    def on_connection_changed(self, msg: ConnectionChanged) -> None:
+        self.state = replace(self.state, connection=msg.status, notice=msg.detail or self.state.notice)
+        if msg.status == LOST:
+            self.notify(msg.detail or "Connection lost: reconnecting…", severity="warning", timeout=5)
+
+    async def on_unmount(self) -> None:
+        await self.backend.close()

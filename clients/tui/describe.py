@@ -1,0 +1,260 @@
+"""Sentences: what happened, what to do now, and what the hint suggests.
+
+Pure functions of the :class:`TableState` (and the selected card), so the words on the
+screen can be tested without a terminal and read the same in every screen. The hints
+use only the engine's pure helpers on cards this client was sent (its own hand and the
+public piles): no hidden information, no back door.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+
+from okgin import Action, Event, HandResult, deadwood
+from okgin.cards import Card, mask_of
+from okgin.melds import deadwood_after_discard_mask, deadwood_mask
+
+from .model import TableState
+from .options import DisplayOptions
+from .widgets.cards import card_label, card_text
+
+VARIANT_NAMES = {"oklahoma": "Oklahoma Gin", "box": "Gin in the Box"}
+ROLE_NAMES = {
+    "dealer": "dealer", "nondealer": "non-dealer", "box": "in the box", "captain": "captain", "sitter": "sitting out",
+}
+OUTCOME_NAMES = {
+    "knock": "knock", "gin": "gin", "big_gin": "big gin", "undercut": "undercut", "tie": "tie", "drawn": "drawn hand",
+}
+
+
+def _c(card: Card | None, opts: DisplayOptions) -> str:
+    return "a hidden card" if card is None else card_label(card, opts)
+
+
+def event_sentence(state: TableState, ev: Event, opts: DisplayOptions) -> str:
+    """One move of the hand as this viewer saw it."""
+    who = state.name(ev.seat)
+    c = ev.card
+    k = ev.kind
+    if k == "take":
+        return f"{who} took the upcard {_c(c, opts)}"
+    if k == "pass":
+        return f"{who} passed the upcard"
+    if k == "draw_stock":
+        return f"{who} drew from the stock" if c is None else f"{who} drew {_c(c, opts)} from the stock"
+    if k == "draw_discard":
+        return f"{who} took {_c(c, opts)} from the discard pile"
+    if k == "discard":
+        return f"{who} discarded {_c(c, opts)}"
+    if k == "knock":
+        return f"{who} knocked"
+    if k == "big_gin":
+        return f"{who} went big gin"
+    return f"{who}: {k.replace('_', ' ')}"
+
+
+def action_phrase(action: Action, opts: DisplayOptions, upcard: Card | None = None, top: Card | None = None) -> str:
+    """A legal action as a short imperative: "take the upcard 7♦", "discard 9♠"."""
+    k = action.kind
+    if k == "take":
+        return "take the upcard" + (f" {card_label(upcard, opts)}" if upcard is not None else "")
+    if k == "pass":
+        return "pass"
+    if k == "draw_stock":
+        return "draw from the stock"
+    if k == "draw_discard":
+        return "take " + (card_label(top, opts) if top is not None else "the top card") + " from the discard pile"
+    if k == "discard":
+        return f"discard {_c(action.card, opts)}"
+    if k == "knock":
+        return f"knock, throwing {_c(action.card, opts)} face down"
+    if k == "big_gin":
+        return "go big gin"
+    return str(action)
+
+
+def result_sentence(state: TableState, r: HandResult) -> str:
+    """How a hand ended, in one sentence."""
+    pts = f"{r.points} point{'s' if r.points != 1 else ''}" + (" (doubled: spade upcard)" if r.doubled and r.points else "")
+    if r.outcome == "drawn":
+        return f"Hand {r.hand_number + 1} was drawn: the stock ran down to 2 cards. Nobody scores."
+    knocker = state.name(r.knocker)
+    winner = state.name(r.winner)
+    kd, dd = r.knocker_deadwood, r.defender_deadwood
+    if r.outcome == "gin":
+        return f"{knocker} went gin: {winner} scores {pts}."
+    if r.outcome == "big_gin":
+        return f"{knocker} went big gin: {winner} scores {pts}."
+    if r.outcome == "knock":
+        return f"{knocker} knocked with {kd} against {dd}: {winner} scores {pts}."
+    if r.outcome == "undercut":
+        return f"{knocker} knocked with {kd} but was undercut ({dd}): {winner} scores {pts}."
+    if r.outcome == "tie":
+        return f"{knocker} knocked with {kd} and tied: nobody scores."
+    return f"Hand {r.hand_number + 1}: {r.outcome}."
+
+
+# ------------------------------------------------------------------ hints
+@dataclass(frozen=True)
+class HandInfo:
+    """Deadwood facts about the hand we hold (or advise)."""
+
+    deadwood: int  # of the cards held now
+    best_after: int | None = None  # with 11 cards: least deadwood after one discard
+    best_discards: tuple[Card, ...] = ()
+    after_selected: int | None = None  # deadwood after discarding the selected card
+    can_knock_selected: bool = False
+    knock_cards: tuple[Card, ...] = ()  # legal knock discards, best first
+
+
+def hand_info(state: TableState, selected: Card | None) -> HandInfo | None:
+    v = state.view
+    if v is None or v.hand is None or not v.hand:
+        return None
+    hand = list(v.hand)
+    mask = mask_of(hand)
+    dw = deadwood_mask(mask)
+    if len(hand) != 11:
+        return HandInfo(dw)
+    barred = v.taken_card if not (state.rules and state.rules.allow_discard_of_taken_card) else None
+    candidates = mask if barred is None else mask & ~(1 << barred)
+    best = 10**9
+    best_cards: list[Card] = []
+    after: dict[Card, int] = {}
+    for c in hand:
+        if not candidates >> c & 1:
+            continue
+        d = deadwood_mask(mask & ~(1 << c))
+        after[c] = d
+        if d < best:
+            best, best_cards = d, [c]
+        elif d == best:
+            best_cards.append(c)
+    legal_source = state.legal if state.legal else state.advice_legal
+    knocks = sorted((a.card for a in legal_source if a.kind == "knock" and a.card is not None), key=lambda c: (after.get(c, 99), -c))
+    sel_after = after.get(selected) if selected is not None else None
+    return HandInfo(dw, best, tuple(best_cards), sel_after, selected in knocks, tuple(knocks))
+
+
+def best_discard(state: TableState) -> Card | None:
+    """The discard that leaves the least deadwood (highest card among equals)."""
+    info = hand_info(state, None)
+    if info is None or not info.best_discards:
+        return None
+    from okgin.cards import value
+
+    return max(info.best_discards, key=lambda c: (value(c), c))
+
+
+def deadwood_with(hand: tuple[Card, ...], extra: Card, barred: Card | None) -> int:
+    """Least deadwood after adding ``extra`` and throwing the best other card."""
+    m = mask_of(hand) | (1 << extra)
+    if barred is None:
+        return deadwood_after_discard_mask(m)[0]
+    return min(deadwood_mask(m & ~(1 << c)) for c in hand)
+
+
+def status_line(state: TableState, selected: Card | None, opts: DisplayOptions) -> Text:
+    """The line above the hand: deadwood now and, holding 11 cards, after the discard."""
+    v = state.view
+    if v is None:
+        return Text("")
+    info = hand_info(state, selected)
+    limit = "gin only" if v.knock_limit == 0 else f"knock limit {v.knock_limit}"
+    if info is None:
+        return Text(limit)
+    t = Text()
+    t.append(f"Deadwood {info.deadwood}", style="bold")
+    if info.best_after is not None:
+        if selected is not None and info.after_selected is not None:
+            t.append(" · discarding ")
+            t.append_text(card_text(selected, opts))
+            t.append(f" leaves {info.after_selected}")
+        if opts.hints and info.best_discards:
+            bd = best_discard(state)
+            t.append(" · best: ")
+            t.append_text(card_text(bd, opts))
+            t.append(f" → {info.best_after}")
+    t.append(f" · {limit}", style="dim")
+    return t
+
+
+def what_now(state: TableState, selected: Card | None, opts: DisplayOptions) -> Text:
+    """The sentence that tells the person at the keyboard what to do now (or whom we wait for)."""
+    v = state.view
+    t = Text()
+    if state.replay is not None:
+        step, total = state.replay
+        t.append(f"Replay: move {step} of {total}. ", style="bold")
+        t.append("←/→ step, Home/End jump, PgUp/PgDn by hand, q quit.")
+        return t
+    if v is None:
+        return Text(state.notice or "Waiting for the game to start…")
+    if state.game_over:
+        return Text("The game is over. Press r for a rematch, q to quit.", style="bold")
+    up = v.top_discard
+    if state.spectator:
+        t.append("Spectating. ", style="bold")
+        t.append(f"{state.name(v.to_act)} to {_phase_verb(v.phase)}.")
+        return t
+    if state.is_sitter:
+        captain = state.name(v.hand_of)
+        if state.can_advise:
+            t.append("You sit out this hand. ", style="bold")
+            t.append(f"{captain} (your captain) is to {_phase_verb(v.phase)}: suggest a move with its key, or press m to write a note.")
+        else:
+            t.append(f"You sit out this hand and advise {captain}. ")
+            t.append(f"Waiting for {state.name(v.to_act)} to {_phase_verb(v.phase)}.")
+        return t
+    if not state.my_turn:
+        if v.to_act is None:
+            return Text("Waiting for the next hand…")
+        return Text(f"Waiting for {state.name(v.to_act)} to {_phase_verb(v.phase)}…")
+    kinds = state.legal_kinds()
+    t.append("Your turn. ", style="bold")
+    if v.phase == "offer":
+        t.append("The upcard is ")
+        t.append_text(card_text(up, opts))
+        t.append(": take it (t) or pass (p).")
+        if opts.hints and v.hand is not None and up is not None:
+            barred = None if state.rules and state.rules.allow_discard_of_taken_card else up
+            d = deadwood_with(v.hand, up, barred)
+            t.append(f" Hint: taking it, your deadwood could drop to {d}; now {deadwood(v.hand)}.", style="dim")
+        return t
+    if v.phase == "draw":
+        if "draw_discard" in kinds:
+            t.append("Draw from the stock (s) or take ")
+            t.append_text(card_text(up, opts))
+            t.append(" from the discard pile (d).")
+            if opts.hints and v.hand is not None and up is not None:
+                barred = None if state.rules and state.rules.allow_discard_of_taken_card else up
+                d = deadwood_with(v.hand, up, barred)
+                t.append(f" Hint: with it your deadwood could be {d}; now {deadwood(v.hand)}.", style="dim")
+        else:
+            t.append("Both passed the upcard: draw from the stock (s).")
+        return t
+    if v.phase == "discard":
+        info = hand_info(state, selected)
+        if "big_gin" in kinds:
+            t.append("All 11 cards meld: press g for big gin! ", style="bold green")
+        if info is not None and info.knock_cards:
+            if info.can_knock_selected and selected is not None:
+                gin = info.after_selected == 0
+                t.append("You can knock" + (" with gin" if gin else "") + ": press k to knock, throwing ", style="bold green")
+                t.append_text(card_text(selected, opts))
+                t.append(" face down. ", style="bold green")
+            else:
+                t.append("You can knock: press k. ", style="bold green")
+        t.append("Pick a card with ←/→ (or click it), Enter discards it.")
+        if v.taken_card is not None and not (state.rules and state.rules.allow_discard_of_taken_card):
+            t.append(" ")
+            t.append_text(card_text(v.taken_card, opts))
+            t.append(" was just taken from the pile: it may not go back this turn.", style="dim")
+        return t
+    return t
+
+
+def _phase_verb(phase: str | None) -> str:
+    return {"offer": "decide on the upcard", "draw": "draw", "discard": "discard"}.get(phase or "", "play")

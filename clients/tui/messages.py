@@ -1,0 +1,59 @@
+"""Messages from the network worker (or a replay) to the app.
+
+Why messages and not direct calls: the worker runs on the app's own event loop but
+knows nothing about screens; it reports what the referee said and the app decides what
+to show. Tests post the same messages to drive the UI without a socket.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.message import Message
+
+from okgin import HandResult
+
+from .model import TableState
+
+
+class StateChanged(Message):
+    """A new picture of the table (after a prompt, an update or a reconnect snapshot)."""
+
+    def __init__(self, state: TableState) -> None:
+        super().__init__()
+        self.state = state
+
+
+class HandEnded(Message):
+    """A hand finished: show the summary with both hands laid out."""
+
+    def __init__(self, result: HandResult) -> None:
+        super().__init__()
+        self.result = result
+
+
+class GameEnded(Message):
+    """The game is over: final scores, winner, termination reason, seed reveal."""
+
+    def __init__(self, final: dict[str, Any]) -> None:
+        super().__init__()
+        self.final = final
+
+
+class RefereeError(Message):
+    """The referee refused a request: show its sentence where the player looks."""
+
+    def __init__(self, message: str, name: str = "", code: int | None = None) -> None:
+        super().__init__()
+        self.message = message
+        self.name = name
+        self.code = code
+
+
+class ConnectionChanged(Message):
+    """connecting / connected / lost / offline, with a sentence for the banner."""
+
+    def __init__(self, status: str, detail: str = "") -> None:
+        super().__init__()
+        self.status = status
+        self.detail = detail

@@ -1,0 +1,1 @@
+"""The TUI's screens: table, hand summary, game over, help, advice note, lobby."""

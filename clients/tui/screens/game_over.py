@@ -1,0 +1,114 @@
+"""Game over: who won, the final scores, a score sheet hand by hand, and a rematch."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from ..describe import OUTCOME_NAMES
+from ..model import TableState
+
+TERMINATION_TEXT = {
+    "timeout": "ran out of time",
+    "illegal": "made too many illegal moves",
+    "disconnect": "disconnected",
+    "abandoned": "the game was abandoned",
+    "resigned": "resigned",
+}
+
+
+def headline(state: TableState) -> str:
+    v = state.view
+    final = state.final or {}
+    winner = final.get("winner", v.winner if v is not None else None)
+    scores = final.get("scores") or (list(v.scores) if v is not None else [])
+    if winner is None:
+        return "The game ended with no winner."
+    others = ", ".join(str(scores[s]) for s in range(len(scores)) if s != winner)
+    name = state.name(winner)
+    verb = "win" if name == "You" else "wins"
+    return f"{name} {verb} {scores[winner]} to {others}!" if scores else f"{name} {verb}!"
+
+
+def score_sheet(state: TableState) -> Table:
+    """One row per hand: outcome, who scored, points, and everyone's running total."""
+    v = state.view
+    n = v.num_seats if v is not None else (len(state.results[0].scores_after) if state.results else 2)
+    t = Table(expand=False, box=None, padding=(0, 1), header_style="bold")
+    t.add_column("Hand", justify="right")
+    t.add_column("Result")
+    t.add_column("Scored by")
+    t.add_column("Pts", justify="right")
+    for s in range(n):
+        t.add_column(state.name(s)[:10], justify="right")
+    for r in state.results:
+        outcome = OUTCOME_NAMES.get(r.outcome, r.outcome)
+        if r.knocker is not None and r.outcome in ("knock", "undercut", "tie"):
+            outcome += f" by {state.name(r.knocker)} ({r.knocker_deadwood} v {r.defender_deadwood})"
+        if r.doubled and r.points:
+            outcome += " x2"
+        totals = list(r.scores_after) or [0] * n
+        t.add_row(str(r.hand_number + 1), outcome, state.name(r.winner) if r.winner is not None else "-",
+                  str(r.points) if r.points else "-", *[str(x) for x in totals])
+    return t
+
+
+class GameOverScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("r", "rematch", "Rematch"),
+        Binding("q", "app.quit", "Quit"),
+        Binding("escape", "close", "Back to table"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        st: TableState = self.app.state  # type: ignore[attr-defined]
+        final = st.final or {}
+        with Vertical(classes="dialog"):
+            yield Static("Game over", classes="dialog-title")
+            yield Static(Text(headline(st), style="bold"), id="headline")
+            extra = Text()
+            term = final.get("termination")
+            if term and term != "normal":
+                loser = final.get("loser", final.get("seat"))
+                who = state_name(st, loser)
+                extra.append(f"Ended early: {who + ' ' if who else ''}{TERMINATION_TEXT.get(term, term)}.\n")
+            if final.get("classic_totals"):
+                extra.append("With classic bonuses: " + ", ".join(
+                    f"{st.name(s)} {x}" for s, x in enumerate(final["classic_totals"])) + ("  (shutout!)" if final.get("shutout") else "") + "\n")
+            if final.get("seed") is not None:
+                extra.append(f"Deal seed (revealed): {final['seed']}\n", style="dim")
+            if extra.plain:
+                yield Static(extra, id="final-extra")
+            with VerticalScroll(id="sheet"):
+                yield Static(score_sheet(st), id="score-sheet")
+            with Horizontal(classes="dialog-buttons"):
+                if not st.spectator and st.replay is None:
+                    yield Button("Rematch (r)", id="rematch", variant="primary", compact=True)
+                yield Button("Quit (q)", id="quit", compact=True)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "rematch":
+            self.run_worker(self.app.rematch())  # type: ignore[attr-defined]
+        else:
+            self.app.exit(0)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        st: TableState = self.app.state  # type: ignore[attr-defined]
+        if action == "rematch":
+            return not st.spectator and st.replay is None
+        return True
+
+    async def action_rematch(self) -> None:
+        await self.app.rematch()  # type: ignore[attr-defined]
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+def state_name(st: TableState, seat: object) -> str:
+    return st.name(seat) if isinstance(seat, int) else ""

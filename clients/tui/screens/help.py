@@ -1,0 +1,78 @@
+"""Help: the rules in short and every key, so nobody needs to read anything else."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Markdown, Static
+
+HELP = """\
+## What to do
+
+The line under your hand always says what to do now; the footer lists the keys that
+work now, and the buttons above it do the same with the mouse.
+
+| key | move |
+|---|---|
+| **←/→** or **h/l** | choose a card in your hand (or click it) |
+| **t** / **p** | take the upcard / pass it (first turn of a hand) |
+| **s** / **d** | draw from the stock / take the top of the discard pile |
+| **Enter** (or **x**) | discard the chosen card (or double-click it) |
+| **k** | knock, throwing the chosen card face down |
+| **g** | big gin (when that rule is on) |
+| **o** | sort the hand: by suit, by rank, melds first, or your own order |
+| **Shift+←/→** | move the chosen card (your own order) |
+| **i** / **a** / **f** | hints on/off · ASCII cards · four-colour deck |
+| **m** | (sitting out, Gin in the Box) write a note to your captain |
+| **r** | rematch when the game is over |
+| **?** | this help · **q** quit |
+
+Mouse: click a card to choose it, double-click to discard it; double-click the stock or
+the discard pile to draw from it; click the buttons.
+
+## Oklahoma Gin (2 players)
+
+- **Goal**: form your 10 cards into **melds**: *sets* (3 or 4 of a rank) and *runs*
+  (3+ in a row in one suit; the ace is low only, Q-K-A is not a run). Cards in no meld
+  are **deadwood**: A = 1, 2-10 their value, J Q K = 10. The table shows your deadwood
+  and marks your melds with brackets.
+- **Deal**: 10 cards each; the next card is the **upcard**. Its value is this hand's
+  **knock limit** (10, J, Q, K give 10; an ace gives 1).
+- **First turn**: the non-dealer may take the upcard or pass; then the dealer. If both
+  pass, the non-dealer draws from the stock.
+- **A turn**: draw (stock or discard pile), then discard one card, or **knock**. A card
+  just taken from the discard pile may not be thrown back at once.
+- **Knocking**: when your deadwood after throwing one card face down is at most the
+  knock limit, you may knock. Both hands are laid out; the defender may **lay off**
+  deadwood on the knocker's melds.
+- **Scoring**: gin (deadwood 0) scores 25 + the defender's deadwood. A knock scores the
+  difference of deadwood. If the defender has as little or less, it **undercuts** and
+  scores 10 + the difference.
+- **Drawn hand**: when only 2 cards remain in the stock, the hand ends with no score.
+- The winner of a hand deals the next. First to **100** wins the game.
+
+## Gin in the Box (3 players)
+
+One player is **in the box** and plays every hand alone against the **captain**; the
+third **sits out**, sees the captain's hand and may advise it (the captain decides).
+The knock limit is always 10. The winner of a hand scores for itself. If the box wins
+it stays in and captain and sitter swap; if it loses, the captain goes in the box and
+the sitter becomes captain. First to 100 wins.
+
+Press **Esc** or **?** to go back to the table.
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,question_mark,q,f1", "close", "Back")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static("okgin — help", classes="dialog-title")
+            with VerticalScroll(id="help-body"):
+                yield Markdown(HELP)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

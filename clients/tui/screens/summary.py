@@ -1,0 +1,129 @@
+"""After each hand: both hands laid out with melds, layoffs, deadwood and the points.
+
+At a knock everything is public (RULES.md §5): the knocker's melds and face-down
+discard, the defender's melds, the cards it laid off on the knocker's melds, and both
+deadwood counts. A drawn hand reveals nothing, and the screen says so.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from okgin import HandResult
+from okgin.cards import Card
+
+from ..describe import result_sentence
+from ..model import TableState
+from ..options import DisplayOptions
+from ..widgets.cards import card_text, cards_text
+
+
+def meld_text(meld: tuple[Card, ...], opts: DisplayOptions, laid: list[Card] | None = None) -> Text:
+    """``[7♥ 8♥ 9♥ +10♥]``: a meld in brackets, cards laid off on it marked with ``+``."""
+    t = Text("[")
+    t.append_text(cards_text(meld, opts))
+    for c in laid or []:
+        t.append(" +", style="bold")
+        t.append_text(card_text(c, opts))
+    t.append("]")
+    return t
+
+
+def summary_text(state: TableState, r: HandResult, opts: DisplayOptions) -> Text:
+    """The whole summary as text (also used by the game-over sheet and tests)."""
+    t = Text()
+    t.append(result_sentence(state, r), style="bold")
+    t.append("\n")
+    if r.outcome == "drawn":
+        t.append("\nA drawn hand reveals nothing. The same dealer deals again.\n", style="dim")
+    if r.knocker_layout is not None and r.knocker is not None:
+        kl = r.knocker_layout
+        laid: dict[int, list[Card]] = {}
+        if r.defender_layout is not None:
+            for c, i in r.defender_layout.layoffs:
+                laid.setdefault(i, []).append(c)
+        t.append("\n")
+        t.append(state.name(r.knocker), style="bold")
+        verb = {"gin": "went gin", "big_gin": "went big gin"}.get(r.outcome, "knocked")
+        t.append(f" {verb}: deadwood {kl.deadwood}\n")
+        t.append("  melds: ")
+        for i, m in enumerate(kl.melds):
+            if i:
+                t.append(" ")
+            t.append_text(meld_text(m, opts, laid.get(i)))
+        if not kl.melds:
+            t.append("none", style="dim")
+        t.append("\n  deadwood: ")
+        t.append_text(cards_text(kl.deadwood_cards, opts))
+        if r.knock_discard is not None:
+            t.append("   face-down discard: ")
+            t.append_text(card_text(r.knock_discard, opts))
+        t.append("\n")
+    if r.defender_layout is not None and r.defender is not None:
+        dl = r.defender_layout
+        t.append("\n")
+        t.append(state.name(r.defender), style="bold")
+        t.append(f" defended: deadwood {dl.deadwood}")
+        if dl.layoffs:
+            t.append(" after laying off ")
+            t.append_text(cards_text([c for c, _ in dl.layoffs], opts))
+        t.append("\n  melds: ")
+        for i, m in enumerate(dl.arrangement.melds):
+            if i:
+                t.append(" ")
+            t.append_text(meld_text(m, opts))
+        if not dl.arrangement.melds:
+            t.append("none", style="dim")
+        t.append("\n  deadwood: ")
+        t.append_text(cards_text(dl.arrangement.deadwood_cards, opts))
+        t.append("\n")
+    if r.scores_after:
+        t.append("\nScores: ")
+        for s, sc in enumerate(r.scores_after):
+            if s:
+                t.append(" · ")
+            t.append(f"{state.name(s)} {sc}", style="bold" if s == r.winner else "")
+            if s == r.winner and r.points:
+                t.append(f" (+{r.points})", style="bold green")
+        v = state.view
+        if v is not None:
+            t.append(f"   first to {v.target_score}", style="dim")
+        t.append("\n")
+    return t
+
+
+class HandSummaryScreen(ModalScreen[None]):
+    """Shown when a hand ends; Enter (or the button) goes back to the table."""
+
+    BINDINGS = [
+        Binding("enter,escape,space", "close", "Continue", key_display="⏎"),
+        Binding("question_mark", "app.push_screen('help')", "Help", show=False),
+    ]
+
+    def __init__(self, result: HandResult) -> None:
+        super().__init__()
+        self.result = result
+
+    def compose(self) -> ComposeResult:
+        st: TableState = self.app.state  # type: ignore[attr-defined]
+        opts: DisplayOptions = self.app.options  # type: ignore[attr-defined]
+        with Vertical(classes="dialog"):
+            yield Static(f"End of hand {self.result.hand_number + 1}", classes="dialog-title")
+            with VerticalScroll(id="summary-body"):
+                yield Static(summary_text(st, self.result, opts), id="summary-text")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Continue (Enter)", id="continue", variant="primary", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#continue", Button).focus()
+
+    def on_button_pressed(self, _event: Button.Pressed) -> None:
+        self.dismiss(None)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,433 @@
+"""The table: where a game is played, watched or replayed.
+
+Every widget is a function of the app's :class:`TableState`; this screen passes the
+state down and turns keys, clicks and buttons into moves. Which keys work depends on
+the phase: each move is an action whose ``check_action`` asks the state whether the
+referee listed that move in its prompt, so the footer shows exactly the moves legal
+now. The sitter of Gin in the Box presses the same keys to *suggest* a move to its
+captain (the footer then says "Suggest ...").
+"""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Static
+
+from okgin import Action
+from okgin.cards import Card
+
+from ..describe import best_discard, hand_info, status_line, what_now
+from ..model import LOST, TableState
+from ..options import DisplayOptions
+from ..widgets.actionbar import ActionBar, ButtonSpec
+from ..widgets.advice import AdvicePanel
+from ..widgets.cards import card_label
+from ..widgets.hand import HandWidget
+from ..widgets.log import EventLog, HandsList
+from ..widgets.piles import DISCARD, STOCK, PilesWidget
+from ..widgets.players import OpponentsWidget, Scoreboard
+from ..widgets.topbar import TopBar
+
+# Move actions: action name -> the action kind the referee must have listed.
+MOVE_KINDS = {
+    "take": "take", "pass_": "pass", "draw_stock": "draw_stock", "draw_discard": "draw_discard",
+    "discard": "discard", "knock": "knock", "big_gin": "big_gin",
+}
+ADVICE_KINDS = {f"advise_{k}": v for k, v in MOVE_KINDS.items()}
+
+
+class TableScreen(Screen):
+    """The game table for both variants and every role (player, sitter, spectator, replay)."""
+
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (112, "-wide")]
+
+    BINDINGS = [
+        Binding("left,h", "cursor(-1)", "Select", key_display="←→", show=True),
+        Binding("right,l", "cursor(1)", "Select", show=False),
+        Binding("shift+left,H", "shift(-1)", "Move card", show=False),
+        Binding("shift+right,L", "shift(1)", "Move card", show=False),
+        Binding("t", "take", "Take upcard"),
+        Binding("p", "pass_", "Pass"),
+        Binding("s", "draw_stock", "Draw stock"),
+        Binding("d", "draw_discard", "Draw discard"),
+        Binding("enter,x", "discard", "Discard", key_display="⏎"),
+        Binding("k", "knock", "Knock"),
+        Binding("g", "big_gin", "Big gin"),
+        # The sitter: same keys, suggestions to the captain.
+        Binding("t", "advise_take", "Suggest take"),
+        Binding("p", "advise_pass_", "Suggest pass"),
+        Binding("s", "advise_draw_stock", "Suggest stock"),
+        Binding("d", "advise_draw_discard", "Suggest discard pile"),
+        Binding("enter,x", "advise_discard", "Suggest discard", key_display="⏎"),
+        Binding("k", "advise_knock", "Suggest knock"),
+        Binding("m", "advise_note", "Write a note"),
+        # Replay.
+        Binding("left,h", "step(-1)", "Back", key_display="←"),
+        Binding("right,l", "step(1)", "Forward", key_display="→"),
+        Binding("home", "jump(-1)", "Start", show=False),
+        Binding("end", "jump(1)", "End", show=False),
+        Binding("pageup", "hand_step(-1)", "Prev hand", show=False),
+        Binding("pagedown", "hand_step(1)", "Next hand", show=False),
+        # Always.
+        Binding("o", "sort", "Sort"),
+        Binding("i", "hints", "Hints", show=False),
+        Binding("a", "ascii", "ASCII", show=False),
+        Binding("f", "four_colour", "4 colours", show=False),
+        Binding("r", "rematch", "Rematch"),
+        Binding("question_mark,f1", "help", "Help", key_display="?"),
+        Binding("q", "quit_table", "Quit"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield TopBar(id="topbar")
+        yield Static("", id="banner")
+        with Horizontal(id="main"):
+            with Vertical(id="table"):
+                yield OpponentsWidget(id="opponents")
+                yield PilesWidget(id="piles")
+                with Vertical(id="handbox"):
+                    yield HandWidget(id="hand")
+                yield Static("", id="whatnow")
+                yield ActionBar(id="actions")
+                yield EventLog(id="log-narrow", classes="log")
+            with Vertical(id="side"):
+                yield Scoreboard(id="scoreboard")
+                yield AdvicePanel(id="advice")
+                yield HandsList(id="hands-list")
+        yield Footer()
+
+    # ------------------------------------------------------------------ state
+    @property
+    def state(self) -> TableState:
+        return self.app.state  # type: ignore[attr-defined, no-any-return]
+
+    @property
+    def options(self) -> DisplayOptions:
+        return self.app.options  # type: ignore[attr-defined, no-any-return]
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "state", self._state_changed, init=False)
+        self.watch(self.app, "options", self._options_changed, init=False)
+        self._last_hand: tuple[int, int] | None = None
+        self._render_state()
+        self.query_one(HandWidget).focus()
+
+    def _state_changed(self, _state: TableState) -> None:
+        self._render_state()
+
+    def _options_changed(self, _opts: DisplayOptions) -> None:
+        self._render_state()
+
+    def _render_state(self) -> None:
+        st = self.state
+        opts = self.options
+        v = st.view
+        for w in self.query(OpponentsWidget):
+            w.options = opts
+            w.state = st
+        for w2 in self.query(Scoreboard):
+            w2.options = opts
+            w2.state = st
+        for w3 in self.query(AdvicePanel):
+            w3.options = opts
+            w3.state = st
+        for w4 in self.query(EventLog):
+            w4.options = opts
+            w4.state = st
+        self.query_one(HandsList).state = st
+        self.query_one(TopBar).state = st
+        piles = self.query_one(PilesWidget)
+        piles.options = opts
+        piles.view = v
+        hand = self.query_one(HandWidget)
+        hand.options = opts
+        hand_cards = () if v is None or v.hand is None else v.hand
+        new_card = None
+        if v is not None and v.events and v.events[-1].kind in ("draw_stock", "draw_discard", "take") and v.events[-1].seat == v.hand_of:
+            new_card = v.events[-1].card
+        key = None if v is None else (v.hand_number, len(v.events))
+        hand.taken_card = v.taken_card if v is not None else None
+        hand.new_card = new_card
+        if hand_cards != hand.cards:
+            hand.cards = hand_cards
+        hand.show_cursor = bool(hand_cards) and st.replay is None
+        # A new turn to discard: put the cursor on the hint's best discard (or the new card).
+        if key != self._last_hand and v is not None and v.phase == "discard" and (st.my_turn or st.can_advise):
+            pick = best_discard(st) if opts.hints else new_card
+            if pick is not None and pick in hand_cards:
+                hand.selected = pick
+        self._last_hand = key
+        box = self.query_one("#handbox")
+        box.border_title = self._hand_title()
+        self._update_prompt()
+        banner = self.query_one("#banner", Static)
+        if st.connection == LOST:
+            banner.update(f"Connection lost: reconnecting… {st.notice or ''}".strip())
+            banner.display = True
+        elif st.error:
+            banner.update(st.error)
+            banner.display = True
+        else:
+            banner.display = False
+        self.refresh_bindings()
+
+    def _hand_title(self) -> str:
+        st = self.state
+        v = st.view
+        if v is None:
+            return ""
+        if st.spectator or v.hand is None:
+            return "Spectating" if st.spectator else ""
+        if st.is_sitter:
+            return f"{st.name(v.hand_of)}'s hand (your captain)"
+        return f"Your hand ({st.role and {'dealer': 'dealer', 'nondealer': 'non-dealer'}.get(st.role, st.role)})"
+
+    def _update_prompt(self) -> None:
+        st = self.state
+        opts = self.options
+        hand = self.query_one(HandWidget)
+        sel = hand.selected
+        line = status_line(st, sel, opts)
+        self.query_one("#handbox").border_subtitle = line.plain if st.view is not None and st.view.hand else ""
+        self.query_one("#whatnow", Static).update(what_now(st, sel, opts))
+        self.query_one(ActionBar).specs = self._buttons()
+        piles = self.query_one(PilesWidget)
+        kinds = st.legal_kinds() if st.my_turn else ({a.kind for a in st.advice_legal} if st.can_advise else set())
+        piles.highlight = STOCK if kinds == {"draw_stock"} else DISCARD if "take" in kinds else None
+
+    def on_hand_widget_selected(self, _msg: HandWidget.Selected) -> None:
+        self._update_prompt()
+        self.refresh_bindings()
+
+    # ---------------------------------------------------------------- buttons
+    def _buttons(self) -> tuple[ButtonSpec, ...]:
+        st = self.state
+        opts = self.options
+        v = st.view
+        sel = self.query_one(HandWidget).selected
+        out: list[ButtonSpec] = []
+        if st.replay is not None:
+            return (("step(-1)", "← Back", "default"), ("step(1)", "Forward →", "primary"))
+        if st.game_over:
+            return (("rematch", "Rematch (r)", "primary"), ("quit_table", "Quit (q)", "default"))
+        if v is None:
+            return ()
+        if st.my_turn:
+            legal, prefix = st.legal, ""
+        elif st.can_advise:
+            legal, prefix = st.advice_legal, "advise_"
+        else:
+            return ()
+        kinds = {a.kind for a in legal}
+        word = "Suggest " if prefix else ""
+        up = v.top_discard
+        if "take" in kinds:
+            out.append((prefix + "take", f"{word}Take {card_label(up, opts) if up is not None else ''} (t)", "primary"))
+        if "pass" in kinds:
+            out.append((prefix + "pass_", f"{word}Pass (p)", "default"))
+        if "draw_stock" in kinds:
+            out.append((prefix + "draw_stock", f"{word}Draw stock (s)", "primary"))
+        if "draw_discard" in kinds:
+            out.append((prefix + "draw_discard", f"{word}Take {card_label(up, opts) if up is not None else ''} (d)", "default"))
+        if "discard" in kinds and sel is not None:
+            out.append((prefix + "discard", f"{word}Discard {card_label(sel, opts)} (⏎)", "primary"))
+        if "knock" in kinds:
+            knock_ok = Action("knock", sel) in legal if sel is not None else False
+            label = f"{word}Knock with {card_label(sel, opts)} (k)" if knock_ok and sel is not None else f"{word}Knock… (k)"
+            out.append((prefix + "knock", label, "success"))
+        if "big_gin" in kinds and not prefix:
+            out.append(("big_gin", "Big gin (g)", "success"))
+        if prefix:
+            out.append(("advise_note", "Note (m)", "default"))
+        return tuple(out)
+
+    @on(Button.Pressed, "ActionBar Button")
+    async def _button(self, event: Button.Pressed) -> None:
+        name = event.button.name or ""
+        await self.run_action(name)
+
+    # ---------------------------------------------------------------- actions
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        st = self.state
+        replay = st.replay is not None
+        if action in ("step", "jump", "hand_step"):
+            return replay
+        if action in ("cursor", "shift"):
+            if replay:
+                return False
+            if action == "shift" and self.options.sort != "manual":
+                return None if self.query_one(HandWidget).order else False
+            return bool(self.query_one(HandWidget).order)
+        if action in MOVE_KINDS:
+            return st.my_turn and MOVE_KINDS[action] in st.legal_kinds()
+        if action in ADVICE_KINDS:
+            return st.can_advise and ADVICE_KINDS[action] in {a.kind for a in st.advice_legal}
+        if action == "advise_note":
+            return st.can_advise
+        if action == "rematch":
+            return st.game_over and st.replay is None and not st.spectator
+        if action == "sort":
+            return bool(self.query_one(HandWidget).order)
+        return True
+
+    def _hand(self) -> HandWidget:
+        return self.query_one(HandWidget)
+
+    def action_cursor(self, delta: int) -> None:
+        self._hand().move_cursor(delta)
+        self._update_prompt()
+        self.refresh_bindings()
+
+    def action_shift(self, delta: int) -> None:
+        if self.options.sort != "manual":
+            self.app.options = DisplayOptions(self.options.ascii, self.options.four_colour, self.options.hints, "manual")  # type: ignore[attr-defined]
+            self.notify("Sorting switched to manual: Shift+←/→ moves the selected card.", timeout=3)
+        self._hand().move_selected(delta)
+
+    def action_sort(self) -> None:
+        new = self.options.next_sort()
+        self.app.options = new  # type: ignore[attr-defined]
+        self.notify(f"Hand sorted by {new.sort}" + (" (Shift+←/→ moves a card)" if new.sort == "manual" else ""), timeout=2)
+
+    def action_hints(self) -> None:
+        o = self.options
+        self.app.options = DisplayOptions(o.ascii, o.four_colour, not o.hints, o.sort)  # type: ignore[attr-defined]
+
+    def action_ascii(self) -> None:
+        o = self.options
+        self.app.options = DisplayOptions(not o.ascii, o.four_colour, o.hints, o.sort)  # type: ignore[attr-defined]
+
+    def action_four_colour(self) -> None:
+        o = self.options
+        self.app.options = DisplayOptions(o.ascii, not o.four_colour, o.hints, o.sort)  # type: ignore[attr-defined]
+
+    async def _play(self, action: Action) -> None:
+        await self.app.play(action)  # type: ignore[attr-defined]
+
+    async def action_take(self) -> None:
+        await self._play(Action("take"))
+
+    async def action_pass_(self) -> None:
+        await self._play(Action("pass"))
+
+    async def action_draw_stock(self) -> None:
+        await self._play(Action("draw_stock"))
+
+    async def action_draw_discard(self) -> None:
+        await self._play(Action("draw_discard"))
+
+    async def action_discard(self) -> None:
+        sel = self._hand().selected
+        if sel is None:
+            return
+        await self._play(Action("discard", sel))
+
+    def _knock_choice(self, legal: tuple[Action, ...]) -> Card | None:
+        """The card to throw face down: the selected one if it can knock, else None
+        (and the cursor jumps to the best knocking card, to confirm with k again)."""
+        hand = self._hand()
+        sel = hand.selected
+        if sel is not None and Action("knock", sel) in legal:
+            return sel
+        info = hand_info(self.state, sel)
+        if info is not None and info.knock_cards:
+            hand.selected = info.knock_cards[0]
+            self._update_prompt()
+            self.notify(
+                f"To knock, throw {card_label(info.knock_cards[0], self.options)} face down: press k again.",
+                title="Knock", timeout=4,
+            )
+        return None
+
+    async def action_knock(self) -> None:
+        card = self._knock_choice(self.state.legal)
+        if card is not None:
+            await self._play(Action("knock", card))
+
+    async def action_big_gin(self) -> None:
+        await self._play(Action("big_gin"))
+
+    # ---- the sitter's advice
+    async def _advise(self, action: Action | None, text: str = "") -> None:
+        await self.app.advise(action, text)  # type: ignore[attr-defined]
+
+    async def action_advise_take(self) -> None:
+        await self._advise(Action("take"))
+
+    async def action_advise_pass_(self) -> None:
+        await self._advise(Action("pass"))
+
+    async def action_advise_draw_stock(self) -> None:
+        await self._advise(Action("draw_stock"))
+
+    async def action_advise_draw_discard(self) -> None:
+        await self._advise(Action("draw_discard"))
+
+    async def action_advise_discard(self) -> None:
+        sel = self._hand().selected
+        if sel is not None:
+            await self._advise(Action("discard", sel))
+
+    async def action_advise_knock(self) -> None:
+        card = self._knock_choice(self.state.advice_legal)
+        if card is not None:
+            await self._advise(Action("knock", card))
+
+    def action_advise_note(self) -> None:
+        from .advice_note import AdviceNoteScreen
+
+        def sent(text: str | None) -> None:
+            if text:
+                self.run_worker(self._advise(None, text), group="advice")
+
+        self.app.push_screen(AdviceNoteScreen(), sent)
+
+    # ---- replay, help, rematch, quit
+    def action_step(self, delta: int) -> None:
+        self.app.replay_step(delta)  # type: ignore[attr-defined]
+
+    def action_jump(self, direction: int) -> None:
+        self.app.replay_jump(direction)  # type: ignore[attr-defined]
+
+    def action_hand_step(self, delta: int) -> None:
+        self.app.replay_hand_step(delta)  # type: ignore[attr-defined]
+
+    def action_help(self) -> None:
+        from .help import HelpScreen
+
+        self.app.push_screen(HelpScreen())
+
+    async def action_rematch(self) -> None:
+        await self.app.rematch()  # type: ignore[attr-defined]
+
+    def action_quit_table(self) -> None:
+        self.app.request_quit()  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------------- mouse
+    async def on_hand_widget_activated(self, msg: HandWidget.Activated) -> None:
+        """Double click on a card: discard it (or suggest it, for the sitter)."""
+        self._update_prompt()
+        st = self.state
+        if st.my_turn and "discard" in st.legal_kinds():
+            await self._play(Action("discard", msg.card))
+        elif st.can_advise and any(a.kind == "discard" for a in st.advice_legal):
+            await self._advise(Action("discard", msg.card))
+
+    async def on_piles_widget_activated(self, msg: PilesWidget.Activated) -> None:
+        """Click on a pile shows what it would do; a double click does it."""
+        st = self.state
+        kinds = st.legal_kinds() if st.my_turn else set()
+        if msg.pile == STOCK:
+            act = "draw_stock" if "draw_stock" in kinds else None
+        else:
+            act = "take" if "take" in kinds else "draw_discard" if "draw_discard" in kinds else None
+        if act is None:
+            return
+        if msg.double:
+            await self._play(Action(act))
+        else:
+            self.notify("Double-click to " + ("draw from the stock" if act == "draw_stock" else "take that card") + f" (or press {'s' if act == 'draw_stock' else 't' if act == 'take' else 'd'}).", timeout=3)

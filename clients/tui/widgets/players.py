@@ -1,0 +1,134 @@
+"""The other players: one line each (name, role, cards held, cards known to be in the
+hand, score), and a fuller scoreboard for wide terminals and the game-over screen.
+
+Whose turn it is shows as a ``▶`` marker and the words "to play", never by colour alone.
+"""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from ..describe import ROLE_NAMES
+from ..model import Clock, TableState
+from ..options import DisplayOptions
+from .cards import cards_text, join_lines
+
+
+def format_clock(clock: Clock | None, now: float | None = None) -> str | None:
+    """``m:ss`` of a seat's bank, counted down locally while the referee says it runs."""
+    if clock is None or clock.remaining_ms is None:
+        return None
+    ms = clock.remaining_ms
+    if clock.running and clock.received:
+        ms -= int(((now if now is not None else time.monotonic()) - clock.received) * 1000)
+    ms = max(ms, 0)
+    s = ms // 1000
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def clock_of(state: TableState, seat: int) -> str | None:
+    return format_clock(state.clocks[seat]) if seat < len(state.clocks) else None
+
+
+class OpponentsWidget(Widget):
+    """One line per seat other than ours."""
+
+    DEFAULT_CSS = """
+    OpponentsWidget { height: auto; }
+    """
+
+    state: reactive[TableState] = reactive(TableState(), always_update=True, layout=True)
+    options: reactive[DisplayOptions] = reactive(DisplayOptions())
+
+    def seats(self) -> list[int]:
+        st = self.state
+        if st.view is None:
+            return []
+        if st.spectator:
+            return list(range(st.view.num_seats))
+        return st.opponents()
+
+    def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[override]
+        return max(len(self.seats()), 1)
+
+    def render(self) -> Text:
+        st = self.state
+        v = st.view
+        if v is None:
+            return Text(st.notice or "", style="dim")
+        lines = []
+        for s in self.seats():
+            lines.append(self.seat_line(s))
+        return join_lines(lines)
+
+    def seat_line(self, s: int) -> Text:
+        st = self.state
+        v = st.view
+        assert v is not None
+        opts = self.options
+        t = Text()
+        turn = v.to_act == s
+        t.append(("> " if opts.ascii else "▶ ") if turn else "  ", style="bold yellow")
+        t.append(st.plain_name(s) if st.spectator else st.name(s), style="bold")
+        role = v.roles[s] if s < len(v.roles) else ""
+        if role:
+            t.append(f" ({ROLE_NAMES.get(role, role)})", style="dim")
+        if role == "sitter":
+            t.append(f" advises {st.name(v.hand_of) if v.hand_of is not None else st.name(v.nondealer)}", style="dim")
+        else:
+            n = v.hand_sizes[s] if s < len(v.hand_sizes) else 0
+            t.append(f"  {n} cards ")
+            if v.all_hands is not None and s < len(v.all_hands):
+                t.append_text(cards_text(v.all_hands[s], opts))
+            else:
+                known = v.known_cards[s] if s < len(v.known_cards) else ()
+                t.append(("#" if opts.ascii else "░") * min(n, 11), style="dim")
+                if known:
+                    t.append("  holds ")
+                    t.append_text(cards_text(known, opts))
+        t.append(f"  score {v.scores[s]}")
+        clock = clock_of(st, s)
+        if clock:
+            t.append(f"  {clock}", style="bold" if turn else "")
+        if turn:
+            t.append("  to play", style="bold yellow")
+        return t
+
+
+class Scoreboard(Widget):
+    """Every seat's score against the target, with hands won (wide layout)."""
+
+    DEFAULT_CSS = """
+    Scoreboard { height: auto; }
+    """
+
+    state: reactive[TableState] = reactive(TableState(), always_update=True, layout=True)
+    options: reactive[DisplayOptions] = reactive(DisplayOptions())
+
+    def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[override]
+        v = self.state.view
+        return 1 + (v.num_seats if v else 0)
+
+    def render(self) -> Text:
+        st = self.state
+        v = st.view
+        if v is None:
+            return Text("")
+        width = max(self.size.width, 20)
+        lines = [Text(f"Scores (first to {v.target_score})", style="bold")]
+        name_w = min(max(len(st.name(s)) for s in range(v.num_seats)), 12)
+        bar_w = max(width - name_w - 12, 4)
+        for s in range(v.num_seats):
+            t = Text()
+            t.append(st.name(s)[:name_w].ljust(name_w))
+            t.append(f" {v.scores[s]:>4} ", style="bold")
+            filled = min(bar_w, v.scores[s] * bar_w // max(v.target_score, 1))
+            t.append(("=" if self.options.ascii else "█") * filled, style="green")
+            t.append(("." if self.options.ascii else "·") * (bar_w - filled), style="dim")
+            t.append(f" {v.hands_won[s]}w", style="dim")
+            lines.append(t)
+        return join_lines(lines)
