@@ -1,0 +1,112 @@
+"""``okgin tournament``: run a tournament from a TOML file, or print a results file's table.
+
+    okgin tournament CONFIG.toml [--resume] [--concurrency K] [--referees N | --referee-endpoints EP ...]
+    okgin tournament report DB [--csv FILE] [--json FILE] [--chart FILE.png]
+
+Exit status: 0 done, 1 the run stopped with games unplayed (e.g. interrupted), 2 bad
+config, results file or arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .config import ConfigError, load_config
+from .store import ResultsStore, StoreError
+
+
+def _report_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="okgin tournament report", description="Print a tournament's table from its results file.")
+    p.add_argument("db", help="the results file (.sqlite) a run wrote")
+    p.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
+    p.add_argument("--json", metavar="FILE", help="also write the table, pairs and terminations as JSON")
+    p.add_argument("--chart", metavar="FILE", help="also write the ratings chart as a PNG image")
+    p.add_argument("--prior-draws", type=float, help="virtual draws per pair for the ratings (default: as configured)")
+    p.add_argument("--anchor", metavar="NAME", help="hold this participant at --anchor-rating (default: mean 0)")
+    p.add_argument("--anchor-rating", type=float, default=None)
+    p.add_argument("--games", action="store_true", help="also list every game with its termination and reason")
+    return p
+
+
+def _run_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="okgin tournament",
+        description="Run a tournament (round robin, gauntlet, 3-player box, SPRT) described by a TOML file; "
+        "see docs/tournaments.md. 'okgin tournament report DB' prints a results file's table.",
+    )
+    p.add_argument("config", help="the tournament file (TOML)")
+    p.add_argument("--resume", action="store_true", help="continue the run recorded in the results file")
+    p.add_argument("--concurrency", type=int, metavar="K", help="games played at once (default: from the file, else 2)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--referees", type=int, metavar="N", help="start N local referee processes (one per core is a good N)")
+    g.add_argument("--referee-endpoints", nargs="+", metavar="EP", help="use these running referees instead")
+    p.add_argument("--db", metavar="PATH", help="the results file (default: from the file, else NAME.sqlite beside it)")
+    p.add_argument("--output", metavar="DIR", help="where the CSV, JSON and PNG go (default: beside the results file)")
+    p.add_argument("--admin-key", metavar="KEY", help="admin key of remote referees (default: $OKGIN_ADMIN_KEY)")
+    p.add_argument("--quiet", action="store_true", help="no live progress line (the final table is still printed)")
+    return p
+
+
+def report_main(argv: list[str]) -> int:
+    from .chart import write_chart
+    from .report import report_from_store
+
+    args = _report_parser().parse_args(argv)
+    try:
+        store = ResultsStore.open_existing(args.db)
+    except StoreError as e:
+        print(f"okgin tournament report: {e}", file=sys.stderr)
+        return 2
+    try:
+        rep = report_from_store(store, prior_draws=args.prior_draws, anchor=args.anchor, anchor_rating=args.anchor_rating)
+        print(rep.to_text())
+        if args.games:
+            for gm in store.games():
+                print(f"  {gm.index:5d} {gm.key:30s} {' v '.join(gm.seats):30s} winner {gm.winner or '-':12s} "
+                      f"{gm.termination:10s} {gm.reason}")
+        for path, text in ((args.csv, rep.to_csv()), (args.json, rep.to_json())):
+            if path:
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+                Path(path).write_text(text, encoding="utf-8")
+        if args.chart:
+            Path(args.chart).parent.mkdir(parents=True, exist_ok=True)
+            write_chart(rep, args.chart)
+    finally:
+        store.close()
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if argv and argv[0] == "report":
+        return report_main(argv[1:])
+    args = _run_parser().parse_args(argv)
+    try:
+        cfg = load_config(args.config)
+    except ConfigError as e:
+        print(f"okgin tournament: {e}", file=sys.stderr)
+        return 2
+    from .runner import RunOptions, run_tournament
+
+    opts = RunOptions(
+        resume=args.resume,
+        concurrency=args.concurrency,
+        referees=args.referees,
+        referee_endpoints=tuple(args.referee_endpoints or ()),
+        database=args.db,
+        output=args.output,
+        admin_key=args.admin_key,
+        progress=not args.quiet,
+    )
+    if opts.concurrency is not None and opts.concurrency < 1:
+        print("okgin tournament: --concurrency must be at least 1", file=sys.stderr)
+        return 2
+    if opts.referees is not None and opts.referees < 1:
+        print("okgin tournament: --referees must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        return run_tournament(cfg, opts)
+    except (StoreError, ConfigError) as e:
+        print(f"okgin tournament: {e}", file=sys.stderr)
+        return 2
