@@ -42,8 +42,10 @@ class OkginApp(App[int]):
         options: DisplayOptions | None = None,
         start: str = "table",
         summaries: bool = True,
+        cursor_blink: bool = True,
     ) -> None:
         super().__init__()
+        self.cursor_blink = cursor_blink  # off in snapshot tests: a blinking cursor is not reproducible
         self.backend = backend or Backend()
         self.start = start
         self.summaries = summaries  # show the hand summary after each hand

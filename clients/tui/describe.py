@@ -75,22 +75,27 @@ def action_phrase(action: Action, opts: DisplayOptions, upcard: Card | None = No
     return str(action)
 
 
+def scores_verb(who: str) -> str:
+    """ "You score" but "Ada scores"."""
+    return f"{who} score" if who == "You" else f"{who} scores"
+
+
 def result_sentence(state: TableState, r: HandResult) -> str:
     """How a hand ended, in one sentence."""
     pts = f"{r.points} point{'s' if r.points != 1 else ''}" + (" (doubled: spade upcard)" if r.doubled and r.points else "")
     if r.outcome == "drawn":
         return f"Hand {r.hand_number + 1} was drawn: the stock ran down to 2 cards. Nobody scores."
     knocker = state.name(r.knocker)
-    winner = state.name(r.winner)
+    winner = scores_verb(state.name(r.winner))
     kd, dd = r.knocker_deadwood, r.defender_deadwood
     if r.outcome == "gin":
-        return f"{knocker} went gin: {winner} scores {pts}."
+        return f"{knocker} went gin: {winner} {pts}."
     if r.outcome == "big_gin":
-        return f"{knocker} went big gin: {winner} scores {pts}."
+        return f"{knocker} went big gin: {winner} {pts}."
     if r.outcome == "knock":
-        return f"{knocker} knocked with {kd} against {dd}: {winner} scores {pts}."
+        return f"{knocker} knocked with {kd} against {dd}: {winner} {pts}."
     if r.outcome == "undercut":
-        return f"{knocker} knocked with {kd} but was undercut ({dd}): {winner} scores {pts}."
+        return f"{knocker} knocked with {kd} but was undercut ({dd}): {winner} {pts}."
     if r.outcome == "tie":
         return f"{knocker} knocked with {kd} and tied: nobody scores."
     return f"Hand {r.hand_number + 1}: {r.outcome}."

@@ -125,12 +125,11 @@ class TableState:
         return f"Seat {seat}"
 
     def opponents(self) -> list[int]:
-        """Seats other than ours (and other than the hand we look at), in seat order."""
+        """Seats other than ours, in seat order (the sitter also sees its captain listed)."""
         v = self.view
         if v is None:
             return []
-        mine = {v.seat, v.hand_of}
-        return [s for s in range(v.num_seats) if s not in mine]
+        return [s for s in range(v.num_seats) if s != v.seat]
 
     def playing_seats(self) -> tuple[int, int] | None:
         """The two seats playing this hand: (dealer, non-dealer)."""

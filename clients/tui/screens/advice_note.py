@@ -21,7 +21,9 @@ class AdviceNoteScreen(ModalScreen[str | None]):
             yield Input(placeholder="e.g. keep the hearts, they are live", max_length=MAX_TEXT, id="note")
 
     def on_mount(self) -> None:
-        self.query_one(Input).focus()
+        inp = self.query_one(Input)
+        inp.cursor_blink = getattr(self.app, "cursor_blink", True)
+        inp.focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.dismiss(event.value.strip() or None)

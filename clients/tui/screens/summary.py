@@ -25,9 +25,18 @@ from ..widgets.cards import card_text, cards_text
 
 def meld_text(meld: tuple[Card, ...], opts: DisplayOptions, laid: list[Card] | None = None) -> Text:
     """``[7♥ 8♥ 9♥ +10♥]``: a meld in brackets, cards laid off on it marked with ``+``."""
+    from okgin.cards import rank_of
+
+    low = min(rank_of(c) for c in meld)
+    before = sorted((c for c in laid or [] if rank_of(c) < low), key=rank_of)
+    after = [c for c in laid or [] if c not in before]
     t = Text("[")
+    for c in before:
+        t.append("+", style="bold")
+        t.append_text(card_text(c, opts))
+        t.append(" ")
     t.append_text(cards_text(meld, opts))
-    for c in laid or []:
+    for c in after:
         t.append(" +", style="bold")
         t.append_text(card_text(c, opts))
     t.append("]")

@@ -154,7 +154,8 @@ class TableScreen(Screen):
         hand.new_card = new_card
         if hand_cards != hand.cards:
             hand.cards = hand_cards
-        hand.show_cursor = bool(hand_cards) and st.replay is None
+        hand.show_cursor = bool(hand_cards) and st.replay is None and self._choosing()
+        self.query_one("#handbox").display = bool(hand_cards)
         # A new turn to discard: put the cursor on the hint's best discard (or the new card).
         if key != self._last_hand and v is not None and v.phase == "discard" and (st.my_turn or st.can_advise):
             pick = best_discard(st) if opts.hints else new_card
@@ -174,6 +175,14 @@ class TableScreen(Screen):
         else:
             banner.display = False
         self.refresh_bindings()
+
+    def _choosing(self) -> bool:
+        """A card is to be chosen now: our discard, or the sitter advising one."""
+        st = self.state
+        v = st.view
+        if v is None or v.phase != "discard":
+            return False
+        return (st.my_turn and "discard" in st.legal_kinds()) or (st.can_advise and any(a.kind == "discard" for a in st.advice_legal))
 
     def _hand_title(self) -> str:
         st = self.state
@@ -257,7 +266,7 @@ class TableScreen(Screen):
         if action in ("step", "jump", "hand_step"):
             return replay
         if action in ("cursor", "shift"):
-            if replay:
+            if replay or not self._choosing():
                 return False
             if action == "shift" and self.options.sort != "manual":
                 return None if self.query_one(HandWidget).order else False

@@ -200,6 +200,15 @@ class HandWidget(Widget):
         lines.append(self._meld_line(cw, gap))
         return join_lines(lines)
 
+    def _letter_index(self, meld_id: int) -> int:
+        """Melds are lettered A, B, C in the order they first appear on screen."""
+        seen: list[int] = []
+        for c in self.order:
+            m = self.meld_of(c)
+            if m is not None and m not in seen:
+                seen.append(m)
+        return seen.index(meld_id) if meld_id in seen else meld_id
+
     def _meld_line(self, cw: int, gap: int) -> Text:
         """Brackets under each meld's cards: ``└── A run ──┘``."""
         ids = [self.meld_of(c) for c in self.order]
@@ -219,7 +228,7 @@ class HandWidget(Widget):
             span = (j - i + 1) * cw + (j - i) * gap
             meld = self.melds[ids[i]]
             kind = "set" if is_set(meld) else "run"
-            letter = MELD_LETTERS[ids[i] % len(MELD_LETTERS)]
+            letter = MELD_LETTERS[self._letter_index(ids[i]) % len(MELD_LETTERS)]
             label = f" {letter} {kind} " if span >= 9 else letter
             lc, rc, fill = ("\\", "/", "_") if ascii_mode else ("└", "┘", "─")
             inner = span - 2

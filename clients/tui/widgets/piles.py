@@ -59,7 +59,7 @@ class PilesWidget(Widget):
         discard = card_box(top, opts, frame=dc_frame, box=box_chars(opts, self.highlight == DISCARD))
         side = self._side(v, opts)
         stock_col = [*stock, count]
-        disc_col = [*discard, Text(f"{len(v.discard_pile):>2} cards")]
+        disc_col = [*discard, Text(f"{len(v.discard_pile):>2} card{'s' if len(v.discard_pile) != 1 else ''}".ljust(8))]
         body = hstack([stock_col, disc_col], gap=3)
         lines = [labels]
         for i, line in enumerate(body):

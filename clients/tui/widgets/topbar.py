@@ -25,13 +25,13 @@ class TopBar(Widget):
         if v is None:
             t.append(f"  {st.notice or 'not at a table'}")
         else:
-            t.append(f" {VARIANT_NAMES.get(v.variant, v.variant)} · hand {v.hand_number + 1} · first to {v.target_score} · ")
+            t.append(f" {VARIANT_NAMES.get(v.variant, v.variant)} · hand {v.hand_number + 1} · to {v.target_score} · ")
             for s in range(v.num_seats):
                 if s:
-                    t.append("  ")
+                    t.append(" · ")
                 t.append(f"{st.name(s)} ", style="bold" if s == v.seat else "")
                 t.append(str(v.scores[s]), style="bold")
-            if st.table:
+            if st.table and t.cell_len + len(st.table) + 9 <= self.size.width:
                 t.append(f" · table {st.table}", style="dim")
         if st.connection == LOST:
             t.append("  [connection lost]", style="bold red")

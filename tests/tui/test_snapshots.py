@@ -1,0 +1,152 @@
+"""How the TUI looks: SVG snapshots at 80x24 and 120x40, colour and ASCII, every phase,
+both variants, all three Gin-in-the-Box roles, spectators, and the modal screens.
+
+Driven by injected state (``tests/tui/states.py``: a real engine game, seen through the
+wire form of one seat's view), never a live socket, so every picture is reproducible.
+Update the pictures after a deliberate change with ``pytest tests/tui --snapshot-update``
+and look at them (``snapshot_report.html``) before committing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from textual.pilot import Pilot
+
+from clients.tui.app import OkginApp
+from clients.tui.model import LOST, TableState
+from clients.tui.options import DisplayOptions
+from okgin import Game
+
+from .states import at, game_over, phase_is, state_of, with_error
+
+SMALL = (80, 24)
+LARGE = (120, 40)
+COLOUR = DisplayOptions()
+ASCII = DisplayOptions(ascii=True)
+FOUR = DisplayOptions(four_colour=True)
+
+
+def _app(state: TableState, opts: DisplayOptions = COLOUR) -> OkginApp:
+    return OkginApp(state=state, options=opts, summaries=False, cursor_blink=False)
+
+
+def ok_game(phase: str, seat: int, *, knock: bool | None = None, hand: int = 0, seed: int = 5) -> Game:
+    return at("oklahoma", seed, phase_is(phase, seat, knock=knock, hand=hand))
+
+
+# (name, builder of the state) for the table in each situation.
+TABLES: dict[str, Callable[[], TableState]] = {
+    # Oklahoma Gin, seat 1 of seed 5 is the non-dealer (it has the upcard offer).
+    "ok_offer": lambda: state_of(ok_game("offer", 1), 1),
+    "ok_draw": lambda: state_of(ok_game("draw", 1, hand=1), 1),
+    "ok_discard_knock": lambda: state_of(ok_game("discard", 1, knock=True), 1),
+    "ok_discard": lambda: state_of(at("oklahoma", 3, phase_is("discard", 0)), 0),
+    "ok_waiting": lambda: state_of(ok_game("draw", 0, hand=1), 1),
+    "ok_spectator": lambda: state_of(ok_game("discard", 0, hand=1), None, spectator=True),
+    # Gin in the Box, seed 7: hand 2 has box 0, captain 2, sitter 1.
+    "box_box": lambda: state_of(at("box", 7, phase_is("offer", None, hand=1)), 0),
+    "box_captain": lambda: state_of(at("box", 7, phase_is("discard", None, hand=1)), 2),
+    "box_sitter": lambda: state_of(at("box", 7, phase_is("discard", None, hand=1)), 1),
+    "box_spectator": lambda: state_of(at("box", 7, phase_is("draw", None, hand=1)), None, spectator=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_table_small(snap_compare, name: str) -> None:
+    assert snap_compare(_app(TABLES[name]()), terminal_size=SMALL)
+
+
+@pytest.mark.parametrize("name", ["ok_offer", "ok_discard_knock", "box_captain", "box_sitter", "box_box", "ok_spectator"])
+def test_table_large(snap_compare, name: str) -> None:
+    assert snap_compare(_app(TABLES[name]()), terminal_size=LARGE)
+
+
+@pytest.mark.parametrize("name", ["ok_discard_knock", "box_sitter", "ok_draw"])
+def test_table_ascii(snap_compare, name: str) -> None:
+    assert snap_compare(_app(TABLES[name](), ASCII), terminal_size=SMALL)
+
+
+def test_table_ascii_large(snap_compare) -> None:
+    assert snap_compare(_app(TABLES["box_captain"](), ASCII), terminal_size=LARGE)
+
+
+def test_four_colour_deck(snap_compare) -> None:
+    assert snap_compare(_app(TABLES["ok_discard_knock"](), FOUR), terminal_size=SMALL)
+
+
+def test_no_color(snap_compare, monkeypatch: pytest.MonkeyPatch) -> None:
+    """NO_COLOR: Textual drops the colours; selection and melds stay visible by shape."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert snap_compare(_app(TABLES["ok_discard_knock"]()), terminal_size=SMALL)
+
+
+def test_illegal_move_sentence(snap_compare) -> None:
+    st = with_error(TABLES["ok_discard"](), "knocking needs deadwood at most 1; discarding Q♥ leaves 50")
+    assert snap_compare(_app(st), terminal_size=SMALL)
+
+
+def test_connection_lost_banner(snap_compare) -> None:
+    from dataclasses import replace
+
+    st = replace(TABLES["ok_waiting"](), connection=LOST, notice="retrying tcp://127.0.0.1:7117")
+    assert snap_compare(_app(st), terminal_size=SMALL)
+
+
+def test_cursor_moved(snap_compare) -> None:
+    assert snap_compare(_app(TABLES["ok_discard"]()), terminal_size=SMALL, press=["left", "left", "left"])
+
+
+def test_sort_by_suit(snap_compare) -> None:
+    assert snap_compare(_app(TABLES["ok_discard_knock"]()), terminal_size=SMALL, press=["o"])
+
+
+# ------------------------------------------------------------------ modal screens
+def _push_summary(pilot: Pilot) -> None:
+    from clients.tui.screens.summary import HandSummaryScreen
+
+    app = pilot.app
+    assert isinstance(app, OkginApp)
+    app.push_screen(HandSummaryScreen(app.state.results[-1]))
+
+
+def summary_state(variant: str, seed: int, seat: int) -> TableState:
+    g = at(variant, seed, lambda g: len(g.results) >= 1 and g.results[-1].outcome != "drawn")
+    return state_of(g, seat)
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x40"])
+def test_hand_summary_oklahoma(snap_compare, size: tuple[int, int]) -> None:
+    assert snap_compare(_app(summary_state("oklahoma", 5, 1)), terminal_size=size, run_before=_push_summary)
+
+
+def test_hand_summary_with_layoffs(snap_compare) -> None:
+    """A knock where the defender lays off (seed chosen for it)."""
+    g = at("oklahoma", 11, lambda g: any(r.defender_layout is not None and r.defender_layout.layoffs for r in g.results))
+    assert snap_compare(_app(state_of(g, 0)), terminal_size=SMALL, run_before=_push_summary)
+
+
+def test_hand_summary_box_ascii(snap_compare) -> None:
+    assert snap_compare(_app(summary_state("box", 7, 1), ASCII), terminal_size=SMALL, run_before=_push_summary)
+
+
+def _push_game_over(pilot: Pilot) -> None:
+    from clients.tui.screens.game_over import GameOverScreen
+
+    pilot.app.push_screen(GameOverScreen())
+
+
+@pytest.mark.parametrize("variant,size", [("oklahoma", SMALL), ("oklahoma", LARGE), ("box", SMALL)])
+def test_game_over(snap_compare, variant: str, size: tuple[int, int]) -> None:
+    g = at(variant, 5, game_over)
+    assert snap_compare(_app(state_of(g, 0)), terminal_size=size, run_before=_push_game_over)
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x40"])
+def test_help(snap_compare, size: tuple[int, int]) -> None:
+    assert snap_compare(_app(TABLES["ok_offer"]()), terminal_size=size, press=["question_mark"])
+
+
+def test_advice_note(snap_compare) -> None:
+    assert snap_compare(_app(TABLES["box_sitter"]()), terminal_size=SMALL, press=["m", *"keep hearts"])
