@@ -211,12 +211,11 @@ class Game:
             totals = []
             shutout = all(self.scores[s] == 0 for s in range(self.num_seats) if s != self.winner)
             for s in range(self.num_seats):
-                t = self.scores[s]
+                t = self.scores[s] + BOX_BONUS * self.hands_won[s]
                 if s == self.winner:
-                    if shutout:
-                        t *= 2
                     t += GAME_BONUS
-                t += BOX_BONUS * self.hands_won[s]
+                    if shutout:  # "all of the winner's points": plain score and both bonuses
+                        t *= 2
                 totals.append(t)
             out["classic_totals"] = totals
             out["shutout"] = shutout
