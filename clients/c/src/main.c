@@ -1,9 +1,31 @@
-/* okgin-bot (C): entry point. The protocol client is being written against protocol.md;
- * for now: --eval (least deadwood of each hand read from stdin, one hand a line). */
+/* okgin-bot (C): an example bot for the okgin referee. It plays Oklahoma Gin and Gin in
+ * the Box in every role with the "simple player" strategy; see ../README.md.
+ *
+ *   okgin-bot --connect tcp://127.0.0.1:7117 [--token T | --table NAME | --variant V]
+ *             [--name NAME] [--games N] [--verbose]
+ *   okgin-bot --eval      least deadwood of each hand on stdin (one hand a line)
+ */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "client.h"
 #include "melds.h"
+
+static const char USAGE[] =
+    "usage: okgin-bot --connect ENDPOINT [--token TOKEN | --table NAME | --variant oklahoma|box]\n"
+    "                 [--name NAME] [--games N] [--give-up-ms MS] [--verbose]\n"
+    "       okgin-bot --eval\n"
+    "\n"
+    "  --connect ENDPOINT  the referee, e.g. tcp://127.0.0.1:7117 (or $OKGIN_ENDPOINT)\n"
+    "  --token TOKEN       a reserved seat's token from the organiser (or $OKGIN_TOKEN)\n"
+    "  --table NAME        join (or create) this named table\n"
+    "  --variant V         otherwise: quick-match queue of this variant (default oklahoma)\n"
+    "  --name NAME         display name (default c-bot)\n"
+    "  --games N           games to play, then leave (default 1; 0 = until the referee stops)\n"
+    "  --give-up-ms MS     stop reconnecting to a silent referee after this long (default 60000)\n"
+    "  --verbose           log every move to stderr\n"
+    "  --eval              print the least deadwood of each hand read from stdin\n";
 
 static int eval_hands(void) {
     char line[512];
@@ -23,9 +45,50 @@ static int eval_hands(void) {
     return 0;
 }
 
+static int usage_error(const char *what) {
+    fprintf(stderr, "okgin-bot: %s\n\n%s", what, USAGE);
+    return 2;
+}
+
 int main(int argc, char **argv) {
     melds_init();
-    if (argc > 1 && strcmp(argv[1], "--eval") == 0) return eval_hands();
-    fprintf(stderr, "usage: okgin-bot --eval\n");
-    return 2;
+    options_t o = {
+        .endpoint = getenv("OKGIN_ENDPOINT"),
+        .token = getenv("OKGIN_TOKEN"),
+        .name = "c-bot",
+        .variant = "oklahoma",
+        .games = 1,
+        .give_up_ms = 60000,
+    };
+    if (o.token && !*o.token) o.token = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(arg, "--eval") == 0) return eval_hands();
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            fputs(USAGE, stdout);
+            return 0;
+        }
+        if (strcmp(arg, "--verbose") == 0) {
+            o.verbose = true;
+            continue;
+        }
+        if (value == NULL) return usage_error("missing value or unknown option");
+        i++;
+        if (strcmp(arg, "--connect") == 0) o.endpoint = value;
+        else if (strcmp(arg, "--token") == 0) o.token = value;
+        else if (strcmp(arg, "--table") == 0) o.table = value;
+        else if (strcmp(arg, "--variant") == 0) o.variant = value;
+        else if (strcmp(arg, "--name") == 0) o.name = value;
+        else if (strcmp(arg, "--games") == 0) o.games = atoi(value);
+        else if (strcmp(arg, "--give-up-ms") == 0) o.give_up_ms = atoll(value);
+        else return usage_error("unknown option");
+    }
+    if (o.endpoint == NULL) return usage_error("--connect ENDPOINT is required");
+    if (strcmp(o.variant, "oklahoma") != 0 && strcmp(o.variant, "box") != 0)
+        return usage_error("--variant must be oklahoma or box");
+    if (o.games < 0 || o.give_up_ms <= 0) return usage_error("--games must be >= 0 and --give-up-ms > 0");
+    size_t name_len = strlen(o.name);
+    if (name_len == 0 || name_len > 40) return usage_error("--name must have 1 to 40 characters");
+    return client_run(&o);
 }

@@ -1,18 +1,114 @@
+//! okgin-bot (Rust): an example bot for the okgin referee. It plays Oklahoma Gin and Gin
+//! in the Box in every role with the "simple player" strategy; see ../README.md.
+
 mod cards;
+mod client;
 mod melds;
 mod strategy;
+mod wire;
 
 use std::io::BufRead;
+use std::process::exit;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
 
-/// Reads hands (one per line, wire cards separated by spaces) and prints, per line, the
-/// least deadwood, then the deadwood of the arrangement found (they must agree).
-fn main() {
-    let ctx = zmq::Context::new();
-    let _dealer = ctx.socket(zmq::DEALER).expect("zmq DEALER socket");
+const USAGE: &str = "usage: okgin-bot --connect ENDPOINT [--token TOKEN | --table NAME | --variant oklahoma|box]
+                 [--name NAME] [--games N] [--give-up-ms MS] [--verbose]
+       okgin-bot --eval
+
+  --connect ENDPOINT  the referee, e.g. tcp://127.0.0.1:7117 (or $OKGIN_ENDPOINT)
+  --token TOKEN       a reserved seat's token from the organiser (or $OKGIN_TOKEN)
+  --table NAME        join (or create) this named table
+  --variant V         otherwise: quick-match queue of this variant (default oklahoma)
+  --name NAME         display name (default rust-bot)
+  --games N           games to play, then leave (default 1; 0 = until the referee stops)
+  --give-up-ms MS     stop reconnecting to a silent referee after this long (default 60000)
+  --verbose           log every move to stderr
+  --eval              print the least deadwood of each hand read from stdin";
+
+fn usage_error(what: &str) -> ! {
+    eprintln!("okgin-bot: {}\n\n{}", what, USAGE);
+    exit(2);
+}
+
+/// Prints the least deadwood of each hand read from stdin (one hand a line), then the
+/// deadwood of the arrangement found: they must agree.
+fn eval_hands() -> i32 {
     for line in std::io::stdin().lock().lines() {
-        let line = line.unwrap();
-        let hand = cards::hand_of(line.split_whitespace()).expect("cards");
-        let a = melds::best_arrangement(hand);
-        println!("{} {} {}", melds::deadwood(hand), a.deadwood, melds::hand_value(a.deadwood_cards));
+        let line = line.unwrap_or_default();
+        match cards::hand_of(line.split_whitespace()) {
+            Some(hand) => println!("{} {}", melds::deadwood(hand), melds::best_arrangement(hand).deadwood),
+            None => {
+                eprintln!("okgin-bot: not a hand: {}", line);
+                return 2;
+            }
+        }
     }
+    0
+}
+
+extern "C" fn on_signal(_: libc::c_int) {
+    client::STOP.store(true, Ordering::SeqCst);
+}
+
+fn main() {
+    let mut opt = client::Options {
+        endpoint: std::env::var("OKGIN_ENDPOINT").unwrap_or_default(),
+        name: "rust-bot".to_string(),
+        token: std::env::var("OKGIN_TOKEN").ok().filter(|t| !t.is_empty()),
+        table: None,
+        variant: "oklahoma".to_string(),
+        games: 1,
+        give_up: Duration::from_millis(60_000),
+        verbose: false,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--eval" => exit(eval_hands()),
+            "-h" | "--help" => {
+                println!("{}", USAGE);
+                return;
+            }
+            "--verbose" => opt.verbose = true,
+            _ => {
+                let value = args.next().unwrap_or_else(|| usage_error("missing value or unknown option"));
+                match arg.as_str() {
+                    "--connect" => opt.endpoint = value,
+                    "--token" => opt.token = Some(value),
+                    "--table" => opt.table = Some(value),
+                    "--variant" => opt.variant = value,
+                    "--name" => opt.name = value,
+                    "--games" => opt.games = value.parse().unwrap_or_else(|_| usage_error("--games must be >= 0")),
+                    "--give-up-ms" => {
+                        let ms: u64 = value.parse().unwrap_or_else(|_| usage_error("--give-up-ms must be > 0"));
+                        opt.give_up = Duration::from_millis(ms.max(1));
+                    }
+                    _ => usage_error(&format!("unknown option {}", arg)),
+                }
+            }
+        }
+    }
+    if opt.endpoint.is_empty() {
+        usage_error("--connect ENDPOINT is required");
+    }
+    if opt.variant != "oklahoma" && opt.variant != "box" {
+        usage_error("--variant must be oklahoma or box");
+    }
+    if opt.name.is_empty() || opt.name.chars().count() > 40 {
+        usage_error("--name must have 1 to 40 characters");
+    }
+    let handler: extern "C" fn(libc::c_int) = on_signal;
+    unsafe {
+        libc::signal(libc::SIGINT, handler as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, handler as libc::sighandler_t);
+    }
+    let status = match client::Client::new(opt) {
+        Ok(mut c) => c.run(),
+        Err(e) => {
+            eprintln!("okgin-bot: cannot create a ZeroMQ socket: {}", e);
+            2
+        }
+    };
+    exit(status);
 }
