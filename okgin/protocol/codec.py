@@ -33,7 +33,6 @@ def decode(frame: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
             frame,
             raw=False,
             strict_map_key=False,
-            max_buffer_size=max_bytes,
             # Containers larger than a frame could hold are refused before allocation.
             max_array_len=max_bytes,
             max_map_len=max_bytes,

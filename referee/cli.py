@@ -1,0 +1,121 @@
+"""``okgin referee``: run a referee until SIGINT/SIGTERM (protocol.md §2).
+
+Binds first, then prints the real endpoint on the first line of standard output (so
+``--bind tcp://127.0.0.1:0`` works for scripts and tests), then one line per one-table
+setting. A clean stop abandons running games, closes every journal and tells every
+client (``shutdown``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import sys
+
+from okgin import RuleError, RuleSet
+from okgin.protocol import ProtocolError
+
+from .config import Clock, Policies, RefereeConfig
+from .server import Referee
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="okgin referee", description="Run a referee: the server that owns every game (protocol.md).")
+    p.add_argument("--bind", default="tcp://127.0.0.1:7117", help="ZeroMQ endpoint to bind (port 0: any free port; default %(default)s)")
+    p.add_argument("--journal-dir", default="journals", help="directory for game journals (default %(default)s)")
+    p.add_argument("--no-journal", action="store_true", help="write no journals")
+    p.add_argument("--heartbeat-ms", type=int, default=5000, help="heartbeat interval (default %(default)s)")
+    p.add_argument("--liveness", type=int, default=3, help="missed heartbeats before a peer is gone (default %(default)s)")
+    p.add_argument("--admin-key", default=os.environ.get("OKGIN_ADMIN_KEY"), help="key required for role admin (default: $OKGIN_ADMIN_KEY; none: admin is open)")
+    p.add_argument("--max-tables", type=int, default=10000)
+    p.add_argument("--max-sessions", type=int, default=10000)
+    g = p.add_argument_group("default time control and policies (quick-match and named tables; --table)")
+    g.add_argument("--move-ms", type=int, default=0, help="per-move limit, 0 = none")
+    g.add_argument("--bank-ms", type=int, default=0, help="per-game bank per seat, 0 = none")
+    g.add_argument("--increment-ms", type=int, default=0, help="added to the bank after each move")
+    g.add_argument("--grace-ms", type=int, default=1000, help="lag allowance (default %(default)s)")
+    g.add_argument("--timeout-policy", choices=("forfeit", "default_move"), default="forfeit")
+    g.add_argument("--illegal-policy", choices=("reprompt", "forfeit"), default="reprompt")
+    g.add_argument("--illegal-limit", type=int, default=3, help="with --illegal-policy forfeit: the Nth illegal move loses")
+    g.add_argument("--disconnect-grace-ms", type=int, default=30000)
+    t = p.add_argument_group("one table created at start (admin-style)")
+    t.add_argument("--table", help="create this table at start")
+    t.add_argument("--variant", choices=("oklahoma", "box"), default="oklahoma")
+    t.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule option (repeatable); see 'okgin rules'")
+    t.add_argument("--seed", help="seed of game 1 (integer or text; default random)")
+    t.add_argument("--reserved", action="store_true", help="seats only by tokens, printed one per line")
+    t.add_argument("--player", action="append", default=[], metavar="NAME", help="name of a reserved seat (repeatable)")
+    t.add_argument("--full-feed-delay-ms", type=int, help="offer a full-visibility spectator feed delayed by this much")
+    p.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
+    return p
+
+
+def _seed(text: str | None) -> int | str | None:
+    if text is None:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+async def run(args: argparse.Namespace) -> int:
+    try:
+        clock = Clock().merge({"move_ms": args.move_ms, "bank_ms": args.bank_ms, "increment_ms": args.increment_ms, "grace_ms": args.grace_ms})
+        policies = Policies(args.timeout_policy, args.illegal_policy, args.illegal_limit, args.disconnect_grace_ms)
+        rules = RuleSet(variant=args.variant).with_assignments(args.rule)
+    except (ProtocolError, RuleError) as e:
+        print(f"okgin referee: {e}", file=sys.stderr)
+        return 2
+    cfg = RefereeConfig(
+        bind=args.bind,
+        heartbeat_ms=args.heartbeat_ms,
+        liveness=args.liveness,
+        journal_dir=None if args.no_journal else args.journal_dir,
+        admin_key=args.admin_key,
+        clock=clock,
+        policies=policies,
+        max_tables=args.max_tables,
+        max_sessions=args.max_sessions,
+    )
+    ref = Referee(cfg)
+    try:
+        endpoint = await ref.start()
+    except Exception as e:
+        print(f"okgin referee: cannot bind {args.bind}: {e}", file=sys.stderr)
+        return 1
+    print(f"okgin referee listening on {endpoint}", flush=True)
+    if args.table:
+        try:
+            t = ref.create_table(
+                args.table, args.variant, rules, seed=_seed(args.seed), reserved=args.reserved,
+                players=args.player or None, full_feed_delay_ms=args.full_feed_delay_ms,
+            )
+        except ProtocolError as e:
+            print(f"okgin referee: {e.message}", file=sys.stderr)
+            await ref.stop()
+            return 2
+        print(f"table {t.name}", flush=True)
+        for i, tok in enumerate(t.reserved_tokens or []):
+            print(f"seat {i} token {tok}", flush=True)
+    loop = asyncio.get_running_loop()
+
+    stopping: list[asyncio.Task[None]] = []
+
+    def on_signal(signame: str) -> None:
+        stopping.append(loop.create_task(ref.stop(f"the referee received {signame}")))
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, on_signal, sig.name)
+    await ref.serve_forever()
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    if args.verbose:
+        logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s %(message)s")
+    return asyncio.run(run(args))

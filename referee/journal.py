@@ -1,0 +1,61 @@
+"""Journals: one append-only JSON Lines file per game (protocol.md §12).
+
+Why JSON Lines flushed after every entry: a human can read it with ``less``, a crash
+loses at most the entry being written, and ``okgin replay FILE --check`` can re-run it
+through the engine. Lines use :func:`okgin.canonical_json` (sorted keys, no spaces) so
+two journals of the same game differ only in times.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from okgin import canonical_json
+
+JOURNAL_FORMAT = "okgin-journal"
+JOURNAL_VERSION = 1
+
+
+def _stamp() -> str:
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+
+
+class Journal:
+    """One game's journal file. ``write`` appends one line and flushes it."""
+
+    def __init__(self, directory: str | os.PathLike[str], table: str, game: int) -> None:
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        base = f"{table}-g{game}-{_stamp()}"
+        path = d / f"{base}.jsonl"
+        k = 1
+        while True:
+            try:
+                self._f: IO[str] | None = open(path, "x", encoding="utf-8")  # lives as long as the game
+                break
+            except FileExistsError:
+                k += 1
+                path = d / f"{base}-{k}.jsonl"
+        self.path = path
+
+    def write(self, t: str, **fields: Any) -> None:
+        if self._f is None:
+            return
+        self._f.write(canonical_json({"t": t, **fields}) + "\n")
+        self._f.flush()
+
+    @property
+    def closed(self) -> bool:
+        return self._f is None
+
+    def close(self) -> None:
+        if self._f is not None:
+            self._f.close()
+            self._f = None
+
+
+def iso_now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

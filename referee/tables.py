@@ -1,0 +1,638 @@
+"""A table: seats, one game at a time driven by :class:`okgin.Game`, clocks, feeds.
+
+The table is where the rules of protocol.md §4.3, §7, §8 and §11 live: who is prompted
+with what, what each seat and spectator is told after a move, what happens on a timeout
+or an illegal action, and what goes in the journal. It never touches a socket: it hands
+finished messages to its hub (the :class:`referee.server.Referee`), which owns the
+ROUTER socket, the sessions and the event loop's timers.
+
+Every request is checked completely before anything changes, so a refused request
+(an ``error``) leaves the table exactly as it was (protocol.md §3).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from okgin import Action, Game, HandResult, IllegalAction, RuleSet
+from okgin.protocol import ProtocolError
+from okgin.rng import seed_hash
+
+from .config import Clock, Policies
+from .defaults import default_action
+from .journal import JOURNAL_FORMAT, JOURNAL_VERSION, Journal, iso_now
+from .sessions import Session
+from .wireviews import ViewCache
+
+if TYPE_CHECKING:
+    from .server import Referee
+
+WAITING, PLAYING, FINISHED, CLOSED = "waiting", "playing", "finished", "closed"
+
+
+def jsonable(x: Any, depth: int = 0) -> Any:
+    """A JSON-safe copy of something a client sent (for the journal's ``illegal`` lines)."""
+    if depth > 8:
+        return "..."
+    if x is None or isinstance(x, bool | int | str):
+        return x if not isinstance(x, str) else x[:200]
+    if isinstance(x, float):
+        return repr(x)
+    if isinstance(x, bytes):
+        return "bin:" + x[:64].hex()
+    if isinstance(x, dict):
+        return {str(k)[:64]: jsonable(v, depth + 1) for k, v in list(x.items())[:32]}
+    if isinstance(x, list | tuple):
+        return [jsonable(v, depth + 1) for v in list(x)[:64]]
+    return repr(x)[:200]
+
+
+class Pending:
+    """The prompt waiting for an answer: whose, which ``seq``, since when, until when."""
+
+    __slots__ = ("allowance_ms", "seat", "seq", "start", "timer")
+
+    def __init__(self, seat: int, seq: int, start: float, allowance_ms: int | None) -> None:
+        self.seat = seat
+        self.seq = seq
+        self.start = start
+        self.allowance_ms = allowance_ms
+        self.timer: asyncio.TimerHandle | None = None
+
+
+class Table:
+    """One table of the referee. See the module docstring."""
+
+    def __init__(
+        self,
+        hub: Referee,
+        name: str,
+        origin: str,
+        rules: RuleSet,
+        clock: Clock,
+        policies: Policies,
+        seed: int | str | None = None,
+        reserved: bool = False,
+        player_names: list[str] | None = None,
+        full_feed_delay_ms: int | None = None,
+    ) -> None:
+        self.hub = hub
+        self.name = name
+        self.origin = origin
+        self.rules = rules
+        self.rules_wire = rules.to_dict()
+        self.num_seats = rules.num_players
+        self.clock = clock
+        self.policies = policies
+        self.base_seed = seed
+        self.full_feed_delay_ms = full_feed_delay_ms
+        self.seats: list[Session | None] = [None] * self.num_seats
+        self.names: list[str | None] = [None] * self.num_seats
+        if player_names:
+            for i, nm in enumerate(player_names[: self.num_seats]):
+                self.names[i] = nm
+        self.reserved_tokens: list[str] | None = [secrets.token_hex(16) for _ in range(self.num_seats)] if reserved else None
+        self.status = WAITING
+        self.game: Game | None = None
+        self.game_no = 0
+        self.seq = 0
+        self.n = 0
+        self.seed: int | str | None = None
+        self.seed_hash: str | None = None
+        self.pending: Pending | None = None
+        self.banks: list[int] | None = None
+        self.illegal: list[int] = [0] * self.num_seats
+        self.rematch_ready: list[bool] = [False] * self.num_seats
+        self.watchers: dict[Session, bool] = {}
+        self.journal: Journal | None = None
+        self.grace_timers: dict[int, asyncio.TimerHandle] = {}
+        self.views = ViewCache()
+        # Full-visibility feed: (time, n, full view) of this game, for delayed snapshots.
+        self.full_hist: deque[tuple[float, int, dict[str, Any]]] = deque()
+        self.decisions = 0
+
+    # ------------------------------------------------------------------ describing
+    def players(self) -> list[str | None]:
+        return [s.name if s is not None else self.names[i] if self.reserved_tokens else None for i, s in enumerate(self.seats)]
+
+    def info(self) -> dict[str, Any]:
+        """The ``TableInfo`` of protocol.md §6.10."""
+        return {
+            "table": self.name,
+            "variant": self.rules.variant,
+            "origin": self.origin,
+            "status": self.status,
+            "game": self.game_no,
+            "players": self.players(),
+            "spectators": len(self.watchers),
+            "rules": self.rules_wire,
+            "clock": self.clock.to_wire(),
+            "policies": self.policies.to_wire(),
+            "full_feed": self.full_feed_delay_ms is not None,
+        }
+
+    def seated_msg(self, seat: int) -> dict[str, Any]:
+        return {
+            "type": "seated",
+            "table": self.name,
+            "seat": seat,
+            **self._desc(),
+            "status": self.status,
+        }
+
+    def _desc(self) -> dict[str, Any]:
+        return {
+            "variant": self.rules.variant,
+            "rules": self.rules_wire,
+            "num_seats": self.num_seats,
+            "players": self.players(),
+            "clock": self.clock.to_wire(),
+            "policies": self.policies.to_wire(),
+        }
+
+    def free_seats(self) -> list[int]:
+        return [i for i, s in enumerate(self.seats) if s is None]
+
+    @property
+    def full(self) -> bool:
+        return all(s is not None for s in self.seats)
+
+    @property
+    def empty(self) -> bool:
+        return all(s is None for s in self.seats)
+
+    # ------------------------------------------------------------------ sending
+    def _seat_sessions(self) -> list[tuple[int, Session]]:
+        return [(i, s) for i, s in enumerate(self.seats) if s is not None and s.rid is not None]
+
+    def _public_watchers(self) -> list[Session]:
+        return [s for s, full in self.watchers.items() if not full and s.rid is not None]
+
+    def _feed(self, build: Callable[[int | None], dict[str, Any]], full_build: Callable[[], dict[str, Any]] | None) -> None:
+        """Send one feed message: each seat its own, public watchers one shared copy,
+        the full feed (if this table has one) a delayed copy."""
+        send = self.hub.send
+        for seat, sess in self._seat_sessions():
+            send(sess, build(seat))
+        watchers = self._public_watchers()
+        if watchers:
+            data = self.hub.encode(build(None))
+            for w in watchers:
+                self.hub.send_bytes(w, data)
+        if self.full_feed_delay_ms is not None and full_build is not None:
+            msg = full_build()
+            view = msg.get("view")
+            if view is not None:
+                self.full_hist.append((self.hub.now(), msg["n"], view))
+            data = self.hub.encode(msg)
+            self.hub.loop.call_later(self.full_feed_delay_ms / 1000, self._deliver_full, data)
+
+    def _deliver_full(self, data: bytes) -> None:
+        for w, full in list(self.watchers.items()):
+            if full and w.rid is not None:
+                self.hub.send_bytes(w, data)
+        self.hub.kick()
+
+    def _full_view(self) -> dict[str, Any]:
+        assert self.game is not None
+        return self.game.full_view().to_wire()
+
+    # ------------------------------------------------------------------ game start
+    def _seed_for(self, k: int) -> int | str:
+        if self.base_seed is None:
+            return secrets.randbelow(2**53)
+        return self.base_seed if k == 1 else f"{self.base_seed}/{k}"
+
+    def start_game(self) -> None:
+        """All seats taken: deal game ``game_no + 1`` and prompt the first seat."""
+        self.game_no += 1
+        self.seed = self._seed_for(self.game_no)
+        self.game = Game(self.rules, self.seed)
+        self.views.reset(self.game)
+        self.seed_hash = seed_hash(self.seed)
+        self.n = 0
+        self.banks = [self.clock.bank_ms] * self.num_seats if self.clock.bank_ms > 0 else None
+        self.illegal = [0] * self.num_seats
+        self.rematch_ready = [False] * self.num_seats
+        self.full_hist.clear()
+        self.status = PLAYING
+        if self.hub.config.journal_dir is not None:
+            self.journal = Journal(self.hub.config.journal_dir, self.name, self.game_no)
+            self.journal.write(
+                "start",
+                format=JOURNAL_FORMAT,
+                version=JOURNAL_VERSION,
+                table=self.name,
+                game=self.game_no,
+                rules=self.rules_wire,
+                seed_hash=self.seed_hash,
+                players=self.players(),
+                clock=self.clock.to_wire(),
+                policies=self.policies.to_wire(),
+                referee=self.hub.software,
+                started=iso_now(),
+            )
+        base = {
+            "type": "game_start",
+            "table": self.name,
+            "game": self.game_no,
+            "n": 0,
+            **self._desc(),
+            "seed_hash": self.seed_hash,
+        }
+        self._feed(
+            lambda seat: {**base, "seat": seat, "view": self.views.wire(seat)},
+            lambda: {**base, "seat": None, "view": self._full_view()},
+        )
+        self._prompt()
+
+    # ------------------------------------------------------------------ prompts
+    def _allowance(self, seat: int) -> int | None:
+        limits = []
+        if self.clock.move_ms > 0:
+            limits.append(self.clock.move_ms)
+        if self.banks is not None:
+            limits.append(self.banks[seat])
+        return min(limits) if limits else None
+
+    def clock_state(self, p: Pending) -> dict[str, Any]:
+        spent = int((self.hub.now() - p.start) * 1000)
+        remaining = None if p.allowance_ms is None else max(0, p.allowance_ms - spent)
+        return {
+            "remaining_ms": remaining,
+            "move_ms": self.clock.move_ms,
+            "bank_ms": self.bank_now(),
+            "increment_ms": self.clock.increment_ms,
+            "grace_ms": self.clock.grace_ms,
+        }
+
+    def bank_now(self) -> list[int] | None:
+        """Every seat's bank, the pending move's time so far taken off its seat's."""
+        if self.banks is None:
+            return None
+        banks = list(self.banks)
+        p = self.pending
+        if p is not None:
+            banks[p.seat] = max(0, banks[p.seat] - int((self.hub.now() - p.start) * 1000))
+        return banks
+
+    def _prompt(self, error: ProtocolError | None = None, fresh: bool = True) -> None:
+        """Prompt the seat to act (a fresh move, or a re-prompt of the same move)."""
+        game = self.game
+        assert game is not None and not game.is_over
+        seat = game.current_player
+        assert seat is not None
+        now = self.hub.now()
+        old = self.pending
+        start = now if (fresh or old is None) else old.start
+        if old is not None and old.timer is not None:
+            old.timer.cancel()
+        self.seq += 1
+        p = Pending(seat, self.seq, start, self._allowance(seat))
+        if p.allowance_ms is not None:
+            deadline = start + (p.allowance_ms + self.clock.grace_ms) / 1000
+            p.timer = self.hub.loop.call_at(deadline, self._on_timer, p.seq)
+        self.pending = p
+        self.send_prompt(error)
+
+    def send_prompt(self, error: ProtocolError | None = None) -> None:
+        """(Re)send the pending prompt to its seat, and the advise prompt to the sitter."""
+        p = self.pending
+        game = self.game
+        if p is None or game is None:
+            return
+        sess = self.seats[p.seat]
+        legal = self.views.legal()
+        if sess is not None and sess.rid is not None:
+            msg: dict[str, Any] = {
+                "type": "prompt",
+                "table": self.name,
+                "game": self.game_no,
+                "seq": p.seq,
+                "seat": p.seat,
+                "legal": legal,
+                "view": self.views.wire(p.seat),
+                "clock": self.clock_state(p),
+            }
+            if error is not None:
+                msg["error"] = error.info()
+            self.hub.send(sess, msg)
+        if game.roles is not None and p.seat == game.roles[1]:
+            self.send_advise_prompt()
+
+    def send_prompt_to(self, seat: int) -> None:
+        """Resend what ``seat`` is waiting to answer, if anything (resume, ``sync``)."""
+        p = self.pending
+        game = self.game
+        if p is None or game is None:
+            return
+        if p.seat == seat:
+            sess = self.seats[seat]
+            if sess is not None and sess.rid is not None:
+                self.hub.send(
+                    sess,
+                    {
+                        "type": "prompt",
+                        "table": self.name,
+                        "game": self.game_no,
+                        "seq": p.seq,
+                        "seat": p.seat,
+                        "legal": self.views.legal(),
+                        "view": self.views.wire(p.seat),
+                        "clock": self.clock_state(p),
+                    },
+                )
+        elif game.roles is not None and seat == game.roles[2]:
+            self.send_advise_prompt()
+
+    def send_advise_prompt(self) -> None:
+        p = self.pending
+        game = self.game
+        if p is None or game is None or game.roles is None or p.seat != game.roles[1]:
+            return
+        sitter = game.roles[2]
+        sess = self.seats[sitter]
+        if sess is None or sess.rid is None:
+            return
+        self.hub.send(
+            sess,
+            {
+                "type": "advise_prompt",
+                "table": self.name,
+                "game": self.game_no,
+                "seq": p.seq,
+                "captain": p.seat,
+                "legal": self.views.legal(),
+                "view": self.views.wire(sitter),
+            },
+        )
+
+    # ------------------------------------------------------------------ moves
+    def on_act(self, sess: Session, seat: int, msg: dict[str, Any], rqid: Any) -> None:
+        """A seat's answer to a prompt (protocol.md §5.12). Raises ProtocolError to refuse."""
+        if "seat" in msg and msg["seat"] != seat:
+            raise ProtocolError("wrong_seat", f"you sit at seat {seat} of table {self.name}, not seat {msg['seat']}")
+        game = self.game
+        if game is None or self.status != PLAYING:
+            raise ProtocolError("no_game", f"no game is running at table {self.name}")
+        p = self.pending
+        if p is None or p.seat != seat:
+            who = "nobody" if p is None else f"seat {p.seat}"
+            raise ProtocolError("not_your_turn", f"no prompt is pending for seat {seat}; {who} is to act")
+        if msg["seq"] != p.seq:
+            raise ProtocolError("stale_seq", f"seq {msg['seq']} is not the pending prompt's (seq {p.seq}); this answer is ignored")
+        now = self.hub.now()
+        elapsed = int((now - p.start) * 1000)
+        if p.allowance_ms is not None and elapsed > p.allowance_ms + self.clock.grace_ms:
+            self._timeout(p)
+            raise ProtocolError(
+                "stale_seq",
+                f"your move arrived {elapsed - p.allowance_ms} ms after its time limit (grace {self.clock.grace_ms} ms); "
+                f"the timeout policy ({self.policies.timeout}) was applied",
+            )
+        try:
+            action = Action.from_wire(msg["action"])
+        except Exception as e:  # any malformation of a client's map is bad_action
+            self._illegal(sess, seat, "bad_action", f"bad action: {e}", msg["action"], rqid)
+            return
+        hand_before = game.hand
+        try:
+            result = game.apply(action, seat=seat)
+        except IllegalAction as e:
+            self._illegal(sess, seat, "illegal_action", f"illegal action {action}: {e}", msg["action"], rqid)
+            return
+        if p.timer is not None:
+            p.timer.cancel()
+        self.pending = None
+        if self.banks is not None:
+            self.banks[seat] = max(0, self.banks[seat] - elapsed) + self.clock.increment_ms
+        self._after_move(seat, action, hand_before, result, p.seq, elapsed, auto=False)
+
+    def _after_move(self, actor: int, action: Action, hand_before: Any, result: HandResult | None, seq: int, elapsed: int, auto: bool) -> None:
+        game = self.game
+        assert game is not None
+        self.decisions += 1
+        self.views.touch()
+        self.n += 1
+        n = self.n
+        if self.journal is not None:
+            self.journal.write("action", seat=actor, action=action.to_wire(), seq=seq, ms=elapsed, auto=auto, n=n)
+        kind = action.kind
+        ended = result is not None
+        base = {"type": "event", "table": self.name, "game": self.game_no, "n": n, "auto": auto}
+        if ended:
+            public_card = action.card if kind == "discard" else None
+            move_pub = {"seat": actor, "kind": kind, "card": None if public_card is None else _cs(public_card)}
+
+            def build(seat: int | None) -> dict[str, Any]:
+                return {**base, "move": move_pub, "view": None}
+        else:
+
+            def build(seat: int | None) -> dict[str, Any]:
+                vw = self.views.wire(seat)
+                return {**base, "move": vw["events"][-1], "view": vw}
+
+        def build_full() -> dict[str, Any]:
+            card = action.card if action.card is not None else hand_before.events[-1][2]
+            move = {"seat": actor, "kind": kind, "card": None if card is None else _cs(card)}
+            return {**base, "move": move, "view": None if ended else self._full_view()}
+
+        self._feed(build, build_full)
+        if ended:
+            assert result is not None
+            self.n += 1
+            if self.journal is not None:
+                self.journal.write("hand_end", result=result.to_wire(), n=self.n)
+            hbase = {"type": "hand_end", "table": self.name, "game": self.game_no, "n": self.n, "result": result.to_wire()}
+            self._feed(lambda seat: {**hbase, "view": self.views.wire(seat)}, lambda: {**hbase, "view": self._full_view()})
+            if game.is_over:
+                self.end_game(None)
+                return
+        self._prompt()
+
+    def _illegal(self, sess: Session, seat: int, name: str, message: str, raw: Any, rqid: Any) -> None:
+        """An illegal or malformed action: error, then re-prompt or forfeit (protocol.md §8)."""
+        self.illegal[seat] += 1
+        count = self.illegal[seat]
+        err = ProtocolError(name, message, request="act", table=self.name)
+        if self.journal is not None:
+            self.journal.write("illegal", seat=seat, seq=self.pending.seq if self.pending else None, action=jsonable(raw), error=err.info(), count=count)
+        self.hub.send(sess, err.to_wire(rqid))
+        if self.policies.illegal == "forfeit" and count >= self.policies.illegal_limit:
+            self.forfeit(seat, "illegal")
+        else:
+            self._prompt(error=err, fresh=False)
+
+    def _on_timer(self, seq: int) -> None:
+        p = self.pending
+        if p is not None and p.seq == seq:
+            self._timeout(p)
+            self.hub.kick()
+
+    def _timeout(self, p: Pending) -> None:
+        """A late move: forfeit, or the referee's default move (protocol.md §8)."""
+        game = self.game
+        assert game is not None
+        if p.timer is not None:
+            p.timer.cancel()
+        elapsed = int((self.hub.now() - p.start) * 1000)
+        if self.journal is not None:
+            self.journal.write("timeout", seat=p.seat, seq=p.seq, ms=elapsed, policy=self.policies.timeout)
+        self.pending = None
+        if self.policies.timeout == "forfeit":
+            self.forfeit(p.seat, "timeout")
+            return
+        action = default_action(game)
+        hand_before = game.hand
+        result = game.apply(action, seat=p.seat)
+        if self.banks is not None:
+            self.banks[p.seat] = self.clock.increment_ms
+        self._after_move(p.seat, action, hand_before, result, p.seq, elapsed, auto=True)
+
+    def forfeit(self, seat: int, reason: str) -> None:
+        """``seat`` loses the running game (timeout, illegal, disconnect, resigned)."""
+        game = self.game
+        assert game is not None and not game.is_over
+        game.resign(seat, reason)
+        if self.journal is not None:
+            self.journal.write("resign", seat=seat, reason=reason)
+        self.end_game(seat)
+
+    def abandon(self, reason: str = "abandoned") -> None:
+        """End the running game with no winner (table closed, referee stopping)."""
+        game = self.game
+        if game is None or game.is_over or self.status != PLAYING:
+            return
+        game.abandon(reason)
+        if self.journal is not None:
+            self.journal.write("abandon", reason=reason)
+        self.end_game(None)
+
+    def end_game(self, at_fault: int | None) -> None:
+        """The game is over: journal's last line, ``game_end`` to everyone."""
+        game = self.game
+        assert game is not None and game.is_over
+        p = self.pending
+        if p is not None and p.timer is not None:
+            p.timer.cancel()
+        self.pending = None
+        self.views.touch()
+        final = game.final_scores()
+        if self.journal is not None:
+            self.journal.write(
+                "end",
+                seed=self.seed,
+                seed_hash=self.seed_hash,
+                final=final,
+                termination=game.termination,
+                record=game.to_record(),
+            )
+            self.journal.close()
+            self.journal = None
+        self.n += 1
+        self.status = FINISHED
+        self.rematch_ready = [False] * self.num_seats
+        base = {
+            "type": "game_end",
+            "table": self.name,
+            "game": self.game_no,
+            "n": self.n,
+            "final": final,
+            "termination": game.termination,
+            "winner": game.winner,
+            "at_fault": at_fault,
+            "seed": self.seed,
+            "seed_hash": self.seed_hash,
+        }
+        self._feed(lambda seat: {**base, "view": self.views.wire(seat)}, lambda: {**base, "view": self._full_view()})
+        if not self.full:
+            self.status = WAITING
+
+    # ------------------------------------------------------------------ advice
+    def on_advise(self, sess: Session, seat: int, msg: dict[str, Any], rqid: Any) -> None:
+        game = self.game
+        if game is None or self.status != PLAYING:
+            raise ProtocolError("no_game", f"no game is running at table {self.name}")
+        if game.roles is None:
+            raise ProtocolError("forbidden", "advice exists only in Gin in the Box")
+        if seat != game.roles[2]:
+            raise ProtocolError("forbidden", f"only the player sitting out (seat {game.roles[2]}) may advise the captain")
+        p = self.pending
+        if p is None or p.seat != game.roles[1] or msg["seq"] != p.seq:
+            now = "no prompt is pending" if p is None else f"the pending prompt is seq {p.seq} for seat {p.seat}"
+            raise ProtocolError("stale_seq", f"advice for seq {msg['seq']} is stale: {now}")
+        action = None
+        raw = msg.get("action")
+        if raw is not None:
+            try:
+                action = Action.from_wire(raw)
+            except Exception as e:
+                raise ProtocolError("bad_action", f"bad suggested action: {e}") from None
+        text = msg.get("text", "")
+        try:
+            game.advise(seat, action, text)
+        except IllegalAction as e:
+            raise ProtocolError("bad_advice", str(e)) from None
+        self.views.touch()
+        if self.journal is not None:
+            self.journal.write("advice", seat=seat, action=None if action is None else action.to_wire(), text=text, seq=p.seq)
+        self.hub.reply_ok(sess, "advise", rqid)
+        captain = self.seats[game.roles[1]]
+        if captain is not None:
+            self.hub.send(
+                captain,
+                {
+                    "type": "advice",
+                    "table": self.name,
+                    "game": self.game_no,
+                    "seq": p.seq,
+                    "seat": seat,
+                    "action": None if action is None else action.to_wire(),
+                    "text": text,
+                },
+            )
+
+    # ------------------------------------------------------------------ snapshots
+    def snapshot(self, seat: int | None, full: bool, rqid: Any = None) -> dict[str, Any]:
+        """The ``snapshot`` for a seat, a public spectator or the delayed full feed."""
+        n = self.n
+        view: dict[str, Any] | None = None
+        if self.game is not None:
+            if full:
+                cutoff = self.hub.now() - (self.full_feed_delay_ms or 0) / 1000
+                while len(self.full_hist) > 1 and self.full_hist[1][0] <= cutoff:
+                    self.full_hist.popleft()
+                if self.full_hist and self.full_hist[0][0] <= cutoff:
+                    _, n, view = self.full_hist[0]
+                else:
+                    # Nothing of this game is older than the delay yet: no view (the
+                    # delayed game_start, n 0, follows), never an early look at the deal.
+                    n = 0
+            else:
+                view = self.views.wire(seat)
+        msg: dict[str, Any] = {
+            "type": "snapshot",
+            "table": self.name,
+            "status": self.status,
+            "game": self.game_no,
+            "n": n,
+            "seat": seat,
+            "full": full,
+            **self._desc(),
+            "seed_hash": self.seed_hash,
+            "clocks": self.bank_now() if self.status == PLAYING else (list(self.banks) if self.banks is not None else None),
+            "view": view,
+        }
+        if rqid is not None:
+            msg["id"] = rqid
+        return msg
+
+
+def _cs(card: int) -> str:
+    from okgin import card_str
+
+    return card_str(card)
