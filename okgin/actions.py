@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import Card, card_str, parse_card
+from .cards import Card, card_str, parse_card, to_card
 
 KINDS = ("take", "pass", "draw_stock", "draw_discard", "discard", "knock", "big_gin")
 _WITH_CARD = ("discard", "knock")
@@ -53,8 +53,14 @@ class Action:
             raise ValueError(f"unknown action kind {self.kind!r}; known: {', '.join(KINDS)}")
         if (self.kind in _WITH_CARD) != (self.card is not None):
             raise ValueError(f"action {self.kind!r} {'needs' if self.kind in _WITH_CARD else 'takes no'} card")
-        if self.melds is not None and self.kind not in ("knock", "big_gin"):
-            raise ValueError(f"only knock and big_gin take melds, not {self.kind!r}")
+        if self.card is not None and (self.card.__class__ is not int or not 0 <= self.card < 52):
+            # Normalised here so that equality, hashing and legality checks see card indices
+            # only: a string is parsed, anything else that is not a card is refused.
+            object.__setattr__(self, "card", to_card(self.card))
+        if self.melds is not None:
+            if self.kind not in ("knock", "big_gin"):
+                raise ValueError(f"only knock and big_gin take melds, not {self.kind!r}")
+            object.__setattr__(self, "melds", _norm_melds(self.melds))
 
     # Constructors -------------------------------------------------------------
     @staticmethod
@@ -115,9 +121,15 @@ class Action:
 
 
 def _norm_melds(melds: Any) -> tuple[tuple[Card, ...], ...] | None:
+    """Melds as sorted tuples of card indices (so equal declarations compare equal)."""
     if melds is None:
         return None
-    return tuple(sorted(tuple(sorted(m)) for m in melds))
+    if isinstance(melds, str | bytes) or any(isinstance(m, str | bytes) for m in melds):
+        raise ValueError("melds must be a list of lists of cards")
+    try:
+        return tuple(sorted(tuple(sorted(to_card(c) for c in m)) for m in melds))
+    except TypeError:
+        raise ValueError("melds must be a list of lists of cards") from None
 
 
 TAKE = Action("take")

@@ -89,11 +89,11 @@ class Hand:
 
     def legal_actions(self) -> list[Action]:
         """The legal actions of the seat to act, in a fixed order. Knocks are listed
-        without declared melds."""
+        without declared melds. A fresh list each call: callers may keep or change it."""
         if self._legal is None:
             self._legal = self._compute_legal()
             self._legal_set = frozenset(self._legal)
-        return self._legal
+        return list(self._legal)
 
     def _compute_legal(self) -> list[Action]:
         if self.phase == OFFER:
