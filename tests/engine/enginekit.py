@@ -96,12 +96,24 @@ def all_52(game: Game) -> bool:
     return sorted(places) == list(range(52))
 
 
-def random_play(game: Game, rng: random.Random, max_actions: int = 20000, check=None) -> Game:
-    """Uniformly random legal play until the game ends; ``check(game)`` after every action."""
+def random_action(game: Game, rng: random.Random, knock_bias: float = 0.0) -> Action:
+    """A uniformly random legal action; with ``knock_bias`` > 0 a legal knock (or big gin)
+    is chosen with that probability first. Uniform random play rarely knocks (most hands
+    are drawn), so whole-game tests use a bias to reach scores in a few hands."""
+    legal = game.legal_actions()
+    if knock_bias and rng.random() < knock_bias:
+        knocks = [a for a in legal if a.kind in ("knock", "big_gin")]
+        if knocks:
+            return rng.choice(knocks)
+    return rng.choice(legal)
+
+
+def random_play(game: Game, rng: random.Random, max_actions: int = 50000, check=None, knock_bias: float = 0.5) -> Game:
+    """Random legal play until the game ends; ``check(game)`` after every action."""
     for _ in range(max_actions):
         if game.is_over:
             return game
-        game.apply(rng.choice(game.legal_actions()))
+        game.apply(random_action(game, rng, knock_bias))
         if check is not None:
             check(game)
     raise AssertionError("random play did not end the game")
