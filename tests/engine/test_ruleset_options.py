@@ -1,0 +1,104 @@
+"""Every RULES.md option is a ``RuleSet`` field of the same name with the RULES.md default,
+validated with clear errors (RULES.md §3.1, §3.3, §3.4, §3.5, §3.7, §4)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+
+import pytest
+
+from okgin import RuleError, RuleSet
+from okgin.rules_cli import main as rules_main
+
+RULES_MD_DEFAULTS = {
+    "variant": "oklahoma",
+    "ace_upcard_gin_only": False,  # §3.1
+    "spade_upcard_doubles": False,  # §3.1
+    "allow_discard_of_taken_card": False,  # §3.3
+    "big_gin": False,  # §3.4
+    "big_gin_bonus": 31,  # §3.4
+    "gin_bonus": 25,  # §3.5
+    "undercut_bonus": 10,  # §3.5
+    "tie_is_undercut": True,  # §3.5
+    "target_score": 100,  # §3.7
+    "classic_bonuses": False,  # §3.7
+}
+
+
+def test_rules_options_have_the_rules_md_names_and_defaults():
+    r = RuleSet()
+    names = {f.name for f in fields(RuleSet)}
+    assert names == {*RULES_MD_DEFAULTS, "knock_limit"}
+    for name, default in RULES_MD_DEFAULTS.items():
+        assert getattr(r, name) == default, name
+    assert r.effective_knock_limit == "upcard"  # §3.1
+    assert RuleSet(variant="box").effective_knock_limit == 10  # §4
+    assert RuleSet(variant="box").num_players == 3 and r.num_players == 2
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "msg"),
+    [
+        ({"variant": "rummy"}, "variant must be one of oklahoma, box"),
+        ({"knock_limit": 11}, "knock_limit must be 'upcard' or a whole number 0-10"),
+        ({"knock_limit": -1}, "knock_limit"),
+        ({"knock_limit": "ten"}, "knock_limit"),
+        ({"knock_limit": True}, "knock_limit"),
+        ({"knock_limit": 2.5}, "knock_limit"),
+        ({"big_gin": 1}, "big_gin must be true or false"),
+        ({"tie_is_undercut": "yes"}, "tie_is_undercut must be true or false"),
+        ({"gin_bonus": 2.5}, "gin_bonus must be a whole number"),
+        ({"gin_bonus": True}, "gin_bonus must be a whole number"),
+        ({"undercut_bonus": -1}, "undercut_bonus must be between 0 and 1000"),
+        ({"big_gin_bonus": 1001}, "big_gin_bonus must be between"),
+        ({"target_score": 0}, "target_score must be between 1 and 100000"),
+    ],
+)
+def test_rules_bad_values_are_refused_with_a_clear_error(kwargs, msg):
+    with pytest.raises(RuleError, match=msg):
+        RuleSet(**kwargs)
+
+
+def test_rules_from_dict_and_to_dict():
+    r = RuleSet(variant="box", spade_upcard_doubles=True, knock_limit="upcard")
+    d = r.to_dict()
+    assert d["knock_limit"] == "upcard" and d["variant"] == "box"
+    assert RuleSet.from_dict(d) == r
+    assert RuleSet.from_dict(RuleSet().to_dict()).to_dict() == RuleSet().to_dict()
+    with pytest.raises(RuleError, match="unknown rule option"):
+        RuleSet.from_dict({"jokers": 2})
+    with pytest.raises(RuleError, match="map"):
+        RuleSet.from_dict(["variant"])
+
+
+def test_rules_with_options_and_assignments():
+    r = RuleSet().with_options(gin_bonus=20)
+    assert r.gin_bonus == 20
+    with pytest.raises(RuleError, match="unknown rule option"):
+        RuleSet().with_options(nope=1)
+    r = RuleSet().with_assignments(["knock_limit=10", "big_gin=on", "undercut_bonus = 25", "variant=box"])
+    assert (r.knock_limit, r.big_gin, r.undercut_bonus, r.variant) == (10, True, 25, "box")
+    assert RuleSet().with_assignments(["knock_limit=upcard"]).knock_limit == "upcard"
+    assert RuleSet().with_assignments(["knock_limit=default"]).knock_limit is None
+    for bad, msg in [("knock_limit", "NAME=VALUE"), ("big_gin=maybe", "true or false"), ("gin_bonus=x", "whole number"),
+                     ("knock_limit=x", "'upcard' or 0-10"), ("nope=1", "unknown rule option"), ("knock_limit=12", "0-10")]:
+        with pytest.raises(RuleError, match=msg):
+            RuleSet().with_assignments([bad])
+
+
+def test_rules_are_immutable_and_hashable():
+    r = RuleSet()
+    with pytest.raises(AttributeError):
+        r.gin_bonus = 3  # type: ignore[misc]
+    assert {RuleSet(), RuleSet()} == {RuleSet()}
+
+
+def test_rules_cli_lists_every_option(capsys):
+    assert rules_main([]) == 0
+    out = capsys.readouterr().out
+    for f in fields(RuleSet):
+        assert f.name in out
+    assert rules_main(["--variant", "box", "--rule", "gin_bonus=20", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["gin_bonus"] == 20 and d["knock_limit"] == 10
