@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-SORTS = ("suit", "rank", "melds", "manual")
+SORTS = ("melds", "suit", "rank", "manual")
 
 
 @dataclass(frozen=True)

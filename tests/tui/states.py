@@ -108,4 +108,27 @@ def with_error(state: TableState, msg: str) -> TableState:
     return replace(state, error=msg)
 
 
-__all__ = ["NAMES2", "NAMES3", "at", "game_over", "mask_of", "phase_is", "play_until", "state_of", "with_error"]
+__all__ = ["NAMES2", "NAMES3", "at", "game_over", "mask_of", "phase_is", "play_until", "state_of", "with_error", "write_journal"]
+
+
+def write_journal(game: Game, path, names: tuple[str, ...], table: str = "demo", end: bool = True) -> None:
+    """A journal in the referee's format (protocol.md §12) for a game played in-process."""
+    from okgin import canonical_json
+
+    lines = [{"t": "start", "format": "okgin-journal", "version": 1, "table": table, "game": 1, "rules": game.rules.to_dict(),
+              "seed_hash": "-", "players": list(names), "clock": {}, "policies": {}, "referee": "test", "started": "-"}]
+    replayed = Game(game.rules, game.seed_value)
+    seq = 0
+    for e in game.to_record()["entries"]:
+        seq += 1
+        if "action" in e:
+            r = replayed.apply(Action.from_wire(e["action"]), seat=e["seat"])
+            lines.append({"t": "action", "seat": e["seat"], "action": e["action"], "seq": seq, "ms": 1, "auto": False, "n": seq})
+            if r is not None:
+                lines.append({"t": "hand_end", "result": r.to_wire(), "n": seq})
+    if end:
+        lines.append({"t": "end", "seed": game.seed_value, "seed_hash": "-", "final": game.final_scores(),
+                      "termination": game.termination, "record": game.to_record()})
+    with open(path, "w", encoding="utf-8") as f:
+        for line in lines:
+            f.write(canonical_json(line) + "\n")

@@ -268,8 +268,6 @@ class TableScreen(Screen):
         if action in ("cursor", "shift"):
             if replay or not self._choosing():
                 return False
-            if action == "shift" and self.options.sort != "manual":
-                return None if self.query_one(HandWidget).order else False
             return bool(self.query_one(HandWidget).order)
         if action in MOVE_KINDS:
             return st.my_turn and MOVE_KINDS[action] in st.legal_kinds()

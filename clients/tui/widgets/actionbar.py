@@ -25,4 +25,7 @@ class ActionBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         for action, label, variant in self.specs:
-            yield Button(label, name=action, id=f"act-{action}", compact=True, variant=variant)  # type: ignore[arg-type]
+            ident = "act-" + "".join(ch if ch.isalnum() or ch == "_" else "-" for ch in action).strip("-")
+            b = Button(label, name=action, id=ident, compact=True, variant=variant)  # type: ignore[arg-type]
+            b.can_focus = False  # the keyboard uses the move letters; Enter must stay "discard"
+            yield b

@@ -59,6 +59,8 @@ def sort_cards(cards: list[Card], mode: str, melds: tuple[tuple[Card, ...], ...]
 class HandWidget(Widget):
     """A hand of cards with a selection cursor. Set :attr:`cards`; read :attr:`selected`."""
 
+    can_focus = True
+
     DEFAULT_CSS = """
     HandWidget { height: auto; min-height: 5; }
     """

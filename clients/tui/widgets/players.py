@@ -30,6 +30,25 @@ def format_clock(clock: Clock | None, now: float | None = None) -> str | None:
     return f"{s // 60}:{s % 60:02d}"
 
 
+def open_hand_text(cards: tuple[int, ...], opts: DisplayOptions) -> Text:
+    """A hand shown face up (replays, full feeds): melds in brackets, then deadwood."""
+    from okgin import best_melds
+
+    t = Text()
+    if not cards:
+        return t
+    arr = best_melds(list(cards)) if len(cards) <= 11 else None
+    if arr is None:
+        return cards_text(cards, opts)
+    for m in arr.melds:
+        t.append("[")
+        t.append_text(cards_text(m, opts))
+        t.append("] ")
+    t.append_text(cards_text(arr.deadwood_cards, opts, empty=""))
+    t.append(f" ({arr.deadwood})", style="dim")
+    return t
+
+
 def clock_of(state: TableState, seat: int) -> str | None:
     return format_clock(state.clocks[seat]) if seat < len(state.clocks) else None
 
@@ -81,10 +100,11 @@ class OpponentsWidget(Widget):
             t.append(f" advises {st.name(v.hand_of) if v.hand_of is not None else st.name(v.nondealer)}", style="dim")
         else:
             n = v.hand_sizes[s] if s < len(v.hand_sizes) else 0
-            t.append(f"  {n} cards ")
             if v.all_hands is not None and s < len(v.all_hands):
-                t.append_text(cards_text(v.all_hands[s], opts))
+                t.append("  ")
+                t.append_text(open_hand_text(v.all_hands[s], opts))
             else:
+                t.append(f"  {n} cards ")
                 known = v.known_cards[s] if s < len(v.known_cards) else ()
                 t.append(("#" if opts.ascii else "░") * min(n, 11), style="dim")
                 if known:

@@ -1,0 +1,37 @@
+"""``okgin replay FILE``: step through a referee journal in the terminal UI.
+
+(``okgin replay FILE --check`` is the referee's checker, dispatched by ``okgin/cli.py``.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .options import options_from_env
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="okgin replay",
+        description="Step through a finished game's journal: ←/→ one move, PgUp/PgDn one hand, Home/End, q quits. "
+        "Every hand is shown face up. (Add --check to verify the journal against the engine instead.)",
+    )
+    p.add_argument("file", help="a journal written by the referee (JSON Lines, protocol.md §12)")
+    p.add_argument("--ascii", action="store_true", default=None, help="suits as S H D C, plain lines")
+    p.add_argument("--four-colour", action="store_true", default=None, help="a different colour for each suit")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    from .app import OkginApp
+    from .replay import JournalError, ReplayBackend
+
+    try:
+        backend = ReplayBackend(args.file)
+    except JournalError as e:
+        print(f"okgin replay: {e}", file=sys.stderr)
+        return 2
+    app = OkginApp(backend, options=options_from_env(args.ascii, args.four_colour))
+    return app.run() or 0
