@@ -1,0 +1,241 @@
+"""The runner's connections to a referee, over the documented protocol only.
+
+:class:`AdminLink` is one DEALER with role ``admin`` per referee: it creates the tables
+(reserved seats, seed, clock, policies), watches them (the public feed, so the runner
+never sees a hidden card it could leak), closes them, and tells the runner when the
+referee is gone (its process exited, it said ``shutdown``, or it stayed silent for
+``liveness`` heartbeats). It pings the referee on every heartbeat and keeps the round
+trip times: the referee's own latency, so harness load can be told apart from a slow
+bot (GUIDE §6).
+
+:func:`resign_seat` takes a seat over with its reserved token and resigns it: how the
+runner makes a bot whose process died, or that hangs with no time control, lose its
+game at once instead of after the referee's disconnect grace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import time
+from collections.abc import Callable
+from typing import Any
+
+import zmq
+import zmq.asyncio
+
+from okgin.protocol import ProtocolError, decode, encode
+
+FEED_TYPES = {"game_start", "event", "hand_end", "game_end", "table_closed", "snapshot"}
+
+
+class RefereeGone(RuntimeError):
+    """The referee stopped answering (process died, shut down, or went silent)."""
+
+
+class RequestFailed(RuntimeError):
+    """The referee answered a request with ``error``."""
+
+    def __init__(self, reply: dict[str, Any]) -> None:
+        super().__init__(f"{reply.get('name')}: {reply.get('message')}")
+        self.reply = reply
+        self.name = str(reply.get("name"))
+
+
+def _socket(ctx: zmq.asyncio.Context, endpoint: str) -> zmq.asyncio.Socket:
+    s = ctx.socket(zmq.DEALER)
+    s.setsockopt(zmq.LINGER, 0)
+    s.setsockopt(zmq.SNDHWM, 10000)
+    s.setsockopt(zmq.RCVHWM, 10000)
+    s.connect(endpoint)
+    return s
+
+
+class AdminLink:
+    def __init__(self, ctx: zmq.asyncio.Context, endpoint: str, name: str, admin_key: str | None = None) -> None:
+        self.ctx = ctx
+        self.endpoint = endpoint
+        self.name = name
+        self.admin_key = admin_key
+        self.sock: zmq.asyncio.Socket | None = None
+        self._ids = itertools.count(1)
+        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._tables: dict[str, Callable[[dict[str, Any]], None]] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self.heartbeat_s = 5.0
+        self.liveness = 3
+        self.last_heard = time.monotonic()
+        self.gone: str | None = None  # why, once the referee is gone
+        self.gone_event = asyncio.Event()
+        self.rtt_ms: list[float] = []
+        self._ping_sent: dict[int, float] = {}
+        self._on_gone: list[Callable[[str], None]] = []
+
+    # ------------------------------------------------------------- lifecycle
+    async def connect(self, timeout: float = 30.0) -> dict[str, Any]:
+        self.sock = _socket(self.ctx, self.endpoint)
+        self._tasks.append(asyncio.ensure_future(self._recv_loop()))
+        hello: dict[str, Any] = {"type": "hello", "protocol": 1, "minor": 0, "role": "admin", "name": self.name}
+        if self.admin_key:
+            hello["admin_key"] = self.admin_key
+        welcome = await self.request(hello, timeout=timeout)
+        self.heartbeat_s = max(0.05, int(welcome.get("heartbeat_ms", 5000)) / 1000.0)
+        self.liveness = max(1, int(welcome.get("liveness", 3)))
+        self._tasks.append(asyncio.ensure_future(self._heartbeat_loop()))
+        return welcome
+
+    async def close(self) -> None:
+        for t in self._tasks:
+            t.cancel()
+        for t in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await t
+        self._tasks.clear()
+        if self.sock is not None:
+            with contextlib.suppress(zmq.ZMQError):
+                await self.sock.send(encode({"type": "bye"}), flags=zmq.NOBLOCK)
+            self.sock.close(linger=0)
+            self.sock = None
+
+    def on_gone(self, cb: Callable[[str], None]) -> None:
+        self._on_gone.append(cb)
+
+    def mark_gone(self, why: str) -> None:
+        if self.gone is not None:
+            return
+        self.gone = why
+        self.gone_event.set()
+        for fut in self._pending.values():
+            if not fut.done():
+                fut.set_exception(RefereeGone(why))
+        for cb in list(self._on_gone):
+            cb(why)
+        for cb in list(self._tables.values()):
+            cb({"type": "_referee_gone", "reason": why})
+
+    # -------------------------------------------------------------- messages
+    async def request(self, msg: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
+        """Send ``msg`` with a fresh id; return the reply, or raise RequestFailed/RefereeGone."""
+        if self.gone is not None:
+            raise RefereeGone(self.gone)
+        assert self.sock is not None
+        rid = next(self._ids)
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[rid] = fut
+        try:
+            await self.sock.send(encode({**msg, "id": rid}))
+            reply = await asyncio.wait_for(fut, timeout)
+        except TimeoutError:
+            raise RefereeGone(f"no answer to {msg.get('type')} within {timeout:.0f} s") from None
+        finally:
+            self._pending.pop(rid, None)
+        if reply.get("type") == "error":
+            raise RequestFailed(reply)
+        return reply
+
+    def subscribe(self, table: str, cb: Callable[[dict[str, Any]], None]) -> None:
+        self._tables[table] = cb
+
+    def unsubscribe(self, table: str) -> None:
+        self._tables.pop(table, None)
+
+    async def _recv_loop(self) -> None:
+        assert self.sock is not None
+        while True:
+            try:
+                frame = await self.sock.recv()
+            except zmq.ZMQError as e:
+                self.mark_gone(f"socket error: {e}")
+                return
+            self.last_heard = time.monotonic()
+            try:
+                msg = decode(frame, max_bytes=1 << 20)
+            except ProtocolError:
+                continue
+            kind = msg.get("type")
+            rid = msg.get("id")
+            if kind == "pong" and isinstance(rid, str) and rid.startswith("p"):
+                sent = self._ping_sent.pop(int(rid[1:]), None)
+                if sent is not None:
+                    self.rtt_ms.append((time.monotonic() - sent) * 1000.0)
+                continue
+            if isinstance(rid, int) and rid in self._pending and kind in (
+                    "welcome", "ok", "error", "table_created", "snapshot", "tables", "pong"):
+                fut = self._pending[rid]
+                if not fut.done():
+                    fut.set_result(msg)
+                if kind != "snapshot":
+                    continue
+            if kind == "shutdown":
+                self.mark_gone(f"the referee shut down: {msg.get('reason', '')}")
+                return
+            table = msg.get("table")
+            if kind in FEED_TYPES and isinstance(table, str) and table in self._tables and rid is None:
+                self._tables[table](msg)
+
+    async def _heartbeat_loop(self) -> None:
+        """Ping on every beat (any traffic is a heartbeat); declare the referee gone after
+        ``liveness`` silent beats."""
+        assert self.sock is not None
+        n = 0
+        while True:
+            await asyncio.sleep(self.heartbeat_s)
+            if time.monotonic() - self.last_heard > self.liveness * self.heartbeat_s + 1.0:
+                self.mark_gone(f"silent for {self.liveness} heartbeats")
+                return
+            n += 1
+            self._ping_sent[n] = time.monotonic()
+            if len(self._ping_sent) > 100:
+                self._ping_sent.pop(min(self._ping_sent))
+            with contextlib.suppress(zmq.ZMQError):
+                await self.sock.send(encode({"type": "ping", "id": f"p{n}"}))
+
+    def rtt_summary(self) -> dict[str, float]:
+        if not self.rtt_ms:
+            return {}
+        xs = sorted(self.rtt_ms)
+        return {"pings": len(xs), "median_ms": xs[len(xs) // 2], "max_ms": xs[-1]}
+
+
+async def resign_seat(ctx: zmq.asyncio.Context, endpoint: str, token: str, table: str, timeout: float = 30.0,
+                      resign: bool = True) -> str:
+    """Take the seat that ``token`` reserves at ``table`` and resign it.
+
+    Returns what happened in a few words. If the seat was never taken (the bot died
+    before connecting) the runner's hello takes it; if other seats are still empty the
+    game starts when they fill, and the resignation follows at once. With ``resign``
+    false the seat is only held until the game ends: when a second bot of the same game
+    dies too, its seat must still be taken for the game to start and the first one's
+    resignation to end it.
+    """
+    sock = _socket(ctx, endpoint)
+    deadline = time.monotonic() + timeout
+    try:
+        await sock.send(encode({"type": "hello", "id": 1, "protocol": 1, "role": "player", "name": "organiser",
+                                "token": token}))
+        resign_sent = False
+        while time.monotonic() < deadline:
+            if not await sock.poll(max(1, int((deadline - time.monotonic()) * 1000))):
+                break
+            msg = decode(await sock.recv(), max_bytes=1 << 20)
+            kind = msg.get("type")
+            if kind == "error" and msg.get("id") == 1:
+                return f"could not take the seat: {msg.get('name')}"
+            if kind == "game_end" and msg.get("table") == table:
+                return "resigned" if resign_sent else "held until the end" if not resign else "the game ended first"
+            running = kind in ("game_start", "prompt") or (
+                kind in ("snapshot", "seated") and msg.get("status") == "playing")
+            if running and msg.get("table") == table and not resign_sent and resign:
+                await sock.send(encode({"type": "resign", "id": 2, "table": table}))
+                resign_sent = True
+            if kind == "error" and msg.get("id") == 2:
+                if msg.get("name") == "no_game":
+                    resign_sent = False  # not started yet: wait for game_start
+                else:
+                    return f"resign refused: {msg.get('name')}"
+        return "timed out"
+    finally:
+        with contextlib.suppress(zmq.ZMQError):
+            await sock.send(encode({"type": "bye"}), flags=zmq.NOBLOCK)
+        sock.close(linger=0)

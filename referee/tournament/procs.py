@@ -1,0 +1,130 @@
+"""Child processes of the runner: referees and bots, tied to the runner's life.
+
+Why ``PR_SET_PDEATHSIG``: the runner must survive ``kill -9`` and be resumed, and a
+``kill -9`` gives it no chance to clean up. Every child it starts asks the kernel to be
+killed when the runner dies, so a killed run leaves no referee holding a port and no bot
+spinning. (Linux only; elsewhere the children are ended by the runner's normal shutdown.)
+
+Bots run with their output in a log file per game (so a crash leaves its traceback
+behind); the runner keeps the logs of games that ended abnormally and deletes the rest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import os
+import re
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO
+
+PR_SET_PDEATHSIG = 1
+ENDPOINT_RE = re.compile(r"(tcp://\S+|ipc://\S+)")
+
+
+def _die_with_parent(parent: int) -> None:
+    """``preexec_fn``: SIGKILL this child when the runner dies (even by kill -9)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the runner died between fork and prctl
+        os._exit(1)
+
+
+def okgin_argv(*args: str) -> list[str]:
+    """The ``okgin`` command of this installation (same interpreter, same working tree)."""
+    return [sys.executable, "-m", "okgin", *args]
+
+
+async def spawn(argv: Sequence[str], cwd: str | None = None, env: dict[str, str] | None = None,
+                log: IO[bytes] | None = None, stdout_pipe: bool = False) -> asyncio.subprocess.Process:
+    parent = os.getpid()
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    return await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=cwd,
+        env=full_env,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE if stdout_pipe else (log or asyncio.subprocess.DEVNULL),
+        stderr=log or asyncio.subprocess.DEVNULL,
+        preexec_fn=(lambda: _die_with_parent(parent)) if sys.platform.startswith("linux") else None,
+    )
+
+
+async def stop(proc: asyncio.subprocess.Process, grace: float = 2.0) -> int | None:
+    """End a child we started: SIGTERM, then SIGKILL after ``grace`` seconds."""
+    if proc.returncode is not None:
+        return proc.returncode
+    with contextlib.suppress(ProcessLookupError):
+        proc.terminate()
+    try:
+        return await asyncio.wait_for(proc.wait(), grace)
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        return await proc.wait()
+
+
+class LocalReferee:
+    """An ``okgin referee`` process the runner started on a free loopback port."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, endpoint: str, journal_dir: Path, log_path: Path) -> None:
+        self.proc = proc
+        self.endpoint = endpoint
+        self.journal_dir = journal_dir
+        self.log_path = log_path
+
+    @classmethod
+    async def start(cls, workdir: Path, label: str, admin_key: str | None = None, timeout: float = 60.0) -> LocalReferee:
+        journal_dir = workdir / f"journals-{label}"
+        journal_dir.mkdir(parents=True, exist_ok=True)
+        log_path = workdir / f"referee-{label}.log"
+        args = ["referee", "--bind", "tcp://127.0.0.1:0", "--journal-dir", str(journal_dir)]
+        env = {"OKGIN_ADMIN_KEY": admin_key} if admin_key else None
+        proc = await spawn(okgin_argv(*args), env=env, stdout_pipe=True, log=log_path.open("ab"))
+        assert proc.stdout is not None
+        # The referee prints its real endpoint on its first line (protocol.md §2).
+        try:
+            first = await asyncio.wait_for(proc.stdout.readline(), timeout)
+        except TimeoutError:
+            await stop(proc)
+            raise RuntimeError(f"referee {label} printed no endpoint within {timeout:.0f} s (see {log_path})") from None
+        m = ENDPOINT_RE.search(first.decode(errors="replace"))
+        if not m:
+            await stop(proc)
+            raise RuntimeError(f"referee {label} did not start: {first.decode(errors='replace').strip() or 'no output'} "
+                               f"(see {log_path})")
+        ref = cls(proc, m.group(1), journal_dir, log_path)
+        # Keep draining its standard output so that it can never block on a full pipe.
+        ref._drain = asyncio.ensure_future(ref._drain_stdout())
+        return ref
+
+    async def _drain_stdout(self) -> None:
+        assert self.proc.stdout is not None
+        with self.log_path.open("ab") as f:
+            while True:
+                line = await self.proc.stdout.readline()
+                if not line:
+                    return
+                f.write(line)
+                f.flush()
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.returncode is None
+
+    async def stop(self) -> None:
+        await stop(self.proc, grace=3.0)
+        drain = getattr(self, "_drain", None)
+        if drain is not None:
+            drain.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await drain

@@ -1,0 +1,590 @@
+"""The runner: plays a tournament's schedule on referees, game by game, and records it.
+
+One asyncio loop drives everything (no threads):
+
+- **Referees.** ``--referees N`` starts N ``okgin referee`` processes on free loopback
+  ports (one per core is a good N); ``--referee-endpoints`` uses running ones. The runner
+  speaks to each as an admin over the documented protocol (:mod:`.link`). A game goes to
+  the referee with the fewest games in progress.
+- **A game.** ``create_table`` with reserved seats, the deal's seed, the clock and the
+  policies; ``watch`` it (public feed); launch each seat's bot with its seat token
+  (:mod:`.procs`); follow the feed until ``game_end``; take the record and clocks
+  (:mod:`.records`); write the game to the results file in one transaction; close the
+  table; end the bot processes.
+- **Failures.** A bot process that exits before its game ended loses it: the runner
+  takes its seat with the seat token and resigns it (termination ``crash``). A game with
+  no move for ``stall_timeout`` seconds (a hung bot at a table without a time control)
+  is resigned for the seat to act (termination ``timeout``). A referee that dies (its
+  process exits, it shuts down, or it goes silent) has its unfinished games replayed on
+  another referee with a fresh table; a local referee is restarted (at most 3 times per
+  slot). Nothing about an unfinished game is ever written, so a replay cannot count it
+  twice.
+- **Resume.** The results file holds every finished game by its schedule index; a
+  resumed run plays the indices that are missing, with the same seats and seeds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import signal
+import time
+from collections import deque
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import zmq
+import zmq.asyncio
+
+from .config import Participant, TournamentConfig
+from .link import AdminLink, RefereeGone, RequestFailed, resign_seat
+from .procs import LocalReferee, okgin_argv, spawn, stop
+from .progress import Progress
+from .records import FeedRecorder, find_journal, read_journal
+from .report import report_from_store
+from .schedule import Schedule, ScheduledGame
+from .sprt import Sprt
+from .store import GameResult, ResultsStore
+
+MAX_ATTEMPTS = 5
+MAX_RESTARTS = 3
+CRASH_GRACE_S = 1.0  # after a bot exits, wait this long for a game_end already on its way
+PLACEHOLDER_RE = re.compile(r"\{(endpoint|token|table|name|game|config_dir)\}")
+
+
+@dataclass
+class RunOptions:
+    resume: bool = False
+    concurrency: int | None = None
+    referees: int | None = None
+    referee_endpoints: tuple[str, ...] = ()
+    database: str | None = None
+    output: str | None = None
+    admin_key: str | None = None
+    progress: bool = True
+
+
+@dataclass
+class Slot:
+    """One referee the runner plays on."""
+
+    label: str
+    endpoint: str
+    link: AdminLink
+    local: LocalReferee | None = None
+    active: int = 0
+    restarts: int = 0
+    dead: bool = False
+    games: int = 0
+    watcher: asyncio.Future[None] | None = None
+
+
+@dataclass
+class Outcome:
+    """How a game attempt ended, when it did not end with a recorded game."""
+
+    replay: bool
+    why: str
+
+
+@dataclass
+class _Override:
+    seat: int
+    termination: str
+    reason: str
+
+
+@dataclass
+class _Bot:
+    seat: int
+    name: str
+    proc: asyncio.subprocess.Process | None
+    log_path: Path
+    log: IO[bytes]
+    exit_task: asyncio.Future[None] | None = None
+    exited: int | None = None
+
+
+@dataclass
+class RunState:
+    stop_reason: str | None = None
+    sprt_counts: list[int] = field(default_factory=lambda: [0, 0, 0])  # candidate W, L, D
+
+
+class Runner:
+    def __init__(self, cfg: TournamentConfig, opts: RunOptions, store: ResultsStore) -> None:
+        self.cfg = cfg
+        self.opts = opts
+        self.store = store
+        self.schedule = Schedule(cfg)
+        self.ctx = zmq.asyncio.Context()
+        self.slots: list[Slot] = []
+        self.workdir = store.path.with_name(store.path.stem + "-run")
+        self.logdir = self.workdir / "logs"
+        self.logdir.mkdir(parents=True, exist_ok=True)
+        self.admin_key = opts.admin_key or cfg.admin_key or os.environ.get("OKGIN_ADMIN_KEY") or None
+        self.concurrency = opts.concurrency or cfg.concurrency
+        self.state = RunState()
+        self.active_queues: set[asyncio.Queue[dict[str, Any]]] = set()
+        self.queue: deque[tuple[int, int]] = deque()
+        self.unplayable: list[tuple[int, str]] = []
+        self._slot_lock = asyncio.Lock()
+        self.progress: Progress | None = None
+        self.sprt = None if cfg.sprt is None else Sprt(cfg.sprt.elo0, cfg.sprt.elo1, cfg.sprt.alpha, cfg.sprt.beta)
+
+    # ------------------------------------------------------------------ referees
+    async def start_referees(self) -> None:
+        endpoints = self.opts.referee_endpoints or self.cfg.referee_endpoints
+        if endpoints:
+            for i, ep in enumerate(endpoints):
+                link = AdminLink(self.ctx, ep, f"organiser-{self.cfg.name}", self.admin_key)
+                try:
+                    await link.connect(timeout=15.0)
+                except (RefereeGone, RequestFailed) as e:
+                    await link.close()
+                    raise RuntimeError(f"cannot use the referee at {ep}: {e}") from None
+                slot = Slot(f"r{i}", ep, link)
+                link.on_gone(lambda why, s=slot: self._slot_gone(s, why))
+                self.slots.append(slot)
+            return
+        n = self.opts.referees or self.cfg.referees
+        self.slots = list(await asyncio.gather(*(self._start_local(f"r{i}") for i in range(n))))
+
+    async def _start_local(self, label: str, restarts: int = 0) -> Slot:
+        ref = await LocalReferee.start(self.workdir, label, self.admin_key)
+        link = AdminLink(self.ctx, ref.endpoint, f"organiser-{self.cfg.name}", self.admin_key)
+        try:
+            await link.connect(timeout=30.0)
+        except (RefereeGone, RequestFailed):
+            await link.close()
+            await ref.stop()
+            raise
+        slot = Slot(label, ref.endpoint, link, ref, restarts=restarts)
+        link.on_gone(lambda why, s=slot: self._slot_gone(s, why))
+        slot.watcher = asyncio.ensure_future(self._watch_referee(slot))
+        return slot
+
+    async def _watch_referee(self, slot: Slot) -> None:
+        assert slot.local is not None
+        code = await slot.local.proc.wait()
+        slot.link.mark_gone(f"its process exited with status {code}")
+
+    def _slot_gone(self, slot: Slot, why: str) -> None:
+        if slot.dead:
+            return
+        slot.dead = True
+        self.store.log_event("referee-died", f"referee {slot.label} at {slot.endpoint}: {why}")
+        if self.progress is not None:
+            self.progress.note = f"referee {slot.label} died"
+
+    async def pick_slot(self) -> Slot | None:
+        async with self._slot_lock:
+            alive = [s for s in self.slots if not s.dead]
+            if not alive:
+                # Restart local referees that died (remote ones cannot be restarted from here).
+                for i, s in enumerate(self.slots):
+                    if s.local is not None and s.restarts < MAX_RESTARTS:
+                        await self._retire(s)
+                        try:
+                            new = await self._start_local(s.label, s.restarts + 1)
+                        except (RuntimeError, RefereeGone, RequestFailed, OSError) as e:
+                            self.store.log_event("referee-restart-failed", f"{s.label}: {e}")
+                            s.restarts = MAX_RESTARTS
+                            continue
+                        self.slots[i] = new
+                        self.store.log_event("referee-restarted", f"{new.label} at {new.endpoint} (restart {new.restarts})")
+                        alive.append(new)
+                        break
+            if not alive:
+                return None
+            slot = min(alive, key=lambda s: (s.active, self.slots.index(s)))
+            slot.active += 1
+            return slot
+
+    async def _retire(self, slot: Slot) -> None:
+        slot.dead = True  # its end from here on is ours, not a failure
+        await slot.link.close()
+        if slot.local is not None:
+            await slot.local.stop()
+
+    # ---------------------------------------------------------------------- bots
+    def bot_argv(self, p: Participant, endpoint: str, token: str, table: str, sg: ScheduledGame) -> list[str]:
+        if p.kind == "bot":
+            assert p.bot is not None
+            return okgin_argv("bot", p.bot, "--connect", endpoint, "--token", token, "--name", p.name, *p.args)
+        values = {"endpoint": endpoint, "token": token, "table": table, "name": p.name, "game": sg.key,
+                  "config_dir": self.cfg.config_dir}
+        return [PLACEHOLDER_RE.sub(lambda m: values[m.group(1)], w) for w in p.command]
+
+    async def launch(self, p: Participant, seat: int, endpoint: str, token: str, table: str, sg: ScheduledGame,
+                     attempt: int, q: asyncio.Queue[dict[str, Any]]) -> _Bot:
+        log_path = self.logdir / f"{sg.key}-a{attempt}-s{seat}-{p.name}.log"
+        log = log_path.open("wb")
+        argv = self.bot_argv(p, endpoint, token, table, sg)
+        log.write(f"# {' '.join(argv)}\n".encode())
+        log.flush()
+        cwd = str(self.cfg.resolve_path(p.cwd)) if p.cwd else self.cfg.config_dir
+        env = {"OKGIN_ENDPOINT": endpoint, "OKGIN_TOKEN": token, "OKGIN_TABLE": table, "OKGIN_NAME": p.name, **dict(p.env)}
+        try:
+            proc: asyncio.subprocess.Process | None = await spawn(argv, cwd=cwd, env=env, log=log)
+        except OSError as e:
+            # A program that cannot even start has crashed at once.
+            log.write(f"# could not start: {e}\n".encode())
+            log.flush()
+            proc = None
+        bot = _Bot(seat, p.name, proc, log_path, log)
+
+        async def watch_exit() -> None:
+            code = 127 if proc is None else await proc.wait()
+            bot.exited = code
+            q.put_nowait({"type": "_exit", "seat": seat, "code": code})
+
+        bot.exit_task = asyncio.ensure_future(watch_exit())
+        return bot
+
+    @staticmethod
+    def log_tail(path: Path, lines: int = 3) -> str:
+        try:
+            text = path.read_text(errors="replace").strip().splitlines()
+        except OSError:
+            return ""
+        text = [t for t in text if t and not t.startswith("# ")]
+        return " / ".join(t.strip()[:200] for t in text[-lines:])
+
+    # ---------------------------------------------------------------------- game
+    async def play(self, sg: ScheduledGame, attempt: int, slot: Slot) -> GameResult | Outcome:
+        cfg = self.cfg
+        table = f"{cfg.name}-{sg.index}-{attempt}"
+        q: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        slot.link.subscribe(table, q.put_nowait)
+        self.active_queues.add(q)
+        bots: list[_Bot] = []
+        ended = False
+        override: _Override | None = None
+        takeover: asyncio.Task[str] | None = None
+        holds: list[asyncio.Task[str]] = []
+        rtt_from = len(slot.link.rtt_ms)
+        started = time.time()
+        try:
+            try:
+                reply = await slot.link.request({
+                    "type": "create_table", "table": table, "variant": cfg.rules.variant, "rules": cfg.rules.to_dict(),
+                    "seed": sg.seed, "clock": cfg.time_control.to_wire(), "policies": cfg.policies.to_wire(),
+                    "reserved": True, "players": list(sg.seats),
+                })
+                tokens = list(reply.get("seat_tokens") or [])
+                if len(tokens) != len(sg.seats):
+                    return Outcome(True, f"create_table gave {len(tokens)} seat tokens for {len(sg.seats)} seats")
+                await slot.link.request({"type": "watch", "table": table})
+            except RefereeGone as e:
+                return Outcome(True, f"referee {slot.label} gone: {e}")
+            except RequestFailed as e:
+                return Outcome(True, f"referee {slot.label} refused the table: {e}")
+            rec = FeedRecorder(cfg.rules, sg.seed)
+            for seat, name in enumerate(sg.seats):
+                bots.append(await self.launch(cfg.participant(name), seat, slot.endpoint, tokens[seat], table, sg, attempt, q))
+            last_progress = time.monotonic()
+            while rec.end is None:
+                wait = cfg.stall_timeout - (time.monotonic() - last_progress)
+                try:
+                    msg = await asyncio.wait_for(q.get(), max(0.01, wait))
+                except TimeoutError:
+                    if override is None:
+                        seat = await self._stalled_seat(slot, table, rec, bots)
+                        override = _Override(seat, "timeout", f"{sg.seats[seat]} made no move for {cfg.stall_timeout:g} s "
+                                             "(the runner's stall_timeout; the table's clock did not end it)")
+                        takeover = asyncio.ensure_future(resign_seat(self.ctx, slot.endpoint, tokens[seat], table))
+                        last_progress = time.monotonic()
+                        continue
+                    return Outcome(True, f"the game did not end after resigning a stalled seat ({await _done(takeover)})")
+                kind = msg.get("type")
+                if kind == "_referee_gone":
+                    return Outcome(True, f"referee {slot.label} gone: {msg.get('reason')}")
+                if kind == "_abort":
+                    return Outcome(False, str(msg.get("reason")))
+                if kind == "_exit":
+                    seat = int(msg["seat"])
+                    if override is not None:
+                        # Another seat already loses; hold this one so the game can start and end.
+                        holds.append(asyncio.ensure_future(
+                            resign_seat(self.ctx, slot.endpoint, tokens[seat], table, resign=False)))
+                        continue
+                    # The game_end may already be on its way (a bot that exits when its game ends).
+                    later: list[dict[str, Any]] = []
+                    with contextlib.suppress(TimeoutError):
+                        while rec.end is None:
+                            m2 = await asyncio.wait_for(q.get(), CRASH_GRACE_S)
+                            if m2.get("type") in ("_referee_gone", "_abort", "_exit"):
+                                later.append(m2)
+                                if m2.get("type") != "_exit":
+                                    break
+                                continue
+                            rec.feed(m2)
+                    for m2 in later:
+                        q.put_nowait(m2)
+                    if rec.end is not None:
+                        break
+                    if any(m2.get("type") != "_exit" for m2 in later):
+                        continue
+                    tail = self.log_tail(bots[seat].log_path)
+                    override = _Override(seat, "crash", f"{sg.seats[seat]}'s process exited with status {msg['code']} "
+                                         f"before the game ended" + (f": {tail}" if tail else ""))
+                    takeover = asyncio.ensure_future(resign_seat(self.ctx, slot.endpoint, tokens[seat], table))
+                    last_progress = time.monotonic()
+                    continue
+                if kind == "table_closed" and rec.end is None:
+                    return Outcome(True, f"the referee closed the table: {msg.get('reason')}")
+                rec.feed(msg)
+                last_progress = time.monotonic()
+            ended = True
+            return await self._finish(sg, attempt, slot, table, rec, override, started, rtt_from, bots)
+        finally:
+            slot.link.unsubscribe(table)
+            self.active_queues.discard(q)
+            for t in [takeover, *holds]:
+                if t is not None and not t.done():
+                    t.cancel()
+            await self._end_bots(bots, natural=ended)
+            if not slot.dead:
+                with contextlib.suppress(RefereeGone, RequestFailed):
+                    await slot.link.request({"type": "close_table", "table": table}, timeout=10.0)
+
+    async def _stalled_seat(self, slot: Slot, table: str, rec: FeedRecorder, bots: list[_Bot]) -> int:
+        """The seat to blame for a stall: the one to act, or (before the game started)
+        the first whose bot never took its seat."""
+        if rec.started and rec.to_act is not None:
+            return int(rec.to_act)
+        with contextlib.suppress(RefereeGone, RequestFailed):
+            snap = await slot.link.request({"type": "watch", "table": table}, timeout=10.0)
+            for seat, who in enumerate(snap.get("players") or []):
+                if who is None:
+                    return seat
+        return 0
+
+    async def _end_bots(self, bots: list[_Bot], natural: bool) -> None:
+        async def end(b: _Bot) -> None:
+            if b.proc is not None:
+                if natural:
+                    # A bot may exit by itself once its game is over; give it a moment.
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(asyncio.shield(b.proc.wait()), 1.0)
+                await stop(b.proc, grace=2.0)
+            if b.exit_task is not None:
+                b.exit_task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await b.exit_task
+            b.log.close()
+
+        await asyncio.gather(*(end(b) for b in bots))
+
+    async def _finish(self, sg: ScheduledGame, attempt: int, slot: Slot, table: str, rec: FeedRecorder,
+                      override: _Override | None, started: float, rtt_from: int, bots: list[_Bot]) -> GameResult | Outcome:
+        end = rec.end or {}
+        term = str(end.get("termination") or "normal")
+        if term == "abandoned":
+            return Outcome(True, "the referee abandoned the game")
+        final = end.get("final") or {}
+        scores = tuple(int(x) for x in final.get("scores") or [0] * len(sg.seats))
+        winner_seat = end.get("winner")
+        at_fault = end.get("at_fault")
+        reason = self._reason(term, sg, winner_seat, at_fault, scores)
+        if override is not None and at_fault == override.seat and term == "resigned":
+            term, reason = override.termination, override.reason
+        feed_record, mismatch = rec.record()
+        record, clocks = feed_record, rec.clocks()
+        if slot.local is not None:
+            j = await self._journal(slot.local.journal_dir, table)
+            if j is not None:
+                jend, jclocks = j
+                record, clocks = jend.get("record") or feed_record, jclocks
+        if mismatch:
+            self.store.log_event("record-mismatch", mismatch, game=sg.index)
+            clocks["record_note"] = mismatch
+        rtt = slot.link.rtt_ms[rtt_from:]
+        if rtt:
+            clocks["referee_rtt_ms"] = {"pings": len(rtt), "max": round(max(rtt), 2), "median": round(sorted(rtt)[len(rtt) // 2], 2)}
+        keep_logs = term != "normal"
+        if not keep_logs:
+            for b in bots:
+                b.log.close()
+                with contextlib.suppress(OSError):
+                    b.log_path.unlink()
+        return GameResult(
+            index=sg.index, key=sg.key, deal=sg.deal, seating=sg.seating, seed=sg.seed, seats=sg.seats, scores=scores,
+            winner=None if winner_seat is None else sg.seats[int(winner_seat)], termination=term,
+            culprit=None if at_fault is None else sg.seats[int(at_fault)], reason=reason, hands=len(rec.results),
+            clocks=clocks, record=record, referee=slot.endpoint, table_id=table, attempts=attempt, started=started,
+            finished=time.time(),
+        )
+
+    def _reason(self, term: str, sg: ScheduledGame, winner: Any, at_fault: Any, scores: tuple[int, ...]) -> str:
+        who = sg.seats[int(at_fault)] if isinstance(at_fault, int) else "?"
+        if term == "normal" and isinstance(winner, int):
+            return f"{sg.seats[winner]} reached {self.cfg.rules.target_score} points ({'-'.join(map(str, scores))})"
+        return {
+            "timeout": f"{who} ran out of time (the table's clock, policy {self.cfg.policies.timeout})",
+            "illegal": f"{who} made {self.cfg.policies.illegal_limit} illegal move(s) (policy {self.cfg.policies.illegal})",
+            "disconnect": f"{who} lost its connection and did not come back within the disconnect grace",
+            "resigned": f"{who} resigned",
+        }.get(term, f"{term} ({who})")
+
+    async def _journal(self, journal_dir: Path, table: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """The journal's end line and clocks; the line may land just after game_end."""
+        for _ in range(40):
+            path = find_journal(journal_dir, table)
+            if path is not None:
+                end, clocks = read_journal(path)
+                if end is not None:
+                    return end, clocks
+            await asyncio.sleep(0.05)
+        return None
+
+    # -------------------------------------------------------------------- driver
+    def _record(self, g: GameResult) -> None:
+        self.store.record_game(g)
+        if self.progress is not None:
+            self.progress.add(g)
+        if self.sprt is not None and self.cfg.sprt is not None:
+            c = self.state.sprt_counts
+            c[0 if g.winner == self.cfg.sprt.candidate else 2 if g.winner is None else 1] += 1
+            decision = self.sprt.decide(c[0], c[1], c[2])
+            if decision and self.state.stop_reason is None:
+                self.store.set_meta("sprt_decision", json.dumps({"decision": decision, "games": sum(c), "wins": c[0],
+                                                                 "losses": c[1], "draws": c[2]}))
+                self.store.log_event("sprt", f"{decision} accepted after {sum(c)} games ({c[0]}-{c[1]}-{c[2]})")
+                self.abort_all(f"SPRT decided {decision}")
+
+    def abort_all(self, reason: str) -> None:
+        self.state.stop_reason = reason
+        self.queue.clear()
+        for q in list(self.active_queues):
+            q.put_nowait({"type": "_abort", "reason": reason})
+
+    async def worker(self) -> None:
+        while self.queue and self.state.stop_reason is None:
+            index, attempt = self.queue.popleft()
+            sg = self.schedule[index]
+            slot = await self.pick_slot()
+            if slot is None:
+                self.unplayable.append((index, "no referee is left to play on"))
+                self.abort_all("every referee is gone")
+                return
+            try:
+                out = await self.play(sg, attempt, slot)
+            finally:
+                slot.active -= 1
+            if isinstance(out, GameResult):
+                slot.games += 1
+                self._record(out)
+                continue
+            if not out.replay:
+                continue
+            self.store.log_event("replay", f"{sg.key} attempt {attempt} on {slot.label}: {out.why}", game=index)
+            if attempt >= MAX_ATTEMPTS:
+                self.unplayable.append((index, out.why))
+                continue
+            self.queue.appendleft((index, attempt + 1))
+
+    async def run(self) -> int:
+        games = self.store.games()
+        done = {g.index for g in games}
+        if self.cfg.sprt is not None:
+            for g in games:
+                c = self.state.sprt_counts
+                c[0 if g.winner == self.cfg.sprt.candidate else 2 if g.winner is None else 1] += 1
+            assert self.sprt is not None
+            if self.sprt.decide(*self.state.sprt_counts):
+                self.state.stop_reason = "SPRT already decided"
+        self.queue.extend((i, 1) for i in range(len(self.schedule)) if i not in done)
+        self.progress = Progress(len(self.schedule), [p.name for p in self.cfg.participants], games,
+                                 enabled=self.opts.progress, prior_draws=self.cfg.ratings.prior_draws)
+        if not self.queue or self.state.stop_reason:
+            return 0
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, self.abort_all, f"interrupted by signal {sig.name}")
+        try:
+            await self.start_referees()
+            self.progress.draw(force=True)
+            workers = [asyncio.ensure_future(self.worker()) for _ in range(min(self.concurrency, len(self.queue)))]
+            await asyncio.gather(*workers)
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                with contextlib.suppress(NotImplementedError, RuntimeError):
+                    loop.remove_signal_handler(sig)
+            await asyncio.gather(*(self._retire(s) for s in self.slots), return_exceptions=True)
+            self.progress.finish()
+        left = len(self.schedule) - self.store.count_games()
+        if self.state.stop_reason and self.state.stop_reason.startswith("SPRT"):
+            return 0
+        if self.state.stop_reason or left:
+            why = self.state.stop_reason or "; ".join(f"game {i}: {w}" for i, w in self.unplayable[:3])
+            print(f"okgin tournament: stopped with {left} game(s) unplayed ({why}); run again with --resume to continue",
+                  flush=True)
+            return 1
+        return 0
+
+
+async def _done(task: asyncio.Task[str] | None) -> str:
+    if task is None:
+        return "no takeover"
+    if not task.done():
+        return "takeover still running"
+    with contextlib.suppress(Exception):
+        return task.result()
+    return "takeover failed"
+
+
+def write_outputs(cfg: TournamentConfig, store: ResultsStore, output: Path) -> list[Path]:
+    from .chart import write_chart
+
+    rep = report_from_store(store)
+    output.mkdir(parents=True, exist_ok=True)
+    csv_path = output / f"{cfg.name}.csv"
+    json_path = output / f"{cfg.name}.json"
+    png_path = output / f"{cfg.name}-ratings.png"
+    csv_path.write_text(rep.to_csv(), encoding="utf-8")
+    json_path.write_text(rep.to_json(), encoding="utf-8")
+    write_chart(rep, png_path)
+    print(rep.to_text())
+    return [csv_path, json_path, png_path]
+
+
+def run_tournament(cfg: TournamentConfig, opts: RunOptions) -> int:
+    """Run (or resume) ``cfg``; print the final table; return the exit status."""
+    db = Path(opts.database).expanduser() if opts.database else cfg.database_path
+    store = ResultsStore.for_run(cfg, db, resume=opts.resume)
+    try:
+        schedule = Schedule(cfg)
+        store.set_meta("games_total", str(len(schedule)))
+        store.set_meta("ratings", json.dumps(asdict(cfg.ratings)))
+        tokens = store.tokens()
+        remote = [p.name for p in cfg.participants if p.kind == "remote"]
+        if remote:
+            print(f"remote bots connect to {cfg.gateway} with their tokens:")
+            for n in remote:
+                print(f"  {n}: {tokens.get(n)}")
+        runner = Runner(cfg, opts, store)
+        if opts.progress:
+            print(f"tournament {cfg.name}: {len(schedule)} games ({store.count_games()} already played), "
+                  f"concurrency {runner.concurrency}", flush=True)
+        try:
+            code = asyncio.run(runner.run())
+        except RuntimeError as e:
+            print(f"okgin tournament: {e}", flush=True)
+            code = 1
+        complete = store.count_games() == len(schedule) or store.get_meta("sprt_decision") is not None
+        if complete and store.get_meta("finished") is None:
+            store.set_meta("finished", f"{time.time():.3f}")
+            store.log_event("finish", f"{store.count_games()} games recorded")
+        output = Path(opts.output).expanduser() if opts.output else cfg.output_path
+        paths = write_outputs(cfg, store, output)
+        print("wrote " + ", ".join(str(p) for p in paths) + f"; results in {db}")
+        return code
+    finally:
+        store.close()

@@ -1,0 +1,87 @@
+"""A tiny bot that speaks protocol.md directly (no SDK), with ways to misbehave.
+
+Used by the tournament tests as a ``command`` participant: it is what a bot in "any
+language" looks like to the runner. It knocks whenever it may, else plays the first legal
+action (or a seeded random one), and on request it crashes, hangs, breaks the protocol or plays illegal moves after
+a number of its own moves:
+
+    python protobot.py ENDPOINT TOKEN [--random SEED] [--crash-after N] [--hang-after N]
+                       [--garbage-after N] [--illegal-after N] [--exit-at-start]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+
+import msgpack
+import zmq
+
+
+def main() -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("endpoint")
+    p.add_argument("token")
+    p.add_argument("--random", type=int, default=None)
+    p.add_argument("--crash-after", type=int, default=-1)
+    p.add_argument("--hang-after", type=int, default=-1)
+    p.add_argument("--garbage-after", type=int, default=-1)
+    p.add_argument("--illegal-after", type=int, default=-1)
+    p.add_argument("--exit-at-start", action="store_true")
+    a = p.parse_args()
+    if a.exit_at_start:
+        print("protobot: exiting before connecting, as asked", file=sys.stderr)
+        return 3
+    rng = random.Random(a.random)
+    ctx = zmq.Context()
+    s = ctx.socket(zmq.DEALER)
+    s.setsockopt(zmq.LINGER, 0)
+    s.connect(a.endpoint)
+
+    def send(m: dict) -> None:
+        s.send(msgpack.packb(m, use_bin_type=True))
+
+    send({"type": "hello", "id": 1, "protocol": 1, "role": "player", "name": "protobot", "token": a.token})
+    moves = 0
+    heartbeat = 5.0
+    last_sent = time.monotonic()
+    while True:
+        if not s.poll(int(heartbeat * 1000 / 2)):
+            send({"type": "heartbeat"})
+            last_sent = time.monotonic()
+            continue
+        m = msgpack.unpackb(s.recv(), raw=False)
+        t = m.get("type")
+        if t == "welcome":
+            heartbeat = m.get("heartbeat_ms", 5000) / 1000
+        elif t == "prompt":
+            if moves == a.crash_after:
+                raise RuntimeError("protobot: crashing on purpose")
+            if moves == a.hang_after:
+                print("protobot: hanging on purpose", file=sys.stderr, flush=True)
+                while True:
+                    time.sleep(3600)
+            if moves == a.garbage_after:
+                s.send(b"\xc1 this is not msgpack")
+                moves += 1
+                continue
+            legal = m["legal"]
+            knocks = [x for x in legal if x["kind"] in ("knock", "big_gin")]
+            action = knocks[0] if knocks else legal[0] if a.random is None else rng.choice(legal)
+            if moves >= a.illegal_after >= 0:
+                action = {"kind": "discard", "card": "Xx"}
+            send({"type": "act", "table": m["table"], "seq": m["seq"], "action": action})
+            moves += 1
+        elif t == "game_end":
+            return 0
+        elif t in ("shutdown", "table_closed"):
+            return 0
+        if time.monotonic() - last_sent > heartbeat:
+            send({"type": "heartbeat"})
+            last_sent = time.monotonic()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
