@@ -43,8 +43,11 @@ class OkginApp(App[int]):
         start: str = "table",
         summaries: bool = True,
         cursor_blink: bool = True,
+        lobby: dict | None = None,
     ) -> None:
         super().__init__()
+        self.lobby_args = lobby or {}
+        self.exit_note: str | None = None  # printed after the app closes (how to resume)
         self.cursor_blink = cursor_blink  # off in snapshot tests: a blinking cursor is not reproducible
         self.backend = backend or Backend()
         self.start = start
@@ -61,9 +64,20 @@ class OkginApp(App[int]):
         if self.start == "lobby":
             from .screens.lobby import LobbyScreen
 
-            self.push_screen(LobbyScreen())
-        else:
-            self.push_screen(TableScreen())
+            self.push_screen(LobbyScreen(**self.lobby_args))
+            return
+        self.push_screen(TableScreen())
+        self.start_backend()
+
+    def join_game(self, endpoint: str, name: str, seating: object) -> None:
+        """From the lobby: connect to a referee and go to the table."""
+        from .net import NetworkBackend, Seating
+        from .screens.table import TableScreen
+
+        assert isinstance(seating, Seating)
+        self.backend = NetworkBackend(endpoint, name, seating)
+        self.state = TableState(notice=f"Connecting to {endpoint}…", endpoint=endpoint)
+        self.switch_screen(TableScreen())
         self.start_backend()
 
     def start_backend(self) -> None:

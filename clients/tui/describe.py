@@ -216,6 +216,8 @@ def what_now(state: TableState, selected: Card | None, opts: DisplayOptions) -> 
     if not state.my_turn:
         if v.to_act is None:
             return Text("Waiting for the next hand…")
+        if v.to_act == v.seat:
+            return Text("Your turn: waiting for the referee's prompt…")
         return Text(f"Waiting for {state.name(v.to_act)} to {_phase_verb(v.phase)}…")
     kinds = state.legal_kinds()
     t.append("Your turn. ", style="bold")
@@ -225,8 +227,7 @@ def what_now(state: TableState, selected: Card | None, opts: DisplayOptions) -> 
         t.append(": take it (t) or pass (p).")
         if opts.hints and v.hand is not None and up is not None:
             barred = None if state.rules and state.rules.allow_discard_of_taken_card else up
-            d = deadwood_with(v.hand, up, barred)
-            t.append(f" Hint: taking it, your deadwood could drop to {d}; now {deadwood(v.hand)}.", style="dim")
+            t.append_text(_take_hint(v.hand, up, barred, opts))
         return t
     if v.phase == "draw":
         if "draw_discard" in kinds:
@@ -235,8 +236,7 @@ def what_now(state: TableState, selected: Card | None, opts: DisplayOptions) -> 
             t.append(" from the discard pile (d).")
             if opts.hints and v.hand is not None and up is not None:
                 barred = None if state.rules and state.rules.allow_discard_of_taken_card else up
-                d = deadwood_with(v.hand, up, barred)
-                t.append(f" Hint: with it your deadwood could be {d}; now {deadwood(v.hand)}.", style="dim")
+                t.append_text(_take_hint(v.hand, up, barred, opts))
         else:
             t.append("Both passed the upcard: draw from the stock (s).")
         return t
@@ -259,6 +259,16 @@ def what_now(state: TableState, selected: Card | None, opts: DisplayOptions) -> 
             t.append(" was just taken from the pile: it may not go back this turn.", style="dim")
         return t
     return t
+
+
+def _take_hint(hand: tuple[Card, ...], card: Card, barred: Card | None, opts: DisplayOptions) -> Text:
+    """Whether taking ``card`` could lower the deadwood (after the best discard)."""
+    now = deadwood(hand)
+    d = deadwood_with(hand, card, barred)
+    label = card_label(card, opts)
+    if d < now:
+        return Text(f" Hint: with {label} your deadwood could drop from {now} to {d}.", style="dim")
+    return Text(f" Hint: {label} would not lower your deadwood ({now}).", style="dim")
 
 
 def _phase_verb(phase: str | None) -> str:

@@ -1,0 +1,81 @@
+"""``okgin tui``: play at a referee over the network in the terminal UI.
+
+``okgin tui --connect tcp://HOST:PORT`` joins the quick-match queue (``--table T`` joins
+or creates the named table instead); without ``--connect`` the lobby opens, where the
+endpoint, name, game, rules and table are chosen with the keyboard or the mouse.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+
+from okgin import RuleError
+
+from .options import options_from_env
+
+DEFAULT_ENDPOINT = "tcp://127.0.0.1:7117"
+
+
+def add_display_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--ascii", action="store_true", default=None, help="suits as S H D C and plain lines (also OKGIN_ASCII=1)")
+    p.add_argument("--four-colour", "--four-color", action="store_true", default=None, dest="four_colour",
+                   help="a different colour for each suit (also OKGIN_FOUR_COLOUR=1)")
+
+
+def default_name() -> str:
+    try:
+        return getpass.getuser()[:40] or "player"
+    except Exception:
+        return "player"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="okgin tui", description="Play Oklahoma Gin or Gin in the Box at a referee over the network.")
+    p.add_argument("--connect", metavar="ENDPOINT", help=f"the referee, e.g. {DEFAULT_ENDPOINT} (omit to open the lobby)")
+    p.add_argument("--name", default=None, help="your display name (default: your login name)")
+    p.add_argument("--table", help="join (or create) this named table instead of the quick-match queue")
+    p.add_argument("--seat", type=int, help="the seat wanted at --table")
+    p.add_argument("--variant", choices=("oklahoma", "box"), default="oklahoma", help="game for quick match or a new table")
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule option (repeatable; see 'okgin rules')")
+    p.add_argument("--token", help="resume a session (the token printed when you last quit)")
+    add_display_flags(p)
+    return p
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    from .app import OkginApp
+    from .model import CONNECTING, TableState
+    from .net import NetworkBackend, Seating
+    from .screens.lobby import parse_rules
+
+    name = args.name or default_name()
+    opts = options_from_env(args.ascii, args.four_colour)
+    if not args.connect:
+        app = OkginApp(start="lobby", options=opts, lobby={"endpoint": DEFAULT_ENDPOINT, "name": name, "table": args.table or ""})
+        return _finish(app, app.run())
+    try:
+        rules = parse_rules(" ".join(args.rule), args.variant)
+    except RuleError as e:
+        print(f"okgin tui: {e}", file=sys.stderr)
+        return 2
+    seating = Seating(mode="join" if args.table else "quick", variant=args.variant, rules=rules, table=args.table, seat=args.seat)
+    backend = NetworkBackend(args.connect, name, seating, token=args.token)
+    app = OkginApp(backend, state=TableState(connection=CONNECTING, notice=f"Connecting to {args.connect}…"), options=opts)
+    return _finish(app, app.run())
+
+
+def _finish(app, code: int | None) -> int:
+    """After the UI closes: say how to come back to a game still running."""
+    from .net import NetworkBackend
+
+    backend = app.backend
+    st = app.state
+    if isinstance(backend, NetworkBackend) and backend.token and st.view is not None and not st.game_over and not st.spectator:
+        print(
+            "You left a game that is still running; your seat is held for a while. To resume:\n"
+            f"  okgin tui --connect {backend.endpoint} --token {backend.token}"
+        )
+    return code or 0

@@ -1,0 +1,145 @@
+"""Connect / lobby: where to play (referee endpoint, name) and how to sit down.
+
+Four ways in, one button each: the quick-match queue for a variant and rules; a named
+table (created by the first player to join it); a new table with a time control
+(created through the protocol's admin request, then joined); or watching a table. The
+table list comes from the referee (``list_tables``) over a short connection, refreshed
+on demand, and a table picked in it fills the table name.
+"""
+
+from __future__ import annotations
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, Label, OptionList, Select, Static
+from textual.widgets.option_list import Option
+
+from okgin import RuleError, RuleSet
+
+from ..net import RefereeRefused, Seating, list_tables
+
+
+def parse_rules(text: str, variant: str) -> dict:
+    """``knock_limit=10 gin_bonus=20`` -> the partial rules map (raises RuleError)."""
+    parts = [p for p in text.replace(",", " ").split() if p]
+    full = RuleSet(variant=variant).with_assignments(parts)
+    defaults = RuleSet(variant=variant).to_dict()
+    return {k: v for k, v in full.to_dict().items() if defaults.get(k) != v and k != "variant"}
+
+
+class LobbyScreen(Screen):
+    BINDINGS = [
+        Binding("ctrl+r", "refresh", "Refresh tables"),
+        Binding("escape", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, endpoint: str = "tcp://127.0.0.1:7117", name: str = "", table: str = "") -> None:
+        super().__init__()
+        self.endpoint = endpoint
+        self.player_name = name
+        self.table_name = table
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static("okgin — join a game", classes="dialog-title")
+            with Horizontal(classes="row"):
+                yield Label("Referee")
+                yield Input(self.endpoint, id="endpoint", placeholder="tcp://HOST:PORT")
+            with Horizontal(classes="row"):
+                yield Label("Your name")
+                yield Input(self.player_name, id="name", max_length=40, placeholder="how others see you")
+            with Horizontal(classes="row"):
+                yield Label("Game")
+                yield Select([("Oklahoma Gin (2 players)", "oklahoma"), ("Gin in the Box (3 players)", "box")],
+                             value="oklahoma", allow_blank=False, id="variant")
+            with Horizontal(classes="row"):
+                yield Label("Rules")
+                yield Input("", id="rules", placeholder="optional, e.g. knock_limit=10 undercut_bonus=25")
+            with Horizontal(classes="row"):
+                yield Label("Table")
+                yield Input(self.table_name, id="table", placeholder="a table name (join, create, watch)")
+            with Horizontal(classes="row"):
+                yield Label("Time (s)")
+                yield Input("", id="move", placeholder="per move, for a new table", type="integer")
+                yield Input("", id="bank", placeholder="per game", type="integer")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Quick match", id="quick", variant="primary", compact=True)
+                yield Button("Join table", id="join", compact=True)
+                yield Button("Create table", id="create", compact=True)
+                yield Button("Watch", id="watch", compact=True)
+            yield Static("", id="lobby-status")
+            with VerticalScroll(id="tables-box"):
+                yield OptionList(id="tables")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        for inp in self.query(Input):
+            inp.cursor_blink = getattr(self.app, "cursor_blink", True)
+        self.query_one("#name", Input).focus()
+        self.action_refresh()
+
+    def _status(self, text: str) -> None:
+        self.query_one("#lobby-status", Static).update(text)
+
+    def _value(self, ident: str) -> str:
+        return self.query_one(f"#{ident}", Input).value.strip()
+
+    def action_refresh(self) -> None:
+        self._fetch_tables(self._value("endpoint") or self.endpoint)
+
+    @work(exclusive=True, group="lobby", exit_on_error=False)
+    async def _fetch_tables(self, endpoint: str) -> None:
+        """The table list, over a short connection on this app's loop."""
+        self._status(f"Asking {endpoint} for its tables…")
+        try:
+            tables = await list_tables(endpoint, self._value("name") or "okgin-tui")
+        except TimeoutError:
+            self._status(f"No referee answers at {endpoint}. Is it running? (Ctrl+R retries)")
+            return
+        except (RefereeRefused, ValueError) as e:
+            self._status(f"{endpoint}: {e}")
+            return
+        ol = self.query_one("#tables", OptionList)
+        ol.clear_options()
+        for t in tables:
+            players = ", ".join(p or "·" for p in t.get("players", []))
+            label = f"{t.get('table')}: {t.get('variant')} · {t.get('status')} · {players}"
+            ol.add_option(Option(label, id=str(t.get("table"))))
+        self._status(f"{len(tables)} table{'s' if len(tables) != 1 else ''} at {endpoint}. Pick one to fill the table name." if tables
+                     else f"Connected to {endpoint}: no tables yet. Quick match or create one.")
+
+    @on(OptionList.OptionSelected, "#tables")
+    def _pick(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id:
+            self.query_one("#table", Input).value = event.option.id
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        mode = event.button.id or "quick"
+        endpoint = self._value("endpoint")
+        name = self._value("name") or "player"
+        variant = str(self.query_one("#variant", Select).value)
+        table = self._value("table") or None
+        if not endpoint.startswith(("tcp://", "ipc://")):
+            self._status("The referee's address looks like tcp://HOST:PORT.")
+            return
+        try:
+            rules = parse_rules(self._value("rules"), variant)
+        except RuleError as e:
+            self._status(f"Rules: {e}")
+            return
+        if mode in ("join", "watch") and not table:
+            self._status("Type the table's name (or pick one in the list).")
+            return
+        clock = None
+        if mode == "create":
+            move, bank = self._value("move"), self._value("bank")
+            clock = {}
+            if move:
+                clock["move_ms"] = int(move) * 1000
+            if bank:
+                clock["bank_ms"] = int(bank) * 1000
+        seating = Seating(mode=mode, variant=variant, rules=rules, table=table, clock=clock or None)
+        self.app.join_game(endpoint, name, seating)  # type: ignore[attr-defined]
