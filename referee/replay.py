@@ -1,0 +1,189 @@
+"""``okgin replay FILE --check``: re-run journals through the engine (protocol.md §12).
+
+Why a separate check: a journal is the referee's testimony about a game. Re-deriving
+every step with :class:`okgin.Game` from the revealed seed proves the referee applied
+only legal moves in turn, refused only illegal ones, scored every hand right, and
+published a seed hash that matches the seed. Any disagreement is reported with its line.
+
+Exit status: 0 every journal agrees, 1 a mismatch (or an incomplete journal), 2 a file
+that cannot be read as a journal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from okgin import Action, Game, IllegalAction, RuleSet, canonical_json
+from okgin.rng import seed_hash
+
+from .journal import JOURNAL_FORMAT, JOURNAL_VERSION
+
+
+class JournalError(Exception):
+    """The file is not a readable journal (exit 2)."""
+
+
+class Mismatch(Exception):
+    """The journal disagrees with the engine (exit 1)."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}")
+        self.line = line
+
+
+@dataclass
+class CheckReport:
+    path: str
+    variant: str
+    hands: int
+    actions: int
+    winner: int | None
+    termination: str | None
+    game: Game
+
+
+def read_journal(path: str | Path) -> list[dict[str, Any]]:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise JournalError(f"cannot read {path}: {e}") from None
+    entries = []
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            e = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise JournalError(f"{path} line {i} is not JSON: {err}") from None
+        if not isinstance(e, dict) or not isinstance(e.get("t"), str):
+            raise JournalError(f"{path} line {i} is not a journal entry (a JSON object with 't')")
+        e["_line"] = i
+        entries.append(e)
+    if not entries or entries[0]["t"] != "start":
+        raise JournalError(f"{path} does not begin with a 'start' line")
+    s = entries[0]
+    if s.get("format") != JOURNAL_FORMAT or s.get("version") != JOURNAL_VERSION:
+        raise JournalError(f"{path} is not an {JOURNAL_FORMAT} v{JOURNAL_VERSION} journal")
+    return entries
+
+
+def check_entries(entries: list[dict[str, Any]], path: str = "<journal>") -> CheckReport:
+    """Verify a journal against the engine; raise :class:`Mismatch` at the first disagreement."""
+    start = entries[0]
+    end = entries[-1]
+    if end["t"] != "end":
+        raise Mismatch(end["_line"], "the journal has no 'end' line (the referee stopped before the game ended); without the seed it cannot be checked")
+    seed = end.get("seed")
+    if seed_hash(seed) != start.get("seed_hash") or end.get("seed_hash") != start.get("seed_hash"):
+        raise Mismatch(end["_line"], f"the seed {seed!r} does not hash to the seed_hash published at the start ({start.get('seed_hash')})")
+    try:
+        rules = RuleSet.from_dict(dict(start["rules"]))
+    except (ValueError, TypeError, KeyError) as e:
+        raise Mismatch(start["_line"], f"bad rules: {e}") from None
+    game = Game(rules, seed)
+    expected_result: dict[str, Any] | None = None
+    n = 0
+    actions = 0
+    for e in entries[1:-1]:
+        ln, t = e["_line"], e["t"]
+        try:
+            if t == "action":
+                if expected_result is not None:
+                    raise Mismatch(ln, "a hand ended but its hand_end line is missing")
+                seat = e["seat"]
+                if game.current_player != seat:
+                    raise Mismatch(ln, f"seat {seat} acted but the engine has seat {game.current_player} to act")
+                n += 1
+                if e.get("n") != n:
+                    raise Mismatch(ln, f"feed number {e.get('n')}, expected {n}")
+                result = game.apply(Action.from_wire(e["action"]), seat=seat)
+                actions += 1
+                expected_result = None if result is None else result.to_wire()
+            elif t == "hand_end":
+                n += 1
+                if e.get("n") != n:
+                    raise Mismatch(ln, f"feed number {e.get('n')}, expected {n}")
+                if expected_result is None:
+                    raise Mismatch(ln, "a hand_end line where the engine ended no hand")
+                if e.get("result") != expected_result:
+                    raise Mismatch(ln, f"hand result {canonical_json(e.get('result'))} but the engine scores {canonical_json(expected_result)}")
+                expected_result = None
+            elif t == "advice":
+                a = e.get("action")
+                game.advise(e["seat"], None if a is None else Action.from_wire(a), e.get("text", ""))
+            elif t == "illegal":
+                seat = e["seat"]
+                if game.current_player != seat:
+                    raise Mismatch(ln, f"an illegal action of seat {seat} recorded while seat {game.current_player} was to act")
+                try:
+                    a = Action.from_wire(e.get("action"))
+                except Exception:
+                    a = None  # malformed: refused rightly
+                if a is not None and game.is_legal(a):
+                    raise Mismatch(ln, f"the referee refused {a}, which the engine finds legal")
+            elif t == "resign":
+                game.resign(e["seat"], e["reason"])
+            elif t == "abandon":
+                game.abandon(e["reason"])
+            elif t in ("timeout", "disconnect", "reconnect"):
+                pass  # facts about time and connections: nothing for the engine to verify
+            elif t in ("start", "end"):
+                raise Mismatch(ln, f"a second '{t}' line")
+            # unknown entry types are ignored (a later journal version may add some)
+        except IllegalAction as err:
+            raise Mismatch(ln, f"the engine refuses this entry: {err}") from None
+        except (KeyError, TypeError, ValueError) as err:
+            raise Mismatch(ln, f"malformed entry ({type(err).__name__}: {err})") from None
+    if expected_result is not None:
+        raise Mismatch(end["_line"], "the last hand ended but its hand_end line is missing")
+    if not game.is_over:
+        raise Mismatch(end["_line"], "the journal ends but the engine's game is not over")
+    final = game.final_scores()
+    if end.get("final") != final:
+        raise Mismatch(end["_line"], f"final {canonical_json(end.get('final'))} but the engine gives {canonical_json(final)}")
+    if end.get("termination") != game.termination:
+        raise Mismatch(end["_line"], f"termination {end.get('termination')!r} but the engine says {game.termination!r}")
+    record = game.to_record()
+    if canonical_json(end.get("record")) != canonical_json(record):
+        raise Mismatch(end["_line"], "the recorded game record differs from the engine's")
+    return CheckReport(path, rules.variant, len(game.results), actions, game.winner, game.termination, game)
+
+
+def check_file(path: str | Path) -> CheckReport:
+    return check_entries(read_journal(path), str(path))
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="okgin replay", description="Check journals against the engine (--check), or step through one in the TUI.")
+    p.add_argument("files", nargs="+", metavar="FILE", help="journal files (.jsonl) or directories of them")
+    p.add_argument("--check", action="store_true", required=True, help="re-run each journal through the engine and verify every event and result")
+    p.add_argument("-q", "--quiet", action="store_true", help="print only problems")
+    args = p.parse_args(argv)
+    paths: list[Path] = []
+    for f in args.files:
+        fp = Path(f)
+        paths.extend(sorted(fp.glob("*.jsonl")) if fp.is_dir() else [fp])
+    status = 0
+    for path in paths:
+        try:
+            r = check_file(path)
+        except JournalError as e:
+            print(f"UNREADABLE {e}", file=sys.stderr)
+            status = max(status, 2)
+            continue
+        except Mismatch as e:
+            print(f"MISMATCH {path} {e}", file=sys.stderr)
+            status = max(status, 1)
+            continue
+        if not args.quiet:
+            who = "no winner" if r.winner is None else f"winner seat {r.winner}"
+            print(f"OK {path}: {r.variant}, {r.hands} hands, {r.actions} actions, {who} ({r.termination}); seed verified")
+    if not paths:
+        print("okgin replay: no journal files found", file=sys.stderr)
+        return 2
+    return status
