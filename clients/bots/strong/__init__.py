@@ -1,0 +1,5 @@
+"""The strong built-in bot (``okgin match strong simple``): see :mod:`.bot`."""
+
+from .bot import Params, StrongBot
+
+__all__ = ["Params", "StrongBot"]

@@ -1,0 +1,148 @@
+"""``StrongBot``: the built-in strong player of both variants, every role.
+
+Each decision is a pure function of the view, the rules and the bot's seed:
+
+- **draw** (upcard offer and normal draws): take the visible card when the hand it leaves
+  (after the best discard) is expected to be better after one more draw than the hand
+  drawing from the stock would be, two draws deep (:meth:`Evaluator.stock_value`);
+- **discard**: the card whose loss leaves the best expected hand after the next draw,
+  plus a penalty for the chance that the opponent melds it (:meth:`Evaluator.danger`);
+- **knock**: gin always; otherwise Monte Carlo over the opponent's possible hands,
+  comparing the points of knocking now with one more turn each (:mod:`knocking`).
+
+The sitter of Gin in the Box advises the move it would make in the captain's place;
+as captain it decides for itself (the advice is recorded, never needed).
+
+Randomness (only the Monte Carlo sampling) comes from a generator seeded by the bot's
+own seeded ``rng`` and the decision's place in the game (hand number, number of moves),
+so a decision does not depend on what the bot computed earlier: the same seed and the
+same view give the same move in-process, over the network and after a reconnect.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from okgin import DRAW_DISCARD, DRAW_STOCK, PASS, TAKE, Action, RuleSet, View
+
+from ...bot import Bot
+from .evaluation import Evaluator
+from .knocking import estimate
+from .knowledge import Knowledge, read_view
+from .tables import VALUES
+
+
+@dataclass(frozen=True)
+class Params:
+    """The bot's knobs; the defaults are the measured best (bench/strength.md has the
+    ablation that switches each technique off)."""
+
+    #: Judge hands by expected deadwood after a draw (else by deadwood now).
+    lookahead: bool = True
+    #: Utility bonus (in deadwood points) for ending a draw able to knock, and for gin.
+    knock_bonus: float = 0.0
+    gin_bonus: float = 0.0
+    #: Penalty (deadwood points) times the chance the opponent melds a discard.
+    danger_weight: float = 0.0
+    #: Weigh the opponent's pick-ups, refusals and discards (else every unseen card alike).
+    inference: bool = True
+    #: Draw decisions by value (else the simple rule: take only a card joining a meld).
+    value_draws: bool = True
+    #: Knock by Monte Carlo comparison (else as soon as the rules allow).
+    mc_knock: bool = False
+    mc_samples: int = 48
+    #: Take/keep margin: taking a discard shows the opponent a card, so it must win by this much.
+    take_margin: float = 0.0
+
+
+class StrongBot(Bot):
+    """Expected-value draws and discards, discard safety, Monte Carlo knock timing."""
+
+    name = "strong"
+
+    def __init__(self, seed: int | str | None = None, **params: Any) -> None:
+        super().__init__(seed)
+        known = {f.name for f in fields(Params)}
+        bad = sorted(set(params) - known)
+        if bad:
+            raise ValueError(f"unknown StrongBot parameter(s) {', '.join(bad)}; known: {', '.join(sorted(known))}")
+        self.params = replace(Params(), **params)
+        self._salt = self.rng.getrandbits(64)
+        self.rules = RuleSet()
+
+    # ------------------------------------------------------------- interface
+    def on_game_start(self, seat: int, rules: RuleSet, num_seats: int) -> None:
+        self.rules = rules
+
+    def choose(self, view: View, legal: list[Action]) -> Action:
+        return self.decide(view, legal)
+
+    def advise(self, view: View, captain_legal: list[Action]) -> tuple[Action | None, str] | None:
+        action = self.decide(view, captain_legal)
+        return action, f"I would {action}"
+
+    # -------------------------------------------------------------- decisions
+    def decide(self, view: View, legal: list[Action]) -> Action:
+        """The move for the hand shown in ``view`` (own, or the captain's for the sitter)."""
+        if len(legal) == 1:
+            return legal[0]
+        p = self.params
+        k = read_view(view) if p.inference else _uninformed(view)
+        ev = Evaluator(k, knock_bonus=p.knock_bonus, gin_bonus=p.gin_bonus, danger_weight=p.danger_weight)
+        if not p.lookahead:
+            ev.expected = ev.dw  # type: ignore[method-assign]
+        hand = k.hand
+        if view.phase == "offer":
+            return TAKE if self._take(ev, hand, view.upcard) else PASS
+        if view.phase == "draw":
+            if DRAW_DISCARD in legal and k.top is not None and self._take(ev, hand, k.top):
+                return DRAW_DISCARD
+            return DRAW_STOCK
+        return self._discard_or_knock(view, legal, ev)
+
+    def _take(self, ev: Evaluator, hand: int, card: int) -> bool:
+        p = self.params
+        if not p.value_draws:
+            from ..simple import joins_meld
+
+            return joins_meld(hand, card)
+        take, _ = ev.take_value(hand, card)
+        stock = ev.stock_value(hand)
+        return take < stock - p.take_margin
+
+    def _discard_or_knock(self, view: View, legal: list[Action], ev: Evaluator) -> Action:
+        p = self.params
+        hand = ev.k.hand
+        barred = view.taken_card
+        knocks = []
+        for a in legal:
+            if a.kind == "big_gin":
+                return a
+            if a.kind == "knock":
+                knocks.append(a)
+        discards = [a.card for a in legal if a.kind == "discard" and a.card is not None]
+        _, best = ev.best_discard(hand, barred, discards)
+        if knocks:
+            # the knock leaving the least deadwood (highest card thrown among equals)
+            kd, kc = min((ev.dw(hand & ~(1 << a.card)), -VALUES[a.card], a.card) for a in knocks if a.card is not None)[::2]
+            if kd == 0 or not p.mc_knock:
+                return Action("knock", kc)
+            rng = random.Random(f"{self._salt}/{view.hand_number}/{len(view.events)}")
+            est = estimate(ev, self.rules, rng, hand & ~(1 << kc), kd, hand & ~(1 << kc), p.mc_samples)
+            if est.knock >= est.play_on:
+                return Action("knock", kc)
+        return Action("discard", best)
+
+
+def _uninformed(view: View) -> Knowledge:
+    """Knowledge with every unseen card alike (the ablation of opponent inference)."""
+    k = read_view(view)
+    n = k.opp_hidden
+    pool = [c for c in range(52) if k.pool >> c & 1]
+    for c in pool:
+        k.weights[c] = 1.0
+        k.p_opp[c] = n / len(pool) if pool else 0.0
+        k.p_draw[c] = (1.0 - k.p_opp[c]) / max(k.stock_size, 1)
+    return k

@@ -1,0 +1,167 @@
+"""Hand evaluation: how good a hand is once the unseen cards are taken into account.
+
+The simple baseline judges a hand by its deadwood now. The strong bot judges it by the
+deadwood it *expects after the next draw*: for every card that might come off the
+stock (weighted by :attr:`Knowledge.p_draw`), the least deadwood reachable by keeping
+it and throwing the worst card, or throwing it straight back. Two hands with equal
+deadwood differ a lot here: one with live pairs and connectors (whose completing cards
+are still unseen) improves on many draws, one whose completers are already discarded
+or held by the opponent cannot.
+
+Only cards near the hand (:func:`tables.near_mask`) can change its melds, so a draw is
+evaluated for those few cards only; every other draw leaves the deadwood as it is.
+Deadwood values are memoised per decision, because the same 10- and 11-card hands come
+up again and again across candidate discards.
+
+The deadwood is mapped through a utility before averaging, so that crossing the knock
+limit and reaching gin count for more than their points: with an Oklahoma limit of 2,
+going from 14 to 9 deadwood buys nothing, from 3 to 2 buys the right to knock.
+"""
+
+from __future__ import annotations
+
+from okgin.melds import deadwood_mask
+
+from .fastdw import dad_value
+from .knowledge import Knowledge
+from .tables import RANK_MATES, RUN_PAIRS, VALUES, bits, near_mask
+
+
+class Evaluator:
+    """Evaluation of hands for one decision (holds the memo tables for that decision)."""
+
+    def __init__(self, k: Knowledge, *, knock_bonus: float = 0.0, gin_bonus: float = 0.0, danger_weight: float = 0.0) -> None:
+        self.k = k
+        self.danger_weight = danger_weight
+        limit = k.knock_limit
+        # utility of ending a draw with deadwood d (lower is better)
+        self.util = [float(d) - (knock_bonus if 0 < d <= limit else 0.0) - (gin_bonus + knock_bonus if d == 0 else 0.0) for d in range(120)]
+        self._dw: dict[int, int] = {}
+        self._exp: dict[int, float] = {}
+        self._dad: dict[int, int] = {}
+        self._danger: dict[int, float] = {}
+
+    # --------------------------------------------------------------- deadwood
+    def dw(self, hand: int) -> int:
+        """Least deadwood of a hand (memoised)."""
+        d = self._dw.get(hand)
+        if d is None:
+            d = deadwood_mask(hand)
+            self._dw[hand] = d
+        return d
+
+    def min_after_discard(self, hand11: int, barred: int | None = None) -> tuple[int, int]:
+        """Least deadwood after one discard from 11 cards, and the highest-valued card
+        achieving it (``barred`` may not be thrown)."""
+        base = self.dw(hand11)
+        best = 10**9
+        best_card = -1
+        for c in bits(hand11):
+            if c == barred:
+                continue
+            v = VALUES[c]
+            if base - v > best:
+                continue
+            d = self.dw(hand11 & ~(1 << c))
+            if d < best or (d == best and v > VALUES[best_card]):
+                best, best_card = d, c
+        return best, best_card
+
+    # ------------------------------------------------------------ expectation
+    def expected(self, hand10: int) -> float:
+        """Expected utility of the deadwood after one more draw from the stock."""
+        e = self._exp.get(hand10)
+        if e is not None:
+            return e
+        k = self.k
+        util = self.util
+        base = util[self.dw(hand10)]
+        total = 0.0
+        mass = 0.0
+        p_draw = k.p_draw
+        dad = self._dad
+        for c in bits(near_mask(hand10) & k.pool):
+            p = p_draw[c]
+            if p <= 0.0:
+                continue
+            h11 = hand10 | (1 << c)
+            d = dad.get(h11)
+            if d is None:
+                d = dad[h11] = dad_value(h11)
+            u = util[d]
+            if u < base:
+                total += p * u
+                mass += p
+        e = total + (1.0 - mass) * base
+        self._exp[hand10] = e
+        return e
+
+    # ------------------------------------------------------------------ safety
+    def danger(self, card: int) -> float:
+        """Probability that the opponent holds two cards that meld with ``card``.
+
+        Seen cards count 0, known opponent cards 1, the rest :attr:`Knowledge.p_opp`,
+        taken as independent (a fair approximation for so few cards).
+        """
+        d = self._danger.get(card)
+        if d is not None:
+            return d
+        p = self.k.p_opp
+        mates = [p[c] for c in bits(RANK_MATES[card])]
+        # P(at least two of the three rank mates)
+        a, b, c = [*mates, 0.0, 0.0, 0.0][:3]
+        p_set = a * b + a * c + b * c - 2 * a * b * c
+        miss = 1.0 - p_set
+        for x, y in RUN_PAIRS[card]:
+            miss *= 1.0 - p[x] * p[y]
+        d = 1.0 - miss
+        self._danger[card] = d
+        return d
+
+    # ----------------------------------------------------------------- choices
+    def discard_score(self, hand11: int, card: int) -> float:
+        """Score of throwing ``card`` from 11 cards: lower is better."""
+        s = self.expected(hand11 & ~(1 << card))
+        if self.danger_weight:
+            s += self.danger_weight * self.danger(card)
+        return s
+
+    def best_discard(self, hand11: int, barred: int | None, candidates: list[int] | None = None) -> tuple[float, int]:
+        """The discard of least score (ties: the higher card goes, then the lower index)."""
+        best = (float("inf"), -1)
+        for c in candidates if candidates is not None else bits(hand11):
+            if c == barred:
+                continue
+            s = self.discard_score(hand11, c)
+            if s < best[0] - 1e-9 or (abs(s - best[0]) <= 1e-9 and VALUES[c] > VALUES[best[1]]):
+                best = (s, c)
+        return best
+
+    def stock_value(self, hand10: int) -> float:
+        """Expected score of drawing from the stock, then discarding well (two draws deep:
+        this draw's card and the next one)."""
+        k = self.k
+        stay = self.expected(hand10)
+        total = 0.0
+        mass = 0.0
+        for c in bits(near_mask(hand10) & k.pool):
+            p = k.p_draw[c]
+            if p <= 0.0:
+                continue
+            h11 = hand10 | (1 << c)
+            s, _ = self.best_discard(h11, None, self._candidates(h11))
+            total += p * min(s, stay + (self.danger_weight * self.danger(c) if self.danger_weight else 0.0))
+            mass += p
+        return total + (1.0 - mass) * stay
+
+    def take_value(self, hand10: int, card: int) -> tuple[float, int]:
+        """Score of taking ``card`` from the discard pile (it may not go straight back)."""
+        h11 = hand10 | (1 << card)
+        return self.best_discard(h11, card, self._candidates(h11))
+
+    def _candidates(self, hand11: int, margin: int = 5) -> list[int]:
+        """Discards worth scoring: those within ``margin`` of the least deadwood left
+        (throwing a card that breaks a meld is never close, so it is not evaluated)."""
+        dws = [(self.dw(hand11 & ~(1 << c)), c) for c in bits(hand11)]
+        lo = min(d for d, _ in dws)
+        return [c for d, c in dws if d <= lo + margin]
