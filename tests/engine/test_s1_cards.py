@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
+import random
 
-from okgin import card_str, cards_of, mask_of, parse_card, parse_cards, pretty, value
+import pytest
+from enginekit import play_checked, rules_strategy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from okgin import Game, card_str, cards_of, mask_of, parse_card, parse_cards, pretty, value
 from okgin.cards import RANKS, SUITS, make_card, rank_of, suit_of, to_card
 
 
@@ -78,3 +83,15 @@ def test_s1_pretty_forms_for_humans():
     assert pretty(parse_card("Th")) == "10♥"
     assert pretty(parse_card("Th"), ascii_only=True) == "10H"
     assert pretty(parse_card("As"), ascii_only=True) == "AS"
+
+
+# ------------------------------------------------------------------ properties
+
+
+@settings(max_examples=60)
+@given(rules_strategy(), st.integers(0, 10**9), st.sampled_from([0.0, 0.3, 1.0]))
+def test_s1_property_all_52_cards_always_accounted_for(rules, seed, knock_bias):
+    """One deck: after every action each card is in exactly one place (a hand, the stock,
+    the discard pile or the knocker's face-down discard), and hands hold 10 cards (11
+    while discarding), the sitter none."""
+    play_checked(Game(rules, seed), random.Random(seed), 400, knock_bias, results=False)

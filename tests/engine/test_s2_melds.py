@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from enginekit import cards, names
+from enginekit import brute_deadwood, cards, names, plain_is_meld
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from okgin import best_melds, deadwood, is_meld, is_run, is_set, mask_of
+from okgin.cards import CARD_VALUES
 from okgin.melds import deadwood_after_discard_mask, min_arrangements_mask, validate_arrangement
 
 
@@ -126,3 +129,42 @@ def test_s2_validate_arrangement_says_why(melds, msg):
 def test_s2_validate_arrangement_counts_the_rest_as_deadwood():
     a = validate_arrangement(mask_of(cards("7h 8h 9h 9c 9d Kd")), [cards("7h 8h 9h")])
     assert a.deadwood == 28 and names(a.deadwood_cards) == ["9c", "9d", "Kd"]
+
+
+# ------------------------------------------------------------------ properties
+
+any_hand = st.lists(st.integers(0, 51), unique=True, max_size=11)
+# Hands drawn from 3 suits x 5 ranks are dense in sets, runs and overlaps between them.
+dense_hand = st.lists(st.sampled_from([s * 13 + r for s in (0, 2, 3) for r in (0, 1, 2, 3, 4, 9, 10, 11, 12)]), unique=True, max_size=11)
+
+
+@settings(max_examples=400)
+@given(st.one_of(any_hand, dense_hand))
+def test_s2_property_deadwood_equals_brute_force(hand):
+    dw = deadwood(hand)
+    assert dw == brute_deadwood(hand)
+    a = best_melds(hand)
+    assert a.deadwood == dw
+    assert all(plain_is_meld(m) for m in a.melds)
+    laid = [c for m in a.melds for c in m] + list(a.deadwood_cards)
+    assert sorted(laid) == sorted(hand)  # every card once: in one meld or in the deadwood
+    assert sum(CARD_VALUES[c] for c in a.deadwood_cards) == dw
+
+
+@settings(max_examples=150)
+@given(st.one_of(st.lists(st.integers(0, 51), unique=True, min_size=11, max_size=11), dense_hand.filter(lambda h: len(h) == 11)))
+def test_s2_property_eleven_cards_least_deadwood_after_a_discard(hand):
+    dw, best = deadwood_after_discard_mask(mask_of(hand))
+    each = {c: brute_deadwood([x for x in hand if x != c]) for c in hand}
+    assert dw == min(each.values())
+    assert sorted(best) == sorted(c for c, v in each.items() if v == dw)
+
+
+@settings(max_examples=150)
+@given(st.one_of(any_hand, dense_hand))
+def test_s2_property_every_least_arrangement_is_valid_and_least(hand):
+    arrs = min_arrangements_mask(mask_of(hand))
+    assert arrs
+    for a in arrs:
+        v = validate_arrangement(mask_of(hand), a.melds)
+        assert v.deadwood == a.deadwood == deadwood(hand)

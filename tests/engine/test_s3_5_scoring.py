@@ -3,10 +3,14 @@ the bonuses as options, spade doubling, one scorer per hand."""
 
 from __future__ import annotations
 
-import pytest
-from enginekit import knock_position
+import random
 
-from okgin import RuleSet
+import pytest
+from enginekit import knock_position, play_checked, rules_strategy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from okgin import Game, RuleSet
 from okgin.scoring import score_knock
 
 KNOCKER_10 = "As 2s 3s 4h 5h 6h 9c 9d 9h Tc"  # throws the drawn Kh: deadwood 10 (Tc)
@@ -118,3 +122,27 @@ def test_s3_5_score_knock_table(k, d, gin, expect):
     assert score_knock(RuleSet(), k, d, gin, False, False) == expect
     doubled = (*expect[:2], expect[2] * 2)
     assert score_knock(RuleSet(), k, d, gin, False, True) == doubled
+
+
+# ------------------------------------------------------------------ properties
+
+
+@settings(max_examples=40)
+@given(rules_strategy(), st.integers(0, 10**9))
+def test_s3_5_property_uniformly_random_play_always_ends_hands_with_valid_results(rules, seed):
+    """Uniformly random legal play (both variants, random options): every hand ends (a
+    knock or a drawn hand), and each result checks against brute force (RULES.md §3.4-3.6)."""
+    g = Game(rules, seed)
+    finished = play_checked(g, random.Random(seed), 500, knock_bias=0.0)
+    assert finished >= 1 or g.is_over
+
+
+@settings(max_examples=60)
+@given(rules_strategy(), st.integers(0, 10**9), st.sampled_from([(1.0, 0.8), (0.3, 0.9)]))
+def test_s3_5_property_random_play_that_knocks_whenever_it_can_scores_validly(rules, seed, bias):
+    """Uniform random play ends most hands drawn; this variant mostly keeps its least
+    deadwood and often knocks as soon as it may, to put many knocks, gins, undercuts and layoffs
+    through the same brute-force checks."""
+    g = Game(rules, seed)
+    finished = play_checked(g, random.Random(seed), 500, knock_bias=bias[0], greedy=bias[1])
+    assert finished >= 1 or g.is_over

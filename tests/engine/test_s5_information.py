@@ -5,8 +5,12 @@ unless the table is opened with full visibility."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
-from enginekit import play
+from enginekit import check_views, play, random_action, rules_strategy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from okgin import Game, RuleSet, View, game_from_position, parse_card, parse_cards
 
@@ -113,3 +117,23 @@ def test_s5_views_round_trip_through_the_wire():
 def test_s5_no_view_for_a_seat_that_does_not_exist(bad):
     with pytest.raises(ValueError, match="no seat"):
         fresh().view(bad)
+
+
+# ------------------------------------------------------------------ properties
+
+
+@settings(max_examples=30)
+@given(rules_strategy(), st.integers(0, 10**9), st.sampled_from([0.0, 0.3]))
+def test_s5_property_no_view_ever_holds_a_hidden_card(rules, seed, knock_bias):
+    """After every action of random play, every seat's and the spectator's view holds only
+    its own hand (the captain's for the sitter), public cards and its own stock draws."""
+    g = Game(rules, seed)
+    rng = random.Random(seed)
+    check_views(g)
+    for _ in range(200):
+        if g.is_over:
+            break
+        if g.roles is not None and g.current_player == g.roles[1] and rng.random() < 0.3:
+            g.advise(g.roles[2], rng.choice([None, *g.legal_actions()]), "advice")
+        g.apply(random_action(g, rng, knock_bias, greedy=0.5))
+        check_views(g)

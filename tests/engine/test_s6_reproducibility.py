@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
 import random
 
 import pytest
-from enginekit import hand_of, play, random_play
+from enginekit import hand_of, play, random_action, random_play, rules_strategy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from okgin import Game, RecordMismatch, RuleSet, canonical_json, card_str, game_from_position
 from okgin.rng import SeedStream, seed_hash, seed_text
@@ -150,3 +153,31 @@ def test_s6_malformed_records_are_refused_with_a_reason(change, msg):
 
 def test_s6_canonical_json_is_byte_stable():
     assert canonical_json({"b": 1, "a": [1, "é"]}) == '{"a":[1,"é"],"b":1}'
+
+
+# ------------------------------------------------------------------ properties
+
+
+@settings(max_examples=40)
+@given(rules_strategy(), st.one_of(st.integers(0, 10**9), st.text(max_size=12)), st.integers(0, 10**9), st.integers(1, 600))
+def test_s6_property_record_replay_is_identical(rules, seed, play_seed, cut):
+    """Record at any point of random play (advice, resignations included), replay: the same
+    canonical JSON, the same views for every seat; and a second replay of the replay too."""
+    g = Game(rules, seed)
+    rng = random.Random(play_seed)
+    for _ in range(cut):
+        if g.is_over:
+            break
+        if g.roles is not None and g.current_player == g.roles[1] and rng.random() < 0.2:
+            g.advise(g.roles[2], rng.choice([None, *g.legal_actions()]), "hint")
+        g.apply(random_action(g, rng, 0.3, greedy=0.5))
+    if not g.is_over and rng.random() < 0.2:
+        g.resign(rng.randrange(g.num_seats), "resigned")
+    text = canonical_json(g.to_record())
+    r = Game.from_record(json.loads(text))
+    assert canonical_json(r.to_record()) == text
+    assert canonical_json(Game.from_record(r.to_record()).to_record()) == text
+    assert r.full_view() == g.full_view()
+    for seat in [*range(g.num_seats), None]:
+        assert r.view(seat) == g.view(seat)
+    assert r.legal_actions() == g.legal_actions()
