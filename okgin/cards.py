@@ -79,6 +79,9 @@ def parse_card(text: str) -> Card:
     Raises ``ValueError`` naming the bad string, so a client sees exactly which of
     its cards was malformed.
     """
+    c = _WIRE_INDEX.get(text) if text.__class__ is str else None
+    if c is not None:  # the canonical wire form: the common case, one dict look-up
+        return c
     if not isinstance(text, str):
         raise ValueError(f"a card must be a string like 'As' or 'Td', got {text!r}")
     t = text.strip()
@@ -91,6 +94,9 @@ def parse_card(text: str) -> Card:
     if r is None or s is None:
         raise ValueError(f"bad card {text!r}: expected rank A23456789TJQK then suit cdhs, e.g. 'Td'")
     return s * 13 + r
+
+
+_WIRE_INDEX = {RANKS[c % 13] + SUITS[c // 13]: c for c in range(NUM_CARDS)}
 
 
 def to_card(obj: Card | str) -> Card:
