@@ -185,24 +185,47 @@ def _partner_of(game: Game, seat: int | None) -> int | None:
     return seat
 
 
+def _filtered_events(game: Game, seat: int | None, owner: int | None, full: bool) -> tuple[list[Event], list[list[Card]]]:
+    """This hand's events as ``seat`` may see them, and the cards known in each hand.
+
+    Why incremental: a hand's events only ever grow, and bots ask for a view at every
+    decision, so rebuilding the filtered list from the first event made each view cost
+    O(events) and a long hand O(events²). A per-game cache keyed by viewer remembers how
+    far it got in the current hand (a new hand object resets it); the result is exactly
+    what the full rebuild gave.
+    """
+    h = game.hand
+    cache: dict[tuple[int | None, bool], list[Any]] | None = getattr(game, "_view_cache", None)
+    if cache is None:
+        cache = {}
+        game._view_cache = cache  # type: ignore[attr-defined]
+    entry = cache.get((seat, full))
+    if entry is None or entry[0] is not h or entry[1] > len(h.events):
+        entry = [h, 0, [], [[] for _ in range(game.num_seats)]]
+        cache[(seat, full)] = entry
+    _, done, events, known = entry
+    if done < len(h.events):
+        may_see = {seat, owner} if seat is not None else set()
+        for s, kind, card in h.events[done:]:
+            if kind in ("take", "draw_discard"):
+                assert card is not None
+                known[s].append(card)
+            elif kind == "discard" and card in known[s]:
+                known[s].remove(card)
+            if kind == "draw_stock" and not full and s not in may_see:
+                card = None
+            events.append(Event(s, kind, card))
+        entry[1] = len(h.events)
+    return events, known
+
+
 def make_view(game: Game, seat: int | None, full: bool = False) -> View:
     """Build the view of ``seat`` (None: spectator; ``full``: everything, for broadcasts)."""
     if seat is not None and not 0 <= seat < game.num_seats:
         raise ValueError(f"no seat {seat} in a {game.num_seats}-seat game")
     h = game.hand
     owner = _partner_of(game, seat)
-    may_see = {seat, owner} if seat is not None else set()
-    events = []
-    known: list[list[Card]] = [[] for _ in range(game.num_seats)]
-    for s, kind, card in h.events:
-        if kind in ("take", "draw_discard"):
-            assert card is not None
-            known[s].append(card)
-        elif kind == "discard" and card in known[s]:
-            known[s].remove(card)
-        if kind == "draw_stock" and not full and s not in may_see:
-            card = None
-        events.append(Event(s, kind, card))
+    events, known = _filtered_events(game, seat, owner, full)
     hand_over = h.phase == "over"
     if game.over:
         phase = "game_over"
