@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from okgin import Game, IllegalAction, RuleSet
+from okgin import Action, Game, IllegalAction, RuleSet
 
 from .bot import Bot
 
@@ -33,12 +33,24 @@ def overrides(bot: object, hook: str) -> bool:
     return mine is not None and mine is not default
 
 
-def play_local(bots: Sequence[Bot], rules: RuleSet | None = None, seed: int | str = 0, max_actions: int = 100_000) -> Game:
+def play_local(
+    bots: Sequence[Bot],
+    rules: RuleSet | None = None,
+    seed: int | str = 0,
+    max_actions: int = 100_000,
+    illegal: str = "raise",
+) -> Game:
     """Play one whole game among ``bots`` (seat i is ``bots[i]``) and return it.
 
-    An illegal action from a bot is a bug in that bot: it raises ``IllegalAction``
-    naming the seat, rather than being silently corrected.
+    An illegal action from a bot is a bug in that bot. With ``illegal="raise"`` (the
+    default, for development) it raises ``IllegalAction`` naming the seat. With
+    ``illegal="forfeit"`` it is treated as a referee with the policy "illegal: forfeit,
+    illegal_limit: 1" treats it: the seat loses the game (termination ``illegal``), and
+    illegal advice is refused and ignored. Matches use that, so one buggy bot costs
+    its own games, not the whole run, exactly as it would through a referee.
     """
+    if illegal not in ("raise", "forfeit"):
+        raise ValueError(f"illegal must be 'raise' or 'forfeit', not {illegal!r}")
     rules = rules or RuleSet()
     game = Game(rules, seed)
     if len(bots) != game.num_seats:
@@ -69,15 +81,22 @@ def play_local(bots: Sequence[Bot], rules: RuleSet | None = None, seed: int | st
                 try:
                     game.advise(sitter, adv[0], adv[1])
                 except IllegalAction as e:
-                    raise IllegalAction(f"bot {bots[sitter].name!r} at seat {sitter} advised {adv[0]}: {e}") from None
-                if want_advice[seat]:
+                    if illegal == "raise":
+                        raise IllegalAction(f"bot {bots[sitter].name!r} at seat {sitter} advised {adv[0]}: {e}") from None
+                    adv = None
+                if adv is not None and want_advice[seat]:
                     v = game.view(seat)
                     bots[seat].on_advice(v.advice[-1], v)
         action = bots[seat].choose(game.view(seat), legal)
         try:
+            if not isinstance(action, Action):
+                raise IllegalAction(f"choose() returned {action!r}, not an okgin.Action")
             result = game.apply(action, seat=seat)
         except IllegalAction as e:
-            raise IllegalAction(f"bot {bots[seat].name!r} at seat {seat} played {action}: {e}") from None
+            if illegal == "raise":
+                raise IllegalAction(f"bot {bots[seat].name!r} at seat {seat} played {action}: {e}") from None
+            game.resign(seat, "illegal")
+            break
         if result is not None:
             for s, bot in enumerate(bots):
                 if want_end[s]:

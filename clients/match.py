@@ -1,0 +1,450 @@
+"""Bot against bot with duplicate deals: the importable match runner behind ``okgin match``.
+
+Why duplicate deals: luck of the cards swamps skill in gin. Every *deal* (one game seed:
+every hand's cards, the first dealer, the Box roles) is played once per seating of the
+bots (twice with two bots, seats swapped; six times with three, every permutation), so
+each bot gets every other bot's cards exactly as often as its own and most of the luck
+cancels. ``games`` is rounded up to a whole number of deals.
+
+Seeds: deal ``d`` of a match with seed ``S`` is the game seed ``"S/d"``; the bot with
+index ``i`` in that deal gets the bot seed ``"S/d/i"`` (whatever its seat), so a match
+is a pure function of its arguments and replays exactly, in-process or through a
+referee (:mod:`clients.match_referee` uses the same seeds and gets the same games).
+
+Use from Python (the strength tests of ``clients/bots/strong`` do)::
+
+    from clients.match import run_match
+    res = run_match(["strong", "simple"], games=400, seed=7, jobs=2)
+    s = res.stats()[0]
+    print(s.win_rate, s.win_ci, s.points_per_game)
+
+A bot is a built-in name, ``module:Class``, ``path/to/file.py:Class`` (see
+:mod:`clients.bots`), or any callable ``seed -> Bot`` (a configured instance factory).
+Games run in this process, or in ``jobs`` forked worker processes (each deal's games
+are independent; the results are gathered in deal order, so ``jobs`` never changes
+them).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from itertools import permutations
+from typing import Any
+
+from okgin import Game, RuleSet
+from okgin.roles import draw_roles, rotate
+
+from .bot import Bot
+from .bots import get_bot
+from .local import play_local
+
+BotSpec = str | Callable[[str], Bot]
+"""A bot name/spec for :func:`clients.bots.get_bot`, or a factory ``seed -> Bot``."""
+
+Z95 = 1.959963984540054
+
+
+# --------------------------------------------------------------------------- seeds
+def seatings(num_seats: int) -> list[tuple[int, ...]]:
+    """Every seating of ``num_seats`` bots: ``seating[seat]`` is the bot index there.
+
+    >>> seatings(2)
+    [(0, 1), (1, 0)]
+    >>> len(seatings(3))
+    6
+    """
+    return list(permutations(range(num_seats)))
+
+
+def game_seed(seed: int | str, deal: int) -> str:
+    """The game seed of deal ``deal`` in a match seeded ``seed``."""
+    return f"{seed}/{deal}"
+
+
+def bot_seed(seed: int | str, deal: int, bot_index: int) -> str:
+    """The seed given to bot ``bot_index`` for deal ``deal`` (the same in every seating)."""
+    return f"{seed}/{deal}/{bot_index}"
+
+
+def plan(num_bots: int, games: int) -> tuple[int, list[tuple[int, tuple[int, ...]]]]:
+    """The number of deals and the (deal, seating) of every game, in play order."""
+    seats = seatings(num_bots)
+    deals = max(1, math.ceil(games / len(seats)))
+    return deals, [(d, s) for d in range(deals) for s in seats]
+
+
+# ------------------------------------------------------------------------ results
+@dataclass(frozen=True)
+class HandSummary:
+    """One hand, with seats translated to bot indices."""
+
+    number: int
+    outcome: str  # knock gin big_gin undercut tie drawn
+    players: tuple[int, int]  # the two bots that played it (dealer first)
+    winner: int | None
+    knocker: int | None
+    points: int
+
+
+@dataclass
+class GameSummary:
+    """One game of a match. Bot indices, not seats, everywhere but ``seating``."""
+
+    deal: int
+    seating: tuple[int, ...]  # seating[seat] = bot index
+    seed: str
+    winner: int | None
+    scores: tuple[int, ...]  # per bot index
+    termination: str
+    at_fault: int | None  # the bot that forfeited (illegal action, timeout, ...), if any
+    hands: tuple[HandSummary, ...]
+    actions: int
+    record: dict[str, Any] | None = None  # the engine's full record, when asked for
+
+    def key(self) -> tuple[Any, ...]:
+        """Everything that must agree between two runs of the same game."""
+        return (self.deal, self.seating, self.seed, self.winner, self.scores, self.termination, self.at_fault, self.hands, self.actions)
+
+
+def summarize(game: Game, deal: int, seating: Sequence[int], keep_record: bool = False) -> GameSummary:
+    """Translate a finished game (played in-process or rebuilt from a referee's journal)."""
+    bot = list(seating)
+    n = game.num_seats
+    roles = draw_roles(game.seed)[0] if game.rules.variant == "box" else None
+    hands = []
+    for r in game.results:
+        if roles is not None:
+            players = (roles[0], roles[1])
+            roles = rotate(roles, None if r.winner is None else r.winner == roles[0])
+        else:
+            players = (r.dealer, 1 - r.dealer)
+        hands.append(
+            HandSummary(
+                r.hand_number,
+                r.outcome,
+                (bot[players[0]], bot[players[1]]),
+                None if r.winner is None else bot[r.winner],
+                None if r.knocker is None else bot[r.knocker],
+                r.points,
+            )
+        )
+    scores = [0] * n
+    for seat in range(n):
+        scores[bot[seat]] = game.scores[seat]
+    at_fault = next((bot[e[1]] for e in game.log if e[0] == "resign"), None)
+    actions = sum(1 for e in game.log if e[0] == "action")
+    return GameSummary(
+        deal=deal,
+        seating=tuple(seating),
+        seed=game.seed,
+        winner=None if game.winner is None else bot[game.winner],
+        scores=tuple(scores),
+        termination=game.termination or "unfinished",
+        at_fault=at_fault,
+        hands=tuple(hands),
+        actions=actions,
+        record=game.to_record() if keep_record else None,
+    )
+
+
+def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a proportion k/n (good near 0 and 1, unlike k/n ± z·se).
+
+    >>> lo, hi = wilson(198, 200); round(lo, 3), round(hi, 3)
+    (0.964, 0.997)
+    """
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (max(0.0, c - h), min(1.0, c + h))
+
+
+def mean_ci(xs: Sequence[float], z: float = Z95) -> tuple[float, float, float]:
+    """Mean and its normal-approximation 95% interval."""
+    n = len(xs)
+    if n == 0:
+        return (0.0, 0.0, 0.0)
+    m = sum(xs) / n
+    if n == 1:
+        return (m, m, m)
+    var = sum((x - m) ** 2 for x in xs) / (n - 1)
+    h = z * math.sqrt(var / n)
+    return (m, m - h, m + h)
+
+
+@dataclass
+class Rate:
+    """A count out of a total, with its 95% Wilson interval."""
+
+    count: int
+    total: int
+    rate: float
+    ci: tuple[float, float]
+
+    @staticmethod
+    def of(count: int, total: int) -> Rate:
+        return Rate(count, total, count / total if total else 0.0, wilson(count, total))
+
+
+@dataclass
+class BotStats:
+    """One bot's figures over a match (rates per game or per hand it played)."""
+
+    index: int
+    name: str
+    games: int
+    wins: Rate  # games won
+    points: int  # total points scored (final scores)
+    points_per_game: float
+    points_ci: tuple[float, float]
+    hands_played: int  # hands it played (as box or captain in the box game)
+    hands_won: Rate  # of hands played
+    knock: Rate  # it knocked (gin included), of hands played
+    gin: Rate  # it went gin (big gin included), of hands played
+    undercut: Rate  # it undercut the knocker, of hands played
+    drawn: Rate  # the hand was drawn, of hands played
+    forfeits: int  # games lost by its own illegal action / timeout / disconnect
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins.rate
+
+    @property
+    def win_ci(self) -> tuple[float, float]:
+        return self.wins.ci
+
+
+def bot_stats(index: int, name: str, games: Sequence[GameSummary]) -> BotStats:
+    wins = sum(1 for g in games if g.winner == index)
+    pts = [g.scores[index] for g in games]
+    played = won = knock = gin = undercut = drawn = 0
+    for g in games:
+        for h in g.hands:
+            if index not in h.players:
+                continue
+            played += 1
+            won += h.winner == index
+            if h.outcome == "drawn":
+                drawn += 1
+            if h.knocker == index:
+                knock += 1
+                gin += h.outcome in ("gin", "big_gin")
+            elif h.outcome == "undercut" and h.winner == index:
+                undercut += 1
+    m, lo, hi = mean_ci(pts)
+    return BotStats(
+        index=index,
+        name=name,
+        games=len(games),
+        wins=Rate.of(wins, len(games)),
+        points=sum(pts),
+        points_per_game=m,
+        points_ci=(lo, hi),
+        hands_played=played,
+        hands_won=Rate.of(won, played),
+        knock=Rate.of(knock, played),
+        gin=Rate.of(gin, played),
+        undercut=Rate.of(undercut, played),
+        drawn=Rate.of(drawn, played),
+        forfeits=sum(1 for g in games if g.at_fault == index),
+    )
+
+
+@dataclass
+class MatchResult:
+    """Every game of a match, and the figures computed from them."""
+
+    bots: list[str]  # display names, made unique ("simple", "simple#2")
+    rules: RuleSet
+    seed: int | str
+    deals: int
+    games: list[GameSummary]
+    elapsed: float
+    via: str = "in-process"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def stats(self) -> list[BotStats]:
+        return [bot_stats(i, name, self.games) for i, name in enumerate(self.bots)]
+
+    @property
+    def hands(self) -> int:
+        return sum(len(g.hands) for g in self.games)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for ``--json`` and tools (intervals as [low, high])."""
+        return {
+            "bots": self.bots,
+            "variant": self.rules.variant,
+            "rules": self.rules.to_dict(),
+            "seed": self.seed,
+            "deals": self.deals,
+            "seatings": len(seatings(len(self.bots))),
+            "games": len(self.games),
+            "hands": self.hands,
+            "via": self.via,
+            "elapsed_s": round(self.elapsed, 3),
+            "stats": [_jsonable(asdict(s)) for s in self.stats()],
+            "terminations": _count(g.termination for g in self.games),
+            **self.extra,
+        }
+
+    def table(self) -> str:
+        """The human report of ``okgin match``."""
+        stats = self.stats()
+        rate_s = self.hands / self.elapsed if self.elapsed > 0 else 0.0
+        head = [
+            f"okgin match: {' vs '.join(self.bots)} | {self.rules.variant} | {len(self.games)} games "
+            f"({self.deals} deals x {len(seatings(len(self.bots)))} seatings) | seed {self.seed} | {self.via}",
+            f"{self.hands} hands in {self.elapsed:.1f} s ({rate_s:.0f} hands/s); intervals are 95%",
+            "",
+        ]
+        games = [["bot", "wins", "win%", "", "points/game", "", "hands won", "forfeits"]]
+        for s in stats:
+            games.append([
+                s.name, f"{s.wins.count}/{s.games}", f"{100 * s.wins.rate:.1f}", _pct_ci(s.wins.ci),
+                f"{s.points_per_game:.1f}", f"[{s.points_ci[0]:.1f}, {s.points_ci[1]:.1f}]",
+                f"{s.hands_won.count}/{s.hands_played}", str(s.forfeits),
+            ])
+        rates = [["per hand played", "knock%", "", "gin%", "", "undercut%", "", "drawn%", ""]]
+        for s in stats:
+            row = [s.name]
+            for r in (s.knock, s.gin, s.undercut, s.drawn):
+                row += [f"{100 * r.rate:.1f}", _pct_ci(r.ci)]
+            rates.append(row)
+        lines = head + _grid(games) + [""] + _grid(rates)
+        terms = _count(g.termination for g in self.games)
+        if set(terms) != {"normal"}:
+            lines += ["", "terminations: " + ", ".join(f"{k} {v}" for k, v in sorted(terms.items()))]
+        return "\n".join(lines)
+
+
+def _grid(rows: list[list[str]]) -> list[str]:
+    """Columns padded to their widest cell: names left, figures right, intervals left."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    out = []
+    for r in rows:
+        cells = []
+        for i, c in enumerate(r):
+            left = i == 0 or c.startswith("[") or (c == "" and i > 0)
+            cells.append(c.ljust(widths[i]) if left else c.rjust(widths[i]))
+        out.append("  ".join(cells).rstrip())
+    return out
+
+
+def _pct_ci(ci: tuple[float, float]) -> str:
+    return f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+
+
+def _count(items: Iterable[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for x in items:
+        out[x] = out.get(x, 0) + 1
+    return out
+
+
+def _jsonable(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, float):
+        return round(obj, 6)
+    return obj
+
+
+# ------------------------------------------------------------------------ running
+def display_names(bots: Sequence[BotSpec]) -> list[str]:
+    """Names for the report: the spec (or factory name), numbered when repeated."""
+    raw = [b if isinstance(b, str) else getattr(b, "__name__", type(b).__name__) for b in bots]
+    out = []
+    for i, name in enumerate(raw):
+        k = raw[:i].count(name)
+        out.append(name if k == 0 else f"{name}#{k + 1}")
+    return out
+
+
+def make_bot(spec: BotSpec, seed: str) -> Bot:
+    return get_bot(spec, seed) if isinstance(spec, str) else spec(seed)
+
+
+def play_game(
+    bots: Sequence[BotSpec], rules: RuleSet, seed: int | str, deal: int, seating: Sequence[int], keep_record: bool = False
+) -> GameSummary:
+    """Play one game of a match in-process and summarize it."""
+    players = [make_bot(bots[i], bot_seed(seed, deal, i)) for i in seating]
+    game = play_local(players, rules, game_seed(seed, deal), illegal="forfeit")
+    return summarize(game, deal, seating, keep_record)
+
+
+# Work for forked workers: set just before the pool forks, so factories and classes
+# loaded from files reach the workers without pickling.
+_WORK: dict[str, Any] = {}
+
+
+def _play_chunk(chunk: list[tuple[int, tuple[int, ...]]]) -> list[GameSummary]:
+    w = _WORK
+    return [play_game(w["bots"], w["rules"], w["seed"], d, s, w["keep_record"]) for d, s in chunk]
+
+
+def check_bots(bots: Sequence[BotSpec], rules: RuleSet) -> None:
+    """Fail early, with a sentence, on a wrong number of bots or an unloadable one."""
+    if len(bots) != rules.num_players:
+        raise ValueError(f"{rules.variant} is played by {rules.num_players} bots, got {len(bots)}")
+    for b in bots:
+        if isinstance(b, str):
+            get_bot(b, "check")  # raises BotNotFound with the reason
+
+
+def run_match(
+    bots: Sequence[BotSpec],
+    games: int = 100,
+    seed: int | str = 0,
+    rules: RuleSet | None = None,
+    jobs: int = 1,
+    keep_records: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> MatchResult:
+    """Play ``games`` games (rounded up to whole deals) in-process; see the module doc.
+
+    ``progress(done, total)`` is called as games finish. ``keep_records`` keeps each
+    game's full engine record in its summary (for equivalence checks and replays).
+    """
+    rules = rules or RuleSet(variant="box" if len(bots) == 3 else "oklahoma")
+    check_bots(bots, rules)
+    deals, order = plan(len(bots), games)
+    t0 = time.perf_counter()
+    results: list[GameSummary] = []
+    jobs = max(1, min(jobs, len(order)))
+    if jobs == 1:
+        for d, s in order:
+            results.append(play_game(bots, rules, seed, d, s, keep_records))
+            if progress:
+                progress(len(results), len(order))
+    else:
+        per = len(seatings(len(bots)))
+        # Chunks of whole deals, several per worker so that slow deals even out.
+        step = per * max(1, math.ceil(deals / (jobs * 8)))
+        chunks = [order[i : i + step] for i in range(0, len(order), step)]
+        _WORK.update(bots=list(bots), rules=rules, seed=seed, keep_record=keep_records)
+        try:
+            ctx = multiprocessing.get_context("fork")
+            with ctx.Pool(jobs) as pool:
+                for part in pool.imap(_play_chunk, chunks):
+                    results.extend(part)
+                    if progress:
+                        progress(len(results), len(order))
+        finally:
+            _WORK.clear()
+    return MatchResult(display_names(bots), rules, seed, deals, results, time.perf_counter() - t0)
+
+
+def dumps(result: MatchResult) -> str:
+    return json.dumps(result.to_json(), sort_keys=True)

@@ -1,0 +1,84 @@
+"""``okgin match A B [C]``: bots against each other with duplicate deals, as a table or JSON.
+
+In-process by default (fast self-play through :mod:`clients.match`). ``--via-referee``
+plays the very same games through a real referee subprocess and bot client
+subprocesses over loopback (:mod:`clients.match_referee`): same seeds, same actions,
+same results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from okgin import RuleError, RuleSet
+
+from .bots import BUILTIN_BOTS, BotNotFound
+from .match import dumps, run_match
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="okgin match",
+        description="Play bots against each other with duplicate deals (every deal once per seating) "
+        "and report wins, points, hands and knock/gin/undercut/drawn rates with 95%% intervals.",
+        epilog=f"A bot is a built-in name ({', '.join(BUILTIN_BOTS)}), package.module:Class or path/to/file.py:Class.",
+    )
+    p.add_argument("bots", nargs="+", metavar="BOT", help="two bots (Oklahoma Gin) or three (Gin in the Box)")
+    p.add_argument("--games", type=int, default=100, help="games to play, rounded up to whole deals (default 100)")
+    p.add_argument("--seed", default="0", help="match seed; deal d is played with the game seed SEED/d (default 0)")
+    p.add_argument("--variant", choices=["oklahoma", "box"], help="default: oklahoma for two bots, box for three")
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule option (repeatable); see okgin rules")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes for in-process games (default 1)")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    p.add_argument("--via-referee", action="store_true", help="play through a real referee and bot clients over loopback")
+    p.add_argument("--referee-arg", action="append", default=[], metavar="ARG", help="extra argument for the referee (with --via-referee)")
+    p.add_argument("--progress", action="store_true", help="show progress on standard error")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    if len(args.bots) not in (2, 3):
+        print("okgin match: give two bots (Oklahoma Gin) or three (Gin in the Box)", file=sys.stderr)
+        return 2
+    if args.games < 1:
+        print("okgin match: --games must be at least 1", file=sys.stderr)
+        return 2
+    variant = args.variant or ("box" if len(args.bots) == 3 else "oklahoma")
+    try:
+        rules = RuleSet(variant=variant).with_assignments(args.rule)
+    except RuleError as e:
+        print(f"okgin match: {e}", file=sys.stderr)
+        return 2
+    if rules.num_players != len(args.bots):
+        print(f"okgin match: {variant} is played by {rules.num_players} bots, got {len(args.bots)}", file=sys.stderr)
+        return 2
+    seed: int | str = int(args.seed) if args.seed.lstrip("-").isdigit() else args.seed
+
+    def progress(done: int, total: int) -> None:
+        if done == total or done % 20 == 0:
+            print(f"\r{done}/{total} games", end="" if done < total else "\n", file=sys.stderr, flush=True)
+
+    try:
+        if args.via_referee:
+            from .match_referee import run_match_via_referee
+
+            result = run_match_via_referee(
+                args.bots, games=args.games, seed=seed, rules=rules, referee_args=args.referee_arg,
+                progress=progress if args.progress else None,
+            )
+        else:
+            result = run_match(args.bots, games=args.games, seed=seed, rules=rules, jobs=args.jobs, progress=progress if args.progress else None)
+    except (BotNotFound, ValueError) as e:
+        print(f"okgin match: {e}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(dumps(result))
+    else:
+        print(result.table())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
