@@ -245,7 +245,12 @@ class Referee:
             sess = self.conns.get(rid)
             if sess is not None:
                 sess.last_recv = self.now()
-            msg = decode(frames[1], self.config.max_message_bytes)
+            try:
+                msg = decode(frames[1], self.config.max_message_bytes)
+            except ProtocolError as e:
+                if e.name == "too_large":  # still echo the id if the frame can be read at all
+                    rqid, t = _peek_id(frames[1], self.config.hard_max_bytes)
+                raise
             rqid = request_id(msg)
             t = validate(msg)
             if sess is None:
@@ -721,3 +726,12 @@ class Referee:
         self.reply_ok(sess, "close_table", rqid)
         self._close_table(t, f"closed by {sess.name}")
 
+
+def _peek_id(frame: bytes, limit: int) -> tuple[Any, str | None]:
+    """The id and type of an oversize frame, if it is a readable map (for the error)."""
+    try:
+        msg = decode(frame, limit)
+    except ProtocolError:
+        return None, None
+    t = msg.get("type")
+    return request_id(msg), t if isinstance(t, str) and len(t) <= 40 else None

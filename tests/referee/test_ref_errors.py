@@ -1,0 +1,272 @@
+"""Every error code of protocol.md §9: triggered by real bad input, answered with the
+code, the stable name, a sentence and the request id; nothing in the referee changes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+import pytest
+from refharness import Client, RefereeThread, error_of
+
+from okgin import canonical_json
+from okgin.protocol import ERRORS
+
+
+def fingerprint(r: RefereeThread) -> str:
+    """Everything a request could change, as one string (read on the referee's loop)."""
+
+    def fp() -> str:
+        ref = r.ref
+        tables = {
+            n: {
+                **t.info(),
+                "record": t.game.to_record() if t.game else None,
+                "seq": t.seq,
+                "pending": t.pending.seq if t.pending else None,
+                "n": t.n,
+                "illegal": t.illegal,
+                "watchers": sorted(s.token for s in t.watchers),
+                "ready": t.rematch_ready,
+            }
+            for n, t in ref.tables.items()
+        }
+        sessions = sorted(
+            [s.token, s.name, s.role, sorted(s.seats.items()), sorted(s.watches.items()), sorted(s.queues), s.rid is not None]
+            for s in ref.sessions.values()
+        )
+        queues = {k: [s.token for s in q] for k, q in ref.queues.items()}
+        return canonical_json({"tables": tables, "sessions": sessions, "queues": queues, "reserved": sorted(ref.reserved)})
+
+    return r.call(fp)
+
+
+@pytest.fixture
+def scene(make_referee, make_client) -> dict[str, Any]:
+    """A referee with an admin key, a running 2-player game, a waiting table, a box game."""
+    r = make_referee(admin_key="sesame", max_watches_per_session=2)
+    c: dict[str, Client] = {}
+
+    def client(name: str, role: str = "player", **kw: Any) -> Client:
+        x = make_client(r.endpoint)
+        x.hello(name, role=role, **kw)
+        c[name] = x
+        return x
+
+    admin = client("admin", "admin", admin_key="sesame")
+    alice, bob = client("alice"), client("bob")
+    alice.request({"type": "join", "table": "g"}, "seated")
+    bob.request({"type": "join", "table": "g"}, "seated")
+    alice.expect("game_start")
+    bob.expect("game_start")
+    g_prompt = {0: alice, 1: bob}
+    first = None
+    while first is None:  # whoever is prompted first (the non-dealer)
+        for seat, cl in g_prompt.items():
+            if cl.sock.poll(20):
+                m = cl.recv()
+                if m["type"] == "prompt":
+                    first = (seat, m)
+    carol = client("carol")
+    carol.request({"type": "join", "table": "w", "variant": "box"}, "seated")
+    created = admin.request({"type": "create_table", "table": "b", "variant": "box", "seed": 247, "reserved": True}, "table_created")
+    box = {}
+    for seat, tok in enumerate(created["seat_tokens"]):
+        x = make_client(r.endpoint)
+        x.hello(f"box{seat}", token=tok)
+        x.expect("seated")
+        box[seat] = x
+    for x in box.values():
+        x.expect("game_start")
+    spect = client("sam", "spectator")
+    return {"r": r, "c": c, "admin": admin, "first": first, "g": g_prompt, "box": box, "spect": spect}
+
+
+def expect_error(r: RefereeThread, cl: Client, msg: dict[str, Any] | bytes, name: str, check: bool = False) -> dict[str, Any]:
+    before = fingerprint(r)
+    if isinstance(msg, bytes):
+        cl.send_raw(msg)
+        m = cl.wait_for(lambda m: m["type"] == "error")
+        assert "id" not in m
+    else:
+        rid = cl.next_id()
+        cl.send({**msg, "id": rid}, check=check)
+        m = cl.wait_for(lambda m: m.get("id") == rid or (m["type"] == "error" and "id" not in m))
+        assert m.get("id") == rid, f"the error must echo the request id: {m}"
+    error_of(m, name)
+    assert fingerprint(r) == before, f"{name}: the referee's state changed"
+    return m
+
+
+def test_framing_errors(scene, make_client):
+    r = scene["r"]
+    alice = scene["c"]["alice"]
+    fresh = make_client(r.endpoint)
+    expect_error(r, alice, b"\xc1", "bad_frame")  # 0xc1 is never used in msgpack
+    expect_error(r, alice, msgpack.packb({"type": "ping"}) + b"\x00", "bad_frame")
+    before = fingerprint(r)
+    alice.send_raw(b"", msgpack.packb({"type": "ping"}))  # a REQ-style empty delimiter: two frames
+    error_of(alice.wait_for(lambda m: m["type"] == "error"), "bad_frame")
+    assert fingerprint(r) == before
+    expect_error(r, alice, msgpack.packb([1, 2, 3]), "not_a_map")
+    expect_error(r, alice, msgpack.packb(None), "not_a_map")
+    expect_error(r, alice, msgpack.packb({1: "ping"}), "not_a_map")
+    expect_error(r, fresh, msgpack.packb("hello"), "not_a_map")
+    m = expect_error(r, alice, {"type": "ping", "pad": "x" * 70000}, "too_large")
+    assert m["request"] == "ping"
+    expect_error(r, alice, {"type": 5}, "bad_message")
+    expect_error(r, alice, {"kind": "ping"}, "bad_message")
+    expect_error(r, alice, {"type": "act", "table": "g", "seq": "one", "action": {"kind": "pass"}}, "bad_message")
+    expect_error(r, alice, {"type": "act", "table": "g", "seq": 1}, "bad_message")
+    expect_error(r, alice, {"type": "join", "table": "bad name!"}, "bad_message")
+    expect_error(r, alice, {"type": "join", "table": b"g"}, "bad_message")  # bin, not str
+    m = expect_error(r, alice, {"type": "dance"}, "unknown_type")
+    assert m["request"] == "dance"
+    expect_error(r, alice, {"type": "welcome"}, "unknown_type")  # a referee-only message
+
+
+def test_session_errors(scene, make_client):
+    r = scene["r"]
+    fresh = make_client(r.endpoint)
+    expect_error(r, fresh, {"type": "hello", "protocol": 2, "role": "player", "name": "x"}, "version_mismatch")
+    expect_error(r, fresh, {"type": "ping"}, "hello_first")
+    expect_error(r, fresh, {"type": "hello", "protocol": 1, "role": "player", "name": "x", "token": "0" * 32}, "bad_token")
+    expect_error(r, fresh, {"type": "hello", "protocol": 1, "role": "admin", "name": "x"}, "auth_failed")
+    expect_error(r, fresh, {"type": "hello", "protocol": 1, "role": "admin", "name": "x", "admin_key": "wrong"}, "auth_failed")
+    expect_error(r, fresh, {"type": "hello", "protocol": 1, "role": "player", "name": ""}, "bad_message")
+    alice = scene["c"]["alice"]
+    expect_error(r, alice, {"type": "hello", "protocol": 1, "role": "player", "name": "again"}, "already_welcomed")
+    spect = scene["spect"]
+    expect_error(r, spect, {"type": "queue"}, "forbidden")
+    expect_error(r, spect, {"type": "act", "table": "g", "seq": 1, "action": {"kind": "pass"}}, "forbidden")
+    expect_error(r, alice, {"type": "create_table", "table": "mine"}, "forbidden")
+    expect_error(r, alice, {"type": "close_table", "table": "g"}, "forbidden")
+    # a player's token presented with another role
+    other = make_client(r.endpoint)
+    expect_error(r, other, {"type": "hello", "protocol": 1, "role": "spectator", "name": "x", "token": alice.token}, "forbidden")
+
+
+def test_table_errors(scene, make_client):
+    r = scene["r"]
+    c = scene["c"]
+    alice, carol, admin, spect = c["alice"], c["carol"], scene["admin"], scene["spect"]
+    dave = make_client(r.endpoint)
+    dave.hello("dave")
+    expect_error(r, dave, {"type": "watch", "table": "nope"}, "no_such_table")
+    expect_error(r, dave, {"type": "act", "table": "nope", "seq": 1, "action": {"kind": "pass"}}, "no_such_table")
+    expect_error(r, dave, {"type": "join", "table": "g"}, "table_full")
+    expect_error(r, dave, {"type": "queue", "rules": {"knock_limit": 99}}, "bad_rules")
+    expect_error(r, dave, {"type": "queue", "rules": {"nonsense": 1}}, "bad_rules")
+    expect_error(r, dave, {"type": "queue", "variant": "box", "rules": {"variant": "oklahoma"}}, "bad_rules")
+    expect_error(r, dave, {"type": "join", "table": "w", "variant": "oklahoma"}, "rules_mismatch")
+    expect_error(r, dave, {"type": "join", "table": "w", "rules": {"target_score": 50}}, "rules_mismatch")
+    expect_error(r, carol, {"type": "join", "table": "w"}, "already_seated")
+    dave.request({"type": "queue"}, "queued")
+    expect_error(r, dave, {"type": "queue"}, "already_seated")
+    dave.request({"type": "leave"}, "ok")
+    expect_error(r, dave, {"type": "leave"}, "not_queued")
+    expect_error(r, admin, {"type": "create_table", "table": "g"}, "table_exists")
+    expect_error(r, admin, {"type": "create_table", "clock": {"move_ms": -5}}, "bad_message")
+    expect_error(r, admin, {"type": "create_table", "clock": {"tempo": 5}}, "bad_message")
+    expect_error(r, admin, {"type": "create_table", "policies": {"timeout": "shrug"}}, "bad_message")
+    expect_error(r, admin, {"type": "create_table", "policies": {"illegal_limit": 0}}, "bad_message")
+    expect_error(r, dave, {"type": "act", "table": "g", "seq": 1, "action": {"kind": "pass"}}, "not_seated")
+    expect_error(r, dave, {"type": "resign", "table": "g"}, "not_seated")
+    expect_error(r, dave, {"type": "leave", "table": "g"}, "not_seated")
+    expect_error(r, dave, {"type": "unwatch", "table": "g"}, "not_seated")
+    expect_error(r, dave, {"type": "sync", "table": "g"}, "not_seated")
+    expect_error(r, dave, {"type": "join", "table": "w", "seat": 7}, "bad_seat")
+    expect_error(r, dave, {"type": "join", "table": "w", "seat": 0}, "bad_seat")
+    expect_error(r, dave, {"type": "join", "table": "new", "seat": 2}, "bad_seat")
+    expect_error(r, alice, {"type": "rematch", "table": "g"}, "game_in_progress")
+    expect_error(r, spect, {"type": "watch", "table": "g", "full": True}, "no_full_feed")
+    expect_error(r, dave, {"type": "join", "table": "b"}, "forbidden")  # reserved seats
+    spect.request({"type": "watch", "table": "g"}, "snapshot")
+    spect.request({"type": "watch", "table": "w"}, "snapshot")
+    expect_error(r, spect, {"type": "watch", "table": "b"}, "limit_reached")
+    expect_error(r, carol, {"type": "rematch", "table": "w"}, "no_game")
+    expect_error(r, carol, {"type": "resign", "table": "w"}, "no_game")
+    expect_error(r, carol, {"type": "act", "table": "w", "seq": 1, "action": {"kind": "pass"}}, "no_game")
+
+
+def test_limit_on_tables(make_referee, make_client):
+    r = make_referee(max_tables=1)
+    a = make_client(r.endpoint)
+    a.hello("a", role="admin")
+    a.request({"type": "create_table", "table": "one"}, "table_created")
+    expect_error(r, a, {"type": "create_table", "table": "two"}, "limit_reached")
+    p = make_client(r.endpoint)
+    p.hello("p")
+    expect_error(r, p, {"type": "join", "table": "three"}, "limit_reached")
+
+
+def test_game_errors(scene):
+    r = scene["r"]
+    seat, prompt = scene["first"]
+    me, other = scene["g"][seat], scene["g"][1 - seat]
+    seq = prompt["seq"]
+    expect_error(r, other, {"type": "act", "table": "g", "seq": seq, "action": {"kind": "pass"}}, "not_your_turn")
+    expect_error(r, me, {"type": "act", "table": "g", "seq": seq + 5, "action": {"kind": "pass"}}, "stale_seq")
+    expect_error(r, me, {"type": "act", "table": "g", "seq": seq, "action": {"kind": "pass"}, "seat": 1 - seat}, "wrong_seat")
+    # the box game: advice errors
+    box = scene["box"]
+    views = {s: x.received[-1]["view"] for s, x in box.items()}
+    roles = views[0]["roles"]
+    captain, sitter, boxseat = roles.index("captain"), roles.index("sitter"), roles.index("box")
+    p = box[captain].wait_for(lambda m: m["type"] == "prompt")
+    box[sitter].wait_for(lambda m: m["type"] == "advise_prompt")
+    s = p["seq"]
+    expect_error(r, box[boxseat], {"type": "advise", "table": "b", "seq": s, "text": "psst"}, "forbidden")
+    expect_error(r, box[sitter], {"type": "advise", "table": "b", "seq": s - 1, "text": "late"}, "stale_seq")
+    expect_error(r, box[sitter], {"type": "advise", "table": "b", "seq": s, "text": "bell\x07"}, "bad_advice")
+    expect_error(r, box[sitter], {"type": "advise", "table": "b", "seq": s, "action": {"kind": "draw_stock"}}, "bad_advice")
+    expect_error(r, box[sitter], {"type": "advise", "table": "b", "seq": s}, "bad_advice")
+    expect_error(r, box[sitter], {"type": "advise", "table": "b", "seq": s, "action": {"kind": "fly"}}, "bad_action")
+    expect_error(r, box[sitter], {"type": "act", "table": "b", "seq": s, "action": {"kind": "pass"}}, "not_your_turn")
+
+
+def test_illegal_and_bad_actions_leave_the_game_untouched(scene):
+    r = scene["r"]
+    seat, prompt = scene["first"]
+    me = scene["g"][seat]
+
+    def record() -> str:
+        return r.call(lambda: canonical_json(r.ref.tables["g"].game.to_record()))
+
+    before = record()
+    rid = me.next_id()
+    me.send({"type": "act", "id": rid, "table": "g", "seq": prompt["seq"], "action": {"kind": "discard", "card": "As"}})
+    error_of(me.wait_for(lambda m: m.get("id") == rid), "illegal_action")
+    again = me.expect("prompt")
+    assert again["seq"] > prompt["seq"] and again["error"]["name"] == "illegal_action"
+    assert again["legal"] == prompt["legal"]
+    rid = me.next_id()
+    me.send({"type": "act", "id": rid, "table": "g", "seq": again["seq"], "action": {"kind": "fly"}}, check=False)
+    error_of(me.wait_for(lambda m: m.get("id") == rid), "bad_action")
+    third = me.expect("prompt")
+    assert third["error"]["code"] == ERRORS["bad_action"][0]
+    assert record() == before
+
+
+def test_internal_error_is_contained(referee, make_client):
+    c = make_client(referee.endpoint)
+    c.hello("x")
+
+    def boom(*a: Any) -> None:
+        raise RuntimeError("simulated bug")
+
+    referee.call(lambda: referee.ref._handlers.__setitem__("list_tables", boom))
+    m = c.request({"type": "list_tables"})
+    error_of(m, "internal")
+    assert m["request"] == "list_tables"
+    assert c.request({"type": "ping"}, "pong")["type"] == "pong"  # still serving
+
+
+def test_every_error_code_is_exercised():
+    """Keep this file honest: each code of the catalogue appears in a test above."""
+    import inspect
+    import sys
+
+    src = inspect.getsource(sys.modules[__name__])
+    missing = [n for n in ERRORS if f'"{n}"' not in src]
+    assert not missing, f"error codes never triggered here: {missing}"
