@@ -1,0 +1,107 @@
+"""``okgin conformance``: does a bot, in any language, speak protocol v1 correctly?
+
+    okgin conformance [--variant oklahoma|box|both] [--games N] -- COMMAND ARGS...
+
+The kit starts a referee on loopback, then runs COMMAND once per game as a player with
+a reserved seat, against built-in bots, and reports pass or fail per protocol feature.
+In COMMAND, ``{endpoint}``, ``{token}``, ``{table}``, ``{name}``, ``{game}`` and
+``{seat}`` are replaced; the same values are in the environment as ``OKGIN_ENDPOINT``,
+``OKGIN_TOKEN``, ``OKGIN_TABLE``, ``OKGIN_NAME``, ``OKGIN_SEAT``. The bot must connect
+to the endpoint, say ``hello`` with the token (that seats it), play the game and exit
+with status 0 after ``game_end``. Exit status: 0 all required features passed, 1 some
+failed, 2 the kit could not run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shlex
+import sys
+
+from .checks import judge
+from .report import dump_json, text_report
+from .runner import Kit, KitConfig, KitError, remove_work_dir
+
+EPILOG = """\
+examples:
+  okgin conformance -- ./clients/c/build/okgin-bot --connect {endpoint} --token {token}
+  okgin conformance --variant box --games 5 -- node clients/js/src/bot.js --connect {endpoint}
+  okgin conformance -- python3 mybot.py          # reads OKGIN_ENDPOINT and OKGIN_TOKEN
+
+probes (on by default; --no-probes turns them off):
+  idle wait     the first game of each variant starts 3 heartbeats after the bot sat down
+  illegal move  one of the bot's acts is relayed as an illegal action: it must recover
+  silent drop   the bot's connection goes silent both ways: it must reconnect with its token
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="okgin conformance",
+        description="Check that a bot in any language speaks the okgin protocol: runs it against built-in bots "
+        "through a referee on loopback and reports pass/fail per protocol feature.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--variant", choices=("oklahoma", "box", "both"), default="both", help="which variant(s) to play (default both)")
+    p.add_argument("--games", type=int, default=20, help="games of each variant (default %(default)s)")
+    p.add_argument("--seed", type=int, default=1, help="base seed of the deals (default %(default)s)")
+    p.add_argument("--opponent", default="simple", help="built-in bot to play against (default %(default)s)")
+    p.add_argument("--opponent-command", help="run opponents with this command instead (placeholders as for COMMAND)")
+    p.add_argument("--name", default="bot-under-test", help="the name {name} stands for (default %(default)s)")
+    p.add_argument("--jobs", type=int, default=2, help="games played at the same time (default %(default)s)")
+    p.add_argument("--heartbeat-ms", type=int, default=500, help="the referee's heartbeat interval (default %(default)s)")
+    p.add_argument("--liveness", type=int, default=4, help="beats missed before a peer is gone (default %(default)s)")
+    p.add_argument("--move-ms", type=int, default=10_000, help="time limit per move (default %(default)s)")
+    p.add_argument("--game-timeout", type=float, default=120.0, help="seconds before a game counts as stuck (default %(default)s)")
+    p.add_argument("--no-probes", action="store_true", help="no idle wait, illegal-move or silent-drop probes")
+    p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    p.add_argument("--keep", metavar="DIR", help="keep logs and journals in DIR (default: a temporary directory, removed)")
+    p.add_argument("-v", "--verbose", action="store_true", help="one line per game as it ends")
+    p.add_argument("command", nargs=argparse.REMAINDER, help="the bot's command, after --")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command = list(args.command)
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        parser.error("give the bot's command after --, e.g. okgin conformance -- ./mybot --connect {endpoint} --token {token}")
+    if args.games < 1 or args.jobs < 1 or args.heartbeat_ms < 10 or args.liveness < 1:
+        parser.error("--games and --jobs must be at least 1, --heartbeat-ms at least 10, --liveness at least 1")
+    variants = ("oklahoma", "box") if args.variant == "both" else (args.variant,)
+    cfg = KitConfig(
+        command=tuple(command),
+        variants=variants,
+        games=args.games,
+        seed=args.seed,
+        opponent=args.opponent,
+        opponent_command=tuple(shlex.split(args.opponent_command)) if args.opponent_command else None,
+        name=args.name,
+        heartbeat_ms=args.heartbeat_ms,
+        liveness=args.liveness,
+        move_ms=args.move_ms,
+        jobs=args.jobs,
+        game_timeout_s=args.game_timeout,
+        probes=not args.no_probes,
+        work_dir=args.keep,
+        verbose=args.verbose,
+    )
+    kit = Kit(cfg)
+    try:
+        result = asyncio.run(kit.run())
+    except KitError as e:
+        print(f"okgin conformance: {e}", file=sys.stderr)
+        return 2
+    finally:
+        if not args.keep and kit.result.work_dir:
+            remove_work_dir(kit.result.work_dir)
+    verdict = judge(result)
+    print(text_report(result, verdict))
+    if args.json:
+        dump_json(args.json, result, verdict)
+    return 0 if verdict.passed else 1

@@ -1,0 +1,498 @@
+"""Runs the games of a conformance check: referee, spectator, proxy, bot processes.
+
+The kit starts ``okgin referee`` on loopback as a subprocess (port 0, journals in the
+kit's work directory), connects to it as an organiser (role admin, with a random admin
+key so that no bot can be one), and for each game creates a table with reserved seats
+and a fixed seed, watches it, and launches the bot under test and the opponents with
+their seat tokens. The bot under test talks to the referee through the kit's
+:class:`~.proxy.Proxy`, which records its conversation and fires the probes:
+
+- **idle wait** (first game of each variant): the opponents start only after the bot
+  has waited ``3 x heartbeat_ms`` at the table, so it must send heartbeats;
+- **illegal move** (first game of each variant, from the bot's 3rd move): one of the
+  bot's ``act`` messages is relayed with an action the rules refuse, so the referee
+  answers ``illegal_action`` and re-prompts; the bot must carry on;
+- **silent drop** (second game of each variant, or the first after the probe above,
+  from the bot's 6th move): the bot's connection is silenced both ways; the bot must
+  notice the silence and resume its session on a new connection with its token.
+
+Opponents run as subprocesses (``okgin bot simple`` by default: the referee package
+never imports a client) and connect through the proxy too, unrecorded, so that when the
+bot under test sits out in Gin in the Box the captain's move can wait (at most a second)
+for the bot's advice on it: a built-in captain answers at once, and advice that comes
+after the move is refused as stale.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+import re
+import secrets
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import zmq
+import zmq.asyncio
+
+from okgin.protocol import ProtocolError, decode, encode
+
+from .proxy import Connection, Proxy
+from .trace import C2R, Fault, GameTrace
+
+PLACEHOLDERS = ("endpoint", "token", "table", "name", "game", "seat")
+VARIANT_SEATS = {"oklahoma": 2, "box": 3}
+ILLEGAL_AT_ACT = 3
+SILENCE_AT_ACT = 6
+ADVICE_WAIT_S = 1.0
+
+
+class KitError(RuntimeError):
+    """The kit itself could not run (referee did not start, bad command, ...)."""
+
+
+@dataclass(frozen=True)
+class KitConfig:
+    command: tuple[str, ...]
+    variants: tuple[str, ...] = ("oklahoma", "box")
+    games: int = 20
+    seed: int = 1
+    opponent: str = "simple"
+    opponent_command: tuple[str, ...] | None = None
+    name: str = "bot-under-test"
+    heartbeat_ms: int = 500
+    liveness: int = 4
+    move_ms: int = 10_000
+    disconnect_grace_ms: int = 20_000
+    jobs: int = 2
+    game_timeout_s: float = 120.0
+    exit_timeout_s: float = 10.0
+    probes: bool = True
+    work_dir: str | None = None
+    referee_command: tuple[str, ...] | None = None
+    verbose: bool = False
+
+
+@dataclass
+class RunResult:
+    config: KitConfig
+    games: list[GameTrace]
+    referee: str = ""
+    endpoint: str = ""
+    proxy_endpoint: str = ""
+    seconds: float = 0.0
+    work_dir: str = ""
+    orphans: list[tuple[int, dict[str, Any] | None]] = field(default_factory=list)
+    not_zmtp: list[str] = field(default_factory=list)
+
+
+def fill(argv: Sequence[str], values: dict[str, str]) -> list[str]:
+    """Replace ``{endpoint}``-style placeholders (only the known ones) in every word."""
+    pattern = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
+    return [pattern.sub(lambda m: values.get(m.group(1), m.group(0)), word) for word in argv]
+
+
+def illegal_action(legal: Any) -> dict[str, Any]:
+    """A well-formed action that is not among ``legal`` (so the rules refuse it)."""
+    kinds = {a.get("kind") for a in legal if isinstance(a, dict)} if isinstance(legal, list) else set()
+    for kind in ("take", "draw_discard", "draw_stock", "pass"):
+        if kind not in kinds:
+            return {"kind": kind}
+    return {"kind": "discard", "card": "As"}  # never reached: no phase allows all four
+
+
+class Admin:
+    """The kit's organiser connection: creates and watches tables, collects game ends."""
+
+    def __init__(self, ctx: zmq.asyncio.Context, endpoint: str, key: str, heartbeat_ms: int) -> None:
+        self.ctx = ctx
+        self.endpoint = endpoint
+        self.key = key
+        self.heartbeat_ms = heartbeat_ms
+        self.sock: zmq.asyncio.Socket | None = None
+        self._ids = itertools.count(1)
+        self._replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._ends: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self.referee = ""
+
+    async def start(self) -> None:
+        self.sock = self.ctx.socket(zmq.DEALER)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        self.sock.connect(self.endpoint)
+        self._tasks = [asyncio.create_task(self._reader()), asyncio.create_task(self._beat())]
+        welcome = await self.request({"type": "hello", "protocol": 1, "role": "admin", "name": "conformance-kit", "admin_key": self.key})
+        self.referee = str(welcome.get("referee", ""))
+
+    async def stop(self) -> None:
+        for t in self._tasks:
+            t.cancel()
+        for t in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await t
+        if self.sock is not None:
+            self.sock.close(0)
+
+    async def _beat(self) -> None:
+        while True:
+            await asyncio.sleep(self.heartbeat_ms / 1000)
+            assert self.sock is not None
+            await self.sock.send(encode({"type": "heartbeat"}))
+
+    async def _reader(self) -> None:
+        assert self.sock is not None
+        while True:
+            frame = await self.sock.recv()
+            try:
+                msg = decode(frame)
+            except ProtocolError:
+                continue
+            rid = msg.get("id")
+            if isinstance(rid, int) and rid in self._replies:
+                fut = self._replies.pop(rid)
+                if not fut.done():
+                    fut.set_result(msg)
+            elif msg.get("type") == "game_end":
+                fut2 = self._ends.get(str(msg.get("table")))
+                if fut2 is not None and not fut2.done():
+                    fut2.set_result(msg)
+
+    async def request(self, msg: dict[str, Any], timeout: float = 20.0) -> dict[str, Any]:
+        rid = next(self._ids)
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._replies[rid] = fut
+        assert self.sock is not None
+        await self.sock.send(encode({**msg, "id": rid}))
+        reply = await asyncio.wait_for(fut, timeout)
+        if reply.get("type") == "error":
+            raise KitError(f"the referee refused the kit's {msg.get('type')}: {reply.get('name')}: {reply.get('message')}")
+        return reply
+
+    async def watch(self, table: str) -> asyncio.Future[dict[str, Any]]:
+        """Watch a table; the future resolves with its ``game_end``."""
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._ends[table] = fut
+        await self.request({"type": "watch", "table": table})
+        return fut
+
+
+@dataclass
+class _Probe:
+    """A probe still to fire in some game of a variant."""
+
+    kind: str
+    at_act: int
+    armed_from_game: int
+
+
+class Kit:
+    """One conformance run; also the proxy's frame handler."""
+
+    def __init__(self, cfg: KitConfig) -> None:
+        self.cfg = cfg
+        self.by_token: dict[str, GameTrace] = {}
+        self.by_conn: dict[int, GameTrace] = {}
+        self.opponent_tokens: dict[str, GameTrace] = {}
+        self.opponent_conns: dict[int, GameTrace] = {}
+        # (table, seq) of an advise_prompt relayed to the bot under test, set once it advised.
+        self.advice_due: dict[tuple[str, int], asyncio.Event] = {}
+        self.conns: dict[int, Connection] = {}
+        self.probes: dict[str, list[_Probe]] = {}
+        self.result = RunResult(cfg, [])
+        self.hello_seen: dict[str, asyncio.Event] = {}
+        self._procs: list[asyncio.subprocess.Process] = []
+        self._drainer: asyncio.Task[None] | None = None
+
+    # -- frame handler (called by the proxy) ----------------------------------------
+    def on_open(self, conn: Connection) -> None:
+        self.conns[conn.id] = conn
+
+    def on_close(self, conn: Connection) -> None:
+        if conn.not_zmtp:
+            self.result.not_zmtp.append(conn.not_zmtp)
+
+    def on_frame(self, conn: Connection, direction: str, body: bytes, more: bool) -> list[bytes] | Awaitable[list[bytes]]:
+        t = time.monotonic()
+        problem = "multipart message (a message is exactly one frame)" if more else None
+        try:
+            msg: dict[str, Any] | None = decode(body)
+        except ProtocolError as e:
+            msg, problem = None, f"{e.name}: {e}"
+        if conn.id in self.opponent_conns:
+            return self._opponent_frame(self.opponent_conns[conn.id], direction, msg, body)
+        gt = self.by_conn.get(conn.id)
+        if gt is None and direction == C2R:
+            token = msg.get("token") if msg and msg.get("type") == "hello" else None
+            if isinstance(token, str) and token in self.opponent_tokens:
+                self.opponent_conns[conn.id] = self.opponent_tokens[token]
+                return [body]
+            gt = self.by_token.get(token) if isinstance(token, str) else None
+            if gt is None:
+                self.result.orphans.append((conn.id, msg))
+                return [body]
+            self.by_conn[conn.id] = gt
+            gt.connections.append(conn.id)
+            ev = self.hello_seen.get(gt.token)
+            if ev is not None:
+                ev.set()
+            # A new connection resuming a session the kit silenced: close the old one.
+            for other in gt.connections[:-1]:
+                old = self.conns.get(other)
+                if old is not None and old.silenced and not old.closed:
+                    old.close()
+        if gt is None:
+            return [body]
+        rec = gt.add(conn.id, direction, t, msg, problem=problem, relayed=not conn.silenced)
+        if conn.silenced or msg is None:
+            return [body]
+        kind = msg.get("type")
+        if direction != C2R:
+            if kind == "prompt":
+                gt.last_prompt = msg
+            elif kind == "advise_prompt" and isinstance(msg.get("seq"), int):
+                self.advice_due.setdefault((gt.table, msg["seq"]), asyncio.Event())
+            return [body]
+        if kind == "advise" and isinstance(msg.get("seq"), int):
+            due = self.advice_due.get((gt.table, msg["seq"]))
+            if due is not None:
+                asyncio.get_running_loop().call_soon(due.set)  # after this frame is relayed
+        if kind != "act":
+            return [body]
+        gt.acts += 1
+        probe = self._due_probe(gt)
+        if probe is None:
+            return [body]
+        self.probes[gt.variant].remove(probe)
+        if probe.kind == "illegal":
+            legal = gt.last_prompt.get("legal") if gt.last_prompt else None
+            replaced = {**msg, "action": illegal_action(legal)}
+            rec.replaced_by = replaced
+            gt.faults.append(Fault("illegal", rec.index, t, gt.acts, f"relayed {replaced['action']} instead of the bot's {msg.get('action')}"))
+            return [encode(replaced)]
+        # Silence the connection right after this act has been relayed.
+        gt.faults.append(Fault("silence", rec.index, t, gt.acts, "connection silenced both ways after this act"))
+        asyncio.get_running_loop().call_soon(_silence, conn)
+        return [body]
+
+    def _opponent_frame(self, gt: GameTrace, direction: str, msg: dict[str, Any] | None, body: bytes) -> list[bytes] | Awaitable[list[bytes]]:
+        """An opponent's frame: relayed as it is, except that a captain's move waits (up to
+        ADVICE_WAIT_S) for the advice of the sitter under test on the same prompt, so that
+        the advice can arrive in time (a real captain thinks; a built-in bot does not)."""
+        if direction != C2R or msg is None or msg.get("type") != "act" or not isinstance(msg.get("seq"), int):
+            return [body]
+        key = (gt.table, msg["seq"])
+        due = self.advice_due.get(key)
+        if due is None or due.is_set():
+            self.advice_due.pop(key, None)
+            return [body]
+
+        async def hold() -> list[bytes]:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(due.wait(), ADVICE_WAIT_S)
+            self.advice_due.pop(key, None)
+            return [body]
+
+        return hold()
+
+    def _due_probe(self, gt: GameTrace) -> _Probe | None:
+        for p in self.probes.get(gt.variant, []):
+            # Probes fire at least three moves apart, so each one's recovery is seen alone.
+            apart = not gt.faults or gt.acts >= gt.faults[-1].act + 3
+            if gt.index >= p.armed_from_game and gt.acts >= p.at_act and apart:
+                return p
+        return None
+
+    # -- running ------------------------------------------------------------------
+    async def run(self) -> RunResult:
+        cfg = self.cfg
+        start = time.monotonic()
+        work = Path(cfg.work_dir) if cfg.work_dir else Path(tempfile.mkdtemp(prefix="okgin-conformance-"))
+        work.mkdir(parents=True, exist_ok=True)
+        self.result.work_dir = str(work)
+        for v in cfg.variants:
+            self.probes[v] = []
+            if cfg.probes:
+                self.probes[v] = [_Probe("illegal", ILLEGAL_AT_ACT, 0), _Probe("silence", SILENCE_AT_ACT, min(1, cfg.games - 1))]
+        admin_key = secrets.token_hex(16)
+        referee = await self._start_referee(work, admin_key)
+        ctx = zmq.asyncio.Context()
+        admin = Admin(ctx, self.result.endpoint, admin_key, cfg.heartbeat_ms)
+        proxy: Proxy | None = None
+        try:
+            await admin.start()
+            self.result.referee = admin.referee
+            host, port = self.result.endpoint.removeprefix("tcp://").rsplit(":", 1)
+            proxy = Proxy(host, int(port), self)
+            self.result.proxy_endpoint = await proxy.start()
+            sem = asyncio.Semaphore(max(1, cfg.jobs))
+            plan = [(v, i) for i in range(cfg.games) for v in cfg.variants]
+
+            async def one(variant: str, index: int) -> GameTrace:
+                async with sem:
+                    return await self._game(admin, work, variant, index)
+
+            self.result.games = list(await asyncio.gather(*(one(v, i) for v, i in plan)))
+        finally:
+            if proxy is not None:
+                await proxy.stop()
+            await admin.stop()
+            ctx.term()
+            await self._stop_process(referee, 5.0)
+            for p in self._procs:
+                await self._stop_process(p, 2.0)
+        self.result.seconds = time.monotonic() - start
+        return self.result
+
+    async def _start_referee(self, work: Path, admin_key: str) -> asyncio.subprocess.Process:
+        cfg = self.cfg
+        base = list(cfg.referee_command or (sys.executable, "-m", "okgin", "referee"))
+        argv = [
+            *base, "--bind", "tcp://127.0.0.1:0", "--journal-dir", str(work / "journals"),
+            "--heartbeat-ms", str(cfg.heartbeat_ms), "--liveness", str(cfg.liveness), "--admin-key", admin_key,
+        ]
+        err = open(work / "referee.stderr", "wb")
+        proc = await asyncio.create_subprocess_exec(*argv, stdout=asyncio.subprocess.PIPE, stderr=err, stdin=asyncio.subprocess.DEVNULL)
+        err.close()
+        assert proc.stdout is not None
+        try:
+            line = await asyncio.wait_for(proc.stdout.readline(), 30)
+        except TimeoutError:
+            line = b""
+        m = re.search(rb"(tcp://\S+)", line)
+        if not m:
+            await self._stop_process(proc, 2.0)
+            raise KitError(f"the referee did not print its endpoint (first line: {line[:200]!r}); see {work / 'referee.stderr'}")
+        self.result.endpoint = m.group(1).decode()
+        # Keep reading its stdout so that it never blocks on a full pipe.
+        self._drainer = asyncio.create_task(_drain(proc.stdout))
+        return proc
+
+    async def _launch(self, argv: list[str], env: dict[str, str], log: Path) -> asyncio.subprocess.Process:
+        out = open(log, "wb")
+        try:
+            proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL, stdout=out, stderr=asyncio.subprocess.STDOUT, env=env)
+        except OSError as e:
+            raise KitError(f"cannot start {argv[0]!r}: {e}") from None
+        finally:
+            out.close()
+        self._procs.append(proc)
+        return proc
+
+    async def _game(self, admin: Admin, work: Path, variant: str, index: int) -> GameTrace:
+        cfg = self.cfg
+        n = VARIANT_SEATS[variant]
+        seat = index % n
+        table = f"conf-{variant}-{index + 1}"
+        seed = cfg.seed * 100_000 + (0 if variant == "oklahoma" else 50_000) + index
+        names = [cfg.name if s == seat else f"{cfg.opponent}-{s}" for s in range(n)]
+        policies = {"timeout": "forfeit", "illegal": "reprompt", "illegal_limit": 3, "disconnect_grace_ms": cfg.disconnect_grace_ms}
+        reply = await admin.request({
+            "type": "create_table", "table": table, "variant": variant, "seed": seed, "reserved": True, "players": names,
+            "clock": {"move_ms": cfg.move_ms, "grace_ms": 1000}, "policies": policies,
+        })
+        tokens = list(reply.get("seat_tokens") or [])
+        if len(tokens) != n:
+            raise KitError(f"create_table gave {len(tokens)} seat tokens for {n} seats")
+        gt = GameTrace(variant, index, table, seat, tokens[seat], seed)
+        self.by_token[gt.token] = gt
+        for s, token in enumerate(tokens):
+            if s != seat:
+                self.opponent_tokens[token] = gt
+        self.hello_seen[gt.token] = asyncio.Event()
+        ended = await admin.watch(table)
+        gdir = work / table
+        gdir.mkdir(exist_ok=True)
+
+        def env_for(token: str, endpoint: str, name: str, s: int) -> dict[str, str]:
+            return {**os.environ, "OKGIN_ENDPOINT": endpoint, "OKGIN_TOKEN": token, "OKGIN_TABLE": table, "OKGIN_NAME": name, "OKGIN_SEAT": str(s)}
+
+        values = {"endpoint": self.result.proxy_endpoint, "token": gt.token, "table": table, "name": cfg.name, "game": str(index + 1), "seat": str(seat)}
+        gt.started = time.monotonic()
+        bot = await self._launch(fill(cfg.command, values), env_for(gt.token, self.result.proxy_endpoint, cfg.name, seat), gdir / "bot.log")
+        opponents: list[asyncio.subprocess.Process] = []
+        try:
+            if index == 0 and cfg.probes:
+                # The idle wait: the bot sits alone at the table for three heartbeats.
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.hello_seen[gt.token].wait(), 60)
+                t0 = time.monotonic()
+                await asyncio.sleep(3 * cfg.heartbeat_ms / 1000)
+                gt.idle_window = (t0, time.monotonic())
+            for s in range(n):
+                if s == seat:
+                    continue
+                ep = self.result.proxy_endpoint
+                ovalues = {"endpoint": ep, "token": tokens[s], "table": table, "name": names[s], "game": str(index + 1), "seat": str(s)}
+                argv = fill(self._opponent_argv(), ovalues)
+                opponents.append(await self._launch(argv, env_for(tokens[s], ep, names[s], s), gdir / f"opponent-{s}.log"))
+            try:
+                gt.game_end = await asyncio.wait_for(ended, cfg.game_timeout_s)
+            except TimeoutError:
+                gt.problem = f"the game did not end within {cfg.game_timeout_s:.0f} s"
+            gt.ended = time.monotonic()
+            try:
+                gt.exit_code = await asyncio.wait_for(bot.wait(), cfg.exit_timeout_s)
+                gt.exited_by_itself = True
+                gt.exit_after = time.monotonic() - gt.ended
+            except TimeoutError:
+                gt.exit_code = await self._stop_process(bot, 2.0)
+        finally:
+            for p in [bot, *opponents]:
+                await self._stop_process(p, 5.0)
+            with contextlib.suppress(KitError, TimeoutError):
+                await admin.request({"type": "close_table", "table": table})
+        gt.stderr_tail = _tail(gdir / "bot.log")
+        if cfg.verbose:
+            end = gt.game_end or {}
+            print(f"  {gt.label}: {end.get('termination', gt.problem)}, {len(gt.records)} messages, exit {gt.exit_code}", file=sys.stderr)
+        return gt
+
+    def _opponent_argv(self) -> list[str]:
+        if self.cfg.opponent_command:
+            return list(self.cfg.opponent_command)
+        return [sys.executable, "-m", "okgin", "bot", self.cfg.opponent, "--connect", "{endpoint}", "--token", "{token}", "--name", "{name}"]
+
+    @staticmethod
+    async def _stop_process(proc: asyncio.subprocess.Process, grace: float) -> int | None:
+        """End a process the kit started (by its PID): SIGTERM, then SIGKILL."""
+        if proc.returncode is not None:
+            return proc.returncode
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGTERM)
+        try:
+            return await asyncio.wait_for(proc.wait(), grace)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            return await proc.wait()
+
+
+def _silence(conn: Connection) -> None:
+    conn.silenced = True
+
+
+async def _drain(stream: asyncio.StreamReader) -> None:
+    with contextlib.suppress(Exception):
+        while await stream.read(65536):
+            pass
+
+
+def _tail(path: Path, lines: int = 12) -> str:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def remove_work_dir(path: str) -> None:
+    shutil.rmtree(path, ignore_errors=True)
