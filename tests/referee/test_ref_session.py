@@ -1,0 +1,155 @@
+"""Sessions: handshake, ping, heartbeats both ways, silence, bye, resume mid-hand with a
+full snapshot, disconnect grace expiring into a forfeit (protocol.md §4.1, §10)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from refharness import Client, RefereeThread, error_of, play_until_end, simple_choice
+
+
+def wait_state(r: RefereeThread, pred: Any, client_beats: list[Client] = (), rounds: int = 2000) -> None:
+    """Poll the referee's state (not the clock) until ``pred`` holds; keep others alive."""
+    for _ in range(rounds):
+        if r.call(pred):
+            return
+        for c in client_beats:
+            c.send({"type": "heartbeat"})
+            while c.sock.poll(0):
+                c.recv()
+        import time
+
+        time.sleep(0.01)
+    raise AssertionError("state never reached")
+
+
+def test_hello_welcome_fields(referee, make_client):
+    c = make_client(referee.endpoint, validate="all")
+    w = c.hello("alice")
+    assert w["protocol"] == 1 and w["minor"] == 0 and w["role"] == "player" and w["resumed"] is False
+    assert len(w["token"]) == 32 and int(w["token"], 16) >= 0
+    assert w["heartbeat_ms"] == referee.config.heartbeat_ms and w["liveness"] == referee.config.liveness
+    assert w["max_message_bytes"] == 65536 and w["referee"].startswith("okgin")
+    other = make_client(referee.endpoint)
+    assert other.hello("alice")["token"] != w["token"]  # names are not identities
+    p = c.request({"type": "ping"}, "pong")
+    assert isinstance(p["time_ms"], int)
+    # unknown fields are ignored (protocol.md §14)
+    assert c.request({"type": "ping", "future_field": [1, 2]}, "pong", check=False)["type"] == "pong"
+    # heartbeats carry no reply
+    c.send({"type": "heartbeat"})
+    assert c.request({"type": "list_tables"}, "tables")["tables"] == []
+
+
+def test_referee_sends_heartbeats_and_drops_silent_peers(make_referee, make_client):
+    r = make_referee(heartbeat_ms=100, liveness=3)
+    c = make_client(r.endpoint)
+    c.hello("quiet")
+    assert c.expect("heartbeat")["type"] == "heartbeat"
+    token = c.token
+    wait_state(r, lambda: token not in r.ref.sessions)  # silent, holding nothing: forgotten
+    again = make_client(r.endpoint)
+    m = again.request({"type": "hello", "protocol": 1, "role": "player", "name": "q", "token": token})
+    error_of(m, "bad_token")
+
+
+def test_bye_holds_seats_and_token_resumes(make_referee, make_client):
+    r = make_referee(heartbeat_ms=5000)
+    a, b = make_client(r.endpoint), make_client(r.endpoint)
+    a.hello("alice")
+    b.hello("bob")
+    a.request({"type": "join", "table": "t"}, "seated")
+    a.send({"type": "bye"})
+    wait_state(r, lambda: r.ref.sessions[a.token].rid is None)
+    assert r.call(lambda: r.ref.tables["t"].seats[0] is r.ref.sessions[a.token])
+    a2 = make_client(r.endpoint)
+    w = a2.hello("alice", token=a.token)
+    assert w["resumed"] is True and w["token"] == a.token
+    snap = a2.expect("snapshot")
+    assert snap["seat"] == 0 and snap["status"] == "waiting" and snap["view"] is None
+    b.request({"type": "join", "table": "t"}, "seated")
+    assert a2.wait_for(lambda m: m["type"] == "game_start")["seat"] == 0
+
+
+def test_reconnect_mid_hand_gets_snapshot_and_same_prompt(make_referee, make_client, tmp_path):
+    r = make_referee(heartbeat_ms=200, liveness=2, journal_dir=str(tmp_path))
+    admin = make_client(r.endpoint)
+    admin.hello("org", role="admin")
+    toks = admin.request({"type": "create_table", "table": "t", "seed": 5, "rules": {"target_score": 30},
+                          "policies": {"disconnect_grace_ms": 60000}, "reserved": True}, "table_created")["seat_tokens"]
+    clients = {}
+    for s, tok in enumerate(toks):
+        c = make_client(r.endpoint)
+        c.hello(f"p{s}", token=tok)
+        clients[s] = c
+    # play until seat 0 has been prompted at least 4 times, then vanish without answering
+    prompts = {0: 0}
+    pending: dict[str, Any] = {}
+
+    def choose(seat: int, m: dict[str, Any]) -> dict[str, Any] | None:
+        return simple_choice(m["legal"])
+
+    poll_target = None
+    while poll_target is None:
+        for s, c in clients.items():
+            if not c.sock.poll(10):
+                continue
+            m = c.recv()
+            if m["type"] == "prompt":
+                if s == 0:
+                    prompts[0] += 1
+                    if prompts[0] >= 4 and m["view"]["phase"] == "discard":
+                        poll_target = m
+                        break
+                c.send({"type": "act", "table": "t", "seq": m["seq"], "action": choose(s, m)})
+    pending["prompt"] = poll_target
+    old = clients[0]
+    old.close()  # the connection is gone: silence
+    wait_state(r, lambda: r.ref.sessions[toks[0]].rid is None, client_beats=[clients[1]])
+    new = make_client(r.endpoint, validate="all")
+    w = new.hello("p0", token=toks[0])
+    assert w["resumed"] is True
+    snap = new.expect("snapshot")
+    assert snap["seat"] == 0 and snap["status"] == "playing"
+    assert snap["view"]["hand"] == poll_target["view"]["hand"] and snap["view"]["phase"] == "discard"
+    again = new.expect("prompt")
+    assert again["seq"] == poll_target["seq"] and again["legal"] == poll_target["legal"]
+    assert again["clock"]["remaining_ms"] is None  # no time control on this table
+    clients[0] = new
+    new.send({"type": "act", "table": "t", "seq": again["seq"], "action": simple_choice(again["legal"])})
+    ends = play_until_end(clients, "t")
+    assert ends[0]["termination"] == "normal"
+    journal = next(tmp_path.glob("t-g1-*.jsonl")).read_text()
+    assert '"t":"disconnect"' in journal and '"t":"reconnect"' in journal
+    from referee.replay import check_file
+
+    assert check_file(next(tmp_path.glob("t-g1-*.jsonl"))).termination == "normal"
+
+
+def test_disconnect_grace_expires_into_forfeit(make_referee, make_client):
+    r = make_referee(heartbeat_ms=100, liveness=2)
+    admin = make_client(r.endpoint)
+    admin.hello("org", role="admin")
+    admin.request({"type": "create_table", "table": "t", "policies": {"disconnect_grace_ms": 200}}, "table_created")
+    a, b = make_client(r.endpoint), make_client(r.endpoint)
+    a.hello("alice")
+    b.hello("bob")
+    a.request({"type": "join", "table": "t", "seat": 0}, "seated")
+    b.request({"type": "join", "table": "t", "seat": 1}, "seated")
+    a.close()  # alice vanishes; bob keeps beating until the game ends
+
+    def bob_end() -> dict[str, Any]:
+        while True:
+            if b.sock.poll(50):
+                m = b.recv()
+                if m["type"] == "prompt":
+                    b.send({"type": "act", "table": "t", "seq": m["seq"], "action": simple_choice(m["legal"])})
+                if m["type"] == "game_end":
+                    return m
+            else:
+                b.send({"type": "heartbeat"})
+
+    end = bob_end()
+    assert end["termination"] == "disconnect" and end["at_fault"] == 0 and end["winner"] == 1
+    # alice's seat is freed and her session forgotten
+    wait_state(r, lambda: r.ref.tables["t"].seats[0] is None and a.token not in r.ref.sessions, client_beats=[b])
