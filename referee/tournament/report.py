@@ -207,8 +207,10 @@ def build_report(
             note = f"Elo: Bradley-Terry maximum likelihood, mean 0{'' if anchor is None else f' ({anchor} held at {anchor_rating:g})'}, " \
                    f"{prior_draws:g} virtual draw(s) per pair as prior; ±95% = 1.96 standard errors"
 
+    # Elo rounded for the order: equal records must not be split by floating-point noise.
     order = sorted(participants, key=lambda n: (
-        -(st[n].elo if st[n].elo is not None else -math.inf), -st[n].score, -st[n].points_for, participants.index(n)))
+        -(round(st[n].elo, 6) if st[n].elo is not None else -math.inf), -st[n].score, -st[n].points_for,
+        participants.index(n)))
     standings = []
     for rank, n in enumerate(order, 1):
         s = st[n]

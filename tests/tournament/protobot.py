@@ -1,12 +1,12 @@
 """A tiny bot that speaks protocol.md directly (no SDK), with ways to misbehave.
 
 Used by the tournament tests as a ``command`` participant: it is what a bot in "any
-language" looks like to the runner. It knocks whenever it may, else plays the first legal
-action (or a seeded random one), and on request it crashes, hangs, breaks the protocol or plays illegal moves after
-a number of its own moves:
+language" looks like to the runner (it borrows only the engine's deadwood function).
+It plays greedily (see :func:`choose`) and on request crashes, hangs, breaks the
+protocol or plays illegal moves after a number of its own moves:
 
     python protobot.py ENDPOINT TOKEN [--random SEED] [--crash-after N] [--hang-after N]
-                       [--garbage-after N] [--illegal-after N] [--exit-at-start]
+                       [--garbage-after N] [--illegal-after N] [--exit-at-start] [--never-knock]
 """
 
 from __future__ import annotations
@@ -19,6 +19,27 @@ import time
 import msgpack
 import zmq
 
+from okgin import mask_of, parse_card
+from okgin.melds import deadwood_after_discard_mask
+
+
+def choose(legal: list[dict], view: dict, rng: random.Random, never_knock: bool) -> dict:
+    """Greedy: knock when allowed (unless never_knock), else draw from the stock and
+    throw a card that leaves the least deadwood (ties broken by the seeded rng)."""
+    knocks = [x for x in legal if x["kind"] in ("knock", "big_gin")]
+    if knocks and not never_knock:
+        return knocks[0]
+    discards = [x for x in legal if x["kind"] == "discard"]
+    if discards and view.get("hand"):
+        _, best = deadwood_after_discard_mask(mask_of(parse_card(c) for c in view["hand"]))
+        options = [x for x in discards if parse_card(x["card"]) in best] or discards
+        return rng.choice(options)
+    for kind in ("draw_stock", "pass"):
+        for x in legal:
+            if x["kind"] == kind:
+                return x
+    return legal[0]
+
 
 def main() -> int:
     p = argparse.ArgumentParser()
@@ -30,11 +51,12 @@ def main() -> int:
     p.add_argument("--garbage-after", type=int, default=-1)
     p.add_argument("--illegal-after", type=int, default=-1)
     p.add_argument("--exit-at-start", action="store_true")
+    p.add_argument("--never-knock", action="store_true")
     a = p.parse_args()
     if a.exit_at_start:
         print("protobot: exiting before connecting, as asked", file=sys.stderr)
         return 3
-    rng = random.Random(a.random)
+    rng = random.Random(a.random or 0)
     ctx = zmq.Context()
     s = ctx.socket(zmq.DEALER)
     s.setsockopt(zmq.LINGER, 0)
@@ -67,9 +89,7 @@ def main() -> int:
                 s.send(b"\xc1 this is not msgpack")
                 moves += 1
                 continue
-            legal = m["legal"]
-            knocks = [x for x in legal if x["kind"] in ("knock", "big_gin")]
-            action = knocks[0] if knocks else legal[0] if a.random is None else rng.choice(legal)
+            action = choose(m["legal"], m.get("view") or {}, rng, a.never_knock)
             if moves >= a.illegal_after >= 0:
                 action = {"kind": "discard", "card": "Xx"}
             send({"type": "act", "table": m["table"], "seq": m["seq"], "action": action})

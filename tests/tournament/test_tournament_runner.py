@@ -1,0 +1,280 @@
+"""The runner against real referees and real bot processes on loopback.
+
+The bots here are ``command`` participants running ``protobot.py``, which speaks the
+protocol directly (what a bot in any language looks like to the runner), so these tests
+depend on the referee only. The built-in and foreign-language bots meet in
+``test_tournament_languages.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from okgin import Game
+from referee.tournament.cli import main
+from referee.tournament.config import load_config
+from referee.tournament.report import report_from_store
+from referee.tournament.runner import Runner, RunOptions
+from referee.tournament.sprt import Sprt
+from referee.tournament.store import ResultsStore
+
+from .tourkit import alive, children_of, games_recorded, protobot, write_config
+
+pytestmark = pytest.mark.timeout(240)
+
+GREEDY = [
+    {"name": "g1", "command": protobot("--random", "1")},
+    {"name": "g2", "command": protobot("--random", "2")},
+    {"name": "passive", "command": protobot("--never-knock")},
+]
+FAST_RULES = {"target_score": 40}
+
+
+def table_of(db: Path) -> list[tuple]:
+    st = ResultsStore.open_existing(db)
+    try:
+        rep = report_from_store(st)
+        return [(s.name, s.games, s.wins, s.losses, s.points_for, s.points_against, round(s.elo or 0, 6)) for s in rep.standings]
+    finally:
+        st.close()
+
+
+def games_of(db: Path) -> list[tuple]:
+    st = ResultsStore.open_existing(db)
+    try:
+        return [(g.index, g.seats, g.winner, g.scores, g.termination) for g in st.games()]
+    finally:
+        st.close()
+
+
+def test_round_robin_records_every_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = write_config(tmp_path / "rr.toml", GREEDY, tournament={"seed": "rr", "games_per_pairing": 2, "concurrency": 2},
+                       rules=FAST_RULES, clock={"move_ms": 10000})
+    assert main([str(cfg), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "Tournament rr: round robin, 6/6 games, finished" in out
+    st = ResultsStore.open_existing(tmp_path / "rr.sqlite")
+    games = st.games(with_records=True)
+    assert [g.index for g in games] == list(range(6))
+    for g in games:
+        assert g.termination == "normal" and g.winner in g.seats and max(g.scores) >= 40
+        replay = Game.from_record(g.record, verify=True)  # the stored record replays exactly
+        assert replay.is_over and g.seats[replay.winner] == g.winner
+        assert g.clocks["source"] == "journal" and sum(g.clocks["moves"]) == len(g.record["entries"])
+        assert g.record["seed"] == g.seed
+    assert {g.winner for g in games} <= {"g1", "g2"}  # the passive bot never knocks, so never wins
+    st.close()
+    for suffix in (".csv", ".json", "-ratings.png"):
+        assert (tmp_path / f"rr{suffix}").stat().st_size > 0
+    data = json.loads((tmp_path / "rr.json").read_text())
+    assert data["standings"][-1]["name"] == "passive" and data["games_played"] == 6
+    # No bot log is kept for games that ended normally.
+    assert not list((tmp_path / "rr-run" / "logs").iterdir())
+    # The report command prints the same table again.
+    assert main(["report", str(tmp_path / "rr.sqlite")]) == 0
+    assert "6/6 games, finished" in capsys.readouterr().out
+
+
+def test_crashing_and_hanging_bots_lose_and_the_tournament_goes_on(tmp_path: Path) -> None:
+    parts = [
+        {"name": "good", "command": protobot("--random", "1")},
+        {"name": "crasher", "command": protobot("--crash-after", "2")},
+        {"name": "hanger", "command": protobot("--hang-after", "1")},
+        {"name": "garbler", "command": protobot("--garbage-after", "1")},
+        {"name": "cheat", "command": protobot("--illegal-after", "0")},
+    ]
+    cfg = write_config(tmp_path / "bad.toml", parts, tournament={"seed": "bad", "games_per_pairing": 2, "concurrency": 2},
+                       rules=FAST_RULES, clock={"move_ms": 1500, "grace_ms": 200})
+    assert main([str(cfg), "--quiet"]) == 0
+    games = ResultsStore.open_existing(tmp_path / "bad.sqlite").games()
+    assert len(games) == 20
+    for g in games:
+        if "good" in g.seats:
+            assert g.winner == "good", g
+    by = {(g.culprit, g.termination) for g in games if g.culprit}
+    assert ("crasher", "crash") in by and ("hanger", "timeout") in by and ("garbler", "timeout") in by
+    assert ("cheat", "illegal") in by
+    crash = next(g for g in games if g.termination == "crash")
+    assert "crashing on purpose" in crash.reason  # the bot's last words are kept in the reason
+    # Logs are kept for the games that ended abnormally.
+    logs = list((tmp_path / "bad-run" / "logs").iterdir())
+    assert any("crasher" in p.name for p in logs) and any("hanger" in p.name for p in logs)
+
+
+def test_a_hung_bot_without_a_clock_loses_by_the_stall_timeout(tmp_path: Path) -> None:
+    parts = [{"name": "good", "command": protobot()}, {"name": "hanger", "command": protobot("--hang-after", "0")},
+             {"name": "gone", "command": protobot("--exit-at-start")}]
+    cfg = write_config(tmp_path / "stall.toml", parts,
+                       tournament={"seed": "st", "games_per_pairing": 2, "stall_timeout": 2, "concurrency": 2},
+                       rules=FAST_RULES)
+    assert main([str(cfg), "--quiet"]) == 0
+    games = ResultsStore.open_existing(tmp_path / "stall.sqlite").games()
+    assert len(games) == 6
+    hung = [g for g in games if g.culprit == "hanger" and g.winner == "good"]
+    assert len(hung) == 2 and all(g.termination == "timeout" and "stall_timeout" in g.reason for g in hung)
+    # hanger vs gone: gone's process exits before it ever connects; it loses that game.
+    assert {g.termination for g in games if g.culprit == "gone"} == {"crash"}
+
+
+def test_kill_9_and_resume_gives_the_same_table(tmp_path: Path) -> None:
+    parts = [
+        {"name": "g1", "command": protobot("--random", "1")},
+        {"name": "g2", "command": protobot("--random", "2")},
+        {"name": "g3", "command": protobot("--random", "3")},
+    ]
+    sections = {"tournament": {"name": "cup", "seed": "k9", "games_per_pairing": 6, "concurrency": 2}, "rules": FAST_RULES}
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    cfg_a = write_config(tmp_path / "a" / "cup.toml", parts, **sections)
+    cfg_b = write_config(tmp_path / "b" / "cup.toml", parts, **sections)
+    assert main([str(cfg_a), "--quiet"]) == 0
+
+    db_b = tmp_path / "b" / "cup.sqlite"
+    proc = subprocess.Popen([sys.executable, "-m", "okgin", "tournament", str(cfg_b), "--quiet"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        kids: set[int] = set()
+        while time.monotonic() < deadline:
+            kids |= set(children_of(proc.pid))
+            if games_recorded(db_b) >= 4:
+                break
+            time.sleep(0.05)
+        kids |= set(children_of(proc.pid))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    n_killed = ResultsStore.open_existing(db_b).count_games()
+    assert 4 <= n_killed < 18, "the kill must land mid-tournament"
+    # Every referee and bot the runner started dies with it (PR_SET_PDEATHSIG).
+    deadline = time.monotonic() + 10
+    while any(alive(k) for k in kids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert kids and not any(alive(k) for k in kids)
+
+    assert main([str(cfg_b), "--quiet"]) == 2  # refuses to overwrite without --resume
+    assert main([str(cfg_b), "--resume", "--quiet"]) == 0
+    assert games_of(db_b) == games_of(tmp_path / "a" / "cup.sqlite")  # same games, none lost, none twice
+    assert table_of(db_b) == table_of(tmp_path / "a" / "cup.sqlite")
+    kinds = [e[1] for e in ResultsStore.open_existing(db_b).events()]
+    assert kinds.count("resume") == 1
+
+
+def test_a_dead_referee_has_its_games_replayed_elsewhere(tmp_path: Path) -> None:
+    cfg = load_config(write_config(tmp_path / "rd.toml", GREEDY, rules={"target_score": 100},
+                                   tournament={"seed": "rd", "games_per_pairing": 4, "concurrency": 2, "referees": 2}))
+    store = ResultsStore.for_run(cfg, cfg.database_path, resume=False)
+    runner = Runner(cfg, RunOptions(progress=False), store)
+    killed: list[str] = []
+
+    async def killer() -> None:
+        while True:
+            await asyncio.sleep(0.02)
+            victims = [s for s in runner.slots if s.local is not None and s.active > 0 and not s.dead]
+            if store.count_games() >= 1 and victims:
+                victims[0].local.proc.kill()  # type: ignore[union-attr]
+                killed.append(victims[0].label)
+                return
+
+    async def both() -> int:
+        k = asyncio.ensure_future(killer())
+        code = await runner.run()
+        k.cancel()
+        return code
+
+    assert asyncio.run(both()) == 0
+    assert killed
+    games = store.games()
+    assert [g.index for g in games] == list(range(12))
+    kinds = [e[1] for e in store.events()]
+    assert "referee-died" in kinds and "replay" in kinds
+    replayed = [g for g in games if g.attempts > 1]
+    assert replayed and all(g.termination == "normal" for g in replayed)
+    store.close()
+
+
+def test_remote_referee_records_come_from_the_public_feed(tmp_path: Path) -> None:
+    ref = subprocess.Popen([sys.executable, "-m", "okgin", "referee", "--bind", "tcp://127.0.0.1:0", "--no-journal"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert ref.stdout is not None
+        endpoint = re.search(r"tcp://\S+", ref.stdout.readline()).group(0)  # type: ignore[union-attr]
+        cfg = write_config(tmp_path / "far.toml", GREEDY[:2], rules=FAST_RULES,
+                           tournament={"seed": "far", "games_per_pairing": 4, "referee_endpoints": [endpoint]})
+        assert main([str(cfg), "--quiet"]) == 0
+    finally:
+        ref.send_signal(signal.SIGTERM)
+        ref.wait(10)
+    games = ResultsStore.open_existing(tmp_path / "far.sqlite").games(with_records=True)
+    assert len(games) == 4
+    for g in games:
+        assert g.clocks["source"] == "observer" and "record_note" not in g.clocks
+        replay = Game.from_record(g.record, verify=True)
+        assert g.seats[replay.winner] == g.winner and tuple(replay.scores) == g.scores
+
+
+def test_sprt_stops_as_soon_as_it_decides(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    parts = [{"name": "greedy", "command": protobot("--random", "5")}, {"name": "passive", "command": protobot("--never-knock")}]
+    cfg = write_config(tmp_path / "ab.toml", parts, rules=FAST_RULES,
+                       tournament={"seed": "ab", "format": "sprt", "concurrency": 2},
+                       sprt={"candidate": "greedy", "baseline": "passive", "elo0": 0, "elo1": 100, "max_games": 400})
+    assert main([str(cfg), "--quiet"]) == 0
+    st = ResultsStore.open_existing(tmp_path / "ab.sqlite")
+    decision = json.loads(st.get_meta("sprt_decision") or "{}")
+    assert decision["decision"] == "H1"
+    # It stopped at once: the game in progress when it decided was dropped, not recorded,
+    # and one game fewer would not have decided (the deciding game was a win).
+    n, w, lo = decision["games"], decision["wins"], decision["losses"]
+    assert st.count_games() == n < 400
+    test = Sprt(0, 100)
+    assert test.decide(w, lo) == "H1" and test.decide(w - 1, lo) is None
+    assert "H1 accepted: greedy is at least 100 Elo stronger" in capsys.readouterr().out
+    # Resuming a decided SPRT plays nothing more.
+    assert main([str(cfg), "--resume", "--quiet"]) == 0
+    assert ResultsStore.open_existing(tmp_path / "ab.sqlite").count_games() == n
+
+
+def test_box_tournament_every_seating(tmp_path: Path) -> None:
+    parts = [{"name": f"b{i}", "command": protobot("--random", str(i))} for i in range(3)]
+    cfg = write_config(tmp_path / "box.toml", parts, rules={"target_score": 30},
+                       tournament={"seed": "bx", "format": "box", "games_per_pairing": 6, "concurrency": 2})
+    assert main([str(cfg), "--quiet"]) == 0
+    st = ResultsStore.open_existing(tmp_path / "box.sqlite")
+    games = st.games(with_records=True)
+    assert len(games) == 6 and len({g.seats for g in games}) == 6
+    for g in games:
+        assert len(g.scores) == 3 and g.record["rules"]["variant"] == "box"
+        Game.from_record(g.record, verify=True)
+    rep = report_from_store(st)
+    assert all(s.elo is not None and s.games == 6 for s in rep.standings)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc")
+def test_interrupt_stops_cleanly_and_resume_finishes(tmp_path: Path) -> None:
+    cfg = write_config(tmp_path / "int.toml", GREEDY[:2], rules=FAST_RULES,
+                       tournament={"seed": "int", "games_per_pairing": 12, "concurrency": 2})
+    proc = subprocess.Popen([sys.executable, "-m", "okgin", "tournament", str(cfg), "--quiet"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    db = tmp_path / "int.sqlite"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if games_recorded(db) >= 2:
+            break
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 1 and "--resume to continue" in out
+    assert main([str(cfg), "--resume", "--quiet"]) == 0
+    assert [g[0] for g in games_of(db)] == list(range(12))
