@@ -40,12 +40,15 @@ Meld = tuple[Card, ...]
 """A meld: its cards in ascending index order."""
 
 
-def _build_tables() -> tuple[list[int], list[int]]:
+def _build_tables() -> tuple[list[int], list[int], list[int]]:
+    """Per 13-bit suit mask: total value, value of its runs, and which cards are in runs."""
     suit_value = [0] * (1 << SUIT_BITS)
     run_value = [0] * (1 << SUIT_BITS)
+    run_members = [0] * (1 << SUIT_BITS)
     for m in range(1 << SUIT_BITS):
         total = 0
         runs = 0
+        members = 0
         block_len = 0
         block_val = 0
         for r in range(SUIT_BITS + 1):
@@ -57,14 +60,18 @@ def _build_tables() -> tuple[list[int], list[int]]:
             else:
                 if block_len >= 3:
                     runs += block_val
+                    members |= ((1 << block_len) - 1) << (r - block_len)
                 block_len = 0
                 block_val = 0
         suit_value[m] = total
         run_value[m] = runs
-    return suit_value, run_value
+        run_members[m] = members
+    return suit_value, run_value, run_members
 
 
-SUIT_VALUE, RUN_VALUE = _build_tables()
+SUIT_VALUE, RUN_VALUE, RUN_MEMBERS = _build_tables()
+#: Deadwood of one suit when no card of it is in a set: its value minus its runs.
+SUIT_DEADWOOD = [v - r for v, r in zip(SUIT_VALUE, RUN_VALUE, strict=True)]
 
 # For each 4-bit pattern of suits holding a rank: the ways to take a set out of them,
 # as 4-bit suit masks (0 = no set). Sets of three then the set of four.
@@ -119,20 +126,54 @@ def _set_combos(s: tuple[int, int, int, int], ranks3: int) -> list[tuple[int, tu
     return combos
 
 
+# For each 4-bit pattern of suits holding a rank: its set options as (cards in the set,
+# then 0/1 per suit: is that suit's card in the set), "no set" first.
+_SET_CHOICES: list[tuple[tuple[int, int, int, int, int], ...]] = [
+    tuple((o.bit_count(), o & 1, o >> 1 & 1, o >> 2 & 1, o >> 3 & 1) for o in opts) for opts in _SET_OPTIONS
+]
+
+
 def deadwood_mask(hand: int) -> int:
-    """Minimum deadwood of the cards in a 52-bit mask (any number of cards)."""
+    """Minimum deadwood of the cards in a 52-bit mask (any number of cards).
+
+    Sets are the only choice to search (module docstring). Ranks held three or four
+    times whose cards sit in no run of their suit are melded as a set outright: a set
+    costs nothing there. Only the remaining "contested" ranks (a card wanted by both a
+    set and a run: one random 11-card hand in eighteen) are branched on.
+    """
     s0 = hand & SUIT_MASK
     s1 = (hand >> 13) & SUIT_MASK
     s2 = (hand >> 26) & SUIT_MASK
     s3 = hand >> 39
-    sv = SUIT_VALUE
-    rv = RUN_VALUE
-    total = sv[s0] + sv[s1] + sv[s2] + sv[s3]
     three = (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))
+    dw = SUIT_DEADWOOD
     if not three:
-        return total - rv[s0] - rv[s1] - rv[s2] - rv[s3]
+        return dw[s0] + dw[s1] + dw[s2] + dw[s3]
+    rm = RUN_MEMBERS
+    contested = three & (rm[s0] | rm[s1] | rm[s2] | rm[s3])
+    if three != contested:  # meld the uncontested sets whole: drop their cards
+        keep = ~(three & ~contested)
+        s0 &= keep
+        s1 &= keep
+        s2 &= keep
+        s3 &= keep
+    if not contested:
+        return dw[s0] + dw[s1] + dw[s2] + dw[s3]
+    total = SUIT_VALUE[s0] + SUIT_VALUE[s1] + SUIT_VALUE[s2] + SUIT_VALUE[s3]
+    rv = RUN_VALUE
+    if not contested & (contested - 1):  # one contested rank: try each of its set choices
+        r = contested.bit_length() - 1
+        b = contested
+        pattern = (s0 >> r & 1) | (s1 >> r & 1) << 1 | (s2 >> r & 1) << 2 | (s3 >> r & 1) << 3
+        value = rank_value(r)
+        best = 0
+        for n, c0, c1, c2, c3 in _SET_CHOICES[pattern]:
+            melded = n * value + rv[s0 & ~(b * c0)] + rv[s1 & ~(b * c1)] + rv[s2 & ~(b * c2)] + rv[s3 & ~(b * c3)]
+            if melded > best:
+                best = melded
+        return total - best
     best = 0
-    for setval, rem, _ in _set_combos((s0, s1, s2, s3), three):
+    for setval, rem, _ in _set_combos((s0, s1, s2, s3), contested):
         melded = setval + rv[s0 & ~rem[0]] + rv[s1 & ~rem[1]] + rv[s2 & ~rem[2]] + rv[s3 & ~rem[3]]
         if melded > best:
             best = melded
@@ -174,14 +215,26 @@ def deadwood_after_discard_mask(hand: int) -> tuple[int, list[Card]]:
     return best, best_cards
 
 
+_BIT: dict[Card | str, int] = {c: 1 << c for c in range(52)}
+_BIT.update({card_str(c): 1 << c for c in range(52)})
+
+
 def _checked_mask(cards: Iterable[Card | str]) -> int:
-    m = 0
-    n = 0
-    for x in cards:
-        c = to_card(x)
-        m |= 1 << c
-        n += 1
-    if bin(m).count("1") != n:
+    """The mask of cards given as indices or strings; duplicates and non-cards refused.
+
+    Fast path: one dict look-up per card (indices and canonical strings); the sum of the
+    bits has one bit per card exactly when no card repeats (a repeat carries).
+    """
+    if not isinstance(cards, list | tuple):
+        cards = list(cards)
+    try:
+        bits = [_BIT[x] for x in cards]
+    except (KeyError, TypeError):
+        bits = [1 << to_card(x) for x in cards]  # raises ValueError naming the bad card
+    m = sum(bits)
+    if m & 3 and any(x.__class__ is bool for x in cards):  # True == 1 finds a dict key
+        raise ValueError("a card is an index 0-51 or a string like 'As', not a bool")
+    if m.bit_count() != len(bits):
         raise ValueError("a hand may not hold the same card twice")
     return m
 
