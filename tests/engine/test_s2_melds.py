@@ -94,6 +94,10 @@ def test_s2_deadwood_accepts_strings_and_rejects_duplicates_and_bad_cards():
         deadwood(["5x"])
     with pytest.raises(ValueError):
         deadwood([52])
+    with pytest.raises(ValueError, match="bool"):
+        deadwood([True, 5, 6])
+    assert deadwood(c for c in cards("5h 6h 7h Kc")) == 10  # any iterable
+    assert deadwood(("5h", 5 + 26, "7h")) == 0  # indices and strings mixed (31 = 6h)
 
 
 def test_s2_eleven_cards_while_deciding_what_to_throw():
