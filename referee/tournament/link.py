@@ -180,7 +180,9 @@ class AdminLink:
         assert self.sock is not None
         n = 0
         while True:
-            await asyncio.sleep(self.heartbeat_s)
+            # Ping more often than the heartbeat needs: the round trips measure the
+            # referee's own latency under the tournament's load.
+            await asyncio.sleep(min(self.heartbeat_s, 0.5))
             if time.monotonic() - self.last_heard > self.liveness * self.heartbeat_s + 1.0:
                 self.mark_gone(f"silent for {self.liveness} heartbeats")
                 return
