@@ -41,6 +41,7 @@ import zmq
 import zmq.asyncio
 
 from .config import Participant, TournamentConfig
+from .gateway import Gateway
 from .link import AdminLink, RefereeGone, RequestFailed, resign_seat
 from .procs import LocalReferee, okgin_argv, spawn, stop
 from .progress import Progress
@@ -107,6 +108,7 @@ class _Bot:
     log: IO[bytes]
     exit_task: asyncio.Future[None] | None = None
     exited: int | None = None
+    remote_table: str | None = None  # a remote bot relayed by the gateway for this table
 
 
 @dataclass
@@ -135,6 +137,7 @@ class Runner:
         self._slot_lock = asyncio.Lock()
         self.progress: Progress | None = None
         self.sprt = None if cfg.sprt is None else Sprt(cfg.sprt.elo0, cfg.sprt.elo1, cfg.sprt.alpha, cfg.sprt.beta)
+        self.gateway: Gateway | None = None
 
     # ------------------------------------------------------------------ referees
     async def start_referees(self) -> None:
@@ -224,6 +227,11 @@ class Runner:
                      attempt: int, q: asyncio.Queue[dict[str, Any]]) -> _Bot:
         log_path = self.logdir / f"{sg.key}-a{attempt}-s{seat}-{p.name}.log"
         log = log_path.open("wb")
+        if p.kind == "remote":
+            assert self.gateway is not None
+            log.write(f"# remote bot {p.name}, relayed by the gateway\n".encode())
+            await self.gateway.attach(p.name, endpoint, token, table)
+            return _Bot(seat, p.name, None, log_path, log, remote_table=table)
         argv = self.bot_argv(p, endpoint, token, table, sg)
         log.write(f"# {' '.join(argv)}\n".encode())
         log.flush()
@@ -285,6 +293,7 @@ class Runner:
             except RequestFailed as e:
                 return Outcome(True, f"referee {slot.label} refused the table: {e}")
             rec = FeedRecorder(cfg.rules, sg.seed)
+            await self._wait_for_remotes(sg)
             for seat, name in enumerate(sg.seats):
                 bots.append(await self.launch(cfg.participant(name), seat, slot.endpoint, tokens[seat], table, sg, attempt, q))
             last_progress = time.monotonic()
@@ -353,6 +362,20 @@ class Runner:
                 with contextlib.suppress(RefereeGone, RequestFailed):
                     await slot.link.request({"type": "close_table", "table": table}, timeout=10.0)
 
+    async def _wait_for_remotes(self, sg: ScheduledGame) -> None:
+        """A game with a remote bot starts only once that bot is connected to the gateway
+        (its clock would otherwise run while nobody can answer)."""
+        if self.gateway is None:
+            return
+        for name in sg.seats:
+            if self.cfg.participant(name).kind == "remote" and not self.gateway.is_connected(name):
+                if self.progress is not None:
+                    self.progress.note = f"waiting for remote {name}"
+                    self.progress.draw(force=True)
+                await self.gateway.wait_connected(name)
+                if self.progress is not None:
+                    self.progress.note = ""
+
     async def _stalled_seat(self, slot: Slot, table: str, rec: FeedRecorder, bots: list[_Bot]) -> int:
         """The seat to blame for a stall: the one to act, or (before the game started)
         the first whose bot never took its seat."""
@@ -367,6 +390,8 @@ class Runner:
 
     async def _end_bots(self, bots: list[_Bot], natural: bool) -> None:
         async def end(b: _Bot) -> None:
+            if b.remote_table is not None and self.gateway is not None:
+                await self.gateway.detach(b.name, b.remote_table)
             if b.proc is not None:
                 if natural:
                     # A bot may exit by itself once its game is over; give it a moment.
@@ -509,6 +534,14 @@ class Runner:
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, self.abort_all, f"interrupted by signal {sig.name}")
         try:
+            remote = {p.name for p in self.cfg.participants if p.kind == "remote"}
+            if remote:
+                tokens = {n: t for n, t in self.store.tokens().items() if n in remote}
+                self.gateway = Gateway(self.ctx, self.cfg.gateway, tokens)
+                endpoint = await self.gateway.start()
+                print(f"remote bots connect to {endpoint} with their tokens:", flush=True)
+                for n in sorted(tokens):
+                    print(f"  {n}: {tokens[n]}", flush=True)
             await self.start_referees()
             self.progress.draw(force=True)
             workers = [asyncio.ensure_future(self.worker()) for _ in range(min(self.concurrency, len(self.queue)))]
@@ -518,6 +551,8 @@ class Runner:
                 with contextlib.suppress(NotImplementedError, RuntimeError):
                     loop.remove_signal_handler(sig)
             await asyncio.gather(*(self._retire(s) for s in self.slots), return_exceptions=True)
+            if self.gateway is not None:
+                await self.gateway.close()
             self.progress.finish()
         left = len(self.schedule) - self.store.count_games()
         if self.state.stop_reason and self.state.stop_reason.startswith("SPRT"):
@@ -563,12 +598,6 @@ def run_tournament(cfg: TournamentConfig, opts: RunOptions) -> int:
         schedule = Schedule(cfg)
         store.set_meta("games_total", str(len(schedule)))
         store.set_meta("ratings", json.dumps(asdict(cfg.ratings)))
-        tokens = store.tokens()
-        remote = [p.name for p in cfg.participants if p.kind == "remote"]
-        if remote:
-            print(f"remote bots connect to {cfg.gateway} with their tokens:")
-            for n in remote:
-                print(f"  {n}: {tokens.get(n)}")
         runner = Runner(cfg, opts, store)
         if opts.progress:
             print(f"tournament {cfg.name}: {len(schedule)} games ({store.count_games()} already played), "

@@ -6,7 +6,7 @@ It plays greedily (see :func:`choose`) and on request crashes, hangs, breaks the
 protocol or plays illegal moves after a number of its own moves:
 
     python protobot.py ENDPOINT TOKEN [--random SEED] [--crash-after N] [--hang-after N]
-                       [--garbage-after N] [--illegal-after N] [--exit-at-start] [--never-knock]
+                       [--garbage-after N] [--illegal-after N] [--exit-at-start] [--never-knock] [--serve]
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ def main() -> int:
     p.add_argument("--illegal-after", type=int, default=-1)
     p.add_argument("--exit-at-start", action="store_true")
     p.add_argument("--never-knock", action="store_true")
+    p.add_argument("--serve", action="store_true", help="keep playing game after game (a remote bot)")
     a = p.parse_args()
     if a.exit_at_start:
         print("protobot: exiting before connecting, as asked", file=sys.stderr)
@@ -94,9 +95,9 @@ def main() -> int:
                 action = {"kind": "discard", "card": "Xx"}
             send({"type": "act", "table": m["table"], "seq": m["seq"], "action": action})
             moves += 1
-        elif t == "game_end":
+        elif t == "game_end" and not a.serve:
             return 0
-        elif t in ("shutdown", "table_closed"):
+        elif t in ("shutdown", "table_closed") and not a.serve:
             return 0
         if time.monotonic() - last_sent > heartbeat:
             send({"type": "heartbeat"})

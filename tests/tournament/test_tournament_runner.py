@@ -28,7 +28,7 @@ from referee.tournament.runner import Runner, RunOptions
 from referee.tournament.sprt import Sprt
 from referee.tournament.store import ResultsStore
 
-from .tourkit import alive, children_of, games_recorded, protobot, write_config
+from .tourkit import PROTOBOT, alive, children_of, games_recorded, protobot, write_config
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -278,3 +278,73 @@ def test_interrupt_stops_cleanly_and_resume_finishes(tmp_path: Path) -> None:
     assert proc.returncode == 1 and "--resume to continue" in out
     assert main([str(cfg), "--resume", "--quiet"]) == 0
     assert [g[0] for g in games_of(db)] == list(range(12))
+
+
+def test_remote_bot_plays_through_the_gateway(tmp_path: Path) -> None:
+    parts = [{"name": "local", "command": protobot("--random", "1")}, {"name": "far", "remote": True, "token": "far-secret-1"}]
+    cfg = write_config(tmp_path / "gw.toml", parts, rules=FAST_RULES,
+                       tournament={"seed": "gw", "games_per_pairing": 4, "gateway": "tcp://127.0.0.1:0"},
+                       clock={"move_ms": 10000})
+    runner = subprocess.Popen([sys.executable, "-m", "okgin", "tournament", str(cfg), "--quiet"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    remote = None
+    try:
+        assert runner.stdout is not None
+        endpoint = None
+        for _ in range(20):
+            line = runner.stdout.readline()
+            m = re.search(r"remote bots connect to (tcp://\S+)", line)
+            if m:
+                endpoint = m.group(1)
+                break
+        assert endpoint, "the runner prints the gateway's real endpoint"
+        assert "far: far-secret-1" in runner.stdout.readline()
+        # The remote bot connects once, with the organiser's token, and plays every game.
+        remote = subprocess.Popen([sys.executable, PROTOBOT, endpoint, "far-secret-1", "--serve", "--random", "9"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        out, _ = runner.communicate(timeout=120)
+        assert runner.returncode == 0, out
+    finally:
+        for p in (runner, remote):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait()
+    games = ResultsStore.open_existing(tmp_path / "gw.sqlite").games(with_records=True)
+    assert len(games) == 4 and all(g.termination == "normal" for g in games)
+    for g in games:
+        Game.from_record(g.record, verify=True)
+
+
+def test_gateway_refuses_strangers(tmp_path: Path) -> None:
+    import msgpack
+
+    from referee.tournament.gateway import Gateway
+
+    async def scenario() -> list[dict]:
+        import zmq.asyncio
+
+        ctx = zmq.asyncio.Context()
+        gw = Gateway(ctx, "tcp://127.0.0.1:0", {"far": "tok"})
+        ep = await gw.start()
+        s = ctx.socket(zmq.DEALER)
+        s.setsockopt(zmq.LINGER, 0)
+        s.connect(ep)
+        out = []
+        for m in ({"type": "act", "table": "x", "seq": 1, "action": {"kind": "pass"}},
+                  {"type": "hello", "id": 1, "protocol": 1, "role": "player", "name": "x", "token": "nope"},
+                  {"type": "hello", "id": 2, "protocol": 2, "role": "player", "name": "x", "token": "tok"},
+                  {"type": "hello", "id": 3, "protocol": 1, "role": "player", "name": "x", "token": "tok"},
+                  {"type": "act", "id": 4, "table": "elsewhere", "seq": 1, "action": {"kind": "pass"}}):
+            await s.send(msgpack.packb(m))
+            out.append(msgpack.unpackb(await asyncio.wait_for(s.recv(), 10)))
+        await s.send(b"\xc1")
+        out.append(msgpack.unpackb(await asyncio.wait_for(s.recv(), 10)))
+        s.close()
+        await gw.close()
+        ctx.term()
+        return out
+
+    got = asyncio.run(scenario())
+    assert [m.get("name") if m["type"] == "error" else m["type"] for m in got] == [
+        "hello_first", "bad_token", "version_mismatch", "welcome", "not_seated", "bad_frame"]
+    assert got[3]["name"] == "far" and got[3]["token"] == "tok"

@@ -1,0 +1,231 @@
+"""The gateway: where remote bots connect, once, for a whole tournament.
+
+A remote participant runs its bot wherever it likes and points it at the gateway with
+the token the organiser handed out. To the bot the gateway *is* a referee speaking
+protocol.md: ``hello`` with its token gets ``welcome``, and then, game after game, it
+receives ``seated``, ``game_start``, ``prompt``... for tables it never asked for, and
+answers as usual (``act``, ``advise``, ``resign``, ``sync`` carry the ``table``).
+
+Why a gateway and not the referee's address: seats are reserved per game with tokens the
+referee issues (``create_table`` with ``reserved``), games run on whichever referee is
+free, and a remote bot cannot be told any of that in advance. The gateway takes the
+seat for it (``hello`` with the seat token on a connection of its own to that game's
+referee) and relays every message of that table both ways, unchanged. The referee keeps
+every rule and every clock; the gateway adds one loopback hop.
+
+- Heartbeats: the gateway answers the bot's liveness itself (a ``heartbeat`` whenever
+  it has sent nothing for ``heartbeat_ms``) and passes the bot's own traffic upstream,
+  so a bot that goes silent is seen as disconnected by the referee, which applies the
+  table's ``disconnect_grace_ms`` like for any other player.
+- Reconnection: a new ``hello`` with the same token replaces the old connection; the
+  gateway then asks every upstream for a ``sync`` (snapshot plus the pending prompt).
+- A ``hello`` with an unknown token gets ``bad_token``; anything before ``hello`` gets
+  ``hello_first``; a message for a table that is not the bot's gets ``not_seated``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import zmq
+import zmq.asyncio
+
+from okgin.protocol import ERRORS, ProtocolError, decode, encode
+
+HEARTBEAT_MS = 5000
+LIVENESS = 3
+
+
+def _error(name: str, message: str, rid: Any = None, request: str | None = None) -> dict[str, Any]:
+    msg: dict[str, Any] = {"type": "error", "code": ERRORS[name][0] if name in ERRORS else 5001, "name": name, "message": message, "request": request}
+    if rid is not None:
+        msg["id"] = rid
+    return msg
+
+
+@dataclass
+class _Upstream:
+    table: str
+    name: str
+    sock: zmq.asyncio.Socket
+    task: asyncio.Task[None] | None = None
+
+
+@dataclass
+class _Remote:
+    name: str
+    token: str
+    route: bytes | None = None
+    last_sent: float = 0.0
+    connected: asyncio.Event = field(default_factory=asyncio.Event)
+    upstreams: dict[str, _Upstream] = field(default_factory=dict)
+
+
+class Gateway:
+    def __init__(self, ctx: zmq.asyncio.Context, bind: str, tokens: dict[str, str]) -> None:
+        self.ctx = ctx
+        self.bind = bind
+        self.remotes = {name: _Remote(name, tok) for name, tok in tokens.items()}
+        self.by_token = {tok: name for name, tok in tokens.items()}
+        self.by_route: dict[bytes, str] = {}
+        self.sock: zmq.asyncio.Socket | None = None
+        self.endpoint = ""
+        self._tasks: list[asyncio.Task[None]] = []
+
+    async def start(self) -> str:
+        s = self.ctx.socket(zmq.ROUTER)
+        s.setsockopt(zmq.LINGER, 0)
+        s.setsockopt(zmq.ROUTER_MANDATORY, 1)
+        s.setsockopt(zmq.MAXMSGSIZE, 1 << 20)
+        s.bind(self.bind)
+        self.endpoint = s.getsockopt_string(zmq.LAST_ENDPOINT)
+        self.sock = s
+        self._tasks = [asyncio.ensure_future(self._recv_loop()), asyncio.ensure_future(self._heartbeats())]
+        return self.endpoint
+
+    async def close(self) -> None:
+        for t in self._tasks:
+            t.cancel()
+        for r in self.remotes.values():
+            for table in list(r.upstreams):
+                await self.detach(r.name, table)
+        for t in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await t
+        if self.sock is not None:
+            self.sock.close(linger=0)
+
+    # ------------------------------------------------------------------ runner side
+    async def wait_connected(self, name: str) -> None:
+        await self.remotes[name].connected.wait()
+
+    def is_connected(self, name: str) -> bool:
+        return self.remotes[name].connected.is_set()
+
+    async def attach(self, name: str, endpoint: str, seat_token: str, table: str) -> None:
+        """Take the reserved seat for ``name`` and relay that table to it."""
+        r = self.remotes[name]
+        up = self.ctx.socket(zmq.DEALER)
+        up.setsockopt(zmq.LINGER, 0)
+        up.connect(endpoint)
+        await up.send(encode({"type": "hello", "id": f"gw-{table}", "protocol": 1, "role": "player", "name": name,
+                              "token": seat_token}))
+        link = _Upstream(table, name, up)
+        link.task = asyncio.ensure_future(self._upstream_loop(r, link))
+        r.upstreams[table] = link
+
+    async def detach(self, name: str, table: str) -> None:
+        r = self.remotes.get(name)
+        link = None if r is None else r.upstreams.pop(table, None)
+        if link is None:
+            return
+        if link.task is not None:
+            link.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await link.task
+        with contextlib.suppress(zmq.ZMQError):
+            await link.sock.send(encode({"type": "bye"}), flags=zmq.NOBLOCK)
+        link.sock.close(linger=0)
+
+    # ----------------------------------------------------------------- relaying
+    async def _to_bot(self, r: _Remote, msg: dict[str, Any]) -> None:
+        if r.route is None or self.sock is None:
+            return
+        try:
+            await self.sock.send_multipart([r.route, encode(msg)], flags=zmq.NOBLOCK)
+            r.last_sent = time.monotonic()
+        except zmq.ZMQError:
+            pass  # the bot is gone or slow: dropped, as the referee would (protocol.md §10)
+
+    async def _upstream_loop(self, r: _Remote, link: _Upstream) -> None:
+        while True:
+            msg = decode(await link.sock.recv(), max_bytes=1 << 20)
+            if msg.get("type") == "welcome" and str(msg.get("id", "")).startswith("gw-"):
+                continue  # the bot already has the gateway's welcome
+            if msg.get("type") == "error" and str(msg.get("id", "")).startswith("gw-"):
+                msg = {**msg, "table": link.table}
+                msg.pop("id", None)
+            await self._to_bot(r, msg)
+
+    async def _reply(self, route: bytes, msg: dict[str, Any]) -> None:
+        assert self.sock is not None
+        with contextlib.suppress(zmq.ZMQError):
+            await self.sock.send_multipart([route, encode(msg)], flags=zmq.NOBLOCK)
+
+    async def _recv_loop(self) -> None:
+        assert self.sock is not None
+        while True:
+            route, frame = (await self.sock.recv_multipart())[:2]
+            try:
+                msg = decode(frame)
+            except ProtocolError as e:
+                await self._reply(route, _error(e.name, str(e)))
+                continue
+            kind = msg.get("type")
+            rid = msg.get("id")
+            name = self.by_route.get(route)
+            if kind == "hello":
+                await self._hello(route, msg)
+                continue
+            if name is None or self.remotes[name].route != route:
+                await self._reply(route, _error("hello_first", "send hello with your token first", rid, kind))
+                continue
+            r = self.remotes[name]
+            if kind == "ping":
+                await self._reply(route, {"type": "pong", "id": rid, "time_ms": int(time.monotonic() * 1000)})
+                continue
+            table = msg.get("table")
+            if isinstance(table, str):
+                link = r.upstreams.get(table)
+                if link is None:
+                    await self._reply(route, _error("not_seated", f"you have no seat at {table!r} in this tournament", rid, kind))
+                    continue
+                with contextlib.suppress(zmq.ZMQError):
+                    await link.sock.send(frame)
+                continue
+            # heartbeat, bye and anything without a table: a sign of life for every game it plays.
+            out = encode({"type": "bye"} if kind == "bye" else {"type": "heartbeat"})
+            for link in list(r.upstreams.values()):
+                with contextlib.suppress(zmq.ZMQError):
+                    await link.sock.send(out)
+            if kind == "bye":
+                r.route = None
+                r.connected.clear()
+
+    async def _hello(self, route: bytes, msg: dict[str, Any]) -> None:
+        rid = msg.get("id")
+        if msg.get("protocol") != 1:
+            await self._reply(route, _error("version_mismatch", "this gateway speaks protocol 1", rid, "hello"))
+            return
+        name = self.by_token.get(str(msg.get("token") or ""))
+        if name is None:
+            await self._reply(route, _error("bad_token", "that token is not one this tournament handed out", rid, "hello"))
+            return
+        r = self.remotes[name]
+        resumed = r.route is not None
+        if r.route is not None and r.route != route:
+            self.by_route.pop(r.route, None)
+        r.route = route
+        self.by_route[route] = name
+        await self._reply(route, {
+            "type": "welcome", "id": rid, "protocol": 1, "minor": 0, "token": r.token, "role": "player", "name": name,
+            "resumed": resumed, "heartbeat_ms": HEARTBEAT_MS, "liveness": LIVENESS, "max_message_bytes": 65536,
+            "referee": "okgin tournament gateway",
+        })
+        r.last_sent = time.monotonic()
+        r.connected.set()
+        for link in list(r.upstreams.values()):
+            with contextlib.suppress(zmq.ZMQError):
+                await link.sock.send(encode({"type": "sync", "table": link.table}))
+
+    async def _heartbeats(self) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT_MS / 1000 / 2)
+            now = time.monotonic()
+            for r in self.remotes.values():
+                if r.route is not None and now - r.last_sent >= HEARTBEAT_MS / 1000:
+                    await self._to_bot(r, {"type": "heartbeat"})
