@@ -177,7 +177,8 @@ def mean_ci(xs: Sequence[float], z: float = Z95) -> tuple[float, float, float]:
         return (m, m, m)
     var = sum((x - m) ** 2 for x in xs) / (n - 1)
     h = z * math.sqrt(var / n)
-    return (m, m - h, m + h)
+    # Clamped to the data's range: points are never negative, so neither is a bound.
+    return (m, max(min(xs), m - h), min(max(xs), m + h))
 
 
 @dataclass

@@ -1,0 +1,96 @@
+"""``okgin bot NAME|path/to/file.py:Class --connect tcp://HOST:PORT``: a bot against a referee.
+
+Sits down at a named table (``--table``), in the quick-match queue (default), or on a
+reserved seat (``--token``), and plays ``--games`` games with the SDK's blocking runner
+(:func:`clients.sdk.run_bot`). Launchers that created several reserved tables give a
+``--plan`` file instead: a JSON list of ``{"token": ..., "seed": ...}``, played in order,
+one fresh bot (seeded) per entry; this is how ``okgin match --via-referee`` puts the same
+bot, with the same seeds as in-process, on every seat it needs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from okgin import RuleError, RuleSet
+
+from .bots import BUILTIN_BOTS, BotNotFound, bot_class, get_bot
+from .sdk import ConnectionLost, RefereeError, SDKError, play_reserved, run_bot
+from .sdk.client import DEFAULT_ENDPOINT
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="okgin bot",
+        description="Run a bot (built-in or your own class) against a referee over the network.",
+        epilog=f"BOT is a built-in name ({', '.join(BUILTIN_BOTS)}), package.module:Class or path/to/file.py:Class.",
+    )
+    p.add_argument("bot", metavar="BOT")
+    p.add_argument("--connect", default=DEFAULT_ENDPOINT, metavar="ENDPOINT", help="referee endpoint (default %(default)s)")
+    p.add_argument("--table", help="sit at this named table (created if new); default: the quick-match queue")
+    p.add_argument("--seat", type=int, help="with --table: the seat wanted")
+    p.add_argument("--name", help="display name (default: the bot's name)")
+    p.add_argument("--games", type=int, default=1, help="games to play (default 1; further games by rematch or requeue)")
+    p.add_argument("--seed", default="0", help="bot seed; game k gets SEED/k (default 0)")
+    p.add_argument("--variant", choices=["oklahoma", "box"], default="oklahoma", help="for the queue or a new table")
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule option (repeatable)")
+    p.add_argument("--token", help="a reserved seat token from the organiser (one game)")
+    p.add_argument("--plan", type=Path, help="JSON list of {token, seed}: reserved seats played in order")
+    p.add_argument("--no-thread", action="store_true", help="run the bot on the socket's thread (no heartbeats while it thinks)")
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        cls = bot_class(args.bot)
+        rules = RuleSet(variant=args.variant).with_assignments(args.rule) if args.rule else None
+    except (BotNotFound, RuleError) as e:
+        print(f"okgin bot: {e}", file=sys.stderr)
+        return 2
+    name = args.name or getattr(cls, "name", None) or cls.__name__
+    if name == "bot":
+        name = cls.__name__
+    threaded = not args.no_thread
+    try:
+        if args.plan is not None:
+            plan = json.loads(args.plan.read_text())
+            seats = [(str(e["token"]), get_bot(args.bot, e.get("seed"))) for e in plan]
+            ends = play_reserved(args.connect, seats, name=name, threaded=threaded)
+        else:
+            counter = iter(range(10**9))
+            ends = run_bot(
+                lambda: get_bot(args.bot, f"{args.seed}/{next(counter)}"),
+                args.connect,
+                name=name,
+                table=args.table,
+                seat=args.seat,
+                variant=args.variant,
+                rules=rules,
+                games=args.games,
+                token=args.token,
+                threaded=threaded,
+            )
+    except RefereeError as e:
+        print(f"okgin bot: the referee refused: {e.name} ({e.code}): {e.message}", file=sys.stderr)
+        return 1
+    except ConnectionLost as e:
+        print(f"okgin bot: connection lost: {e}", file=sys.stderr)
+        return 1
+    except SDKError as e:
+        print(f"okgin bot: {e}", file=sys.stderr)
+        return 1
+    if not args.quiet:
+        for e in ends:
+            me = e.view.seat if e.view is not None else None
+            verdict = "won" if e.winner is not None and e.winner == me else "lost" if e.winner is not None else "no winner"
+            print(f"{e.table} game {e.game}: {verdict} ({e.termination}), scores {e.final.get('scores')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

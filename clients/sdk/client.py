@@ -1,0 +1,341 @@
+"""The blocking client: one DEALER socket, a session token, heartbeats, resume.
+
+For bots and scripts (the asyncio twin for user interfaces is :mod:`clients.sdk.aio`).
+Single-threaded by design: ZeroMQ sockets are not thread-safe, so one thread owns the
+socket and does all I/O; :mod:`clients.sdk.runner` runs a bot's thinking in a worker
+thread precisely so that this thread can keep the heartbeats going meanwhile.
+
+What it does for you (protocol.md §4.1, §10):
+
+- ``connect()`` sends ``hello`` and keeps the ``token`` of the ``welcome`` for the whole
+  session (or uses the token you give: a reserved seat, or a session to resume);
+- sends ``heartbeat`` whenever it has sent nothing for ``heartbeat_ms``, and reads the
+  referee's; after ``liveness × heartbeat_ms`` of silence it drops the socket, opens a
+  new one and resumes with the token (``reconnect()`` does the same on demand); the
+  referee then re-sends snapshots and the pending prompt;
+- ``request()`` waits for the reply carrying its ``id`` and raises
+  :class:`~clients.sdk.errors.RefereeError` (code, name, sentence) on ``error``, while
+  every other message that arrives meanwhile is kept, in order, for ``recv()``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections import deque
+from typing import Any
+
+import zmq
+
+from okgin import Action
+from okgin.protocol import decode, encode
+
+from . import requests as rq
+from .errors import ConnectionLost, RefereeError, SDKError, Timeout
+from .messages import (
+    Disconnected,
+    ErrorMessage,
+    Heartbeat,
+    Message,
+    Prompt,
+    Queued,
+    Reconnected,
+    Seated,
+    Snapshot,
+    TableCreated,
+    Tables,
+    Welcome,
+    parse_message,
+)
+
+DEFAULT_ENDPOINT = "tcp://127.0.0.1:7117"
+
+
+class Client:
+    """A blocking protocol client. See the module docstring.
+
+    >>> c = Client("tcp://127.0.0.1:7117", name="me")   # nothing is sent until connect()
+    >>> c.token is None
+    True
+    """
+
+    def __init__(
+        self,
+        endpoint: str = DEFAULT_ENDPOINT,
+        name: str = "python-bot",
+        role: str = "player",
+        *,
+        token: str | None = None,
+        admin_key: str | None = None,
+        context: zmq.Context | None = None,
+        reconnect: bool = True,
+        reconnect_timeout: float = 60.0,
+        reply_timeout: float = 30.0,
+    ) -> None:
+        self.endpoint = endpoint
+        self.name = name
+        self.role = role
+        self.token = token
+        self.admin_key = admin_key
+        self.auto_reconnect = reconnect
+        self.reconnect_timeout = reconnect_timeout
+        self.reply_timeout = reply_timeout
+        self.welcome: Welcome | None = None
+        self.heartbeat_s = 5.0
+        self.liveness = 3
+        self.reconnects = 0
+        self._ctx = context or zmq.Context.instance()
+        self._sock: zmq.Socket | None = None
+        self._poller = zmq.Poller()
+        self._inbox: deque[Message] = deque()
+        self._ids = itertools.count(1)
+        self._last_sent = 0.0
+        self._last_recv = 0.0
+
+    # ------------------------------------------------------------------ session
+    def connect(self, timeout: float = 10.0) -> Welcome:
+        """Open the socket and say ``hello``; returns the ``welcome`` (token kept)."""
+        self._open()
+        return self._hello(timeout)
+
+    def reconnect(self, timeout: float | None = None) -> Welcome:
+        """Drop the socket and resume the session with its token on a new one.
+
+        Retries until ``timeout`` (default ``reconnect_timeout``) for a referee that is
+        restarting or unreachable; ``bad_token`` (the session is gone) is final.
+        """
+        if self.token is None:
+            raise SDKError("cannot resume: no session token yet (connect first)")
+        deadline = time.monotonic() + (self.reconnect_timeout if timeout is None else timeout)
+        delay = 0.05
+        while True:
+            self._close_socket()
+            self._open()
+            try:
+                w = self._hello(min(max(0.2, deadline - time.monotonic()), self.heartbeat_s * self.liveness))
+            except Timeout:
+                if time.monotonic() >= deadline:
+                    raise ConnectionLost(f"the referee at {self.endpoint} did not answer a resume within the time allowed") from None
+                time.sleep(delay)
+                delay = min(1.0, delay * 2)
+                continue
+            except RefereeError as e:
+                if e.name == "bad_token":
+                    raise ConnectionLost(f"the referee no longer holds this session: {e.message}") from None
+                raise
+            self.reconnects += 1
+            return w
+
+    def close(self, bye: bool = True) -> None:
+        """Say ``bye`` (seats are then held for their grace period) and close the socket."""
+        if self._sock is not None and bye and self.welcome is not None:
+            try:
+                self._sock.send(encode({"type": "bye"}), zmq.NOBLOCK)
+            except zmq.ZMQError:
+                pass
+        self._close_socket()
+
+    def drop_connection(self) -> None:
+        """Close the socket without a word, as a crash or a network cut would (for tests
+        and for programs that want to move to another connection)."""
+        self._close_socket()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def connected(self) -> bool:
+        return self._sock is not None
+
+    # --------------------------------------------------------------------- I/O
+    def send(self, msg: dict[str, Any]) -> None:
+        """Send one message as it is (no reply awaited)."""
+        if self._sock is None:
+            raise SDKError("not connected")
+        self._sock.send(encode(msg))
+        self._last_sent = time.monotonic()
+
+    def recv(self, timeout: float | None = None) -> Message | None:
+        """The next message (heartbeats swallowed), or None after ``timeout`` seconds.
+
+        While waiting it sends heartbeats and, if the referee falls silent, resumes the
+        session (yielding :class:`Disconnected` then :class:`Reconnected`).
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self._inbox:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return None
+            self._pump(left)
+        return self._inbox.popleft()
+
+    def pump(self, timeout: float = 0.0) -> None:
+        """Do the socket's housekeeping for up to ``timeout`` seconds: read what has
+        arrived into the inbox, send a heartbeat if one is due, resume if silent."""
+        self._pump(timeout)
+
+    def request(self, msg: dict[str, Any], timeout: float | None = None) -> Message:
+        """Send ``msg`` with a fresh ``id`` and return the reply carrying that id.
+
+        Raises :class:`RefereeError` if the reply is an ``error``, :class:`Timeout` if
+        none comes in ``timeout`` seconds (default ``reply_timeout``).
+        """
+        rid = next(self._ids)
+        self.send({**msg, "id": rid})
+        deadline = time.monotonic() + (self.reply_timeout if timeout is None else timeout)
+        while True:
+            for i, m in enumerate(self._inbox):
+                if m.id == rid and not isinstance(m, Disconnected | Reconnected):
+                    del self._inbox[i]
+                    if isinstance(m, ErrorMessage):
+                        raise m.exception()
+                    return m
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise Timeout(f"no reply to {msg.get('type')!r} (id {rid}) within {timeout or self.reply_timeout:.1f} s")
+            self._pump(left)
+
+    # ------------------------------------------------------------ requests
+    def join(self, table: str, seat: int | None = None, variant: str | None = None, rules: rq.Rules = None) -> Seated:
+        return self._typed(self.request(rq.join(table, seat, variant, rules)), Seated)
+
+    def queue(self, variant: str = "oklahoma", rules: rq.Rules = None) -> Queued:
+        return self._typed(self.request(rq.queue(variant, rules)), Queued)
+
+    def act(self, table: str, seq: int, action: Action | dict[str, Any]) -> None:
+        """Answer a prompt. Success shows as the ``event`` that follows; a refusal comes
+        back later as an :class:`ErrorMessage` from :meth:`recv` (then a re-prompt)."""
+        self.send({**rq.act(table, seq, action), "id": next(self._ids)})
+
+    def answer(self, prompt: Prompt, action: Action) -> None:
+        self.act(prompt.table, prompt.seq, action)
+
+    def advise(self, table: str, seq: int, action: Action | None = None, text: str | None = None, wait: bool = False) -> None:
+        """Advise the captain (sitter only). ``wait``: block for the ``ok`` and raise on
+        ``error``; otherwise the ``ok``/``error`` arrive later through :meth:`recv`."""
+        msg = rq.advise(table, seq, action, text)
+        if wait:
+            self.request(msg)
+        else:
+            self.send({**msg, "id": next(self._ids)})
+
+    def leave(self, table: str | None = None) -> None:
+        self.request(rq.simple("leave", table=table))
+
+    def resign(self, table: str) -> None:
+        self.request(rq.simple("resign", table=table))
+
+    def rematch(self, table: str) -> None:
+        self.request(rq.simple("rematch", table=table))
+
+    def watch(self, table: str, full: bool = False) -> Snapshot:
+        return self._typed(self.request(rq.simple("watch", table=table, full=full or None)), Snapshot)
+
+    def unwatch(self, table: str) -> None:
+        self.request(rq.simple("unwatch", table=table))
+
+    def sync(self, table: str) -> Snapshot:
+        return self._typed(self.request(rq.simple("sync", table=table)), Snapshot)
+
+    def list_tables(self) -> list[dict[str, Any]]:
+        return self._typed(self.request(rq.simple("list_tables")), Tables).tables
+
+    def ping(self) -> float:
+        """Round trip to the referee, in seconds."""
+        t = time.perf_counter()
+        self.request(rq.simple("ping"))
+        return time.perf_counter() - t
+
+    def create_table(self, **kw: Any) -> TableCreated:
+        """Admin: create a table (see :func:`clients.sdk.requests.create_table` for fields)."""
+        return self._typed(self.request(rq.create_table(**kw)), TableCreated)
+
+    def close_table(self, table: str) -> None:
+        self.request(rq.simple("close_table", table=table))
+
+    # ------------------------------------------------------------ internals
+    @staticmethod
+    def _typed(m: Message, cls: type) -> Any:
+        if not isinstance(m, cls):
+            raise SDKError(f"expected {cls.__name__}, the referee answered {m.type!r}")
+        return m
+
+    def _open(self) -> None:
+        sock = self._ctx.socket(zmq.DEALER)
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.setsockopt(zmq.RCVHWM, 10000)
+        sock.setsockopt(zmq.SNDHWM, 10000)
+        sock.connect(self.endpoint)
+        self._sock = sock
+        self._poller = zmq.Poller()
+        self._poller.register(sock, zmq.POLLIN)
+        now = time.monotonic()
+        self._last_recv = self._last_sent = now
+
+    def _close_socket(self) -> None:
+        if self._sock is not None:
+            self._sock.close(linger=0)
+            self._sock = None
+
+    def _hello(self, timeout: float) -> Welcome:
+        rid = next(self._ids)
+        self.send({**rq.hello(self.name, self.role, self.token, self.admin_key), "id": rid})
+        deadline = time.monotonic() + timeout
+        while True:
+            for i, m in enumerate(self._inbox):
+                if m.id == rid:
+                    del self._inbox[i]
+                    if isinstance(m, ErrorMessage):
+                        raise m.exception()
+                    w = self._typed(m, Welcome)
+                    self.welcome = w
+                    self.token = w.token
+                    self.heartbeat_s = max(0.01, w.heartbeat_ms / 1000)
+                    self.liveness = max(1, w.liveness)
+                    return w
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise Timeout(f"no welcome from {self.endpoint} within {timeout:.1f} s")
+            self._pump(left, handshake=True)
+
+    def _pump(self, timeout: float | None, handshake: bool = False) -> None:
+        """Wait up to ``timeout`` for traffic; returns once something arrived or a
+        housekeeping deadline (heartbeat, liveness) passed. During a handshake no
+        heartbeat is sent (the referee would answer it with ``hello_first``)."""
+        if self._sock is None:
+            raise SDKError("not connected")
+        now = time.monotonic()
+        beat_due = self._last_sent + self.heartbeat_s
+        dead_at = self._last_recv + self.heartbeat_s * self.liveness
+        wait = min(beat_due, dead_at) - now
+        if timeout is not None:
+            wait = min(wait, timeout)
+        events = dict(self._poller.poll(max(0, int(wait * 1000) + 1)))
+        if self._sock in events:
+            self._drain()
+        now = time.monotonic()
+        if not handshake and self.welcome is not None and now - self._last_sent >= self.heartbeat_s:
+            self.send({"type": "heartbeat"})
+        if not handshake and self.welcome is not None and now - self._last_recv > self.heartbeat_s * self.liveness:
+            if not self.auto_reconnect:
+                raise ConnectionLost(f"the referee at {self.endpoint} has been silent for {now - self._last_recv:.1f} s")
+            silent = now - self._last_recv
+            self._inbox.append(Disconnected("disconnected", reason=f"no message from the referee for {silent:.1f} s"))
+            w = self.reconnect()
+            self._inbox.append(Reconnected("reconnected", welcome=w))
+
+    def _drain(self) -> None:
+        assert self._sock is not None
+        while True:
+            try:
+                frame = self._sock.recv(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            self._last_recv = time.monotonic()
+            m = parse_message(decode(frame, max_bytes=1 << 24))
+            if isinstance(m, Heartbeat):
+                continue
+            self._inbox.append(m)

@@ -1,0 +1,53 @@
+"""Exceptions of the Python SDK.
+
+A refused request surfaces as :class:`RefereeError` carrying exactly what the referee
+said (numeric ``code``, stable ``name``, human ``message``, the request ``id``), so a
+program can branch on the code and a person can read the sentence. Connection trouble
+is kept apart (:class:`ConnectionLost`): it is not the referee's verdict on a request.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class SDKError(Exception):
+    """Base of every SDK exception."""
+
+
+class RefereeError(SDKError):
+    """The referee answered a request with ``error`` (protocol.md §5.23, §9)."""
+
+    def __init__(self, code: int, name: str, message: str, request: str | None = None, table: str | None = None, id: Any = None) -> None:
+        super().__init__(f"{name} ({code}): {message}")
+        self.code = code
+        self.name = name
+        self.message = message
+        self.request = request
+        self.table = table
+        self.id = id
+
+    @property
+    def group(self) -> str:
+        """The hundreds group (protocol.md §9): framing, session, table, game, referee."""
+        return {1: "framing", 2: "session", 3: "table", 4: "game", 5: "referee"}.get(self.code // 1000, "unknown")
+
+    @classmethod
+    def from_wire(cls, msg: dict[str, Any]) -> RefereeError:
+        return cls(
+            int(msg.get("code", 0)),
+            str(msg.get("name", "unknown")),
+            str(msg.get("message", "")),
+            msg.get("request"),
+            msg.get("table"),
+            msg.get("id"),
+        )
+
+
+class ConnectionLost(SDKError):
+    """The referee could not be reached again within the reconnection time, or the
+    session it held for our token is gone (``bad_token`` on resume)."""
+
+
+class Timeout(SDKError):
+    """A reply did not arrive in time."""

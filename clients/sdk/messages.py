@@ -1,0 +1,361 @@
+"""Typed messages: every referee message of protocol.md §5 as a small frozen dataclass.
+
+Why typed: a client (a bot runner, the TUI) should match on classes and read fields
+with the engine's own types (``View``, ``Action``, ``HandResult``, ``RuleSet``), built
+with their ``from_wire`` so a view over the network is the very object a bot gets
+in-process. Every message keeps its ``raw`` map too: fields a newer minor version adds
+(protocol.md §14) are never lost, only not yet typed. Unknown types parse as
+:class:`Unknown` and are otherwise ignored.
+
+Two messages are the SDK's own, never on the wire: :class:`Disconnected` and
+:class:`Reconnected`, so a user interface can show the connection's state in the same
+stream of events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from okgin import Action, Advice, Event, HandResult, RuleSet, View
+
+from .errors import RefereeError
+
+
+@dataclass(frozen=True)
+class Message:
+    """Base: ``type`` as on the wire, the request ``id`` echoed (if any), the raw map."""
+
+    type: str
+    id: Any = field(default=None, kw_only=True)
+    raw: dict[str, Any] = field(default_factory=dict, kw_only=True, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Welcome(Message):
+    token: str
+    role: str
+    name: str
+    resumed: bool
+    heartbeat_ms: int
+    liveness: int
+    max_message_bytes: int
+    referee: str
+    protocol: int
+    minor: int
+
+
+@dataclass(frozen=True)
+class Heartbeat(Message):
+    pass
+
+
+@dataclass(frozen=True)
+class Pong(Message):
+    time_ms: int
+
+
+@dataclass(frozen=True)
+class Ok(Message):
+    request: str | None
+
+
+@dataclass(frozen=True)
+class ErrorMessage(Message):
+    code: int
+    name: str
+    message: str
+    request: str | None
+    table: str | None
+
+    def exception(self) -> RefereeError:
+        return RefereeError(self.code, self.name, self.message, self.request, self.table, self.id)
+
+
+@dataclass(frozen=True)
+class Tables(Message):
+    tables: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Queued(Message):
+    queue: str
+    variant: str
+    rules: RuleSet
+    waiting: int
+    needed: int
+
+
+@dataclass(frozen=True)
+class Seated(Message):
+    table: str
+    seat: int
+    variant: str
+    rules: RuleSet
+    num_seats: int
+    players: list[str | None]
+    clock: dict[str, Any]
+    policies: dict[str, Any]
+    status: str
+
+
+@dataclass(frozen=True)
+class GameStart(Message):
+    table: str
+    game: int
+    n: int
+    seat: int | None
+    variant: str
+    rules: RuleSet
+    num_seats: int
+    players: list[str | None]
+    seed_hash: str
+    clock: dict[str, Any]
+    policies: dict[str, Any]
+    view: View
+
+
+@dataclass(frozen=True)
+class Prompt(Message):
+    """Your seat is to act: answer with ``act`` echoing ``seq``."""
+
+    table: str
+    game: int
+    seq: int
+    seat: int
+    legal: list[Action]
+    view: View
+    clock: dict[str, Any]
+    error: dict[str, Any] | None  # on a re-prompt after an illegal action: why
+
+
+@dataclass(frozen=True)
+class MoveEvent(Message):
+    """A move was made (wire type ``event``); ``view`` is None when it ended the hand."""
+
+    table: str
+    game: int
+    n: int
+    move: Event
+    auto: bool
+    view: View | None
+
+
+@dataclass(frozen=True)
+class AdvisePrompt(Message):
+    """Gin in the Box, to the sitter: the captain is to act; you may ``advise``."""
+
+    table: str
+    game: int
+    seq: int
+    captain: int
+    legal: list[Action]
+    view: View
+
+
+@dataclass(frozen=True)
+class AdviceReceived(Message):
+    """Gin in the Box, to the captain: the sitter's advice (wire type ``advice``)."""
+
+    table: str
+    game: int
+    seq: int
+    advice: Advice
+
+
+@dataclass(frozen=True)
+class HandEnd(Message):
+    table: str
+    game: int
+    n: int
+    result: HandResult
+    view: View
+
+
+@dataclass(frozen=True)
+class GameEnd(Message):
+    table: str
+    game: int
+    n: int
+    final: dict[str, Any]
+    termination: str
+    winner: int | None
+    at_fault: int | None
+    seed: int | str
+    seed_hash: str
+    view: View | None
+
+
+@dataclass(frozen=True)
+class RematchStatus(Message):
+    table: str
+    ready: list[bool]
+    game: int
+
+
+@dataclass(frozen=True)
+class Snapshot(Message):
+    table: str
+    status: str
+    game: int
+    n: int
+    seat: int | None
+    full: bool
+    variant: str
+    rules: RuleSet
+    num_seats: int
+    players: list[str | None]
+    clock: dict[str, Any]
+    policies: dict[str, Any]
+    seed_hash: str | None
+    clocks: list[int] | None
+    view: View | None
+
+
+@dataclass(frozen=True)
+class TableCreated(Message):
+    table: str
+    seat_tokens: list[str] | None
+
+
+@dataclass(frozen=True)
+class TableClosed(Message):
+    table: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Shutdown(Message):
+    reason: str
+
+
+@dataclass(frozen=True)
+class Unknown(Message):
+    """A message type this SDK does not know (a newer minor version): ignore it."""
+
+
+@dataclass(frozen=True)
+class Disconnected(Message):
+    """SDK-local: the connection went silent; the client is reconnecting."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Reconnected(Message):
+    """SDK-local: the session was resumed with its token; snapshots and prompts follow."""
+
+    welcome: Welcome
+
+
+# --------------------------------------------------------------------------- parsing
+def _view(d: Any) -> View | None:
+    return None if d is None else View.from_wire(d)
+
+
+def _rules(d: Any) -> RuleSet:
+    return RuleSet.from_dict(dict(d))
+
+
+def _actions(xs: Any) -> list[Action]:
+    return [Action.from_wire(a) for a in xs]
+
+
+_PARSERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "welcome": lambda m: {
+        "token": m["token"], "role": m["role"], "name": m["name"], "resumed": bool(m.get("resumed", False)),
+        "heartbeat_ms": int(m["heartbeat_ms"]), "liveness": int(m.get("liveness", 3)),
+        "max_message_bytes": int(m.get("max_message_bytes", 65536)), "referee": str(m.get("referee", "")),
+        "protocol": int(m.get("protocol", 1)), "minor": int(m.get("minor", 0)),
+    },
+    "heartbeat": lambda m: {},
+    "pong": lambda m: {"time_ms": int(m.get("time_ms", 0))},
+    "ok": lambda m: {"request": m.get("request")},
+    "error": lambda m: {
+        "code": int(m.get("code", 0)), "name": str(m.get("name", "unknown")), "message": str(m.get("message", "")),
+        "request": m.get("request"), "table": m.get("table"),
+    },
+    "tables": lambda m: {"tables": list(m.get("tables", []))},
+    "queued": lambda m: {
+        "queue": m["queue"], "variant": m["variant"], "rules": _rules(m["rules"]), "waiting": m["waiting"], "needed": m["needed"],
+    },
+    "seated": lambda m: {
+        "table": m["table"], "seat": m["seat"], "variant": m["variant"], "rules": _rules(m["rules"]),
+        "num_seats": m["num_seats"], "players": list(m["players"]), "clock": m.get("clock", {}),
+        "policies": m.get("policies", {}), "status": m.get("status", ""),
+    },
+    "game_start": lambda m: {
+        "table": m["table"], "game": m["game"], "n": m.get("n", 0), "seat": m.get("seat"), "variant": m["variant"],
+        "rules": _rules(m["rules"]), "num_seats": m["num_seats"], "players": list(m.get("players", [])),
+        "seed_hash": m.get("seed_hash", ""), "clock": m.get("clock", {}), "policies": m.get("policies", {}),
+        "view": View.from_wire(m["view"]),
+    },
+    "prompt": lambda m: {
+        "table": m["table"], "game": m["game"], "seq": m["seq"], "seat": m["seat"], "legal": _actions(m["legal"]),
+        "view": View.from_wire(m["view"]), "clock": m.get("clock", {}), "error": m.get("error"),
+    },
+    "event": lambda m: {
+        "table": m["table"], "game": m["game"], "n": m["n"], "move": Event.from_wire(m["move"]),
+        "auto": bool(m.get("auto", False)), "view": _view(m.get("view")),
+    },
+    "advise_prompt": lambda m: {
+        "table": m["table"], "game": m["game"], "seq": m["seq"], "captain": m["captain"],
+        "legal": _actions(m["legal"]), "view": View.from_wire(m["view"]),
+    },
+    "advice": lambda m: {
+        "table": m["table"], "game": m["game"], "seq": m["seq"],
+        "advice": Advice.from_wire({"seat": m["seat"], "action": m.get("action"), "text": m.get("text", "")}),
+    },
+    "hand_end": lambda m: {
+        "table": m["table"], "game": m["game"], "n": m["n"], "result": HandResult.from_wire(m["result"]),
+        "view": View.from_wire(m["view"]),
+    },
+    "game_end": lambda m: {
+        "table": m["table"], "game": m["game"], "n": m["n"], "final": dict(m["final"]), "termination": m["termination"],
+        "winner": m.get("winner"), "at_fault": m.get("at_fault"), "seed": m.get("seed"), "seed_hash": m.get("seed_hash", ""),
+        "view": _view(m.get("view")),
+    },
+    "rematch_status": lambda m: {"table": m["table"], "ready": list(m["ready"]), "game": m["game"]},
+    "snapshot": lambda m: {
+        "table": m["table"], "status": m["status"], "game": m.get("game", 0), "n": m.get("n", 0), "seat": m.get("seat"),
+        "full": bool(m.get("full", False)), "variant": m["variant"], "rules": _rules(m["rules"]),
+        "num_seats": m["num_seats"], "players": list(m.get("players", [])), "clock": m.get("clock", {}),
+        "policies": m.get("policies", {}), "seed_hash": m.get("seed_hash"), "clocks": m.get("clocks"),
+        "view": _view(m.get("view")),
+    },
+    "table_created": lambda m: {"table": m["table"], "seat_tokens": m.get("seat_tokens")},
+    "table_closed": lambda m: {"table": m["table"], "reason": m.get("reason", "")},
+    "shutdown": lambda m: {"reason": m.get("reason", "")},
+}
+
+_CLASSES: dict[str, type[Message]] = {
+    "welcome": Welcome, "heartbeat": Heartbeat, "pong": Pong, "ok": Ok, "error": ErrorMessage, "tables": Tables,
+    "queued": Queued, "seated": Seated, "game_start": GameStart, "prompt": Prompt, "event": MoveEvent,
+    "advise_prompt": AdvisePrompt, "advice": AdviceReceived, "hand_end": HandEnd, "game_end": GameEnd,
+    "rematch_status": RematchStatus, "snapshot": Snapshot, "table_created": TableCreated,
+    "table_closed": TableClosed, "shutdown": Shutdown,
+}
+
+
+class MalformedMessage(ValueError):
+    """A referee message that does not have the shape protocol.md gives it."""
+
+
+def parse_message(raw: dict[str, Any]) -> Message:
+    """A decoded wire map to its typed message (unknown types: :class:`Unknown`).
+
+    Raises :class:`MalformedMessage` saying which message and why, when a known type
+    lacks a field or carries a bad card (a referee bug, or not an okgin referee).
+    """
+    t = raw.get("type")
+    if not isinstance(t, str):
+        raise MalformedMessage(f"a message without a string 'type': {sorted(raw)!r}")
+    parser = _PARSERS.get(t)
+    if parser is None:
+        return Unknown(t, id=raw.get("id"), raw=raw)
+    try:
+        fields = parser(raw)
+    except (KeyError, ValueError, TypeError) as e:
+        raise MalformedMessage(f"malformed {t!r} message from the referee: {type(e).__name__}: {e}") from None
+    return _CLASSES[t](t, id=raw.get("id"), raw=raw, **fields)

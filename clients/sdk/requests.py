@@ -1,0 +1,74 @@
+"""Builders for the client-to-referee messages of protocol.md §5 (shared by both clients).
+
+Plain functions returning maps, so the blocking :class:`~clients.sdk.client.Client` and
+the asyncio :class:`~clients.sdk.aio.AsyncClient` send byte-identical requests, and
+optional fields are only present when given (the referee treats absent and nil alike,
+but transcripts stay short).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from okgin import Action, RuleSet
+from okgin.protocol import PROTOCOL_MAJOR, PROTOCOL_MINOR
+
+Rules = RuleSet | dict[str, Any] | None
+
+
+def rules_map(rules: Rules) -> dict[str, Any] | None:
+    """A RuleSet (sent in full) or a partial map (sent as is)."""
+    if rules is None:
+        return None
+    return rules.to_dict() if isinstance(rules, RuleSet) else dict(rules)
+
+
+def _put(d: dict[str, Any], **kw: Any) -> dict[str, Any]:
+    for k, v in kw.items():
+        if v is not None:
+            d[k] = v
+    return d
+
+
+def hello(name: str, role: str, token: str | None = None, admin_key: str | None = None) -> dict[str, Any]:
+    return _put({"type": "hello", "protocol": PROTOCOL_MAJOR, "minor": PROTOCOL_MINOR, "role": role, "name": name}, token=token, admin_key=admin_key)
+
+
+def join(table: str, seat: int | None = None, variant: str | None = None, rules: Rules = None) -> dict[str, Any]:
+    return _put({"type": "join", "table": table}, seat=seat, variant=variant, rules=rules_map(rules))
+
+
+def queue(variant: str = "oklahoma", rules: Rules = None) -> dict[str, Any]:
+    return _put({"type": "queue", "variant": variant}, rules=rules_map(rules))
+
+
+def act(table: str, seq: int, action: Action | dict[str, Any]) -> dict[str, Any]:
+    return {"type": "act", "table": table, "seq": seq, "action": action.to_wire() if isinstance(action, Action) else action}
+
+
+def advise(table: str, seq: int, action: Action | None = None, text: str | None = None) -> dict[str, Any]:
+    d: dict[str, Any] = {"type": "advise", "table": table, "seq": seq, "action": None if action is None else action.to_wire()}
+    if text is not None:
+        d["text"] = text
+    return d
+
+
+def create_table(
+    table: str | None = None,
+    variant: str = "oklahoma",
+    rules: Rules = None,
+    seed: int | str | None = None,
+    clock: dict[str, Any] | None = None,
+    policies: dict[str, Any] | None = None,
+    reserved: bool = False,
+    players: list[str] | None = None,
+    full_feed_delay_ms: int | None = None,
+) -> dict[str, Any]:
+    d: dict[str, Any] = {"type": "create_table", "variant": variant, "reserved": reserved}
+    return _put(d, table=table, rules=rules_map(rules), seed=seed, clock=clock, policies=policies, players=players,
+                full_feed_delay_ms=full_feed_delay_ms)
+
+
+def simple(type_: str, **fields: Any) -> dict[str, Any]:
+    """A request whose fields need no conversion (leave, resign, watch, sync, ...)."""
+    return _put({"type": type_}, **fields)

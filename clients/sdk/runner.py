@@ -1,0 +1,336 @@
+"""Drive a :class:`~clients.bot.Bot` over the network, hook for hook like in-process.
+
+:class:`BotDriver` is the protocol-to-bot translation, with no I/O of its own: it takes
+the typed messages of one table and returns the messages to send. It calls the bot's
+hooks in the order :func:`clients.local.play_local` calls them, so a bot plays the same
+moves through a referee as in-process for the same seeds (``okgin match
+--via-referee`` is checked against that by a test):
+
+=================  ===========================================================
+referee sends      the bot sees
+=================  ===========================================================
+``game_start``     ``on_game_start(seat, rules, num_seats)``, ``on_hand_start(view)``
+``prompt``         ``choose(view, legal)`` -> ``act`` (a re-sent prompt, same
+                   ``seq``, gets the same answer without asking the bot again)
+``advise_prompt``  ``advise(view, captain_legal)`` -> ``advise`` (once per ``seq``)
+``advice``         ``on_advice(advice, view)`` (before ``choose`` of that ``seq``)
+``hand_end``       ``on_hand_end(result, view)``, then ``on_hand_start(view)`` of
+                   the next deal unless the game is over
+``game_end``       ``on_game_end(final, view)``
+=================  ===========================================================
+
+Advice order: in-process the sitter advises before the captain chooses; over the
+network the captain's prompt and the sitter's ``advise_prompt`` leave together and the
+advice arrives later. A captain whose bot overrides ``on_advice`` therefore waits up to
+``advice_wait`` seconds for the advice of that ``seq`` before choosing (and sees it in
+``view.advice``, as in-process). Bots that ignore advice never wait.
+
+:func:`run_bot` is the blocking runner behind ``okgin bot``: it connects, sits down (a
+named table, the quick-match queue, or a reserved seat token), and plays ``games``
+games. The bot's thinking runs in a worker thread while this thread keeps the socket's
+heartbeats going, so a slow bot is never mistaken for a dead connection.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import zmq
+
+from okgin import Action, RuleSet, View
+
+from ..bot import Bot
+from ..local import overrides
+from . import requests as rq
+from .client import Client
+from .errors import SDKError
+from .messages import (
+    AdviceReceived,
+    AdvisePrompt,
+    ErrorMessage,
+    GameEnd,
+    GameStart,
+    HandEnd,
+    Message,
+    Prompt,
+    Seated,
+    Shutdown,
+    TableClosed,
+)
+
+ErrorHook = Callable[[ErrorMessage], None]
+
+
+def _print_error(e: ErrorMessage) -> None:
+    print(f"okgin bot: the referee refused a request: {e.name} ({e.code}): {e.message}", file=sys.stderr)
+
+
+class BotDriver:
+    """Translate one seat's messages into a bot's hook calls and answers (no I/O)."""
+
+    def __init__(self, bot: Bot, on_error: ErrorHook | None = _print_error) -> None:
+        self.bot = bot
+        self.on_error = on_error
+        self.table: str | None = None
+        self.seat: int | None = None
+        self.rules: RuleSet | None = None
+        self.num_seats = 0
+        self.game = 0
+        self.games_done = 0
+        self.last_end: GameEnd | None = None
+        self.closed = False
+        self._hand_started: tuple[int, int] | None = None
+        self._answered: dict[int, Action] = {}
+        self._advised: set[int] = set()
+        self._advice_seen: dict[int, AdviceReceived] = {}
+        self.wants_advice = overrides(bot, "on_advice")
+        self._want_start = overrides(bot, "on_hand_start")
+        self._want_end = overrides(bot, "on_hand_end")
+
+    # ------------------------------------------------------------------ helpers
+    def _hand_start(self, view: View | None) -> None:
+        if view is None or view.phase == "game_over":
+            return
+        key = (self.game, view.hand_number)
+        if key != self._hand_started:
+            self._hand_started = key
+            if self._want_start:
+                self.bot.on_hand_start(view)
+
+    def mine(self, msg: Message) -> bool:
+        """Is ``msg`` about this driver's table (or not about any table)?"""
+        t = getattr(msg, "table", None)
+        return t is None or self.table is None or t == self.table
+
+    # ------------------------------------------------------------------ messages
+    def handle(self, msg: Message) -> list[dict[str, Any]]:
+        """React to one message; returns the messages to send (possibly none)."""
+        if not self.mine(msg):
+            return []
+        if isinstance(msg, Seated):
+            self.table, self.seat = msg.table, msg.seat
+        elif isinstance(msg, GameStart):
+            self.table, self.seat, self.rules, self.num_seats, self.game = msg.table, msg.seat, msg.rules, msg.num_seats, msg.game
+            self._hand_started = None
+            self._answered.clear()
+            self._advised.clear()
+            self._advice_seen.clear()
+            assert msg.seat is not None
+            self.bot.on_game_start(msg.seat, msg.rules, msg.num_seats)
+            self._hand_start(msg.view)
+        elif isinstance(msg, Prompt):
+            return self._on_prompt(msg)
+        elif isinstance(msg, AdvisePrompt):
+            self._hand_start(msg.view)
+            if msg.seq in self._advised:
+                return []
+            self._advised.add(msg.seq)
+            adv = self.bot.advise(msg.view, msg.legal)
+            if adv is None:
+                return []
+            action, text = adv
+            return [rq.advise(msg.table, msg.seq, action, text or None)]
+        elif isinstance(msg, AdviceReceived):
+            self._advice_seen[msg.seq] = msg
+        elif isinstance(msg, HandEnd):
+            if self._want_end:
+                self.bot.on_hand_end(msg.result, msg.view)
+            self._hand_start(msg.view)
+        elif isinstance(msg, GameEnd):
+            self.bot.on_game_end(msg.final, msg.view if msg.view is not None else _empty_view(msg))
+            self.games_done += 1
+            self.last_end = msg
+        elif isinstance(msg, ErrorMessage):
+            if self.on_error is not None and msg.name not in ("stale_seq", "not_your_turn") and msg.request != "heartbeat":
+                self.on_error(msg)
+        elif isinstance(msg, TableClosed | Shutdown):
+            self.closed = True
+        return []
+
+    def _on_prompt(self, msg: Prompt) -> list[dict[str, Any]]:
+        self._hand_start(msg.view)
+        if msg.error is None and msg.seq in self._answered:
+            return [rq.act(msg.table, msg.seq, self._answered[msg.seq])]
+        view = msg.view
+        adv = self._advice_seen.pop(msg.seq, None)
+        if adv is not None:
+            # As in-process: the advice is recorded before the captain chooses, so the
+            # view the captain chooses with shows it.
+            if adv.advice not in view.advice:
+                view = dataclasses.replace(view, advice=(*view.advice, adv.advice))
+            if self.wants_advice:
+                self.bot.on_advice(adv.advice, view)
+        action = self.bot.choose(view, msg.legal)
+        if not isinstance(action, Action):
+            raise SDKError(f"bot {self.bot.name!r}: choose() returned {action!r}, not an okgin.Action")
+        self._answered[msg.seq] = action
+        return [rq.act(msg.table, msg.seq, action)]
+
+    def waits_for_advice(self, msg: Message) -> bool:
+        """Should the runner hold this prompt briefly for the sitter's advice?"""
+        return (
+            self.wants_advice
+            and isinstance(msg, Prompt)
+            and msg.view.variant == "box"
+            and msg.seq not in self._advice_seen
+            and msg.seq not in self._answered
+            and msg.view.roles[msg.seat] == "captain"
+        )
+
+
+def _empty_view(msg: GameEnd) -> View:  # pragma: no cover - the referee always sends a view
+    raise SDKError(f"game_end of table {msg.table} carries no view")
+
+
+# ---------------------------------------------------------------------- blocking runner
+class _Worker:
+    """Run bot code off the socket's thread; keep the socket alive meanwhile."""
+
+    def __init__(self, client: Client, threaded: bool) -> None:
+        self.client = client
+        self.pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="okgin-bot") if threaded else None
+
+    def call(self, fn: Callable[[Message], list[dict[str, Any]]], msg: Message) -> list[dict[str, Any]]:
+        if self.pool is None:
+            return fn(msg)
+        fut = self.pool.submit(fn, msg)
+        beat = max(0.01, min(1.0, self.client.heartbeat_s / 2))
+        while True:
+            try:
+                return fut.result(timeout=beat)
+            except concurrent.futures.TimeoutError:
+                self.client.pump(0)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def drive(client: Client, driver: BotDriver, games: int, threaded: bool = True, advice_wait: float = 0.25) -> list[GameEnd]:
+    """Feed ``client``'s messages to ``driver`` until it has finished ``games`` games
+    (or its table closed, or the referee shut down); returns the ``game_end`` messages."""
+    worker = _Worker(client, threaded)
+    ends: list[GameEnd] = []
+    held: list[Message] = []
+    try:
+        while driver.games_done < games and not driver.closed:
+            msg = held.pop(0) if held else client.recv()
+            if msg is None:
+                continue
+            if driver.waits_for_advice(msg):
+                held.extend(_await_advice(client, msg, advice_wait))
+                advice = [m for m in held if isinstance(m, AdviceReceived) and m.seq == msg.seq]  # type: ignore[attr-defined]
+                for a in advice:
+                    held.remove(a)
+                    driver.handle(a)
+            for out in worker.call(driver.handle, msg):
+                client.send(out)
+            if isinstance(msg, GameEnd) and driver.mine(msg):
+                ends.append(msg)
+    finally:
+        worker.close()
+    return ends
+
+
+def _await_advice(client: Client, prompt: Message, wait: float) -> list[Message]:
+    """Read messages for up to ``wait`` s or until the advice for ``prompt`` arrives."""
+    got: list[Message] = []
+    deadline = time.monotonic() + wait
+    seq = prompt.seq  # type: ignore[attr-defined]
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return got
+        m = client.recv(timeout=left)
+        if m is None:
+            return got
+        got.append(m)
+        if isinstance(m, AdviceReceived) and m.seq == seq:
+            return got
+
+
+BotFactory = Callable[[], Bot]
+
+
+def run_bot(
+    bot: Bot | BotFactory,
+    endpoint: str,
+    *,
+    name: str | None = None,
+    table: str | None = None,
+    seat: int | None = None,
+    variant: str = "oklahoma",
+    rules: rq.Rules = None,
+    games: int = 1,
+    token: str | None = None,
+    threaded: bool = True,
+    context: zmq.Context | None = None,
+    on_error: ErrorHook | None = _print_error,
+) -> list[GameEnd]:
+    """Play ``games`` games with ``bot`` against a referee; returns their ``game_end``.
+
+    Where to sit: ``token`` (a reserved seat from ``create_table``; one game), else
+    ``table`` (a named table, joined once; further games by ``rematch``), else the
+    quick-match queue of ``variant``/``rules`` (queued again after each game).
+    ``bot`` may be a factory: then each game gets a fresh bot.
+    """
+    make: BotFactory = bot if not isinstance(bot, Bot) and callable(bot) else (lambda: bot)  # type: ignore[assignment,return-value]
+    first = make()
+    client = Client(endpoint, name or first.name, "player", token=token, context=context)
+    ends: list[GameEnd] = []
+    try:
+        client.connect()
+        current = first
+        for k in range(games):
+            if k > 0 and not isinstance(bot, Bot):
+                current = make()
+            driver = BotDriver(current, on_error)
+            if token is not None:
+                pass  # the reserved seat is taken by hello itself
+            elif table is not None:
+                if k == 0:
+                    driver.handle(client.join(table, seat, variant, rules))
+                else:
+                    driver.table, driver.seat = table, seat
+                    client.rematch(table)
+            else:
+                if k > 0 and ends:
+                    client.leave(ends[-1].table)
+                client.queue(variant, rules)
+            got = drive(client, driver, 1, threaded)
+            ends.extend(got)
+            if driver.closed or token is not None or not got:
+                break
+    finally:
+        client.close()
+    return ends
+
+
+def play_reserved(
+    endpoint: str,
+    seats: Sequence[tuple[str, Bot]],
+    name: str = "python-bot",
+    threaded: bool = False,
+    context: zmq.Context | None = None,
+    on_error: ErrorHook | None = _print_error,
+) -> list[GameEnd]:
+    """Play one game per (reserved seat token, bot), in order, one connection each.
+
+    For launchers (``okgin match --via-referee``, tournaments) that created the tables
+    with ``reserved: true`` and hand each bot process its seats.
+    """
+    ctx = context or zmq.Context.instance()
+    ends: list[GameEnd] = []
+    for tok, bot in seats:
+        client = Client(endpoint, name, "player", token=tok, context=ctx)
+        try:
+            client.connect()
+            ends.extend(drive(client, BotDriver(bot, on_error), 1, threaded))
+        finally:
+            client.close()
+    return ends
