@@ -218,7 +218,10 @@ class Runner:
     def bot_argv(self, p: Participant, endpoint: str, token: str, table: str, sg: ScheduledGame) -> list[str]:
         if p.kind == "bot":
             assert p.bot is not None
-            return okgin_argv("bot", p.bot, "--connect", endpoint, "--token", token, "--name", p.name, *p.args)
+            # The bot's own seed comes from the game's key, never from the deal's seed
+            # (secret until the game ends): deterministic games, so resumes replay exactly.
+            return okgin_argv("bot", p.bot, "--connect", endpoint, "--token", token, "--name", p.name,
+                              "--seed", sg.key, "--quiet", *p.args)
         values = {"endpoint": endpoint, "token": token, "table": table, "name": p.name, "game": sg.key,
                   "config_dir": self.cfg.config_dir}
         return [PLACEHOLDER_RE.sub(lambda m: values[m.group(1)], w) for w in p.command]
