@@ -123,14 +123,34 @@ def mask_of(cards: Iterable[Card]) -> int:
     return m
 
 
+# Rank indices present in each 13-bit suit mask (built once, by adding the top bit), and
+# per suit the card indices, filled in as masks are met: cards_of() is a hot path.
+_RANKS_IN: list[tuple[int, ...]] = [()] * (1 << SUIT_BITS)
+for _m in range(1, 1 << SUIT_BITS):
+    _top = _m.bit_length() - 1
+    _RANKS_IN[_m] = (*_RANKS_IN[_m & ~(1 << _top)], _top)
+_SUIT_CARDS: list[list[tuple[int, ...] | None]] = [list(_RANKS_IN)] + [[None] * (1 << SUIT_BITS) for _ in range(3)]
+
+
+def _suit_cards(suit: int, m: int) -> tuple[int, ...]:
+    cs = _SUIT_CARDS[suit][m] = tuple(r + 13 * suit for r in _RANKS_IN[m])
+    return cs
+
+
 def cards_of(mask: int) -> list[Card]:
     """Card indices of a mask, ascending (clubs A..K, then diamonds, ...)."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+    if mask >> NUM_CARDS or mask < 0:
+        raise ValueError(f"not a mask of cards: {mask!r}")
+    t = _SUIT_CARDS
+    m1 = (mask >> 13) & SUIT_MASK
+    m2 = (mask >> 26) & SUIT_MASK
+    m3 = mask >> 39
+    return [
+        *t[0][mask & SUIT_MASK],  # type: ignore[misc]
+        *(t[1][m1] or _suit_cards(1, m1)),
+        *(t[2][m2] or _suit_cards(2, m2)),
+        *(t[3][m3] or _suit_cards(3, m3)),
+    ]
 
 
 def cards_str(cards: Iterable[Card]) -> list[str]:

@@ -107,9 +107,10 @@ class Game:
         Raises :class:`IllegalAction` (state untouched) if the action is illegal, or if
         ``seat`` is given and is not the seat to act.
         """
-        self.check(action, seat)
+        if self.over or (seat is not None and seat != self.hand.to_act):
+            self.check(action, seat)  # raises, saying why
         actor = self.hand.to_act
-        self.hand.apply(action)
+        self.hand.apply(action)  # checks the action itself before changing anything
         self.log.append(("action", actor, action))
         if self.hand.phase == OVER:
             return self._end_hand()

@@ -21,6 +21,11 @@ from .rules import RuleSet
 from .scoring import HandResult, score_knock
 
 OFFER, DRAW, DISCARD, OVER = "offer", "draw", "discard", "over"
+# One Action object per possible discard and knock, built once: legal_actions() is the
+# engine's hottest path and only hands these out.
+_DISCARDS = tuple(Action("discard", c) for c in range(52))
+_KNOCKS = tuple(Action("knock", c) for c in range(52))
+BIG_GIN = Action("big_gin")
 HAND_SIZE = 10
 STOCK_FLOOR = 2  # §3.6: the hand is drawn when a discard leaves 2 cards in the stock
 
@@ -30,7 +35,6 @@ class Hand:
 
     __slots__ = (
         "_legal",
-        "_legal_set",
         "dealer",
         "discard_pile",
         "doubled",
@@ -81,7 +85,6 @@ class Hand:
         self.events: list[tuple[int, str, Card | None]] = []
         self.result: HandResult | None = None
         self._legal: list[Action] | None = None
-        self._legal_set: frozenset[Action] = frozenset()
 
     # ------------------------------------------------------------------ queries
     def other(self, seat: int) -> int:
@@ -92,39 +95,60 @@ class Hand:
         without declared melds. A fresh list each call: callers may keep or change it."""
         if self._legal is None:
             self._legal = self._compute_legal()
-            self._legal_set = frozenset(self._legal)
         return list(self._legal)
 
     def _compute_legal(self) -> list[Action]:
-        if self.phase == OFFER:
-            return [TAKE, PASS]
-        if self.phase == DRAW:
+        phase = self.phase
+        if phase == DRAW:
             return [DRAW_STOCK] if self.stock_only else [DRAW_STOCK, DRAW_DISCARD]
-        if self.phase != DISCARD:
+        if phase == OFFER:
+            return [TAKE, PASS]
+        if phase != DISCARD:
             return []
         hand = self.hands[self.to_act]
-        barred = self.taken if not self.rules.allow_discard_of_taken_card else None
+        barred = None if self.rules.allow_discard_of_taken_card else self.taken
         cards = cards_of(hand)
-        out = [Action("discard", c) for c in cards if c != barred]
+        out = [_DISCARDS[c] for c in cards if c != barred]
         limit = self.knock_limit
         base = deadwood_mask(hand)
         # deadwood(hand - c) >= deadwood(hand) - value(c): most hands can't knock at all.
+        values = CARD_VALUES
         for c in cards:
-            if c != barred and base - CARD_VALUES[c] <= limit and deadwood_mask(hand & ~(1 << c)) <= limit:
-                out.append(Action("knock", c))
-        if self.rules.big_gin and base == 0:
-            out.append(Action("big_gin"))
+            if base - values[c] <= limit and c != barred and deadwood_mask(hand & ~(1 << c)) <= limit:
+                out.append(_KNOCKS[c])
+        if base == 0 and self.rules.big_gin:
+            out.append(BIG_GIN)
         return out
 
     # ------------------------------------------------------------------ moves
     def check(self, action: Action) -> None:
-        """Raise :class:`IllegalAction` with the reason if ``action`` is not legal now."""
-        if self.phase == OVER:
+        """Raise :class:`IllegalAction` with the reason if ``action`` is not legal now.
+
+        Decided from the state directly (no list of legal actions is built):
+        ``legal_actions()`` lists exactly the actions that pass this check, which the
+        tests verify action by action.
+        """
+        phase = self.phase
+        kind = action.kind
+        if phase == DRAW:
+            ok = kind == "draw_stock" or (kind == "draw_discard" and not self.stock_only)
+        elif phase == DISCARD:
+            hand = self.hands[self.to_act]
+            c = action.card
+            if kind == "big_gin":
+                ok = self.rules.big_gin and deadwood_mask(hand) == 0
+            elif c is None or not hand >> c & 1 or (c == self.taken and not self.rules.allow_discard_of_taken_card):
+                ok = False
+            elif kind == "discard":
+                ok = True
+            else:
+                ok = kind == "knock" and deadwood_mask(hand & ~(1 << c)) <= self.knock_limit
+        elif phase == OFFER:
+            ok = kind == "take" or kind == "pass"
+        else:
             raise IllegalAction("the hand is over")
-        self.legal_actions()
-        plain = action.without_melds()
-        if plain not in self._legal_set:
-            raise IllegalAction(self._why_illegal(plain))
+        if not ok:
+            raise IllegalAction(self._why_illegal(action.without_melds()))
         if action.melds is not None:
             self._declared_layout(action)
 
@@ -175,7 +199,26 @@ class Hand:
         seat = self.to_act
         kind = action.kind
         self._legal = None
-        if kind == "take":
+        if kind == "draw_stock":
+            c = self.stock.pop()
+            self.hands[seat] |= 1 << c
+            self.taken = None
+            self.stock_only = False
+            self.phase = DISCARD
+            self.events.append((seat, "draw_stock", c))
+        elif kind == "discard":
+            c = action.card
+            assert c is not None
+            self.hands[seat] &= ~(1 << c)
+            self.discard_pile.append(c)
+            self.taken = None
+            self.events.append((seat, "discard", c))
+            if len(self.stock) <= STOCK_FLOOR:
+                self._finish_drawn()
+            else:
+                self.to_act = self.other(seat)
+                self.phase = DRAW
+        elif kind == "take":
             self.discard_pile.pop()
             self.hands[seat] |= 1 << self.upcard
             self.taken = self.upcard
@@ -190,31 +233,12 @@ class Hand:
                 self.phase = DRAW
                 self.to_act = self.nondealer
                 self.stock_only = True
-        elif kind == "draw_stock":
-            c = self.stock.pop()
-            self.hands[seat] |= 1 << c
-            self.taken = None
-            self.stock_only = False
-            self.phase = DISCARD
-            self.events.append((seat, "draw_stock", c))
         elif kind == "draw_discard":
             c = self.discard_pile.pop()
             self.hands[seat] |= 1 << c
             self.taken = c
             self.phase = DISCARD
             self.events.append((seat, "draw_discard", c))
-        elif kind == "discard":
-            c = action.card
-            assert c is not None
-            self.hands[seat] &= ~(1 << c)
-            self.discard_pile.append(c)
-            self.taken = None
-            self.events.append((seat, "discard", c))
-            if len(self.stock) <= STOCK_FLOOR:
-                self._finish_drawn()
-            else:
-                self.to_act = self.other(seat)
-                self.phase = DRAW
         else:  # knock or big gin
             self._finish_knock(seat, action)
 

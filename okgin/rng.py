@@ -21,23 +21,25 @@ class SeedStream:
     True
     """
 
-    __slots__ = ("_buf", "_counter", "_key")
+    __slots__ = ("_counter", "_key", "_vals")
 
     def __init__(self, seed: str, label: str) -> None:
         self._key = f"okgin/{label}/{seed}".encode()
         self._counter = 0
-        self._buf = b""
+        self._vals: list[int] = []
 
     def _u64(self) -> int:
-        if len(self._buf) < 8:
-            self._buf += hashlib.sha256(self._key + b"#" + str(self._counter).encode()).digest()
+        """The next 8 bytes of the stream SHA-256(key # 0) || SHA-256(key # 1) || ...,
+        read big-endian (each digest gives four values, first bytes first)."""
+        if not self._vals:
+            d = int.from_bytes(hashlib.sha256(self._key + b"#" + str(self._counter).encode()).digest(), "big")
             self._counter += 1
-        v = int.from_bytes(self._buf[:8], "big")
-        self._buf = self._buf[8:]
-        return v
+            m = 0xFFFFFFFFFFFFFFFF
+            self._vals = [d & m, (d >> 64) & m, (d >> 128) & m, d >> 192]
+        return self._vals.pop()
 
     def below(self, n: int) -> int:
-        """A uniform integer in ``[0, n)``."""
+        """A uniform integer in ``[0, n)`` (rejection sampling: no modulo bias)."""
         if n <= 0:
             raise ValueError("below() needs n >= 1")
         limit = (1 << 64) - ((1 << 64) % n)
