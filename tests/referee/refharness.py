@@ -242,12 +242,20 @@ def play_until_end(clients: dict[int, Client], table: str, choose: Callable[[int
         poller.register(c.sock, zmq.POLLIN)
         by_sock[c.sock] = seat
     ends: dict[int, dict[str, Any]] = {}
+    idle = 0
     for _ in range(max_msgs):
         if len(ends) == len(clients):
             return ends
-        ready = dict(poller.poll(RECV_TIMEOUT_MS))
+        ready = dict(poller.poll(100))
         if not ready:
-            raise TimeoutError(f"no message for {RECV_TIMEOUT_MS} ms; ends so far {list(ends)}")
+            # a well-behaved client beats while it waits (protocol.md §10)
+            idle += 100
+            if idle > RECV_TIMEOUT_MS:
+                raise TimeoutError(f"no message for {RECV_TIMEOUT_MS} ms; ends so far {list(ends)}")
+            for c in clients.values():
+                c.send({"type": "heartbeat"})
+            continue
+        idle = 0
         for sock in ready:
             seat = by_sock[sock]
             c = clients[seat]
