@@ -138,6 +138,7 @@ class Runner:
         self.progress: Progress | None = None
         self.sprt = None if cfg.sprt is None else Sprt(cfg.sprt.elo0, cfg.sprt.elo1, cfg.sprt.alpha, cfg.sprt.beta)
         self.gateway: Gateway | None = None
+        self.stop_event = asyncio.Event()
 
     # ------------------------------------------------------------------ referees
     async def start_referees(self) -> None:
@@ -281,6 +282,8 @@ class Runner:
         rtt_from = len(slot.link.rtt_ms)
         started = time.time()
         try:
+            if not await self._wait_for_remotes(sg):
+                return Outcome(False, self.state.stop_reason or "stopped")
             try:
                 reply = await slot.link.request({
                     "type": "create_table", "table": table, "variant": cfg.rules.variant, "rules": cfg.rules.to_dict(),
@@ -296,7 +299,6 @@ class Runner:
             except RequestFailed as e:
                 return Outcome(True, f"referee {slot.label} refused the table: {e}")
             rec = FeedRecorder(cfg.rules, sg.seed)
-            await self._wait_for_remotes(sg)
             for seat, name in enumerate(sg.seats):
                 bots.append(await self.launch(cfg.participant(name), seat, slot.endpoint, tokens[seat], table, sg, attempt, q))
             last_progress = time.monotonic()
@@ -365,19 +367,27 @@ class Runner:
                 with contextlib.suppress(RefereeGone, RequestFailed):
                     await slot.link.request({"type": "close_table", "table": table}, timeout=10.0)
 
-    async def _wait_for_remotes(self, sg: ScheduledGame) -> None:
+    async def _wait_for_remotes(self, sg: ScheduledGame) -> bool:
         """A game with a remote bot starts only once that bot is connected to the gateway
-        (its clock would otherwise run while nobody can answer)."""
+        (its clock would otherwise run while nobody can answer). False if the run is
+        stopped while waiting."""
         if self.gateway is None:
-            return
+            return True
         for name in sg.seats:
             if self.cfg.participant(name).kind == "remote" and not self.gateway.is_connected(name):
                 if self.progress is not None:
                     self.progress.note = f"waiting for remote {name}"
                     self.progress.draw(force=True)
-                await self.gateway.wait_connected(name)
+                waiter = asyncio.ensure_future(self.gateway.wait_connected(name))
+                stopper = asyncio.ensure_future(self.stop_event.wait())
+                await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
+                waiter.cancel()
+                stopper.cancel()
                 if self.progress is not None:
                     self.progress.note = ""
+                if self.stop_event.is_set():
+                    return False
+        return True
 
     async def _stalled_seat(self, slot: Slot, table: str, rec: FeedRecorder, bots: list[_Bot]) -> int:
         """The seat to blame for a stall: the one to act, or (before the game started)
@@ -488,6 +498,7 @@ class Runner:
 
     def abort_all(self, reason: str) -> None:
         self.state.stop_reason = reason
+        self.stop_event.set()
         self.queue.clear()
         for q in list(self.active_queues):
             q.put_nowait({"type": "_abort", "reason": reason})
