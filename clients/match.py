@@ -363,8 +363,9 @@ def _jsonable(obj: Any) -> Any:
 
 # ------------------------------------------------------------------------ running
 def display_names(bots: Sequence[BotSpec]) -> list[str]:
-    """Names for the report: the spec (or factory name), numbered when repeated."""
-    raw = [b if isinstance(b, str) else getattr(b, "__name__", type(b).__name__) for b in bots]
+    """Names for the report: the built-in name, the class of a ``file.py:Class`` spec, or
+    the factory's name; numbered when repeated (``simple``, ``simple#2``)."""
+    raw = [(b.rpartition(":")[2] or b) if isinstance(b, str) else getattr(b, "__name__", type(b).__name__) for b in bots]
     out = []
     for i, name in enumerate(raw):
         k = raw[:i].count(name)
