@@ -195,7 +195,15 @@ def deadwood(cards: Iterable[Card | str]) -> int:
     >>> deadwood(["5h", "6h", "7h", "Kc"])
     10
     """
-    return deadwood_mask(_checked_mask(cards))
+    if cards.__class__ is not list and cards.__class__ is not tuple:
+        cards = list(cards)  # any iterable, read once
+    try:  # the fast path: known indices or wire strings, no repeats, no bools
+        m = sum(map(_BIT.__getitem__, cards))
+    except (KeyError, TypeError):
+        m = -1
+    if m < 0 or m.bit_count() != len(cards) or (m & 3 and any(x.__class__ is bool for x in cards)):
+        m = _checked_mask(cards)  # raises ValueError saying what is wrong
+    return deadwood_mask(m)
 
 
 def deadwood_after_discard_mask(hand: int) -> tuple[int, list[Card]]:
