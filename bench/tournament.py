@@ -35,7 +35,10 @@ from referee.tournament.store import ResultsStore  # noqa: E402
 
 def one_run(workdir: Path, refs: int, games: int, concurrency: int, bot: str, command: str | None) -> dict:
     if command:
-        spec = {"command": shlex.split(command)}
+        words = shlex.split(command)
+        if Path(words[0]).exists():  # a path relative to where the bench was started
+            words[0] = str(Path(words[0]).resolve())
+        spec = {"command": words}
     else:
         spec = {"bot": bot}
     data = {
@@ -79,7 +82,9 @@ def main() -> int:
     p.add_argument("--command", help="a bot command instead of --bot ({endpoint} and {token} are filled in)")
     args = p.parse_args()
     counts = sorted({int(x) for x in args.referees.split(",") if x.strip()})
-    print(f"tournament throughput: {args.command or args.bot} vs itself, {args.games} games per run, {cores} cores")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"tournament throughput: {args.command or args.bot} vs itself, {args.games} games per run, {cores} cores, "
+          f"load average {load:.1f} at the start")
     rows = []
     with tempfile.TemporaryDirectory(prefix="okgin-bench-") as tmp:
         for refs in counts:
@@ -93,7 +98,7 @@ def main() -> int:
     base = rows[0]["games_per_s"] if rows else 0
     for r in rows:
         r["speedup"] = round(r["games_per_s"] / base, 2) if base else None
-    print(json.dumps({"bench": "tournament", "bot": args.command or args.bot, "cores": cores, "runs": rows}))
+    print(json.dumps({"bench": "tournament", "bot": args.command or args.bot, "cores": cores, "load_start": load, "runs": rows}))
     return 0
 
 
