@@ -28,9 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from referee.tournament.config import parse_config  # noqa: E402
-from referee.tournament.runner import RunOptions, run_tournament  # noqa: E402
-from referee.tournament.store import ResultsStore  # noqa: E402
+from referee.tournament.config import parse_config
+from referee.tournament.runner import RunOptions, run_tournament
+from referee.tournament.store import ResultsStore
 
 
 def one_run(workdir: Path, refs: int, games: int, concurrency: int, bot: str, command: str | None) -> dict:
