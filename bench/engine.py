@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import random
 import sys
@@ -142,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     ]
     w0 = max(len(r[0]) for r in rows)
     w1 = max(len(r[1]) for r in rows)
-    print(f"okgin engine benchmark  (Python {platform.python_version()}, {platform.machine()}, pyspiel {getattr(pyspiel, '__version__', '?')})")
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"okgin engine benchmark  (Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, load {load}, pyspiel {getattr(pyspiel, '__version__', '?')})")
     for name, fig, note in rows:
         print(f"  {name.ljust(w0)}  {fig.rjust(w1)}   {note}")
     summary = {
