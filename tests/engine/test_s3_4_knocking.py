@@ -76,8 +76,10 @@ def test_s3_4_chains_go_three_deep_at_either_end():
 
 
 def test_s3_4_three_deep_chain_scores_in_a_whole_hand():
-    # Defender holds 8h 9h Th Jh and Jc... the chain 8h-9h-Th is worth as much as its own run;
-    # either way the defender keeps only Qd Qs 6s 3d 2d 6c = 37.
+    # Three or more chained cards are consecutive cards of one suit, so they always form a
+    # run of the defender's own too: a long chain never changes the score, only how it is
+    # shown (the engine shows fewest layoffs). Here 8h 9h Th Jh go out either way and the
+    # defender keeps Qd Qs 6s 3d 2d 6c = 37.
     _, r = knock_position("5h 6h 7h 4c 4d 4s 2c 3c Ac 9d", "8h 9h Th Qd Qs 6s 3d 6c 2d Jh", draw="Kc", knock="Kc")
     assert r.defender_deadwood == 37 and r.points == 37 - 9
 
