@@ -137,7 +137,7 @@ class _Game:
         self.last_move_at = -1  # record index of the last event the bot saw
 
     def fail(self, key: str, what: str, rec: Record | None = None, context: str = "") -> None:
-        self.f[key].failures.append(Finding(self.gt.label, what, show(rec.msg) if rec is not None else "", context))
+        self.f[key].failures.append(Finding(self.gt.label, what, show(rec.msg, raw=rec.raw) if rec is not None else "", context))
 
     def run(self) -> None:
         gt = self.gt
@@ -279,11 +279,15 @@ class _Game:
         elif t == "hand_end":
             self.last_move_at = rec.index
             self.hand_end(m)
+        elif t == "game_end":
+            self.last_move_at = rec.index
 
     def error(self, rec: Record, m: dict[str, Any]) -> None:
         request = m.get("request")
         name = m.get("name")
         offending = self.last_request.get((rec.conn, str(request)))
+        if request is None:  # a frame too broken to have a type: the last such frame sent
+            offending = next((r for r in reversed(self.gt.records[: rec.index]) if r.conn == rec.conn and r.direction == C2R and r.msg is None), None)
         if request == "act" and self.illegal_state == "sent" and offending is not None and offending.replaced_by is not None:
             self.illegal_state = "error" if name == "illegal_action" else "wrong-error"
             return
@@ -293,13 +297,13 @@ class _Game:
             seq = advice.msg.get("seq") if advice is not None and advice.msg else None
             at = self.advise_prompts.get(seq, rec.index) if isinstance(seq, int) else rec.index
             # Advice that raced the captain's move (protocol.md 16) is refused, harmlessly.
-            if name == "stale_seq" or (name == "forbidden" and self.last_move_at > at):
+            if name == "stale_seq" or (name in ("forbidden", "no_game") and self.last_move_at > at):
                 self.info["advice too late (raced the captain)"] = self.info.get("advice too late (raced the captain)", 0) + 1
                 return
             offending = advice
         what = f"error {m.get('code')} {name} to {request}: {m.get('message')}"
         if offending is not None:
-            self.f["errors"].failures.append(Finding(self.gt.label, what, show(offending.msg), show(m)))
+            self.f["errors"].failures.append(Finding(self.gt.label, what, show(offending.msg, raw=offending.raw), show(m)))
         else:
             self.fail("errors", what, rec)
 

@@ -51,10 +51,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--opponent-command", help="run opponents with this command instead (placeholders as for COMMAND)")
     p.add_argument("--name", default="bot-under-test", help="the name {name} stands for (default %(default)s)")
     p.add_argument("--jobs", type=int, default=2, help="games played at the same time (default %(default)s)")
-    p.add_argument("--heartbeat-ms", type=int, default=500, help="the referee's heartbeat interval (default %(default)s)")
+    p.add_argument("--heartbeat-ms", type=int, default=1000, help="the referee's heartbeat interval (default %(default)s)")
     p.add_argument("--liveness", type=int, default=4, help="beats missed before a peer is gone (default %(default)s)")
     p.add_argument("--move-ms", type=int, default=10_000, help="time limit per move (default %(default)s)")
     p.add_argument("--game-timeout", type=float, default=120.0, help="seconds before a game counts as stuck (default %(default)s)")
+    p.add_argument("--disconnect-grace-ms", type=int, default=20_000, help="how long the referee holds a silent seat (default %(default)s)")
+    p.add_argument("--exit-timeout", type=float, default=10.0, help="seconds the bot has to exit after game_end (default %(default)s)")
     p.add_argument("--no-probes", action="store_true", help="no idle wait, illegal-move or silent-drop probes")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     p.add_argument("--keep", metavar="DIR", help="keep logs and journals in DIR (default: a temporary directory, removed)")
@@ -73,6 +75,12 @@ def main(argv: list[str]) -> int:
         parser.error("give the bot's command after --, e.g. okgin conformance -- ./mybot --connect {endpoint} --token {token}")
     if args.games < 1 or args.jobs < 1 or args.heartbeat_ms < 10 or args.liveness < 1:
         parser.error("--games and --jobs must be at least 1, --heartbeat-ms at least 10, --liveness at least 1")
+    if not args.no_probes and 0 < args.move_ms < args.heartbeat_ms * args.liveness + 2000:
+        parser.error(
+            f"--move-ms {args.move_ms} is too short for the silent-drop probe: the bot needs --liveness x --heartbeat-ms "
+            f"({args.liveness * args.heartbeat_ms} ms) to notice the silence, and its clock runs meanwhile; give at least "
+            f"{args.heartbeat_ms * args.liveness + 2000}"
+        )
     variants = ("oklahoma", "box") if args.variant == "both" else (args.variant,)
     cfg = KitConfig(
         command=tuple(command),
@@ -87,6 +95,8 @@ def main(argv: list[str]) -> int:
         move_ms=args.move_ms,
         jobs=args.jobs,
         game_timeout_s=args.game_timeout,
+        disconnect_grace_ms=args.disconnect_grace_ms,
+        exit_timeout_s=args.exit_timeout,
         probes=not args.no_probes,
         work_dir=args.keep,
         verbose=args.verbose,

@@ -33,8 +33,10 @@ import re
 import secrets
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
@@ -69,7 +71,7 @@ class KitConfig:
     opponent: str = "simple"
     opponent_command: tuple[str, ...] | None = None
     name: str = "bot-under-test"
-    heartbeat_ms: int = 500
+    heartbeat_ms: int = 1000
     liveness: int = 4
     move_ms: int = 10_000
     disconnect_grace_ms: int = 20_000
@@ -124,6 +126,7 @@ class Admin:
         self._ends: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self.referee = ""
+        self.token = ""
 
     async def start(self) -> None:
         self.sock = self.ctx.socket(zmq.DEALER)
@@ -132,6 +135,7 @@ class Admin:
         self._tasks = [asyncio.create_task(self._reader()), asyncio.create_task(self._beat())]
         welcome = await self.request({"type": "hello", "protocol": 1, "role": "admin", "name": "conformance-kit", "admin_key": self.key})
         self.referee = str(welcome.get("referee", ""))
+        self.token = str(welcome.get("token", ""))
 
     async def stop(self) -> None:
         for t in self._tasks:
@@ -167,15 +171,25 @@ class Admin:
                     fut2.set_result(msg)
 
     async def request(self, msg: dict[str, Any], timeout: float = 20.0) -> dict[str, Any]:
+        reply = await self._request(msg, timeout)
+        if reply.get("type") == "error" and reply.get("name") == "hello_first" and self.token:
+            # The referee lost this session (its loop or ours stalled past the liveness
+            # limit): resume it with the token, watch the tables again, and retry.
+            await self._request({"type": "hello", "protocol": 1, "role": "admin", "name": "conformance-kit", "admin_key": self.key, "token": self.token}, timeout)
+            for table in [t for t, f in self._ends.items() if not f.done()]:
+                await self._request({"type": "watch", "table": table}, timeout)
+            reply = await self._request(msg, timeout)
+        if reply.get("type") == "error":
+            raise KitError(f"the referee refused the kit's {msg.get('type')}: {reply.get('name')}: {reply.get('message')}")
+        return reply
+
+    async def _request(self, msg: dict[str, Any], timeout: float) -> dict[str, Any]:
         rid = next(self._ids)
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._replies[rid] = fut
         assert self.sock is not None
         await self.sock.send(encode({**msg, "id": rid}))
-        reply = await asyncio.wait_for(fut, timeout)
-        if reply.get("type") == "error":
-            raise KitError(f"the referee refused the kit's {msg.get('type')}: {reply.get('name')}: {reply.get('message')}")
-        return reply
+        return await asyncio.wait_for(fut, timeout)
 
     async def watch(self, table: str) -> asyncio.Future[dict[str, Any]]:
         """Watch a table; the future resolves with its ``game_end``."""
@@ -209,8 +223,7 @@ class Kit:
         self.probes: dict[str, list[_Probe]] = {}
         self.result = RunResult(cfg, [])
         self.hello_seen: dict[str, asyncio.Event] = {}
-        self._procs: list[asyncio.subprocess.Process] = []
-        self._drainer: asyncio.Task[None] | None = None
+        self._procs: list[Child] = []
 
     # -- frame handler (called by the proxy) ----------------------------------------
     def on_open(self, conn: Connection) -> None:
@@ -251,7 +264,7 @@ class Kit:
                     old.close()
         if gt is None:
             return [body]
-        rec = gt.add(conn.id, direction, t, msg, problem=problem, relayed=not conn.silenced)
+        rec = gt.add(conn.id, direction, t, msg, problem=problem, relayed=not conn.silenced, raw=body if msg is None or more else b"")
         if conn.silenced or msg is None:
             return [body]
         kind = msg.get("type")
@@ -346,44 +359,42 @@ class Kit:
                 await proxy.stop()
             await admin.stop()
             ctx.term()
-            await self._stop_process(referee, 5.0)
+            await referee.stop(5.0)
             for p in self._procs:
-                await self._stop_process(p, 2.0)
+                await p.stop(2.0)
         self.result.seconds = time.monotonic() - start
         return self.result
 
-    async def _start_referee(self, work: Path, admin_key: str) -> asyncio.subprocess.Process:
+    async def _start_referee(self, work: Path, admin_key: str) -> Child:
         cfg = self.cfg
         base = list(cfg.referee_command or (sys.executable, "-m", "okgin", "referee"))
         argv = [
             *base, "--bind", "tcp://127.0.0.1:0", "--journal-dir", str(work / "journals"),
             "--heartbeat-ms", str(cfg.heartbeat_ms), "--liveness", str(cfg.liveness), "--admin-key", admin_key,
         ]
-        err = open(work / "referee.stderr", "wb")
-        proc = await asyncio.create_subprocess_exec(*argv, stdout=asyncio.subprocess.PIPE, stderr=err, stdin=asyncio.subprocess.DEVNULL)
-        err.close()
-        assert proc.stdout is not None
+        with open(work / "referee.stderr", "wb") as err:
+            proc = Child(subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL))
+        assert proc.popen.stdout is not None
+        stdout = proc.popen.stdout
         try:
-            line = await asyncio.wait_for(proc.stdout.readline(), 30)
+            line = await asyncio.wait_for(asyncio.to_thread(stdout.readline), 30)
         except TimeoutError:
             line = b""
         m = re.search(rb"(tcp://\S+)", line)
         if not m:
-            await self._stop_process(proc, 2.0)
+            await proc.stop(2.0)
             raise KitError(f"the referee did not print its endpoint (first line: {line[:200]!r}); see {work / 'referee.stderr'}")
         self.result.endpoint = m.group(1).decode()
         # Keep reading its stdout so that it never blocks on a full pipe.
-        self._drainer = asyncio.create_task(_drain(proc.stdout))
+        threading.Thread(target=_drain, args=(stdout,), daemon=True).start()
         return proc
 
-    async def _launch(self, argv: list[str], env: dict[str, str], log: Path) -> asyncio.subprocess.Process:
-        out = open(log, "wb")
+    def _launch(self, argv: list[str], env: dict[str, str], log: Path) -> Child:
         try:
-            proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL, stdout=out, stderr=asyncio.subprocess.STDOUT, env=env)
+            with open(log, "wb") as out:
+                proc = Child(subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env))
         except OSError as e:
             raise KitError(f"cannot start {argv[0]!r}: {e}") from None
-        finally:
-            out.close()
         self._procs.append(proc)
         return proc
 
@@ -417,8 +428,8 @@ class Kit:
 
         values = {"endpoint": self.result.proxy_endpoint, "token": gt.token, "table": table, "name": cfg.name, "game": str(index + 1), "seat": str(seat)}
         gt.started = time.monotonic()
-        bot = await self._launch(fill(cfg.command, values), env_for(gt.token, self.result.proxy_endpoint, cfg.name, seat), gdir / "bot.log")
-        opponents: list[asyncio.subprocess.Process] = []
+        bot = self._launch(fill(cfg.command, values), env_for(gt.token, self.result.proxy_endpoint, cfg.name, seat), gdir / "bot.log")
+        opponents: list[Child] = []
         try:
             if index == 0 and cfg.probes:
                 # The idle wait: the bot sits alone at the table for three heartbeats.
@@ -433,7 +444,7 @@ class Kit:
                 ep = self.result.proxy_endpoint
                 ovalues = {"endpoint": ep, "token": tokens[s], "table": table, "name": names[s], "game": str(index + 1), "seat": str(s)}
                 argv = fill(self._opponent_argv(), ovalues)
-                opponents.append(await self._launch(argv, env_for(tokens[s], ep, names[s], s), gdir / f"opponent-{s}.log"))
+                opponents.append(self._launch(argv, env_for(tokens[s], ep, names[s], s), gdir / f"opponent-{s}.log"))
             try:
                 gt.game_end = await asyncio.wait_for(ended, cfg.game_timeout_s)
             except TimeoutError:
@@ -444,10 +455,10 @@ class Kit:
                 gt.exited_by_itself = True
                 gt.exit_after = time.monotonic() - gt.ended
             except TimeoutError:
-                gt.exit_code = await self._stop_process(bot, 2.0)
+                gt.exit_code = await bot.stop(2.0)
         finally:
             for p in [bot, *opponents]:
-                await self._stop_process(p, 5.0)
+                await p.stop(5.0)
             with contextlib.suppress(KitError, TimeoutError):
                 await admin.request({"type": "close_table", "table": table})
         gt.stderr_tail = _tail(gdir / "bot.log")
@@ -461,29 +472,45 @@ class Kit:
             return list(self.cfg.opponent_command)
         return [sys.executable, "-m", "okgin", "bot", self.cfg.opponent, "--connect", "{endpoint}", "--token", "{token}", "--name", "{name}"]
 
-    @staticmethod
-    async def _stop_process(proc: asyncio.subprocess.Process, grace: float) -> int | None:
-        """End a process the kit started (by its PID): SIGTERM, then SIGKILL."""
-        if proc.returncode is not None:
-            return proc.returncode
-        with contextlib.suppress(ProcessLookupError):
-            proc.send_signal(signal.SIGTERM)
-        try:
-            return await asyncio.wait_for(proc.wait(), grace)
-        except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                proc.kill()
-            return await proc.wait()
-
-
 def _silence(conn: Connection) -> None:
     conn.silenced = True
 
 
-async def _drain(stream: asyncio.StreamReader) -> None:
+def _drain(stream: Any) -> None:
     with contextlib.suppress(Exception):
-        while await stream.read(65536):
+        while stream.read(65536):
             pass
+
+
+class Child:
+    """A process the kit started. Waited for by polling its own PID: no asyncio child
+    watcher, whose waitpid() can race with the subprocess module's and then report a
+    made-up exit status 255, which here would be blamed on the bot."""
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self.popen = popen
+
+    @property
+    def returncode(self) -> int | None:
+        return self.popen.poll()
+
+    async def wait(self) -> int:
+        while (code := self.popen.poll()) is None:
+            await asyncio.sleep(0.02)
+        return code
+
+    async def stop(self, grace: float) -> int:
+        """End it (only this PID): SIGTERM, then SIGKILL after ``grace`` seconds."""
+        if self.popen.poll() is not None:
+            return self.popen.returncode
+        with contextlib.suppress(ProcessLookupError):
+            self.popen.send_signal(signal.SIGTERM)
+        try:
+            return await asyncio.wait_for(self.wait(), grace)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                self.popen.kill()
+            return await self.wait()
 
 
 def _tail(path: Path, lines: int = 12) -> str:

@@ -27,6 +27,7 @@ class Record:
     problem: str | None = None  # why it did not decode, or "multipart"
     relayed: bool = True  # False when the kit had silenced the connection
     replaced_by: dict[str, Any] | None = None  # what the kit relayed instead (illegal probe)
+    raw: bytes = b""  # the frame itself, kept only when it did not decode
 
     @property
     def type(self) -> str | None:
@@ -99,9 +100,9 @@ def _abbreviate(value: Any, depth: int = 0) -> Any:
     return value
 
 
-def show(msg: dict[str, Any] | None, limit: int = 600) -> str:
+def show(msg: dict[str, Any] | None, limit: int = 600, raw: bytes = b"") -> str:
     """A message as one line of JSON, views abbreviated, cut at ``limit`` characters."""
     if msg is None:
-        return "(not a message)"
+        return f"(not a message: {len(raw)} bytes {raw[:48].hex(' ')}{' …' if len(raw) > 48 else ''})" if raw else "(not a message)"
     text = json.dumps(_abbreviate(msg), separators=(",", ":"), ensure_ascii=False, default=repr)
     return text if len(text) <= limit else text[: limit - 1] + "…"
