@@ -15,7 +15,7 @@ from .actions import DRAW_DISCARD, DRAW_STOCK, PASS, TAKE, Action
 from .cards import CARD_VALUES, Card, card_str, cards_of
 from .errors import IllegalAction
 from .layoffs import best_defence, knocker_default_arrangement
-from .melds import deadwood_mask, validate_arrangement
+from .melds import Arrangement, deadwood_mask, validate_arrangement
 from .rng import SeedStream
 from .rules import RuleSet
 from .scoring import HandResult, score_knock
@@ -180,7 +180,7 @@ class Hand:
                 return "big gin needs all 11 cards in melds"
         return f"{a} is not legal now"
 
-    def _declared_layout(self, action: Action):
+    def _declared_layout(self, action: Action) -> Arrangement:
         hand = self.hands[self.to_act]
         rest = hand if action.kind == "big_gin" else hand & ~(1 << action.card)  # type: ignore[operator]
         try:
