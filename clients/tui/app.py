@@ -19,7 +19,7 @@ from okgin import Action
 
 from .backend import Backend
 from .messages import ConnectionChanged, GameEnded, HandEnded, RefereeError, StateChanged
-from .model import LOST, TableState
+from .model import CONNECTED, LOST, TableState
 from .options import DisplayOptions
 
 CSS_PATH = Path(__file__).with_name("okgin.tcss")
@@ -168,7 +168,8 @@ class OkginApp(App[int]):
         self.bell()
 
     def on_connection_changed(self, msg: ConnectionChanged) -> None:
-        self.state = replace(self.state, connection=msg.status, notice=msg.detail or self.state.notice)
+        notice = msg.detail or (None if msg.status == CONNECTED else self.state.notice)
+        self.state = replace(self.state, connection=msg.status, notice=notice)
         if msg.status == LOST:
             self.notify(msg.detail or "Connection lost: reconnecting…", severity="warning", timeout=5)
 

@@ -254,19 +254,23 @@ class NetworkBackend(Backend):
         assert link is not None
         while not self._closing:
             now = time.monotonic()
-            if now - link.last_sent >= self.heartbeat_s:
-                await link.send({"type": "heartbeat"})
             if now - link.last_heard > self.heartbeat_s * self.liveness:
                 return True
             try:
+                if now - link.last_sent >= self.heartbeat_s:
+                    await link.send({"type": "heartbeat"})
                 msg = await link.recv(self.heartbeat_s / 2)
             except zmq.ZMQError:
-                return not self._closing
+                return not self._closing  # the socket is gone: reconnect
             except Exception as e:  # a frame we cannot read: say so, keep going
                 app.state = replace(app.state, error=f"unreadable message from the referee: {e}")
                 continue
             if msg is None:
                 continue
+            if msg.get("type") == "error" and msg.get("name") == "hello_first":
+                # The transport reconnected underneath (ZeroMQ does that by itself after
+                # a network blip) and the referee sees a stranger: resume with the token.
+                return True
             self._on_message(app, msg)
             if msg.get("type") == "shutdown":
                 return False
