@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", help="display name (default: the bot's name)")
     p.add_argument("--games", type=int, default=1, help="games to play (default 1; further games by rematch or requeue)")
     p.add_argument("--seed", default="0", help="bot seed; game k gets SEED/k (default 0)")
-    p.add_argument("--variant", choices=["oklahoma", "box"], default="oklahoma", help="for the queue or a new table")
+    p.add_argument("--variant", choices=["oklahoma", "box"], help="for the queue (default oklahoma) or a new table; an existing table's is kept")
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule option (repeatable)")
     p.add_argument("--token", help="a reserved seat token from the organiser (one game)")
     p.add_argument("--plan", type=Path, help="JSON list of {token, seed}: reserved seats played in order")
@@ -48,7 +48,7 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     try:
         cls = bot_class(args.bot)
-        rules = RuleSet(variant=args.variant).with_assignments(args.rule) if args.rule else None
+        rules = RuleSet(variant=args.variant or "oklahoma").with_assignments(args.rule) if args.rule else None
     except (BotNotFound, RuleError) as e:
         print(f"okgin bot: {e}", file=sys.stderr)
         return 2

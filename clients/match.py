@@ -164,7 +164,8 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     d = 1 + z * z / n
     c = (p + z * z / (2 * n)) / d
     h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (max(0.0, c - h), min(1.0, c + h))
+    # At k = 0 or k = n the exact bound is 0 or 1; floating point would miss it by 1e-16.
+    return (0.0 if k == 0 else max(0.0, c - h), 1.0 if k == n else min(1.0, c + h))
 
 
 def mean_ci(xs: Sequence[float], z: float = Z95) -> tuple[float, float, float]:

@@ -119,30 +119,25 @@ class AsyncClient:
         return w
 
     async def reconnect(self, timeout: float | None = None) -> Welcome:
-        """Resume the session with its token on a new socket (retrying until ``timeout``)."""
+        """Resume the session with its token on a new socket, waiting up to ``timeout``
+        (one hello, kept queued by ZeroMQ until the referee is reachable: see
+        :meth:`clients.sdk.client.Client.reconnect`)."""
         if self.token is None:
             raise SDKError("cannot resume: no session token yet (connect first)")
-        deadline = time.monotonic() + (self.reconnect_timeout if timeout is None else timeout)
-        delay = 0.05
         self._reconnecting = True
         try:
-            while True:
-                await self._close_socket()
-                self._open()
-                try:
-                    w = await self._hello(min(max(0.2, deadline - time.monotonic()), self.heartbeat_s * self.liveness))
-                except Timeout:
-                    if time.monotonic() >= deadline:
-                        raise ConnectionLost(f"the referee at {self.endpoint} did not answer a resume in time") from None
-                    await asyncio.sleep(delay)
-                    delay = min(1.0, delay * 2)
-                    continue
-                except RefereeError as e:
-                    if e.name == "bad_token":
-                        raise ConnectionLost(f"the referee no longer holds this session: {e.message}") from None
-                    raise
-                self.reconnects += 1
-                return w
+            await self._close_socket()
+            self._open()
+            try:
+                w = await self._hello(self.reconnect_timeout if timeout is None else timeout)
+            except Timeout:
+                raise ConnectionLost(f"the referee at {self.endpoint} did not answer a resume in time") from None
+            except RefereeError as e:
+                if e.name == "bad_token":
+                    raise ConnectionLost(f"the referee no longer holds this session: {e.message}") from None
+                raise
+            self.reconnects += 1
+            return w
         finally:
             self._reconnecting = False
 
@@ -320,6 +315,9 @@ class AsyncClient:
                 continue
             if isinstance(m, Heartbeat):
                 continue
+            if isinstance(m, Welcome) and m.resumed:
+                # Queued before the snapshots and re-sent prompts that follow it.
+                self._queue.put_nowait(Reconnected("reconnected", welcome=m))
             fut = self._waiters.get(m.id) if m.id is not None else None
             if fut is not None and not fut.done():
                 fut.set_result(m)
@@ -340,12 +338,11 @@ class AsyncClient:
                     return
                 self._queue.put_nowait(Disconnected("disconnected", reason=f"no message from the referee for {now - self._last_recv:.1f} s"))
                 try:
-                    w = await self.reconnect()
+                    await self.reconnect()  # the reader queues Reconnected at the welcome
                 except (ConnectionLost, RefereeError) as e:
                     self._fatal = e if isinstance(e, ConnectionLost) else ConnectionLost(str(e))
                     self._queue.put_nowait(_Fatal(self._fatal))
                     return
-                self._queue.put_nowait(Reconnected("reconnected", welcome=w))
             elif now - self._last_sent >= self.heartbeat_s:
                 with contextlib.suppress(zmq.ZMQError, SDKError):
                     await self.send({"type": "heartbeat"})

@@ -101,30 +101,27 @@ class Client:
     def reconnect(self, timeout: float | None = None) -> Welcome:
         """Drop the socket and resume the session with its token on a new one.
 
-        Retries until ``timeout`` (default ``reconnect_timeout``) for a referee that is
-        restarting or unreachable; ``bad_token`` (the session is gone) is final.
+        One new DEALER (a new routing id, protocol.md §10) and one ``hello``, then wait
+        up to ``timeout`` (default ``reconnect_timeout``): ZeroMQ keeps the hello queued
+        and delivers it as soon as the referee is reachable again. (Retrying with fresh
+        sockets would leave answers to the abandoned hellos, and the prompts re-sent
+        after them, travelling to sockets nobody reads.) ``bad_token`` — the referee no
+        longer holds the session — is final.
         """
         if self.token is None:
             raise SDKError("cannot resume: no session token yet (connect first)")
-        deadline = time.monotonic() + (self.reconnect_timeout if timeout is None else timeout)
-        delay = 0.05
-        while True:
-            self._close_socket()
-            self._open()
-            try:
-                w = self._hello(min(max(0.2, deadline - time.monotonic()), self.heartbeat_s * self.liveness))
-            except Timeout:
-                if time.monotonic() >= deadline:
-                    raise ConnectionLost(f"the referee at {self.endpoint} did not answer a resume within the time allowed") from None
-                time.sleep(delay)
-                delay = min(1.0, delay * 2)
-                continue
-            except RefereeError as e:
-                if e.name == "bad_token":
-                    raise ConnectionLost(f"the referee no longer holds this session: {e.message}") from None
-                raise
-            self.reconnects += 1
-            return w
+        self._close_socket()
+        self._open()
+        try:
+            w = self._hello(self.reconnect_timeout if timeout is None else timeout)
+        except Timeout:
+            raise ConnectionLost(f"the referee at {self.endpoint} did not answer a resume within the time allowed") from None
+        except RefereeError as e:
+            if e.name == "bad_token":
+                raise ConnectionLost(f"the referee no longer holds this session: {e.message}") from None
+            raise
+        self.reconnects += 1
+        return w
 
     def close(self, bye: bool = True) -> None:
         """Say ``bye`` (seats are then held for their grace period) and close the socket."""
@@ -291,6 +288,10 @@ class Client:
                     if isinstance(m, ErrorMessage):
                         raise m.exception()
                     w = self._typed(m, Welcome)
+                    if w.resumed:
+                        # In the stream exactly where the session resumed: before the
+                        # snapshots and re-sent prompts that follow the welcome.
+                        self._inbox.insert(i, Reconnected("reconnected", welcome=w))
                     self.welcome = w
                     self.token = w.token
                     self.heartbeat_s = max(0.01, w.heartbeat_ms / 1000)
@@ -324,8 +325,7 @@ class Client:
                 raise ConnectionLost(f"the referee at {self.endpoint} has been silent for {now - self._last_recv:.1f} s")
             silent = now - self._last_recv
             self._inbox.append(Disconnected("disconnected", reason=f"no message from the referee for {silent:.1f} s"))
-            w = self.reconnect()
-            self._inbox.append(Reconnected("reconnected", welcome=w))
+            self.reconnect()
 
     def _drain(self) -> None:
         assert self._sock is not None

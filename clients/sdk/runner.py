@@ -268,7 +268,7 @@ def run_bot(
     name: str | None = None,
     table: str | None = None,
     seat: int | None = None,
-    variant: str = "oklahoma",
+    variant: str | None = None,
     rules: rq.Rules = None,
     games: int = 1,
     token: str | None = None,
@@ -279,8 +279,9 @@ def run_bot(
     """Play ``games`` games with ``bot`` against a referee; returns their ``game_end``.
 
     Where to sit: ``token`` (a reserved seat from ``create_table``; one game), else
-    ``table`` (a named table, joined once; further games by ``rematch``), else the
-    quick-match queue of ``variant``/``rules`` (queued again after each game).
+    ``table`` (a named table, joined once; further games by ``rematch``; ``variant``
+    and ``rules`` only matter if the join creates it), else the quick-match queue of
+    ``variant``/``rules`` (default Oklahoma Gin; queued again after each game).
     ``bot`` may be a factory: then each game gets a fresh bot.
     """
     make: BotFactory = bot if not isinstance(bot, Bot) and callable(bot) else (lambda: bot)  # type: ignore[assignment,return-value]
@@ -305,7 +306,7 @@ def run_bot(
             else:
                 if k > 0 and ends:
                     client.leave(ends[-1].table)
-                client.queue(variant, rules)
+                client.queue(variant or (rules.variant if isinstance(rules, RuleSet) else "oklahoma"), rules)
             got = drive(client, driver, 1, threaded)
             ends.extend(got)
             if driver.closed or token is not None or not got:

@@ -1,0 +1,261 @@
+"""The Python SDK against a real referee subprocess over loopback: handshake and token,
+errors with the referee's code and sentence, full games, resuming with the token
+(on demand, and automatically after the referee fell silent), the asyncio client."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+
+from clients.bots.random_bot import RandomBot
+from clients.bots.simple import SimpleBot, simple_choice
+from clients.match_referee import RefereeProcess
+from clients.sdk import (
+    AdviceReceived,
+    AdvisePrompt,
+    AsyncClient,
+    BotDriver,
+    Client,
+    ConnectionLost,
+    Disconnected,
+    ErrorMessage,
+    GameEnd,
+    GameStart,
+    HandEnd,
+    Message,
+    MoveEvent,
+    Prompt,
+    Reconnected,
+    RefereeError,
+    Snapshot,
+    run_bot,
+)
+from okgin import Action, View
+
+
+def test_handshake_token_and_errors(referee: RefereeProcess) -> None:
+    with Client(referee.endpoint, "tester") as c:
+        w = c.connect()
+        assert w.role == "player" and not w.resumed and len(w.token) == 32 and c.token == w.token
+        assert w.heartbeat_ms == 150 and w.liveness == 3
+        with pytest.raises(RefereeError) as e:
+            c.join("not a valid name!")
+        assert (e.value.code, e.value.name, e.value.group) == (1003, "bad_message", "framing")
+        assert "table name" in e.value.message and e.value.request == "join"
+        with pytest.raises(RefereeError) as e:
+            c.create_table(table="x")
+        assert (e.value.code, e.value.name) == (2004, "forbidden")
+        with pytest.raises(RefereeError) as e:
+            c.resign("nowhere")
+        assert e.value.name in ("not_seated", "no_such_table") and e.value.message
+        # A fire-and-forget act comes back as an ErrorMessage in the stream.
+        c.act("nowhere", 1, Action("pass"))
+        m = c.recv(timeout=5)
+        assert isinstance(m, ErrorMessage) and m.request == "act" and m.exception().code == m.code
+        assert c.ping() > 0
+        assert c.list_tables() == []
+    with pytest.raises(RefereeError) as e:
+        Client(referee.endpoint, "thief", token="0" * 32).connect()
+    assert (e.value.code, e.value.name) == (2003, "bad_token")
+
+
+def test_two_bots_play_games_through_run_bot(referee: RefereeProcess) -> None:
+    ends: dict[str, list[GameEnd]] = {}
+
+    def play(key: str, bot: Callable[[], object]) -> None:
+        ends[key] = run_bot(bot, referee.endpoint, table="duo", games=2)  # type: ignore[arg-type]
+
+    t = threading.Thread(target=play, args=("random", lambda: RandomBot(7)))
+    t.start()
+    play("simple", lambda: SimpleBot())
+    t.join(60)
+    assert [e.game for e in ends["simple"]] == [e.game for e in ends["random"]] == [1, 2]
+    for a, b in zip(ends["simple"], ends["random"], strict=True):
+        assert a.final == b.final and a.termination == "normal"
+        assert a.winner == a.view.seat  # type: ignore[union-attr]  # simple beats random
+
+
+def _drive_until_end(c: Client, driver: BotDriver, seen: list[Message], on_prompt: Callable[[int], None] | None = None) -> GameEnd:
+    prompts = 0
+    while True:
+        m = c.recv(timeout=30)
+        assert m is not None, "the referee went quiet"
+        seen.append(m)
+        if isinstance(m, Prompt) and on_prompt is not None:
+            prompts += 1
+            on_prompt(prompts)
+        for out in driver.handle(m):
+            c.send(out)
+        if isinstance(m, GameEnd):
+            return m
+
+
+def test_resume_with_the_token_mid_game(referee: RefereeProcess, spawn_bot: Callable[..., object]) -> None:
+    c = Client(referee.endpoint, "resumer")
+    c.connect()
+    token = c.token
+    driver = BotDriver(SimpleBot())
+    driver.handle(c.join("resume-me", seat=0))
+    spawn_bot("random", "--connect", referee.endpoint, "--table", "resume-me", "--seed", "3")
+    seen: list[Message] = []
+    dropped: list[int] = []
+
+    def drop_then_resume(n: int) -> None:
+        if n == 3 and not dropped:
+            dropped.append(n)
+            # The prompt just received (seq pending) is left unanswered: the connection
+            # dies, and a new one resumes with the token alone.
+            c.drop_connection()
+            w = c.reconnect()
+            assert w.resumed and w.token == token
+
+    # Answer prompts through the driver, except that the 3rd prompt triggers the cut
+    # before it is answered (on_prompt runs before handle()).
+    end = _drive_until_end(c, driver, seen, drop_then_resume)
+    c.close()
+    assert end.termination == "normal" and c.reconnects == 1
+    i = next(k for k, m in enumerate(seen) if isinstance(m, Reconnected))
+    assert seen[i].welcome.token == token  # type: ignore[attr-defined]
+    after = seen[i + 1 :]
+    assert isinstance(after[0], Snapshot) and after[0].table == "resume-me" and after[0].seat == 0
+    # The unanswered prompt comes again with the same seq.
+    cut = [m for m in seen[:i] if isinstance(m, Prompt)][-1]
+    again = next(m for m in after if isinstance(m, Prompt))
+    assert again.seq == cut.seq
+
+
+def test_automatic_resume_after_the_referee_falls_silent(referee: RefereeProcess, spawn_bot: Callable[..., object]) -> None:
+    """The referee is frozen (SIGSTOP) longer than liveness x heartbeat: the client
+    notices the silence, reconnects with its token once the referee answers again, and
+    the game goes on to its end."""
+    c = Client(referee.endpoint, "patient")
+    c.connect()
+    driver = BotDriver(SimpleBot())
+    driver.handle(c.join("freeze", seat=0))
+    spawn_bot("simple", "--connect", referee.endpoint, "--table", "freeze")
+    seen: list[Message] = []
+    frozen: list[bool] = []
+
+    def freeze(n: int) -> None:
+        if n == 2 and not frozen:
+            frozen.append(True)
+            os.kill(referee.proc.pid, signal.SIGSTOP)
+            threading.Timer(1.5, os.kill, (referee.proc.pid, signal.SIGCONT)).start()
+
+    end = _drive_until_end(c, driver, seen, freeze)
+    c.close()
+    assert end.termination == "normal"
+    kinds = [type(m).__name__ for m in seen]
+    assert "Disconnected" in kinds and "Reconnected" in kinds and c.reconnects >= 1
+    assert kinds.index("Disconnected") < kinds.index("Reconnected")
+
+
+def test_a_lost_session_is_reported(start_referee: Callable[..., RefereeProcess]) -> None:
+    ref = start_referee("--heartbeat-ms", "100", "--liveness", "2")
+    c = Client(ref.endpoint, "lonely", reconnect_timeout=1.0)
+    c.connect()
+    ref.stop()
+    with pytest.raises(ConnectionLost):
+        while True:
+            c.recv(timeout=5)
+
+
+# ----------------------------------------------------------------- asyncio client
+async def _human(client: AsyncClient, table: str, seen: list[Message], drop_at: int | None = None) -> GameEnd:
+    """A 'human' that plays simple's moves through the asyncio API, waiting briefly for
+    advice as captain and advising as sitter."""
+    prompts = 0
+    pending_advice: dict[int, AdviceReceived] = {}
+    async for m in client:
+        seen.append(m)
+        if isinstance(m, AdviceReceived):
+            pending_advice[m.seq] = m
+        elif isinstance(m, AdvisePrompt):
+            try:
+                await client.advise(m.table, m.seq, simple_choice(m.view, m.legal), "from the async sitter")
+            except RefereeError as e:
+                assert e.name in ("stale_seq", "forbidden")  # the captain was faster
+        elif isinstance(m, Prompt):
+            prompts += 1
+            if drop_at is not None and prompts == drop_at:
+                await client.drop_connection()
+                w = await client.reconnect()
+                assert w.resumed  # Reconnected, a snapshot and this prompt again follow
+                continue
+            if m.view.roles[m.seat] == "captain" and m.seq not in pending_advice:
+                nxt = await client.next(timeout=0.5)
+                if nxt is not None:
+                    seen.append(nxt)
+                    if isinstance(nxt, AdviceReceived):
+                        pending_advice[nxt.seq] = nxt
+            await client.act(m.table, m.seq, simple_choice(m.view, m.legal))
+        elif isinstance(m, GameEnd):
+            return m
+    raise AssertionError("the stream ended before the game did")
+
+
+async def test_async_client_plays_a_box_game_with_advice(referee: RefereeProcess, spawn_bot: Callable[..., object]) -> None:
+    client = AsyncClient(referee.endpoint, "ann")
+    w = await client.connect()
+    assert w.token == client.token
+    with pytest.raises(RefereeError) as e:
+        await client.join("bad name")
+    assert e.value.code == 1003
+    seated = await client.join("box-table", variant="box")
+    assert seated.num_seats == 3 and seated.rules.variant == "box"
+    for seed in ("1", "2"):
+        spawn_bot("simple", "--connect", referee.endpoint, "--table", "box-table", "--seed", seed)
+    seen: list[Message] = []
+    end = await asyncio.wait_for(_human(client, "box-table", seen), 120)
+    await client.close()
+    assert end.termination == "normal"
+    assert any(isinstance(m, GameStart) for m in seen) and any(isinstance(m, HandEnd) for m in seen)
+    assert any(isinstance(m, MoveEvent) and isinstance(m.view, View) for m in seen)
+    assert any(isinstance(m, AdvisePrompt) for m in seen), "never sat out"
+    assert any(isinstance(m, AdviceReceived) and m.advice.text == "I would " + str(m.advice.action) for m in seen)
+
+
+async def test_async_client_resumes_with_its_token(referee: RefereeProcess, spawn_bot: Callable[..., object]) -> None:
+    client = AsyncClient(referee.endpoint, "bea")
+    await client.connect()
+    await client.join("async-resume", seat=1)
+    spawn_bot("random", "--connect", referee.endpoint, "--table", "async-resume")
+    seen: list[Message] = []
+    end = await asyncio.wait_for(_human(client, "async-resume", seen, drop_at=2), 120)
+    await client.close()
+    assert end.termination == "normal" and client.reconnects == 1
+    i = next(k for k, m in enumerate(seen) if isinstance(m, Reconnected))
+    assert isinstance(seen[i + 1], Snapshot)
+    cut = [m for m in seen[:i] if isinstance(m, Prompt)][-1]
+    assert next(m for m in seen[i:] if isinstance(m, Prompt)).seq == cut.seq
+
+
+async def test_async_client_notices_silence_and_resumes(referee: RefereeProcess, spawn_bot: Callable[..., object]) -> None:
+    client = AsyncClient(referee.endpoint, "cid")
+    await client.connect()
+    await client.join("async-freeze", seat=0)
+    spawn_bot("simple", "--connect", referee.endpoint, "--table", "async-freeze")
+    m = await client.next(timeout=30)
+    while not isinstance(m, Prompt):
+        m = await client.next(timeout=30)
+    os.kill(referee.proc.pid, signal.SIGSTOP)
+    try:
+        d = await client.next(timeout=10)
+        assert isinstance(d, Disconnected)
+    finally:
+        time.sleep(0.3)
+        os.kill(referee.proc.pid, signal.SIGCONT)
+    r = await client.next(timeout=30)
+    while not isinstance(r, Reconnected):
+        r = await client.next(timeout=30)
+    assert r.welcome.resumed
+    seen: list[Message] = []
+    end = await asyncio.wait_for(_human(client, "async-freeze", seen), 120)
+    await client.close()
+    assert end.termination == "normal"
