@@ -483,6 +483,11 @@ class Runner:
 
     # -------------------------------------------------------------------- driver
     def _record(self, g: GameResult) -> None:
+        if self.sprt is not None and self.store.get_meta("sprt_decision") is not None:
+            # Finished after the test decided (it was already past its last move): the
+            # test stopped at the deciding game, so this one is dropped like any other
+            # game in progress at that moment.
+            return
         self.store.record_game(g)
         if self.progress is not None:
             self.progress.add(g)
