@@ -24,6 +24,10 @@ from .roles import BOX, CAPTAIN, SITTER, Roles, draw_roles, rotate
 from .rules import BOX_BONUS, GAME_BONUS, RuleSet
 from .scoring import HandResult
 
+# views imports game only for type checking, so a module-level import is safe; importing
+# inside view() cost more than building the view itself (bots ask for one per decision).
+from .views import make_view
+
 MAX_ADVICE_TEXT = 280
 TERMINATIONS = ("normal", "timeout", "illegal", "disconnect", "abandoned", "resigned")
 
@@ -225,14 +229,10 @@ class Game:
     # ------------------------------------------------------------------- views
     def view(self, seat: int | None):
         """What ``seat`` may see (RULES.md §5); ``None`` is a spectator."""
-        from .views import make_view
-
         return make_view(self, seat)
 
     def full_view(self):
         """Everything, for delayed broadcast feeds and debugging (never for a seat)."""
-        from .views import make_view
-
         return make_view(self, None, full=True)
 
     def to_record(self) -> dict[str, Any]:
