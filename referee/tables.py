@@ -26,7 +26,7 @@ from .config import Clock, Policies
 from .defaults import default_action
 from .journal import JOURNAL_FORMAT, JOURNAL_VERSION, Journal, iso_now
 from .sessions import Session
-from .wireviews import ViewCache
+from .wireviews import ViewCache, frame, pack
 
 if TYPE_CHECKING:
     from .server import Referee
@@ -172,17 +172,17 @@ class Table:
     def _public_watchers(self) -> list[Session]:
         return [s for s, full in self.watchers.items() if not full and s.rid is not None]
 
-    def _feed(self, build: Callable[[int | None], dict[str, Any]], full_build: Callable[[], dict[str, Any]] | None) -> None:
-        """Send one feed message: each seat its own, public watchers one shared copy,
-        the full feed (if this table has one) a delayed copy."""
-        send = self.hub.send
+    def _feed(self, build: Callable[[int | None], bytes], full_build: Callable[[], dict[str, Any]] | None) -> None:
+        """Send one feed message: each seat its own frame, public watchers one shared
+        frame, the full feed (if this table has one) a delayed copy."""
+        send = self.hub.send_bytes
         for seat, sess in self._seat_sessions():
             send(sess, build(seat))
         watchers = self._public_watchers()
         if watchers:
-            data = self.hub.encode(build(None))
+            data = build(None)
             for w in watchers:
-                self.hub.send_bytes(w, data)
+                send(w, data)
         if self.full_feed_delay_ms is not None and full_build is not None:
             msg = full_build()
             view = msg.get("view")
@@ -245,7 +245,7 @@ class Table:
             "seed_hash": self.seed_hash,
         }
         self._feed(
-            lambda seat: {**base, "seat": seat, "view": self.views.wire(seat)},
+            lambda seat: frame({**base, "seat": seat}, ("view", self.views.packed(seat))),
             lambda: {**base, "seat": None, "view": self._full_view()},
         )
         self._prompt()
@@ -306,21 +306,8 @@ class Table:
         if p is None or game is None:
             return
         sess = self.seats[p.seat]
-        legal = self.views.legal()
         if sess is not None and sess.rid is not None:
-            msg: dict[str, Any] = {
-                "type": "prompt",
-                "table": self.name,
-                "game": self.game_no,
-                "seq": p.seq,
-                "seat": p.seat,
-                "legal": legal,
-                "view": self.views.wire(p.seat),
-                "clock": self.clock_state(p),
-            }
-            if error is not None:
-                msg["error"] = error.info()
-            self.hub.send(sess, msg)
+            self.hub.send_bytes(sess, self._prompt_frame(p, error))
         if game.roles is not None and p.seat == game.roles[1]:
             self.send_advise_prompt()
 
@@ -333,19 +320,7 @@ class Table:
         if p.seat == seat:
             sess = self.seats[seat]
             if sess is not None and sess.rid is not None:
-                self.hub.send(
-                    sess,
-                    {
-                        "type": "prompt",
-                        "table": self.name,
-                        "game": self.game_no,
-                        "seq": p.seq,
-                        "seat": p.seat,
-                        "legal": self.views.legal(),
-                        "view": self.views.wire(p.seat),
-                        "clock": self.clock_state(p),
-                    },
-                )
+                self.hub.send_bytes(sess, self._prompt_frame(p, None))
         elif game.roles is not None and seat == game.roles[2]:
             self.send_advise_prompt()
 
@@ -358,18 +333,21 @@ class Table:
         sess = self.seats[sitter]
         if sess is None or sess.rid is None:
             return
-        self.hub.send(
-            sess,
-            {
-                "type": "advise_prompt",
-                "table": self.name,
-                "game": self.game_no,
-                "seq": p.seq,
-                "captain": p.seat,
-                "legal": self.views.legal(),
-                "view": self.views.wire(sitter),
-            },
-        )
+        fields = {"type": "advise_prompt", "table": self.name, "game": self.game_no, "seq": p.seq, "captain": p.seat}
+        self.hub.send_bytes(sess, frame(fields, ("legal", self.views.legal_packed()), ("view", self.views.packed(sitter))))
+
+    def _prompt_frame(self, p: Pending, error: ProtocolError | None) -> bytes:
+        fields: dict[str, Any] = {
+            "type": "prompt",
+            "table": self.name,
+            "game": self.game_no,
+            "seq": p.seq,
+            "seat": p.seat,
+            "clock": self.clock_state(p),
+        }
+        if error is not None:
+            fields["error"] = error.info()
+        return frame(fields, ("legal", self.views.legal_packed()), ("view", self.views.packed(p.seat)))
 
     # ------------------------------------------------------------------ moves
     def on_act(self, sess: Session, seat: int, msg: dict[str, Any], rqid: Any) -> None:
@@ -428,13 +406,15 @@ class Table:
             public_card = action.card if kind == "discard" else None
             move_pub = {"seat": actor, "kind": kind, "card": None if public_card is None else _cs(public_card)}
 
-            def build(seat: int | None) -> dict[str, Any]:
-                return {**base, "move": move_pub, "view": None}
+            ended_frame = pack({**base, "move": move_pub, "view": None})
+
+            def build(seat: int | None) -> bytes:
+                return ended_frame
         else:
 
-            def build(seat: int | None) -> dict[str, Any]:
-                vw = self.views.wire(seat)
-                return {**base, "move": vw["events"][-1], "view": vw}
+            def build(seat: int | None) -> bytes:
+                move = self.views.wire(seat)["events"][-1]
+                return frame({**base, "move": move}, ("view", self.views.packed(seat)))
 
         def build_full() -> dict[str, Any]:
             card = action.card if action.card is not None else hand_before.events[-1][2]
@@ -447,8 +427,13 @@ class Table:
             self.n += 1
             if self.journal is not None:
                 self.journal.write("hand_end", result=result.to_wire(), n=self.n)
-            hbase = {"type": "hand_end", "table": self.name, "game": self.game_no, "n": self.n, "result": result.to_wire()}
-            self._feed(lambda seat: {**hbase, "view": self.views.wire(seat)}, lambda: {**hbase, "view": self._full_view()})
+            rw = result.to_wire()
+            rb = pack(rw)
+            hbase = {"type": "hand_end", "table": self.name, "game": self.game_no, "n": self.n}
+            self._feed(
+                lambda seat: frame(hbase, ("result", rb), ("view", self.views.packed(seat))),
+                lambda: {**hbase, "result": rw, "view": self._full_view()},
+            )
             if game.is_over:
                 self.end_game(None)
                 return
@@ -548,7 +533,7 @@ class Table:
             "seed": self.seed,
             "seed_hash": self.seed_hash,
         }
-        self._feed(lambda seat: {**base, "view": self.views.wire(seat)}, lambda: {**base, "view": self._full_view()})
+        self._feed(lambda seat: frame(base, ("view", self.views.packed(seat))), lambda: {**base, "view": self._full_view()})
         if not self.full:
             self.status = WAITING
 

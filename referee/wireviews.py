@@ -1,45 +1,243 @@
-"""Per-state caches of the wire forms the referee sends: views and legal actions.
+"""Wire views and message frames, built fast: the referee's main cost per decision.
 
-Why: after one move the same state is shown to several recipients (the next seat's
-``event`` and ``prompt`` carry the same view; public spectators share one). Building a
-view is the referee's main cost per decision, so each (state, seat) is built once.
-:meth:`touch` drops the cache whenever the state changes (a move, advice, game end).
+Why not ``game.view(seat).to_wire()`` for every message: after each move the referee
+shows the new state to every seat and spectator, and the next seat's ``event`` and
+``prompt`` carry the same view. Building a :class:`okgin.View` and converting it costs
+tens of microseconds per viewer; here the wire form is built straight from the game
+state, the parts every viewer shares (discard pile, scores, last result, ...) once per
+state, the filtered event list incrementally per viewer and hand, and each viewer's view
+is packed to msgpack **once** and spliced as bytes into every frame that carries it.
+
+The result is exactly ``View.to_wire()`` (a differential test over many random games
+checks every state and viewer); full-visibility views still come from the engine.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from okgin import Game
+import msgpack
+
+from okgin import Game, card_str
+from okgin.cards import cards_of
+
+CS: tuple[str, ...] = tuple(card_str(c) for c in range(52))
+
+_packb = msgpack.Packer(use_bin_type=True, autoreset=True).pack
+
+
+def pack(obj: Any) -> bytes:
+    return _packb(obj)
+
+
+def frame(fields: dict[str, Any], *tail: tuple[str, bytes]) -> bytes:
+    """One msgpack map: ``fields`` packed normally, then ``tail`` keys with pre-packed values.
+
+    A msgpack map is a header (its entry count) followed by key/value pairs, so packed
+    values can be appended after patching the count.
+    """
+    if not tail:
+        return _packb(fields)
+    n = len(fields) + len(tail)
+    body = _packb(fields)
+    k = len(fields)
+    if k < 16:
+        body = body[1:]
+    elif k < 65536:
+        body = body[3:]
+    else:  # never in this protocol; stay correct anyway
+        body = body[5:]
+    head = bytes((0x80 | n,)) if n < 16 else b"\xde" + n.to_bytes(2, "big")
+    parts = [head, body]
+    for key, value in tail:
+        parts.append(_packb(key))
+        parts.append(value)
+    return b"".join(parts)
 
 
 class ViewCache:
-    """Wire views (``View.to_wire()``) and legal actions of one game, per state."""
+    """Wire views, packed views and legal actions of one game, for its current state."""
 
-    __slots__ = ("_legal", "_w", "game")
+    __slots__ = ("_b", "_base", "_hand", "_last", "_last_len", "_legal", "_legal_b", "_role_draws", "_roles", "_viewers", "_w", "game")
 
     def __init__(self) -> None:
         self.game: Game | None = None
-        self._w: dict[int | None, dict[str, Any]] = {}
-        self._legal: list[dict[str, Any]] | None = None
+        self._hand: Any = None
+        self._viewers: dict[int | None, list[Any]] = {}
+        self._roles: list[str] = []
+        self._role_draws: list[Any] = []
+        self._last: dict[str, Any] | None = None
+        self._last_len = -1
+        self.touch()
 
     def reset(self, game: Game) -> None:
         self.game = game
+        self._hand = None
+        self._viewers = {}
+        self._last = None
+        self._last_len = -1
+        self._role_draws = [[[s, CS[c]] for s, c in rnd] for rnd in game.role_draws]
         self.touch()
 
     def touch(self) -> None:
-        self._w = {}
-        self._legal = None
+        """The state changed (a move, advice, the end): forget this state's views."""
+        self._w: dict[int | None, dict[str, Any]] = {}
+        self._b: dict[int | None, bytes] = {}
+        self._base: dict[str, Any] | None = None
+        self._legal: list[dict[str, Any]] | None = None
+        self._legal_b: bytes | None = None
 
+    # ----------------------------------------------------------------- pieces
+    def _owner(self, seat: int | None) -> int | None:
+        """Whose cards ``seat`` sees: its own, or the captain's for the sitter."""
+        g = self.game
+        assert g is not None
+        if seat is None:
+            return None
+        if g.roles is not None and seat == g.roles[2]:
+            return g.roles[1]
+        return seat
+
+    def _new_hand(self) -> None:
+        g = self.game
+        assert g is not None
+        h = g.hand
+        self._hand = h
+        self._viewers = {}
+        if g.roles is not None:
+            roles = [""] * 3
+            for name, s in zip(("box", "captain", "sitter"), g.roles, strict=True):
+                roles[s] = name
+        else:
+            roles = ["dealer" if s == h.dealer else "nondealer" for s in range(g.num_seats)]
+        self._roles = roles
+
+    def _events(self, seat: int | None) -> tuple[list[dict[str, Any]], list[list[str]]]:
+        """This hand's moves as ``seat`` saw them, and the known cards per seat (incremental)."""
+        g = self.game
+        assert g is not None
+        h = g.hand
+        if self._hand is not h:
+            self._new_hand()
+        entry = self._viewers.get(seat)
+        if entry is None:
+            entry = self._viewers[seat] = [0, [], [[] for _ in range(g.num_seats)]]
+        done, events, known = entry
+        n = len(h.events)
+        if done < n:
+            owner = self._owner(seat)
+            for s, kind, card in h.events[done:]:
+                cs = None if card is None else CS[card]
+                if kind == "take" or kind == "draw_discard":
+                    known[s].append(cs)
+                elif kind == "discard" and cs in known[s]:
+                    known[s].remove(cs)
+                if kind == "draw_stock" and s != seat and s != owner:
+                    cs = None
+                events.append({"seat": s, "kind": kind, "card": cs})
+            entry[0] = n
+        return events, known
+
+    def _public(self) -> dict[str, Any]:
+        base = self._base
+        if base is not None:
+            return base
+        g = self.game
+        assert g is not None
+        h = g.hand
+        if self._hand is not h:
+            self._new_hand()
+        if len(g.results) != self._last_len:
+            self._last_len = len(g.results)
+            self._last = g.results[-1].to_wire() if g.results else None
+        over = g.over
+        base = self._base = {
+            "variant": g.rules.variant,
+            "num_seats": g.num_seats,
+            "hand_number": h.number,
+            "phase": "game_over" if over else h.phase,
+            "to_act": None if (over or h.phase == "over") else h.to_act,
+            "dealer": h.dealer,
+            "nondealer": h.nondealer,
+            "roles": self._roles,
+            "upcard": CS[h.upcard],
+            "knock_limit": h.knock_limit,
+            "doubled": h.doubled,
+            "discard_pile": [CS[c] for c in h.discard_pile],
+            "stock_size": len(h.stock),
+            "hand_sizes": [m.bit_count() for m in h.hands],
+            "taken_card": None if h.taken is None else CS[h.taken],
+            "scores": list(g.scores),
+            "hands_won": list(g.hands_won),
+            "target_score": g.rules.target_score,
+            "last_result": self._last,
+            "winner": g.winner,
+        }
+        return base
+
+    # ----------------------------------------------------------------- views
     def wire(self, seat: int | None) -> dict[str, Any]:
+        """Exactly ``game.view(seat).to_wire()`` for the current state."""
         w = self._w.get(seat)
-        if w is None:
-            assert self.game is not None
-            w = self._w[seat] = self.game.view(seat).to_wire()
+        if w is not None:
+            return w
+        g = self.game
+        assert g is not None
+        b = self._public()
+        h = g.hand
+        owner = self._owner(seat)
+        events, known = self._events(seat)
+        advice: list[dict[str, Any]] = []
+        if g.roles is not None and seat is not None and seat in (g.roles[1], g.roles[2]):
+            num = h.number
+            advice = [
+                {"seat": s, "action": None if a is None else a.to_wire(), "text": t} for n, s, a, t in g.advice if n == num
+            ]
+        w = self._w[seat] = {
+            "seat": seat,
+            "variant": b["variant"],
+            "num_seats": b["num_seats"],
+            "hand_number": b["hand_number"],
+            "phase": b["phase"],
+            "to_act": b["to_act"],
+            "dealer": b["dealer"],
+            "nondealer": b["nondealer"],
+            "roles": b["roles"],
+            "hand": None if owner is None else [CS[c] for c in cards_of(h.hands[owner])],
+            "hand_of": owner,
+            "upcard": b["upcard"],
+            "knock_limit": b["knock_limit"],
+            "doubled": b["doubled"],
+            "discard_pile": b["discard_pile"],
+            "stock_size": b["stock_size"],
+            "hand_sizes": b["hand_sizes"],
+            "known_cards": [list(k) for k in known],
+            "taken_card": b["taken_card"],
+            "events": list(events),
+            "scores": b["scores"],
+            "hands_won": b["hands_won"],
+            "target_score": b["target_score"],
+            "last_result": b["last_result"],
+            "winner": b["winner"],
+            "advice": advice,
+            "role_draws": self._role_draws,
+        }
         return w
+
+    def packed(self, seat: int | None) -> bytes:
+        """The msgpack bytes of :meth:`wire` (packed once per state and viewer)."""
+        b = self._b.get(seat)
+        if b is None:
+            b = self._b[seat] = _packb(self.wire(seat))
+        return b
 
     def legal(self) -> list[dict[str, Any]]:
         if self._legal is None:
             assert self.game is not None
             self._legal = [a.to_wire() for a in self.game.legal_actions()]
         return self._legal
+
+    def legal_packed(self) -> bytes:
+        if self._legal_b is None:
+            self._legal_b = _packb(self.legal())
+        return self._legal_b

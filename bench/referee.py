@@ -1,0 +1,292 @@
+"""Referee benchmark (issue 3): figures only, never assertions; last line one JSON object.
+
+(a) floor      a bare pyzmq DEALER/ROUTER msgpack round trip between two processes: the
+               client sends an act-sized map, the server answers with a real prompt-sized
+               map (both sides pack and unpack), in microseconds.
+(b) decision   microseconds per decision through a real referee process with two minimal
+               scripted clients (prompt -> act -> next prompt), and overhead_ratio = b / a.
+(c) hands/s    hands per second through the referee with two random bots.
+(d) load       200 concurrent tables (400 clients, zero think time, all in one client
+               process) on one referee: decisions per second, p50/p99 decision latency
+               (act sent -> the table's next prompt received), the referee's peak RSS.
+
+The referee runs as ``python -m okgin referee --bind tcp://127.0.0.1:0`` in its own
+process, journals on (as in production) unless --no-journal. Targets (issue 3):
+overhead_ratio <= 1.5; 200 tables at p99 <= 20 ms. Use --quick while developing.
+
+    python bench/referee.py [--quick] [--tables 200] [--seconds 10] [--no-journal]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+import msgpack
+import zmq
+
+PROMPT_SAMPLE: dict[str, Any] | None = None
+
+
+def _sample_prompt() -> dict[str, Any]:
+    """A real prompt as the referee sends it: the engine's view after a few moves."""
+    from okgin import Game, RuleSet
+
+    g = Game(RuleSet(), 871)
+    for a in ("pass", "pass", "draw_stock"):
+        g.apply(next(x for x in g.legal_actions() if x.kind == a))
+    return {
+        "type": "prompt", "table": "q1", "game": 1, "seq": 4, "seat": g.current_player,
+        "legal": [a.to_wire() for a in g.legal_actions()], "view": g.view(g.current_player).to_wire(),
+        "clock": {"remaining_ms": None, "move_ms": 0, "bank_ms": None, "increment_ms": 0, "grace_ms": 1000},
+    }
+
+
+# ------------------------------------------------------------------------- (a) floor
+def _echo_server(endpoint_q: Any, stop_after: int) -> None:
+    ctx = zmq.Context()
+    s = ctx.socket(zmq.ROUTER)
+    s.setsockopt(zmq.LINGER, 0)
+    port = s.bind_to_random_port("tcp://127.0.0.1")
+    endpoint_q.put(f"tcp://127.0.0.1:{port}")
+    reply = _sample_prompt()
+    for _ in range(stop_after):
+        rid, frame = s.recv_multipart()
+        msg = msgpack.unpackb(frame, raw=False)
+        reply["seq"] = msg.get("seq", 0) + 1
+        s.send_multipart([rid, msgpack.packb(reply, use_bin_type=True)])
+    s.close(0)
+    ctx.term()
+
+
+def bench_floor(n: int) -> dict[str, float]:
+    q: Any = mp.get_context("spawn").Queue()
+    warm = 500
+    p = mp.get_context("spawn").Process(target=_echo_server, args=(q, n + warm))
+    p.start()
+    endpoint = q.get(timeout=30)
+    ctx = zmq.Context()
+    d = ctx.socket(zmq.DEALER)
+    d.setsockopt(zmq.LINGER, 0)
+    d.connect(endpoint)
+    act = {"type": "act", "table": "q1", "seq": 0, "action": {"kind": "discard", "card": "Jc"}}
+    times = []
+    for i in range(n + warm):
+        act["seq"] = i
+        t0 = time.perf_counter()
+        d.send(msgpack.packb(act, use_bin_type=True))
+        msgpack.unpackb(d.recv(), raw=False)
+        if i >= warm:
+            times.append(time.perf_counter() - t0)
+    d.close(0)
+    ctx.term()
+    p.join(30)
+    return {"floor_us_median": statistics.median(times) * 1e6, "floor_us_mean": statistics.fmean(times) * 1e6}
+
+
+# ------------------------------------------------------------------------- the referee
+class RefereeProc:
+    def __init__(self, journal: bool, extra: list[str] | None = None) -> None:
+        self.tmp = tempfile.TemporaryDirectory(prefix="okgin-bench-")
+        args = [sys.executable, "-m", "okgin", "referee", "--bind", "tcp://127.0.0.1:0", "--heartbeat-ms", "5000"]
+        args += ["--journal-dir", self.tmp.name] if journal else ["--no-journal"]
+        self.proc = subprocess.Popen([*args, *(extra or [])], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        m = re.search(r"listening on (\S+)", self.proc.stdout.readline())
+        assert m, "the referee did not start"
+        self.endpoint = m.group(1)
+
+    def peak_rss_kb(self) -> int:
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+        return -1
+
+    def cpu_seconds(self) -> float:
+        with open(f"/proc/{self.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.tmp.cleanup()
+
+
+def minimal_choice(legal: list[dict[str, Any]]) -> dict[str, Any]:
+    """Knock when allowed, else pass/draw from the stock, else the first discard."""
+    for a in legal:
+        if a["kind"] in ("knock", "big_gin"):
+            return a
+    for a in legal:
+        if a["kind"] in ("pass", "draw_stock"):
+            return a
+    return legal[0]
+
+
+class Table:
+    """Two (or three) raw DEALER clients seated at one table, driven without think time."""
+
+    def __init__(self, ctx: zmq.Context, endpoint: str, name: str, choose: Any, rng: random.Random | None = None) -> None:
+        self.name = name
+        self.choose = choose
+        self.socks = []
+        for i in range(2):
+            s = ctx.socket(zmq.DEALER)
+            s.setsockopt(zmq.LINGER, 0)
+            s.connect(endpoint)
+            s.send(msgpack.packb({"type": "hello", "protocol": 1, "role": "player", "name": f"{name}-{i}"}))
+            self.socks.append(s)
+        for s in self.socks:
+            msgpack.unpackb(s.recv())  # welcome
+        for s in self.socks:
+            s.send(msgpack.packb({"type": "join", "table": name}))
+        self.sent_at: float | None = None
+        self.latencies: list[float] = []
+        self.decisions = 0
+        self.hands = 0
+        self.games = 0
+
+
+def drive(tables: list[Table], seconds: float, warmup: float = 0.5) -> dict[str, Any]:
+    """Answer every prompt at once; measure act -> the same table's next prompt."""
+    poller = zmq.Poller()
+    owner = {}
+    for t in tables:
+        for s in t.socks:
+            poller.register(s, zmq.POLLIN)
+            owner[s] = t
+    start = time.perf_counter()
+    measure_from = start + warmup
+    end = measure_from + seconds
+    unpack = msgpack.unpackb
+    pack = msgpack.packb
+    while True:
+        now = time.perf_counter()
+        if now >= end:
+            break
+        for s, _ in poller.poll(200):
+            t = owner[s]
+            while True:
+                try:
+                    frame = s.recv(zmq.NOBLOCK)
+                except zmq.Again:
+                    break
+                m = unpack(frame, raw=False)
+                ty = m["type"]
+                if ty == "prompt":
+                    now = time.perf_counter()
+                    if t.sent_at is not None and now >= measure_from:
+                        t.latencies.append(now - t.sent_at)
+                        t.decisions += 1
+                    a = t.choose(m["legal"])
+                    t.sent_at = time.perf_counter()
+                    s.send(pack({"type": "act", "table": m["table"], "seq": m["seq"], "action": a}))
+                elif ty == "hand_end":
+                    if time.perf_counter() >= measure_from and s is t.socks[0]:
+                        t.hands += 1
+                elif ty == "game_end":
+                    t.sent_at = None
+                    if s is t.socks[0]:
+                        t.games += 1
+                    s.send(pack({"type": "rematch", "table": m["table"]}))
+    lat = sorted(x for t in tables for x in t.latencies)
+    decisions = sum(t.decisions for t in tables)
+    return {
+        "decisions": decisions,
+        "decisions_per_s": decisions / seconds,
+        "hands_per_s": sum(t.hands for t in tables) / seconds,
+        "games": sum(t.games for t in tables),
+        "p50_ms": lat[len(lat) // 2] * 1e3 if lat else None,
+        "p99_ms": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1e3 if lat else None,
+        "mean_us": statistics.fmean(lat) * 1e6 if lat else None,
+        "median_us": statistics.median(lat) * 1e6 if lat else None,
+    }
+
+
+def run_tables(n_tables: int, seconds: float, journal: bool, choose: Any) -> dict[str, Any]:
+    ref = RefereeProc(journal)
+    ctx = zmq.Context()
+    try:
+        tables = [Table(ctx, ref.endpoint, f"b{i}", choose) for i in range(n_tables)]
+        cpu0 = ref.cpu_seconds()
+        out = drive(tables, seconds)
+        out["referee_cpu_s"] = ref.cpu_seconds() - cpu0
+        out["referee_peak_rss_mb"] = ref.peak_rss_kb() / 1024
+        for t in tables:
+            for s in t.socks:
+                s.close(0)
+        return out
+    finally:
+        ctx.term()
+        ref.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="bench/referee.py", description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="short runs while developing")
+    p.add_argument("--tables", type=int, default=200)
+    p.add_argument("--seconds", type=float, default=10.0)
+    p.add_argument("--no-journal", action="store_true")
+    args = p.parse_args(argv)
+    secs = 2.0 if args.quick else args.seconds
+    journal = not args.no_journal
+    load_before = os.getloadavg()
+    print(f"# machine: {os.cpu_count()} cpus, load average before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}")
+    print(f"# journals {'on' if journal else 'off'}; python {sys.version.split()[0]}, pyzmq {zmq.__version__}, libzmq {zmq.zmq_version()}")
+
+    floor = bench_floor(2000 if args.quick else 10000)
+    print(f"(a) floor: bare DEALER/ROUTER msgpack round trip  median {floor['floor_us_median']:.1f} us  mean {floor['floor_us_mean']:.1f} us")
+
+    one = run_tables(1, secs, journal, minimal_choice)
+    b = one["median_us"]
+    ratio = b / floor["floor_us_median"]
+    print(f"(b) decision through the referee (1 table, 2 scripted clients)  median {b:.1f} us  mean {one['mean_us']:.1f} us"
+          f"  ({one['decisions_per_s']:.0f} decisions/s)  overhead_ratio {ratio:.2f}  [target <= 1.5]")
+
+    rng = random.Random(7)
+    hands = run_tables(1, secs, journal, lambda legal: rng.choice(legal))
+    print(f"(c) hands per second, two random bots, one table: {hands['hands_per_s']:.1f}  ({hands['decisions_per_s']:.0f} decisions/s)")
+
+    load = run_tables(args.tables, secs * (1 if args.quick else 1.5), journal, minimal_choice)
+    print(f"(d) {args.tables} tables / {2 * args.tables} clients: {load['decisions_per_s']:.0f} decisions/s  p50 {load['p50_ms']:.2f} ms"
+          f"  p99 {load['p99_ms']:.2f} ms [target <= 20]  referee peak RSS {load['referee_peak_rss_mb']:.1f} MB"
+          f"  referee CPU {load['referee_cpu_s'] / (secs * (1 if args.quick else 1.5)):.0%} of one core")
+    load_after = os.getloadavg()
+    print(f"# load average after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
+    result = {
+        "bench": "referee",
+        "journal": journal,
+        "floor_us": round(floor["floor_us_median"], 1),
+        "decision_us": round(b, 1),
+        "overhead_ratio": round(ratio, 3),
+        "hands_per_s": round(hands["hands_per_s"], 1),
+        "tables": args.tables,
+        "load_decisions_per_s": round(load["decisions_per_s"]),
+        "load_p50_ms": round(load["p50_ms"], 2),
+        "load_p99_ms": round(load["p99_ms"], 2),
+        "referee_peak_rss_mb": round(load["referee_peak_rss_mb"], 1),
+        "loadavg_before": [round(x, 2) for x in load_before],
+        "loadavg_after": [round(x, 2) for x in load_after],
+    }
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
