@@ -193,6 +193,11 @@ def what_now(state: TableState, selected: Card | None, opts: DisplayOptions) -> 
     if state.replay is not None:
         step, total = state.replay
         t.append(f"Replay: move {step} of {total}. ", style="bold")
+        if state.final is not None:
+            from .screens.game_over import headline
+
+            term = state.final.get("termination")
+            t.append(headline(state) + (f" ({term})" if term and term != "normal" else "") + " ", style="bold")
         t.append("←/→ step, Home/End jump, PgUp/PgDn by hand, q quit.")
         return t
     if v is None:

@@ -156,7 +156,7 @@ async def test_double_click_stock_draws() -> None:
 async def test_action_bar_buttons_click() -> None:
     app, box = make(offer_state())
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.click("#act-pass_")
+        await pilot.click(".act-pass_")
         await pilot.pause()
         assert box.sent == [("act", Action("pass"))]
 

@@ -17,9 +17,11 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
+from clients.sdk import RefereeError, SDKError
+from clients.sdk import Timeout as SDKTimeout
 from okgin import RuleError, RuleSet
 
-from ..net import RefereeRefused, Seating, list_tables
+from ..net import Seating, list_tables
 
 
 def parse_rules(text: str, variant: str) -> dict:
@@ -96,10 +98,13 @@ class LobbyScreen(Screen):
         self._status(f"Asking {endpoint} for its tables…")
         try:
             tables = await list_tables(endpoint, self._value("name") or "okgin-tui")
-        except TimeoutError:
+        except (SDKTimeout, TimeoutError):
             self._status(f"No referee answers at {endpoint}. Is it running? (Ctrl+R retries)")
             return
-        except (RefereeRefused, ValueError) as e:
+        except RefereeError as e:
+            self._status(f"{endpoint}: {e.message}")
+            return
+        except (SDKError, ValueError) as e:
             self._status(f"{endpoint}: {e}")
             return
         ol = self.query_one("#tables", OptionList)

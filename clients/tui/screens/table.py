@@ -174,7 +174,22 @@ class TableScreen(Screen):
             banner.display = True
         else:
             banner.display = False
-        self.refresh_bindings()
+        self._refresh_keys()
+
+    def _keys_signature(self) -> tuple:
+        st = self.state
+        return (
+            st.my_turn, tuple(sorted(st.legal_kinds())), st.can_advise, tuple(sorted({a.kind for a in st.advice_legal})),
+            self._choosing(), st.game_over, st.replay is not None, st.spectator, bool(st.view and st.view.hand),
+        )
+
+    def _refresh_keys(self) -> None:
+        """Refresh the footer only when the moves on offer change: rebuilding it on every
+        message (or cursor move) costs more than everything else on the screen."""
+        sig = self._keys_signature()
+        if sig != getattr(self, "_keys_sig", None):
+            self._keys_sig = sig
+            self.refresh_bindings()
 
     def _choosing(self) -> bool:
         """A card is to be chosen now: our discard, or the sitter advising one."""
@@ -203,14 +218,13 @@ class TableScreen(Screen):
         line = status_line(st, sel, opts)
         self.query_one("#handbox").border_subtitle = line.plain if st.view is not None and st.view.hand else ""
         self.query_one("#whatnow", Static).update(what_now(st, sel, opts))
-        self.query_one(ActionBar).specs = self._buttons()
+        self.query_one(ActionBar).set_specs(self._buttons())
         piles = self.query_one(PilesWidget)
         kinds = st.legal_kinds() if st.my_turn else ({a.kind for a in st.advice_legal} if st.can_advise else set())
         piles.highlight = STOCK if kinds == {"draw_stock"} else DISCARD if "take" in kinds else None
 
     def on_hand_widget_selected(self, _msg: HandWidget.Selected) -> None:
         self._update_prompt()
-        self.refresh_bindings()
 
     # ---------------------------------------------------------------- buttons
     def _buttons(self) -> tuple[ButtonSpec, ...]:
@@ -286,8 +300,6 @@ class TableScreen(Screen):
 
     def action_cursor(self, delta: int) -> None:
         self._hand().move_cursor(delta)
-        self._update_prompt()
-        self.refresh_bindings()
 
     def action_shift(self, delta: int) -> None:
         if self.options.sort != "manual":

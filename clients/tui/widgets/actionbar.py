@@ -3,16 +3,21 @@
 The footer already lists the keys; the buttons are for the mouse, and they name the
 card each move would use ("Discard 9♠"), so a newcomer sees what a click will do.
 A button's ``name`` is the screen action it runs (``take``, ``discard``, ...).
+
+Buttons are rebuilt only when the set of moves changes; a new card under the cursor
+only relabels them (mounting widgets on every cursor move would make the keys lag).
 """
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.reactive import reactive
 from textual.widgets import Button
 
 ButtonSpec = tuple[str, str, str]  # (action name, label, variant)
+
+
+def _ident(action: str) -> str:
+    return "act-" + "".join(ch if ch.isalnum() or ch == "_" else "-" for ch in action).strip("-")
 
 
 class ActionBar(Horizontal):
@@ -21,11 +26,27 @@ class ActionBar(Horizontal):
     ActionBar Button { margin-right: 1; min-width: 6; }
     """
 
-    specs: reactive[tuple[ButtonSpec, ...]] = reactive((), recompose=True)
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.specs: tuple[ButtonSpec, ...] = ()
 
-    def compose(self) -> ComposeResult:
-        for action, label, variant in self.specs:
-            ident = "act-" + "".join(ch if ch.isalnum() or ch == "_" else "-" for ch in action).strip("-")
-            b = Button(label, name=action, id=ident, compact=True, variant=variant)  # type: ignore[arg-type]
+    def set_specs(self, specs: tuple[ButtonSpec, ...]) -> None:
+        if specs == self.specs:
+            return
+        same_moves = [s[0] for s in specs] == [s[0] for s in self.specs]
+        self.specs = specs
+        if same_moves and self.is_mounted:
+            for (_action, label, variant), button in zip(specs, self.query(Button), strict=False):
+                button.label = label
+                button.variant = variant  # type: ignore[assignment]
+            return
+        self.remove_children()
+        buttons = []
+        for action, label, variant in specs:
+            # A class, not an id: the old buttons are removed asynchronously, so the new
+            # ones may briefly coexist with them.
+            b = Button(label, name=action, classes=_ident(action), compact=True, variant=variant)  # type: ignore[arg-type]
             b.can_focus = False  # the keyboard uses the move letters; Enter must stay "discard"
-            yield b
+            buttons.append(b)
+        if buttons:
+            self.mount_all(buttons)

@@ -19,7 +19,7 @@ def log_lines(state: TableState, opts: DisplayOptions) -> list[Text]:
     for r in state.results[-3:]:
         lines.append(Text(result_sentence(state, r), style="dim"))
     v = state.view
-    if v is not None and v.phase != "game_over":
+    if v is not None and (v.phase != "game_over" or v.events):
         lines.append(Text(f"Hand {v.hand_number + 1}: {state.name(v.dealer)} dealt.", style="dim"))
         for ev in v.events:
             lines.append(Text(event_sentence(state, ev, opts), style="bold" if ev.seat == v.seat else ""))

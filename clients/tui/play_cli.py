@@ -1,0 +1,83 @@
+"""``okgin play``: one command to play in the terminal against the built-in bots.
+
+Starts an embedded referee on loopback (port chosen by the OS), the bot(s) — the
+strongest available by default, two for Gin in the Box — and the TUI, which joins the
+referee like any network client. Quitting the TUI stops everything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from okgin import RuleError, RuleSet
+
+from .cli import add_display_flags, default_name
+from .options import options_from_env
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="okgin play",
+        description="Play Oklahoma Gin (or Gin in the Box) in the terminal against the built-in bots. "
+        "Keys are shown at the bottom of the screen; press ? for the rules.",
+    )
+    p.add_argument("--bot", action="append", metavar="NAME", help="opponent: random, simple or strong (default: the strongest "
+                   "installed); give it twice for Gin in the Box to choose both")
+    p.add_argument("--variant", choices=("oklahoma", "box"), default="oklahoma", help="oklahoma: 2 players (default); box: 3 players")
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule option (repeatable; 'okgin rules' lists them)")
+    p.add_argument("--name", default=None, help="your name at the table (default: your login name)")
+    p.add_argument("--seed", help="deal seed (integer or text), to replay the same deals")
+    p.add_argument("--journal-dir", metavar="DIR", help="keep the game's journal here (then: okgin replay FILE)")
+    add_display_flags(p)
+    return p
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    from clients.bots import BotNotFound
+
+    from .app import OkginApp
+    from .house import House, best_available_bot
+    from .model import CONNECTING, TableState
+    from .net import NetworkBackend, Seating
+
+    try:
+        rules = RuleSet(variant=args.variant).with_assignments(args.rule)
+    except RuleError as e:
+        print(f"okgin play: {e}", file=sys.stderr)
+        return 2
+    need = rules.num_players - 1
+    bots = list(args.bot or [])
+    try:
+        if not bots:
+            bots = [best_available_bot()]
+    except RuntimeError as e:
+        print(f"okgin play: {e}", file=sys.stderr)
+        return 2
+    if len(bots) == 1:
+        bots = bots * need
+    if len(bots) != need:
+        print(f"okgin play: {rules.variant} is played against {need} bot(s); --bot was given {len(bots)} times", file=sys.stderr)
+        return 2
+    seed: int | str | None = None
+    if args.seed is not None:
+        seed = int(args.seed) if args.seed.lstrip("-").isdigit() else args.seed
+    name = (args.name or default_name())[:40]
+    house = House(rules=rules, bots=bots, human=name, seed=seed, journal_dir=args.journal_dir)
+    try:
+        endpoint = house.start()
+    except (BotNotFound, ValueError, RuntimeError) as e:
+        print(f"okgin play: {e}", file=sys.stderr)
+        house.stop(2)
+        return 2
+    try:
+        backend = NetworkBackend(endpoint, name, Seating(mode="token"), token=house.human_token)
+        app = OkginApp(backend, state=TableState(connection=CONNECTING, notice="Starting the game…"),
+                       options=options_from_env(args.ascii, args.four_colour))
+        code = app.run() or 0
+    finally:
+        house.stop(3)
+    for path in house.journals():
+        print(f"Journal: {path}  (step through it with: okgin replay {path})")
+    return code
