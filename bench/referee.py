@@ -256,17 +256,20 @@ def main(argv: list[str] | None = None) -> int:
     one = run_tables(1, secs, journal, minimal_choice)
     b = one["median_us"]
     ratio = b / floor["floor_us_median"]
+    cpu_us = one["referee_cpu_s"] / max(1, one["decisions"]) * 1e6
     print(f"(b) decision through the referee (1 table, 2 scripted clients)  median {b:.1f} us  mean {one['mean_us']:.1f} us"
           f"  ({one['decisions_per_s']:.0f} decisions/s)  overhead_ratio {ratio:.2f}  [target <= 1.5]")
+    print(f"    referee CPU per decision (user+sys, includes its journal writes): {cpu_us:.0f} us")
 
     rng = random.Random(7)
     hands = run_tables(1, secs, journal, lambda legal: rng.choice(legal))
     print(f"(c) hands per second, two random bots, one table: {hands['hands_per_s']:.1f}  ({hands['decisions_per_s']:.0f} decisions/s)")
 
     load = run_tables(args.tables, secs * (1 if args.quick else 1.5), journal, minimal_choice)
+    load_cpu_us = load["referee_cpu_s"] / max(1, load["decisions"]) * 1e6
     print(f"(d) {args.tables} tables / {2 * args.tables} clients: {load['decisions_per_s']:.0f} decisions/s  p50 {load['p50_ms']:.2f} ms"
           f"  p99 {load['p99_ms']:.2f} ms [target <= 20]  referee peak RSS {load['referee_peak_rss_mb']:.1f} MB"
-          f"  referee CPU {load['referee_cpu_s'] / (secs * (1 if args.quick else 1.5)):.0%} of one core")
+          f"  referee CPU {load['referee_cpu_s'] / (secs * (1 if args.quick else 1.5)):.0%} of one core, {load_cpu_us:.0f} us per decision")
     load_after = os.getloadavg()
     print(f"# load average after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
     result = {
@@ -275,12 +278,14 @@ def main(argv: list[str] | None = None) -> int:
         "floor_us": round(floor["floor_us_median"], 1),
         "decision_us": round(b, 1),
         "overhead_ratio": round(ratio, 3),
+        "referee_cpu_us_per_decision": round(cpu_us),
         "hands_per_s": round(hands["hands_per_s"], 1),
         "tables": args.tables,
         "load_decisions_per_s": round(load["decisions_per_s"]),
         "load_p50_ms": round(load["p50_ms"], 2),
         "load_p99_ms": round(load["p99_ms"], 2),
         "referee_peak_rss_mb": round(load["referee_peak_rss_mb"], 1),
+        "load_referee_cpu_us_per_decision": round(load_cpu_us),
         "loadavg_before": [round(x, 2) for x in load_before],
         "loadavg_after": [round(x, 2) for x in load_after],
     }

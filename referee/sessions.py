@@ -31,6 +31,7 @@ class Session:
     watches: dict[str, bool] = field(default_factory=dict)  # table name -> full feed?
     queues: set[str] = field(default_factory=set)
     dropped: int = 0  # messages that could not be queued for this peer
+    events: bool = True  # protocol 1.1: False = no `event` messages for this session's seats
 
     @property
     def connected(self) -> bool:

@@ -172,11 +172,14 @@ class Table:
     def _public_watchers(self) -> list[Session]:
         return [s for s, full in self.watchers.items() if not full and s.rid is not None]
 
-    def _feed(self, build: Callable[[int | None], bytes], full_build: Callable[[], dict[str, Any]] | None) -> None:
+    def _feed(self, build: Callable[[int | None], bytes], full_build: Callable[[], dict[str, Any]] | None, event: bool = False) -> None:
         """Send one feed message: each seat its own frame, public watchers one shared
-        frame, the full feed (if this table has one) a delayed copy."""
+        frame, the full feed (if this table has one) a delayed copy. An ``event`` skips
+        the seats of sessions that declined events (protocol 1.1)."""
         send = self.hub.send_bytes
         for seat, sess in self._seat_sessions():
+            if event and not sess.events:
+                continue
             send(sess, build(seat))
         watchers = self._public_watchers()
         if watchers:
@@ -421,7 +424,7 @@ class Table:
             move = {"seat": actor, "kind": kind, "card": None if card is None else _cs(card)}
             return {**base, "move": move, "view": None if ended else self._full_view()}
 
-        self._feed(build, build_full)
+        self._feed(build, build_full, event=True)
         if ended:
             assert result is not None
             self.n += 1

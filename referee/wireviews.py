@@ -55,10 +55,20 @@ def frame(fields: dict[str, Any], *tail: tuple[str, bytes]) -> bytes:
     return b"".join(parts)
 
 
+_VIEW_KEYS = 27  # View.to_wire() of a seat or spectator
+_VIEW_HEAD = b"\xde" + _VIEW_KEYS.to_bytes(2, "big")
+_K_LAST = _packb("last_result")
+_K_DRAWS = _packb("role_draws")
+_K_EVENTS = _packb("events")
+
+
 class ViewCache:
     """Wire views, packed views and legal actions of one game, for its current state."""
 
-    __slots__ = ("_b", "_base", "_hand", "_last", "_last_len", "_legal", "_legal_b", "_role_draws", "_roles", "_viewers", "_w", "game")
+    __slots__ = (
+        "_b", "_base", "_hand", "_last", "_last_b", "_last_len", "_legal", "_legal_b", "_pub_b", "_role_draws",
+        "_role_draws_b", "_roles", "_viewers", "_w", "game",
+    )
 
     def __init__(self) -> None:
         self.game: Game | None = None
@@ -67,7 +77,9 @@ class ViewCache:
         self._roles: list[str] = []
         self._role_draws: list[Any] = []
         self._last: dict[str, Any] | None = None
+        self._last_b = b"\xc0"
         self._last_len = -1
+        self._role_draws_b = b"\x90"
         self.touch()
 
     def reset(self, game: Game) -> None:
@@ -77,6 +89,7 @@ class ViewCache:
         self._last = None
         self._last_len = -1
         self._role_draws = [[[s, CS[c]] for s, c in rnd] for rnd in game.role_draws]
+        self._role_draws_b = _packb(self._role_draws)
         self.touch()
 
     def touch(self) -> None:
@@ -84,6 +97,7 @@ class ViewCache:
         self._w: dict[int | None, dict[str, Any]] = {}
         self._b: dict[int | None, bytes] = {}
         self._base: dict[str, Any] | None = None
+        self._pub_b: bytes | None = None
         self._legal: list[dict[str, Any]] | None = None
         self._legal_b: bytes | None = None
 
@@ -121,8 +135,8 @@ class ViewCache:
             self._new_hand()
         entry = self._viewers.get(seat)
         if entry is None:
-            entry = self._viewers[seat] = [0, [], [[] for _ in range(g.num_seats)]]
-        done, events, known = entry
+            entry = self._viewers[seat] = [0, [], [[] for _ in range(g.num_seats)], []]
+        done, events, known, packed = entry
         n = len(h.events)
         if done < n:
             owner = self._owner(seat)
@@ -134,7 +148,9 @@ class ViewCache:
                     known[s].remove(cs)
                 if kind == "draw_stock" and s != seat and s != owner:
                     cs = None
-                events.append({"seat": s, "kind": kind, "card": cs})
+                ev = {"seat": s, "kind": kind, "card": cs}
+                events.append(ev)
+                packed.append(_packb(ev))
             entry[0] = n
         return events, known
 
@@ -150,6 +166,7 @@ class ViewCache:
         if len(g.results) != self._last_len:
             self._last_len = len(g.results)
             self._last = g.results[-1].to_wire() if g.results else None
+            self._last_b = _packb(self._last)
         over = g.over
         base = self._base = {
             "variant": g.rules.variant,
@@ -225,11 +242,48 @@ class ViewCache:
         return w
 
     def packed(self, seat: int | None) -> bytes:
-        """The msgpack bytes of :meth:`wire` (packed once per state and viewer)."""
+        """The msgpack bytes of :meth:`wire`, packed once per state and viewer.
+
+        Built from pieces rather than by packing :meth:`wire`: the public part once per
+        state, the last result once per hand, each event once per viewer, so a view costs
+        a few small packs and one join. Keys come in another order than ``to_wire``'s;
+        maps have no order, and the decoded map is the same.
+        """
         b = self._b.get(seat)
-        if b is None:
-            b = self._b[seat] = _packb(self.wire(seat))
+        if b is not None:
+            return b
+        g = self.game
+        assert g is not None
+        pub = self._pub_b
+        if pub is None:
+            base = self._public()
+            _, known = self._events(None)
+            fields = {k: v for k, v in base.items() if k != "last_result"}
+            fields["known_cards"] = known
+            assert 16 <= len(fields) < 65536  # packed with a 3-byte map16 header, dropped here
+            pub = _packb(fields)[3:]
+            self._pub_b = pub = pub + _K_LAST + self._last_b + _K_DRAWS + self._role_draws_b
+        events = self._viewers_packed(seat)
+        owner = self._owner(seat)
+        h = g.hand
+        advice: list[dict[str, Any]] = []
+        if g.roles is not None and seat is not None and seat in (g.roles[1], g.roles[2]):
+            num = h.number
+            advice = [{"seat": s, "action": None if a is None else a.to_wire(), "text": t} for n, s, a, t in g.advice if n == num]
+        mine = {
+            "seat": seat,
+            "hand": None if owner is None else [CS[c] for c in cards_of(h.hands[owner])],
+            "hand_of": owner,
+            "advice": advice,
+        }
+        n_ev = len(events)
+        ev_head = bytes((0x90 | n_ev,)) if n_ev < 16 else b"\xdc" + n_ev.to_bytes(2, "big")
+        b = self._b[seat] = b"".join((_VIEW_HEAD, _packb(mine)[1:], _K_EVENTS, ev_head, *events, pub))
         return b
+
+    def _viewers_packed(self, seat: int | None) -> list[bytes]:
+        self._events(seat)
+        return self._viewers[seat][3]
 
     def legal(self) -> list[dict[str, Any]]:
         if self._legal is None:

@@ -26,7 +26,8 @@ def wait_state(r: RefereeThread, pred: Any, client_beats: list[Client] = (), rou
 def test_hello_welcome_fields(referee, make_client):
     c = make_client(referee.endpoint, validate="all")
     w = c.hello("alice")
-    assert w["protocol"] == 1 and w["minor"] == 0 and w["role"] == "player" and w["resumed"] is False
+    assert w["protocol"] == 1 and w["minor"] == 1 and w["role"] == "player" and w["resumed"] is False
+    assert w["events"] is True
     assert len(w["token"]) == 32 and int(w["token"], 16) >= 0
     assert w["heartbeat_ms"] == referee.config.heartbeat_ms and w["liveness"] == referee.config.liveness
     assert w["max_message_bytes"] == 65536 and w["referee"].startswith("okgin")
@@ -153,3 +154,26 @@ def test_disconnect_grace_expires_into_forfeit(make_referee, make_client):
     assert end["termination"] == "disconnect" and end["at_fault"] == 0 and end["winner"] == 1
     # alice's seat is freed and her session forgotten
     wait_state(r, lambda: r.ref.tables["t"].seats[0] is None and a.token not in r.ref.sessions, client_beats=[b])
+
+
+def test_sessions_may_decline_events(referee, make_client):
+    """Protocol 1.1: hello events=false -> no event messages for that session's seats;
+    prompts, hand results and the game's end still come, and the game is the same."""
+    lean, full = make_client(referee.endpoint), make_client(referee.endpoint)
+    assert lean.hello("lean", events=False)["events"] is False
+    assert full.hello("full")["events"] is True
+    spect = make_client(referee.endpoint)
+    spect.hello("v", role="spectator", events=False)
+    lean.request({"type": "join", "table": "e", "rules": {"target_score": 25}}, "seated")
+    full.request({"type": "join", "table": "e"}, "seated")
+    spect.request({"type": "watch", "table": "e"}, "snapshot")
+    ends = play_until_end({0: lean, 1: full}, "e")
+    assert ends[0]["final"] == ends[1]["final"]
+    lean_types = {m["type"] for m in lean.received}
+    assert "event" not in lean_types and {"game_start", "prompt", "hand_end", "game_end"} <= lean_types
+    assert any(m["type"] == "event" for m in full.received)
+    spect.wait_for(lambda m: m["type"] == "game_end")
+    assert any(m["type"] == "event" for m in spect.received)  # watches are not affected
+    # resuming may change the choice
+    again = make_client(referee.endpoint)
+    assert again.hello("lean", token=lean.token, events=True)["events"] is True
