@@ -153,11 +153,24 @@ class OkginApp(App[int]):
         if self.summaries:
             from .screens.summary import HandSummaryScreen
 
-            self.push_screen(HandSummaryScreen(msg.result))
+            self.push_screen(HandSummaryScreen(msg.result), self._after_summary)
+
+    def _after_summary(self, _result: object = None) -> None:
+        """The last hand's summary first, then the game-over sheet (not both at once)."""
+        from .screens.summary import HandSummaryScreen
+
+        if self.state.final is not None and not any(isinstance(s, HandSummaryScreen) for s in self.screen_stack):
+            self._show_game_over()
 
     def on_game_ended(self, msg: GameEnded) -> None:
         self.state = replace(self.state, final=msg.final, legal=())
         self.outcome = msg.final
+        from .screens.summary import HandSummaryScreen
+
+        if not any(isinstance(s, HandSummaryScreen) for s in self.screen_stack):
+            self._show_game_over()
+
+    def _show_game_over(self) -> None:
         from .screens.game_over import GameOverScreen
 
         if not any(isinstance(s, GameOverScreen) for s in self.screen_stack):
