@@ -62,6 +62,7 @@ def json_report(result: RunResult, verdict: Verdict) -> dict[str, Any]:
             {
                 "variant": g.variant, "index": g.index, "table": g.table, "seat": g.seat, "seed": g.seed,
                 "termination": (g.game_end or {}).get("termination"), "problem": g.problem, "messages": len(g.records),
+                "scores": ((g.game_end or {}).get("final") or {}).get("scores"), "winner": (g.game_end or {}).get("winner"),
                 "connections": len(g.connections), "faults": [f.kind for f in g.faults], "exit_code": g.exit_code,
                 "exited_by_itself": g.exited_by_itself,
             }

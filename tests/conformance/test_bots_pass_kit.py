@@ -12,6 +12,10 @@ import pytest
 from botbuild import LANGUAGES
 from kitrun import KitRun, run_kits
 
+from clients.bots.simple import SimpleBot
+from clients.local import play_local
+from okgin import RuleSet
+
 GAMES = 20
 
 # Four kits of 40 games each share two cores: minutes, not the suite's default 5.
@@ -54,3 +58,16 @@ def test_every_feature_exercised_and_no_protocol_error(kit_runs, language):
     faults = [f for g in run.report["games"] for f in g["faults"]]
     assert sorted(faults) == ["illegal", "illegal", "silence", "silence"], run.explain()
     assert any(g["connections"] == 2 for g in run.report["games"]), "no game shows the reconnection"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_bot_plays_exactly_like_simple(kit_runs, language):
+    """At least the strength of ``simple``: each bot implements the same decisions
+    natively (meld-joining draws, least-deadwood discards, early knocks), so every game
+    it played ends with the scores of the same deal played by ``simple`` in every seat
+    in process. The probes change nothing: a refused move is made again, a resumed
+    session goes on where it was."""
+    for g in kit_runs[language].report["games"]:
+        game = play_local([SimpleBot() for _ in range(2 if g["variant"] == "oklahoma" else 3)], RuleSet(variant=g["variant"]), g["seed"])
+        assert g["scores"] == list(game.scores), f"{language}: {g['variant']} game {g['index'] + 1} (seed {g['seed']})"
+        assert g["winner"] == game.winner
