@@ -35,6 +35,7 @@ FEATURES: dict[str, tuple[str, bool]] = {
     "discard": ("discard", True),
     "knock": ("knock (deadwood within the limit)", False),
     "gin": ("gin", False),
+    "big_gin": ("big gin (rule big_gin)", False),
     "layoffs": ("hand laid out with layoffs", False),
     "drawn_hand": ("drawn hand", False),
     "role_box": ("Gin in the Box: played in the box", True),
@@ -328,7 +329,7 @@ class _Game:
         if seat not in (result.get("knocker"), result.get("defender")):
             return
         if result.get("knocker") == seat:
-            self.f["gin" if outcome in ("gin", "big_gin") else "knock"].count += 1
+            self.f[{"gin": "gin", "big_gin": "big_gin"}.get(str(outcome), "knock")].count += 1
         layout = result.get("defender_layout") or {}
         if layout.get("layoffs"):
             self.f["layoffs"].count += 1
@@ -445,6 +446,8 @@ def judge(result: RunResult) -> Verdict:
         feats["messages"].failures.append(Finding("(no game)", f"the bytes on a connection are not ZMTP: {why}"))
     box = "box" in cfg.variants and cfg.games > 0
     features = [f for f in feats.values() if box or f.key not in BOX_ONLY]
+    if not any(r.replace(" ", "").lower() in ("big_gin=true", "big_gin=1", "big_gin=yes", "big_gin=on") for r in cfg.rules):
+        features = [f for f in features if f.key != "big_gin"]
     if not cfg.probes:
         features = [f for f in features if f.key not in ("illegal_recovery", "reconnect")]
     problems = []

@@ -19,6 +19,8 @@ import asyncio
 import shlex
 import sys
 
+from okgin import RuleError, RuleSet
+
 from .checks import judge
 from .report import dump_json, text_report
 from .runner import Kit, KitConfig, KitError, remove_work_dir
@@ -49,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1, help="base seed of the deals (default %(default)s)")
     p.add_argument("--opponent", default="simple", help="built-in bot to play against (default %(default)s)")
     p.add_argument("--opponent-command", help="run opponents with this command instead (placeholders as for COMMAND)")
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule option for every table (repeatable; see 'okgin rules')")
     p.add_argument("--name", default="bot-under-test", help="the name {name} stands for (default %(default)s)")
     p.add_argument("--jobs", type=int, default=2, help="games played at the same time (default %(default)s)")
     p.add_argument("--heartbeat-ms", type=int, default=1000, help="the referee's heartbeat interval (default %(default)s)")
@@ -82,12 +85,18 @@ def main(argv: list[str]) -> int:
             f"{args.heartbeat_ms * args.liveness + 2000}"
         )
     variants = ("oklahoma", "box") if args.variant == "both" else (args.variant,)
+    for v in variants:
+        try:
+            RuleSet(variant=v).with_assignments(args.rule)
+        except (RuleError, ValueError) as e:
+            parser.error(f"--rule: {e}")
     cfg = KitConfig(
         command=tuple(command),
         variants=variants,
         games=args.games,
         seed=args.seed,
         opponent=args.opponent,
+        rules=tuple(args.rule),
         opponent_command=tuple(shlex.split(args.opponent_command)) if args.opponent_command else None,
         name=args.name,
         heartbeat_ms=args.heartbeat_ms,

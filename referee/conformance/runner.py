@@ -46,6 +46,7 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
+from okgin import RuleSet
 from okgin.protocol import ProtocolError, decode, encode
 
 from .proxy import Connection, Proxy
@@ -70,6 +71,7 @@ class KitConfig:
     seed: int = 1
     opponent: str = "simple"
     opponent_command: tuple[str, ...] | None = None
+    rules: tuple[str, ...] = ()  # NAME=VALUE rule options (okgin rules), both variants
     name: str = "bot-under-test"
     heartbeat_ms: int = 1000
     liveness: int = 4
@@ -234,6 +236,8 @@ class Kit:
             self.result.not_zmtp.append(conn.not_zmtp)
 
     def on_frame(self, conn: Connection, direction: str, body: bytes, more: bool) -> list[bytes] | Awaitable[list[bytes]]:
+        if conn.id in self.opponent_conns and direction != C2R:
+            return [body]  # what opponents receive is not the kit's business
         t = time.monotonic()
         problem = "multipart message (a message is exactly one frame)" if more else None
         try:
@@ -409,6 +413,7 @@ class Kit:
         reply = await admin.request({
             "type": "create_table", "table": table, "variant": variant, "seed": seed, "reserved": True, "players": names,
             "clock": {"move_ms": cfg.move_ms, "grace_ms": 1000}, "policies": policies,
+            "rules": RuleSet(variant=variant).with_assignments(list(cfg.rules)).to_dict(),
         })
         tokens = list(reply.get("seat_tokens") or [])
         if len(tokens) != n:
