@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Footer, Static
 
 from ..describe import OUTCOME_NAMES
 from ..model import TableState
@@ -90,6 +90,7 @@ class GameOverScreen(ModalScreen[None]):
                 if not st.spectator and st.replay is None:
                     yield Button("Rematch (r)", id="rematch", variant="primary", compact=True)
                 yield Button("Quit (q)", id="quit", compact=True)
+        yield Footer()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "rematch":

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 HELP = """\
 ## What to do
@@ -78,6 +78,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static("okgin — help  (↑/↓ PgUp/PgDn scroll, Esc back)", classes="dialog-title")
             with VerticalScroll(id="help-body"):
                 yield Static(Markdown(HELP), id="help-text")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#help-body").focus()

@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Footer, Static
 
 from okgin import HandResult
 from okgin.cards import Card
@@ -111,7 +111,7 @@ class HandSummaryScreen(ModalScreen[None]):
 
     BINDINGS = [
         Binding("enter,escape,space", "close", "Continue", key_display="⏎"),
-        Binding("question_mark", "app.push_screen('help')", "Help", show=False),
+        Binding("question_mark", "help", "Help"),
     ]
 
     def __init__(self, result: HandResult) -> None:
@@ -127,6 +127,7 @@ class HandSummaryScreen(ModalScreen[None]):
                 yield Static(summary_text(st, self.result, opts), id="summary-text")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Continue (Enter)", id="continue", variant="primary", compact=True)
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#continue", Button).focus()
@@ -136,3 +137,8 @@ class HandSummaryScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_help(self) -> None:
+        from .help import HelpScreen
+
+        self.app.push_screen(HelpScreen())
