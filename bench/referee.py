@@ -253,6 +253,70 @@ def run_tables(n_tables: int, seconds: float, journal: bool, choose: Any, events
         ref.stop()
 
 
+def bench_logic(decisions: int, journal: bool, events: bool) -> float:
+    """(e) The referee's own work per decision without sockets: decode and check the act,
+    apply it, build and pack every frame (events to both seats unless ``events`` is off,
+    the next prompt), journal it. Microseconds per decision."""
+    import asyncio
+
+    from okgin import RuleSet
+    from okgin.protocol import decode, encode, validate
+    from referee.config import Clock, Policies, RefereeConfig
+    from referee.sessions import Session
+    from referee.tables import PLAYING
+    from referee.tables import Table as RefTable
+
+    packer = encode
+
+    class NullHub:
+        software = "bench"
+
+        def __init__(self, journal_dir: str | None) -> None:
+            self.config = RefereeConfig(journal_dir=journal_dir)
+            self.loop = asyncio.new_event_loop()
+
+        def now(self) -> float:
+            return time.monotonic()
+
+        def send(self, sess: Any, msg: dict[str, Any]) -> None:
+            encode(msg)
+
+        def send_bytes(self, sess: Any, data: bytes) -> None:
+            pass
+
+        encode = staticmethod(packer)
+
+        def kick(self) -> None:
+            pass
+
+        def reply_ok(self, *a: Any) -> None:
+            pass
+
+    with tempfile.TemporaryDirectory(prefix="okgin-bench-") as d:
+        hub = NullHub(d if journal else None)
+        t = RefTable(hub, "t", "admin", RuleSet(), Clock(), Policies(), seed=1)  # type: ignore[arg-type]
+        seats = [Session(f"k{i}", f"p{i}", "player", rid=b"x", events=events) for i in range(2)]
+        t.seats = list(seats)
+        t.start_game()
+        n = 0
+        t0 = time.perf_counter()
+        while n < decisions:
+            if t.status != PLAYING:
+                t.start_game()
+            p = t.pending
+            assert p is not None
+            frame = encode({"type": "act", "table": "t", "seq": p.seq, "action": minimal_choice(t.views.legal())})
+            m = decode(frame)
+            validate(m)
+            t.on_act(seats[p.seat], p.seat, m, None)
+            n += 1
+        dt = time.perf_counter() - t0
+        if t.journal is not None:
+            t.journal.close()
+        hub.loop.close()
+    return dt / n * 1e6
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="bench/referee.py", description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="short runs while developing")
@@ -301,6 +365,13 @@ def main(argv: list[str] | None = None) -> int:
             "referee_peak_rss_mb": round(load["referee_peak_rss_mb"], 1),
             "load_referee_cpu_us_per_decision": round(load_cpu_us),
         })
+    logic = {
+        "journal_events": bench_logic(3000 if args.quick else 20000, True, True),
+        "journal_lean": bench_logic(3000 if args.quick else 20000, True, False),
+        "nojournal_events": bench_logic(3000 if args.quick else 20000, False, True),
+    }
+    print(f"(e) referee logic alone, no sockets (decode+check, apply, frames, journal): {logic['journal_events']:.0f} us per decision"
+          f"  (events off: {logic['journal_lean']:.0f} us; journal off: {logic['nojournal_events']:.0f} us)")
     load_after = os.getloadavg()
     print(f"# load average after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
     result = {
@@ -318,6 +389,7 @@ def main(argv: list[str] | None = None) -> int:
         "load_p99_ms": res["events"]["load_p99_ms"],
         "referee_peak_rss_mb": res["events"]["referee_peak_rss_mb"],
         "modes": res,
+        "logic_us_per_decision": {k: round(v, 1) for k, v in logic.items()},
         "loadavg_before": [round(x, 2) for x in load_before],
         "loadavg_after": [round(x, 2) for x in load_after],
     }

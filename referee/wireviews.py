@@ -288,10 +288,29 @@ class ViewCache:
     def legal(self) -> list[dict[str, Any]]:
         if self._legal is None:
             assert self.game is not None
-            self._legal = [a.to_wire() for a in self.game.legal_actions()]
+            self._legal = [_action_wire(a)[0] for a in self.game.legal_actions()]
         return self._legal
 
     def legal_packed(self) -> bytes:
         if self._legal_b is None:
-            self._legal_b = _packb(self.legal())
+            assert self.game is not None
+            acts = self.game.legal_actions()
+            n = len(acts)
+            head = bytes((0x90 | n,)) if n < 16 else b"\xdc" + n.to_bytes(2, "big")
+            self._legal_b = head + b"".join([_action_wire(a)[1] for a in acts])
         return self._legal_b
+
+
+_ACTIONS: dict[Any, tuple[dict[str, Any], bytes]] = {}
+
+
+def _action_wire(a: Any) -> tuple[dict[str, Any], bytes]:
+    """An action's wire map and its packed bytes, computed once per distinct action
+    (legal actions carry no melds: at most a few hundred distinct ones exist)."""
+    w = _ACTIONS.get(a)
+    if w is None:
+        wire = a.to_wire()
+        w = (wire, _packb(wire))
+        if a.melds is None:
+            _ACTIONS[a] = w
+    return w

@@ -31,6 +31,7 @@ def test_fast_views_equal_engine_views(seed, variant, bots, big_gin, target):
             break
         legal = game.legal_actions()
         assert cache.legal() == [a.to_wire() for a in legal]
+        assert msgpack.unpackb(cache.legal_packed(), raw=False) == [a.to_wire() for a in legal]
         knocks = [a for a in legal if a.kind in ("knock", "big_gin")]
         action = knocks[0] if knocks and rng.random() < 0.5 else rng.choice(legal)
         if game.roles is not None and game.current_player == game.roles[1] and rng.random() < 0.3:
