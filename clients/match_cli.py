@@ -29,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", default="0", help="match seed; deal d is played with the game seed SEED/d (default 0)")
     p.add_argument("--variant", choices=["oklahoma", "box"], help="default: oklahoma for two bots, box for three")
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule option (repeatable); see okgin rules")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes for in-process games (default 1)")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes in-process, or lanes of bot processes with --via-referee (default 1)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     p.add_argument("--via-referee", action="store_true", help="play through a real referee and bot clients over loopback")
     p.add_argument("--referee-arg", action="append", default=[], metavar="ARG", help="extra argument for the referee (with --via-referee)")
@@ -65,7 +65,7 @@ def main(argv: list[str]) -> int:
             from .match_referee import run_match_via_referee
 
             result = run_match_via_referee(
-                args.bots, games=args.games, seed=seed, rules=rules, referee_args=args.referee_arg,
+                args.bots, games=args.games, seed=seed, rules=rules, jobs=args.jobs, referee_args=args.referee_arg,
                 progress=progress if args.progress else None,
             )
         else:

@@ -103,9 +103,16 @@ class BotDriver:
                 self.bot.on_hand_start(view)
 
     def mine(self, msg: Message) -> bool:
-        """Is ``msg`` about this driver's table (or not about any table)?"""
+        """Is ``msg`` for this driver? Messages without a table are; a table's messages
+        only once the driver knows its table (``seated`` or ``game_start`` tell it), so
+        the tail of a previous table (``table_closed`` after everyone left, say) never
+        reaches the driver of the next game."""
         t = getattr(msg, "table", None)
-        return t is None or self.table is None or t == self.table
+        if t is None:
+            return True
+        if self.table is None:
+            return isinstance(msg, Seated | GameStart)
+        return t == self.table
 
     # ------------------------------------------------------------------ messages
     def handle(self, msg: Message) -> list[dict[str, Any]]:

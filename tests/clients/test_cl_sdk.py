@@ -43,7 +43,7 @@ def test_handshake_token_and_errors(referee: RefereeProcess) -> None:
     with Client(referee.endpoint, "tester") as c:
         w = c.connect()
         assert w.role == "player" and not w.resumed and len(w.token) == 32 and c.token == w.token
-        assert w.heartbeat_ms == 150 and w.liveness == 3
+        assert w.heartbeat_ms == 5000 and w.liveness == 3
         with pytest.raises(RefereeError) as e:
             c.join("not a valid name!")
         assert (e.value.code, e.value.name, e.value.group) == (1003, "bad_message", "framing")
@@ -130,10 +130,11 @@ def test_resume_with_the_token_mid_game(referee: RefereeProcess, spawn_bot: Call
     assert again.seq == cut.seq
 
 
-def test_automatic_resume_after_the_referee_falls_silent(referee: RefereeProcess, spawn_bot: Callable[..., object]) -> None:
+def test_automatic_resume_after_the_referee_falls_silent(fast_referee: RefereeProcess, spawn_bot: Callable[..., object]) -> None:
     """The referee is frozen (SIGSTOP) longer than liveness x heartbeat: the client
     notices the silence, reconnects with its token once the referee answers again, and
     the game goes on to its end."""
+    referee = fast_referee
     c = Client(referee.endpoint, "patient")
     c.connect()
     driver = BotDriver(SimpleBot())
@@ -236,7 +237,8 @@ async def test_async_client_resumes_with_its_token(referee: RefereeProcess, spaw
     assert next(m for m in seen[i:] if isinstance(m, Prompt)).seq == cut.seq
 
 
-async def test_async_client_notices_silence_and_resumes(referee: RefereeProcess, spawn_bot: Callable[..., object]) -> None:
+async def test_async_client_notices_silence_and_resumes(fast_referee: RefereeProcess, spawn_bot: Callable[..., object]) -> None:
+    referee = fast_referee
     client = AsyncClient(referee.endpoint, "cid")
     await client.connect()
     await client.join("async-freeze", seat=0)
@@ -259,3 +261,35 @@ async def test_async_client_notices_silence_and_resumes(referee: RefereeProcess,
     end = await asyncio.wait_for(_human(client, "async-freeze", seen), 120)
     await client.close()
     assert end.termination == "normal"
+
+
+async def test_async_spectator_sees_no_private_card(referee: RefereeProcess, spawn_bot: Callable[..., object]) -> None:
+    """The TUI's watch path: a spectator gets a snapshot then the public feed, and no
+    view in it holds a hand or a card drawn from the stock."""
+    watcher = AsyncClient(referee.endpoint, "eve", role="spectator")
+    await watcher.connect()
+    spawn_bot("simple", "--connect", referee.endpoint, "--table", "show")
+    spawn_bot("random", "--connect", referee.endpoint, "--table", "show")
+    snap = None
+    for _ in range(100):  # the table exists once the first bot has joined
+        try:
+            snap = await watcher.watch("show")
+            break
+        except RefereeError as e:
+            assert e.name == "no_such_table"
+            await asyncio.sleep(0.05)
+    assert isinstance(snap, Snapshot) and snap.seat is None
+    events = 0
+    while True:
+        m = await watcher.next(timeout=60)
+        assert m is not None
+        if isinstance(m, MoveEvent):
+            events += 1
+            if m.move.kind == "draw_stock":
+                assert m.move.card is None
+            if m.view is not None:
+                assert m.view.hand is None and m.view.all_hands is None and m.view.stock is None
+        if isinstance(m, GameEnd):
+            break
+    await watcher.close()
+    assert events > 0
