@@ -48,7 +48,7 @@ from ..bot import Bot
 from ..local import overrides
 from . import requests as rq
 from .client import Client
-from .errors import SDKError
+from .errors import ConnectionLost, SDKError
 from .messages import (
     AdviceReceived,
     AdvisePrompt,
@@ -313,7 +313,11 @@ def run_bot(
             else:
                 if k > 0 and ends:
                     client.leave(ends[-1].table)
-                client.queue(variant or (rules.variant if isinstance(rules, RuleSet) else "oklahoma"), rules)
+                got = _queue_and_play(client, driver, variant or (rules.variant if isinstance(rules, RuleSet) else "oklahoma"), rules, threaded)
+                ends.extend(got)
+                if driver.closed or not got:
+                    break
+                continue
             got = drive(client, driver, 1, threaded)
             ends.extend(got)
             if driver.closed or token is not None or not got:
@@ -321,6 +325,25 @@ def run_bot(
     finally:
         client.close()
     return ends
+
+
+def _queue_and_play(client: Client, driver: BotDriver, variant: str, rules: rq.Rules, threaded: bool, attempts: int = 3) -> list[GameEnd]:
+    """Queue and play one game. A session lost while still waiting in the queue is
+    forgotten by the referee (protocol.md §10: queue places are dropped, and a session
+    holding no seat is forgotten), so resuming gets ``bad_token``: then start a fresh
+    session and queue again. Once seated, a lost session is final."""
+    for attempt in range(attempts):
+        client.queue(variant, rules)
+        try:
+            return drive(client, driver, 1, threaded)
+        except ConnectionLost:
+            if driver.table is not None or attempt == attempts - 1:
+                raise
+            client.close(bye=False)
+            client.token = None
+            client.welcome = None
+            client.connect()
+    return []
 
 
 def play_reserved(
