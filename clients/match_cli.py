@@ -21,7 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="okgin match",
         description="Play bots against each other with duplicate deals (every deal once per seating) "
-        "and report wins, points, hands and knock/gin/undercut/drawn rates with 95%% intervals.",
+        "and report wins, points, hands and knock/gin/undercut/drawn rates with 95% intervals.",
         epilog=f"A bot is a built-in name ({', '.join(BUILTIN_BOTS)}), package.module:Class or path/to/file.py:Class.",
     )
     p.add_argument("bots", nargs="+", metavar="BOT", help="two bots (Oklahoma Gin) or three (Gin in the Box)")
