@@ -133,12 +133,14 @@ class Referee:
                 t.journal.close()
         for sess in list(self.conns.values()):
             self.send(sess, {"type": "shutdown", "reason": reason})
-        # LINGER is 0: give ZeroMQ's I/O thread a moment to write what is queued.
-        await asyncio.sleep(0.05)
-        if self._tick_handle is not None:
-            self._tick_handle.cancel()
+        # Read nothing more (no request may start anything now), then, LINGER being 0,
+        # give ZeroMQ's I/O thread a moment to write what is queued.
         if self._fd is not None:
             self.loop.remove_reader(self._fd)
+            self._fd = None
+        if self._tick_handle is not None:
+            self._tick_handle.cancel()
+        await asyncio.sleep(0.05)
         for t in self.tables.values():
             for h in t.grace_timers.values():
                 h.cancel()
