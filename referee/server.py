@@ -176,7 +176,7 @@ class Referee:
     def _drain(self) -> None:
         self._kick_pending = False
         sock = self._sock
-        if sock is None:
+        if sock is None or self._closing:
             return
         self._in_drain = True
         try:
