@@ -172,7 +172,9 @@ class BotDriver:
         if adv is not None:
             # As in-process: the advice is recorded before the captain chooses, so the
             # view the captain chooses with shows it.
-            if adv.advice not in view.advice:
+            # (A prompt re-sent after a resume may already show it, as its last entry;
+            # an equal advice earlier in the hand is another seq's and does not count.)
+            if not view.advice or view.advice[-1] != adv.advice:
                 view = dataclasses.replace(view, advice=(*view.advice, adv.advice))
             if self.wants_advice:
                 self.bot.on_advice(adv.advice, view)

@@ -293,3 +293,33 @@ async def test_async_spectator_sees_no_private_card(referee: RefereeProcess, spa
             break
     await watcher.close()
     assert events > 0
+
+
+class AdviceLogger(SimpleBot):
+    """simple, logging what advice it got and what its view showed when choosing."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.log: list[tuple[str, object]] = []
+
+    def on_advice(self, advice, view):  # type: ignore[no-untyped-def]
+        self.log.append(("advice", advice))
+
+    def choose(self, view: View, legal: list[Action]) -> Action:
+        self.log.append(("choose", view.advice[-1] if view.advice and view.roles[view.seat] == "captain" else None))
+        return super().choose(view, legal)
+
+
+def test_a_captain_that_listens_gets_the_advice_before_choosing(referee: RefereeProcess, spawn_bot: Callable[..., object]) -> None:
+    """As in-process: advise -> on_advice -> choose with the advice in view.advice (the
+    runner holds the prompt briefly for the sitter's advice, for bots that listen)."""
+    bot = AdviceLogger()
+    for seed in ("1", "2"):
+        spawn_bot("simple", "--connect", referee.endpoint, "--table", "listen", "--variant", "box", "--seed", seed)
+    ends = run_bot(bot, referee.endpoint, table="listen", variant="box")
+    assert ends and ends[0].termination == "normal"
+    advised = [i for i, (k, _) in enumerate(bot.log) if k == "advice"]
+    assert advised, "this bot was never a captain advised by simple"
+    for i in advised:
+        kind, shown = bot.log[i + 1]
+        assert kind == "choose" and shown == bot.log[i][1]
