@@ -27,6 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bind", default="tcp://127.0.0.1:7117", help="ZeroMQ endpoint to bind (port 0: any free port; default %(default)s)")
     p.add_argument("--journal-dir", default="journals", help="directory for game journals (default %(default)s)")
     p.add_argument("--no-journal", action="store_true", help="write no journals")
+    p.add_argument("--recover", action="store_true",
+                   help="resume the games a crashed referee left in --journal-dir (docs/operations.md); without it they are closed as abandoned")
     p.add_argument("--heartbeat-ms", type=int, default=5000, help="heartbeat interval (default %(default)s)")
     p.add_argument("--liveness", type=int, default=3, help="missed heartbeats before a peer is gone (default %(default)s)")
     p.add_argument("--admin-key", default=os.environ.get("OKGIN_ADMIN_KEY"), help="key required for role admin (default: $OKGIN_ADMIN_KEY; none: admin is open)")
@@ -80,6 +82,8 @@ async def run(args: argparse.Namespace) -> int:
         policies=policies,
         max_tables=args.max_tables,
         max_sessions=args.max_sessions,
+        recovery_state=not args.no_journal,
+        recover=args.recover,
     )
     ref = Referee(cfg)
     try:
@@ -87,8 +91,12 @@ async def run(args: argparse.Namespace) -> int:
     except Exception as e:
         print(f"okgin referee: cannot bind {args.bind}: {e}", file=sys.stderr)
         return 1
+    if ref.recovery_summary:  # on stderr, before the endpoint line that scripts wait for
+        print(f"okgin referee: {ref.recovery_summary}", file=sys.stderr, flush=True)
     print(f"okgin referee listening on {endpoint}", flush=True)
-    if args.table:
+    if args.table and args.table in ref.tables:
+        print(f"table {args.table} (recovered; its seat tokens are those printed at the first start)", flush=True)
+    elif args.table:
         try:
             t = ref.create_table(
                 args.table, args.variant, rules, seed=_seed(args.seed), reserved=args.reserved,

@@ -103,3 +103,7 @@ class RefereeConfig:
     max_watches_per_session: int = 64
     # A session holding nothing is forgotten this long after its connection went silent.
     idle_session_ms: int = 0
+    # Crash recovery (referee.recovery): keep the state a restart needs in the journal
+    # directory, and restore it at start (recover) instead of closing what was left.
+    recovery_state: bool = False
+    recover: bool = False

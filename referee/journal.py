@@ -41,6 +41,14 @@ class Journal:
                 path = d / f"{base}-{k}.jsonl"
         self.path = path
 
+    @classmethod
+    def reopen(cls, path: str | os.PathLike[str]) -> Journal:
+        """Append to an existing journal again (crash recovery, :mod:`referee.recovery`)."""
+        j = cls.__new__(cls)
+        j.path = Path(path)
+        j._f = open(j.path, "a", encoding="utf-8")  # lives as long as the game
+        return j
+
     def write(self, t: str, **fields: Any) -> None:
         if self._f is None:
             return

@@ -34,6 +34,7 @@ from okgin.protocol import PROTOCOL_MAJOR, PROTOCOL_MINOR, ROLES, ProtocolError,
 from okgin.protocol.catalogue import MAX_NAME
 
 from .config import MAX_MS, Clock, Policies, RefereeConfig
+from .recovery import Recovery, open_recovery
 from .sessions import Session, new_token
 from .tables import CLOSED, FINISHED, PLAYING, WAITING, Table
 
@@ -65,6 +66,8 @@ class Referee:
         self._closing = False
         self._stopped: asyncio.Event | None = None
         self._counter = 0
+        self.recovery: Recovery | None = None  # crash recovery state (referee.recovery), set by start()
+        self.recovery_summary = ""
         self.stats = {"received": 0, "sent": 0, "dropped": 0, "errors": 0, "internal": 0}
         self._handlers = {
             "heartbeat": self._on_heartbeat,
@@ -112,6 +115,7 @@ class Referee:
         self._sock = sock
         self.endpoint = sock.getsockopt_string(zmq.LAST_ENDPOINT)
         self._fd = sock.getsockopt(zmq.FD)
+        open_recovery(self)  # restores a crashed referee's games (config.recover), before serving
         self.loop.add_reader(self._fd, self._drain)
         self._schedule_tick()
         self.kick()
@@ -151,6 +155,8 @@ class Referee:
         if self._ctx is not None:
             self._ctx.term()
             self._ctx = None
+        if self.recovery is not None:
+            self.recovery.close()
         if self._stopped is not None:
             self._stopped.set()
 
@@ -293,6 +299,8 @@ class Referee:
                 raise ProtocolError("auth_failed", "role admin needs this referee's admin_key")
         token = msg.get("token")
         if token:
+            if self.recovery is not None:
+                self.recovery.claim(token)  # a session or reserved seat restored after a crash
             sess = self.sessions.get(token)
             if sess is not None:
                 self._resume(sess, rid, role, rqid, msg.get("events", True))
@@ -319,6 +327,8 @@ class Referee:
         sess = Session(token=token, name=name, role=role, rid=rid, last_recv=now, last_sent=now)
         self.sessions[token] = sess
         self.conns[rid] = sess
+        if self.recovery is not None:
+            self.recovery.session_added(sess)
         return sess
 
     def _welcome(self, sess: Session, resumed: bool, rqid: Any) -> None:
@@ -395,6 +405,8 @@ class Referee:
     def _maybe_forget(self, sess: Session) -> None:
         if sess.rid is None and not sess.seats:
             self.sessions.pop(sess.token, None)
+            if self.recovery is not None:
+                self.recovery.session_forgotten(sess)
 
     def _schedule_tick(self) -> None:
         period = min(1.0, max(0.01, self.config.heartbeat_ms / 4000))
@@ -474,6 +486,8 @@ class Referee:
         name = table or self._new_name("t")
         t = Table(self, name, origin, rs, ck, pol, seed=seed, reserved=reserved, player_names=players, full_feed_delay_ms=full_feed_delay_ms)
         self.tables[name] = t
+        if self.recovery is not None:
+            self.recovery.table_changed(t)
         if t.reserved_tokens:
             for i, tok in enumerate(t.reserved_tokens):
                 self.reserved[tok] = (t, i)
@@ -482,6 +496,8 @@ class Referee:
     def _sit(self, sess: Session, t: Table, seat: int, rqid: Any) -> None:
         t.seats[seat] = sess
         sess.seats[t.name] = seat
+        if self.recovery is not None:
+            self.recovery.table_changed(t)
         if t.status == FINISHED:
             t.status = WAITING
         self.reply(sess, t.seated_msg(seat), rqid)
@@ -499,6 +515,8 @@ class Referee:
         if t.status == FINISHED:
             t.status = WAITING
         t.rematch_ready = [False] * t.num_seats
+        if self.recovery is not None:
+            self.recovery.table_changed(t)
         if t.empty and t.origin != "admin":
             self._close_table(t, "the last player left")
         self._maybe_forget(sess)
@@ -530,6 +548,8 @@ class Referee:
                     self._maybe_forget(s)
         t.status = CLOSED
         self.tables.pop(t.name, None)
+        if self.recovery is not None:
+            self.recovery.table_changed(t)
 
     def _unqueue(self, sess: Session) -> None:
         for key in sess.queues:

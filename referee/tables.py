@@ -239,6 +239,8 @@ class Table:
                 referee=self.hub.software,
                 started=iso_now(),
             )
+        if self.hub.recovery is not None:
+            self.hub.recovery.game_started(self)  # the seed is on disk before anyone hears of the game
         base = {
             "type": "game_start",
             "table": self.name,
@@ -524,6 +526,8 @@ class Table:
         self.n += 1
         self.status = FINISHED
         self.rematch_ready = [False] * self.num_seats
+        if self.hub.recovery is not None:
+            self.hub.recovery.table_changed(self)
         base = {
             "type": "game_end",
             "table": self.name,

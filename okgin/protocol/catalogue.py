@@ -20,7 +20,7 @@ from typing import Any
 from .errors import ProtocolError
 
 PROTOCOL_MAJOR = 1
-PROTOCOL_MINOR = 1
+PROTOCOL_MINOR = 2
 
 MAX_MESSAGE_BYTES = 65536
 MAX_NAME = 40

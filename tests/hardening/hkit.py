@@ -141,7 +141,8 @@ class RefProc:
         return self.proc.poll() is None
 
     def stderr(self) -> str:
-        self._err.flush()
+        if not self._err.closed:
+            self._err.flush()
         return self.stderr_path.read_text(errors="replace")
 
     def internal_errors(self) -> list[str]:

@@ -1,0 +1,537 @@
+"""Crash recovery: a referee killed with ``kill -9`` resumes every game it was running.
+
+Restart it with ``okgin referee --recover`` on the same journal directory (and the same
+endpoint): every table comes back, every game goes on from its last recorded move, and
+every client resumes its session with the token it already has (protocol.md §10.1).
+
+**What is kept, where, and why.** The journals already hold every move of every running
+game, written and flushed *before* anyone is told of the move (write-ahead), so a move
+is either in the journal or was never announced. What a journal does not hold is kept
+in ``JOURNAL_DIR/.okgin-state/`` (directory mode 0700, files 0600):
+
+- ``sessions.log``: one line per session: the SHA-256 of its token, its name and role;
+  a ``forget`` line when the referee forgets it. Only hashes: whoever reads the state
+  directory still cannot take anyone's seat; a client proves its identity after a
+  restart by presenting the token, which is hashed and looked up.
+- ``tables/NAME.json``: per table, its settings, who sits where (token hashes), the
+  reserved-seat token hashes, the game number, the ``seq`` before the running game's
+  first prompt, and the running game's **seed** and journal path. The seed is a secret
+  until the game ends (a journal holds only its hash), so this directory must be kept
+  as private as the referee's memory. Rewritten atomically (temporary file, then
+  rename) whenever it changes: table created, a seat taken or left, a game started or
+  ended; removed when the table closes.
+
+Writes are flushed, not fsynced: like the journals, this survives a crashed *process*
+(kill -9, out of memory, a bug); a power cut may lose the last entries. A clean stop
+(SIGTERM) abandons every game as before and clears the state.
+
+**Restoring** re-creates each table, re-deals its game from the seed and re-applies the
+journal's moves, advice, resignations, illegal-move counts and clock entries; a torn
+last journal line (the process died mid-write) is cut off: nobody was told of it. The
+move in progress is prompted again with the same ``seq``; a ``recover`` journal line
+marks the outage (``okgin replay --check`` ignores it). Sessions stay *dormant* until
+their token is presented again.
+
+**Clocks across the outage** (protocol.md §7): the outage is charged to nobody. Banks
+are recomputed from the journal's recorded move times, so they are exactly what they
+were after the last recorded move. The move in progress at the crash is prompted again
+with its full allowance, and its clock starts only when the seat to act has resumed its
+session (the time its client needs to notice the restart is not its fault either); the
+referee cannot know how long that seat had already thought before the crash, so that
+time is not charged (the one generosity of the rule, in favour of a seat that did not
+cause the outage). Every seat's disconnect grace (§8) runs from the restart.
+
+**Restarting without --recover** closes what a crashed referee left: each unfinished
+game is restored, then abandoned, so its journal gets its ``abandon`` and ``end`` lines
+(seed revealed) and passes ``okgin replay --check``; the state is then discarded.
+
+One referee at a time per journal directory: the state directory is locked
+(``flock``); a second referee on the same directory runs without recovery state and
+says so.
+
+Not restored: quick-match queues, watches (spectators ``watch`` again after resuming),
+rematch requests made before the crash, and sessions holding no seat that do not come
+back within the idle window (:meth:`Recovery.idle_window`).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import logging
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from okgin import Action, Game, RuleSet
+from okgin.rng import seed_hash
+
+from .config import Clock, Policies
+from .journal import Journal, iso_now
+from .sessions import Session
+from .tables import CLOSED, FINISHED, PLAYING, WAITING, Table
+
+if TYPE_CHECKING:
+    from .server import Referee
+
+log = logging.getLogger("okgin.referee.recovery")
+
+STATE_DIR = ".okgin-state"
+STATE_VERSION = 1
+
+
+def token_hash(token: str) -> str:
+    """What the state keeps of a token: its SHA-256 (tokens are 128 random bits)."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Replace ``path`` atomically by ``text``, readable by the owner only."""
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+class RecoveryError(Exception):
+    """A table's state cannot be restored (it is then skipped and reported)."""
+
+
+class Recovery:
+    """The referee's recovery state (see the module docstring). One per referee."""
+
+    def __init__(self, hub: Referee, journal_dir: str | os.PathLike[str]) -> None:
+        self.hub = hub
+        self.root = Path(journal_dir) / STATE_DIR
+        self.tables_dir = self.root / "tables"
+        self.log_path = self.root / "sessions.log"
+        self._lock_fd: int | None = None
+        self._log: Any = None
+        self._log_lines = 0
+        self._restoring = False
+        self._hash: dict[Session, str] = {}
+        self._seq_base: dict[str, int] = {}
+        self._journals: dict[str, str] = {}  # table -> its current or last game's journal
+        self._reserved: dict[str, list[str | None]] = {}  # restored tables' reserved-seat token hashes
+        self.dormant: dict[str, Session] = {}
+        self.dormant_reserved: dict[str, tuple[Table, int]] = {}
+        self.paused: dict[Table, tuple[Session, int]] = {}
+        self._idle_handle: Any = None
+        self.summary = ""
+        self.restored_games = 0
+        self.restored_tables = 0
+        self.failed: list[str] = []
+
+    # ------------------------------------------------------------------ lifecycle
+    def acquire(self) -> bool:
+        """Take the directory's lock; False if another live referee holds it."""
+        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(self.root, 0o700)
+        fd = os.open(self.root / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return False
+        self._lock_fd = fd
+        self.tables_dir.mkdir(exist_ok=True, mode=0o700)
+        return True
+
+    def start(self, recover: bool) -> None:
+        """Restore what a crashed referee left (``recover``) or close it; then keep the state."""
+        sessions, states = self._load()
+        if states or sessions:
+            self._restore(sessions, states)
+            if not recover:
+                closed = self._close_restored()
+                self.summary = (f"closed {closed} unfinished game(s) left in {self.root.parent} by a stopped referee "
+                                "(abandoned; seeds revealed in their journals); start with --recover to resume them instead")
+        for p in self.tables_dir.glob("*.tmp"):
+            p.unlink(missing_ok=True)
+        for p in self.tables_dir.glob("*.json"):
+            if p.stem not in self.hub.tables:  # a table that could not be restored: kept aside for a look
+                p.rename(p.with_name(f"{p.name}.failed"))
+        self._rewrite_log()
+        for t in self.hub.tables.values():
+            self._write_table(t)
+
+    def close(self) -> None:
+        """A clean stop: every game was abandoned, nothing is left to recover."""
+        if self._idle_handle is not None:
+            self._idle_handle.cancel()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        for p in self.tables_dir.glob("*"):
+            p.unlink(missing_ok=True)
+        self.log_path.unlink(missing_ok=True)
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def idle_window(self) -> float:
+        """Seconds a restored session holding no seat waits for its client to come back."""
+        cfg = self.hub.config
+        return max(2 * cfg.liveness * cfg.heartbeat_ms, cfg.policies.disconnect_grace_ms) / 1000
+
+    # ------------------------------------------------------------------ hooks
+    def session_added(self, sess: Session) -> None:
+        h = token_hash(sess.token)
+        self._hash[sess] = h
+        self._append({"t": "session", "h": h, "name": sess.name, "role": sess.role})
+
+    def session_forgotten(self, sess: Session) -> None:
+        h = self._hash.pop(sess, None)
+        if h is None:
+            return
+        self.dormant.pop(h, None)
+        self._append({"t": "forget", "h": h})
+
+    def game_started(self, t: Table) -> None:
+        """Called before the game's first message: its seed must be on disk first."""
+        self._seq_base[t.name] = t.seq
+        self.table_changed(t)
+
+    def table_changed(self, t: Table) -> None:
+        if self._restoring:
+            return
+        if t.status == CLOSED or self.hub.tables.get(t.name) is not t:
+            (self.tables_dir / f"{t.name}.json").unlink(missing_ok=True)
+            self._seq_base.pop(t.name, None)
+            self._journals.pop(t.name, None)
+            self._reserved.pop(t.name, None)
+            for h, (rt, _) in list(self.dormant_reserved.items()):
+                if rt is t:
+                    del self.dormant_reserved[h]
+            self.paused.pop(t, None)
+            return
+        self._write_table(t)
+
+    def claim(self, token: Any) -> None:
+        """A ``hello`` presents ``token``: wake its dormant session or reserved seat, if any."""
+        if not isinstance(token, str) or not (self.dormant or self.dormant_reserved):
+            return
+        h = token_hash(token)
+        sess = self.dormant.pop(h, None)
+        if sess is not None:
+            sess.token = token
+            self.hub.sessions[token] = sess
+            for t, (owner, seq) in list(self.paused.items()):
+                if owner is sess:
+                    del self.paused[t]
+                    self._start_clock(t, seq)
+            return
+        res = self.dormant_reserved.pop(h, None)
+        if res is not None:
+            t, seat = res
+            if self.hub.tables.get(t.name) is t and t.reserved_tokens is not None:
+                t.reserved_tokens[seat] = token
+                self.hub.reserved[token] = (t, seat)
+
+    # ------------------------------------------------------------------ writing
+    def _append(self, entry: dict[str, Any]) -> None:
+        if self._log is None:
+            return
+        self._log.write(json.dumps(entry, separators=(",", ":")) + "\n")
+        self._log.flush()
+        self._log_lines += 1
+        if self._log_lines > 2 * len(self._hash) + 1000:
+            self._rewrite_log()
+
+    def _rewrite_log(self) -> None:
+        if self._log is not None:
+            self._log.close()
+        lines = [json.dumps({"t": "session", "h": h, "name": s.name, "role": s.role}, separators=(",", ":")) for s, h in self._hash.items()]
+        _write_private(self.log_path, "".join(ln + "\n" for ln in lines))
+        self._log = open(self.log_path, "a", encoding="utf-8")  # lives as long as the referee
+        self._log_lines = len(lines)
+
+    def _write_table(self, t: Table) -> None:
+        playing = t.status == PLAYING
+        state = {
+            "v": STATE_VERSION,
+            "table": t.name,
+            "origin": t.origin,
+            "rules": t.rules_wire,
+            "clock": t.clock.to_wire(),
+            "policies": t.policies.to_wire(),
+            "base_seed": t.base_seed,
+            "full_feed_delay_ms": t.full_feed_delay_ms,
+            "names": t.names,
+            "reserved": None if t.reserved_tokens is None else [self._reserved_hash(t, i) for i in range(t.num_seats)],
+            "seats": [None if s is None else self._hash.get(s) for s in t.seats],
+            "status": t.status,
+            "game_no": t.game_no,
+            "seq": t.seq,
+            "seq_base": self._seq_base.get(t.name, t.seq) if playing else None,
+            "seed": t.seed,
+            "journal": self._journal_path(t),
+        }
+        _write_private(self.tables_dir / f"{t.name}.json", json.dumps(state, separators=(",", ":")))
+
+    def _reserved_hash(self, t: Table, seat: int) -> str | None:
+        assert t.reserved_tokens is not None
+        tok = t.reserved_tokens[seat]
+        if tok:
+            return token_hash(tok)
+        known = self._reserved.get(t.name)
+        return None if known is None else known[seat]
+
+    def _journal_path(self, t: Table) -> str | None:
+        if t.journal is not None:
+            self._journals[t.name] = str(t.journal.path)
+        return self._journals.get(t.name)
+
+    # ------------------------------------------------------------------ reading
+    def _load(self) -> tuple[dict[str, tuple[str, str]], list[dict[str, Any]]]:
+        sessions: dict[str, tuple[str, str]] = {}
+        if self.log_path.exists():
+            for ln in self.log_path.read_text(encoding="utf-8", errors="replace").splitlines():
+                try:
+                    e = json.loads(ln)
+                except json.JSONDecodeError:
+                    continue  # a torn last line
+                if e.get("t") == "session":
+                    sessions[e["h"]] = (e["name"], e["role"])
+                elif e.get("t") == "forget":
+                    sessions.pop(e["h"], None)
+        states = []
+        for p in sorted(self.tables_dir.glob("*.json")):
+            try:
+                st = json.loads(p.read_text(encoding="utf-8"))
+                if st.get("v") != STATE_VERSION:
+                    raise ValueError(f"state version {st.get('v')}")
+                states.append(st)
+            except (OSError, ValueError) as e:
+                self.failed.append(f"{p.name}: {e}")
+        return sessions, states
+
+    def _restore(self, sessions: dict[str, tuple[str, str]], states: list[dict[str, Any]]) -> None:
+        hub = self.hub
+        now = hub.now()
+        for h, (name, role) in sessions.items():
+            sess = Session(token="", name=name, role=role, rid=None, last_recv=now, last_sent=now)
+            self.dormant[h] = sess
+            self._hash[sess] = h
+        self._restoring = True
+        try:
+            for st in states:
+                try:
+                    self._restore_table(st)
+                except Exception as e:  # one bad table must not keep the others down
+                    log.error("cannot recover table %s: %s", st.get("table"), e)
+                    self.failed.append(f"{st.get('table')}: {e}")
+                    t = hub.tables.get(str(st.get("table")))
+                    if t is not None:
+                        hub._close_table(t, "its state could not be recovered")
+        finally:
+            self._restoring = False
+        self._idle_handle = hub.loop.call_later(self.idle_window(), self._forget_idle)
+        seated = sum(1 for s in self.dormant.values() if s.seats)
+        self.summary = (f"recovered {self.restored_games} running game(s) and {self.restored_tables - self.restored_games} other "
+                        f"table(s), {len(self.dormant)} session(s) ({seated} seated) waiting for their tokens, from {self.root}")
+        if self.failed:
+            self.summary += f"; could not recover: {'; '.join(self.failed)}"
+
+    def _restore_table(self, st: dict[str, Any]) -> None:
+        hub = self.hub
+        rules = RuleSet.from_dict(dict(st["rules"]))
+        t = hub.create_table(
+            st["table"], rules.variant, rules, seed=st["base_seed"], clock=Clock(**st["clock"]), policies=Policies(**st["policies"]),
+            full_feed_delay_ms=st["full_feed_delay_ms"], origin=st["origin"],
+        )
+        t.names = list(st["names"])
+        t.game_no = int(st["game_no"])
+        t.seq = int(st["seq"])
+        if st["reserved"] is not None:
+            t.reserved_tokens = [""] * t.num_seats  # unknown until presented (only hashes are kept)
+            self._reserved[t.name] = list(st["reserved"])
+        for i, h in enumerate(st["seats"]):
+            if h is None:
+                continue
+            sess = self.dormant.get(h)
+            if sess is None:  # a seat without its session line: keep the seat, the token still works
+                sess = Session(token="", name=t.names[i] or "player", role="player", rid=None, last_recv=hub.now(), last_sent=hub.now())
+                self.dormant[h] = sess
+                self._hash[sess] = h
+            t.seats[i] = sess
+            sess.seats[t.name] = i
+        for i, h in enumerate(st["reserved"] or []):
+            if h is not None and h not in self.dormant:
+                self.dormant_reserved[h] = (t, i)
+        if st["status"] == PLAYING:
+            self._restore_game(t, st)
+        elif t.game_no > 0 and st.get("journal"):
+            self._restore_finished(t, Path(st["journal"]))
+        self.restored_tables += 1
+        grace = t.policies.disconnect_grace_ms / 1000
+        for i, sess in enumerate(t.seats):
+            if sess is not None and not sess.connected:
+                t.grace_timers[i] = hub.loop.call_later(grace, hub._grace_expired, t, i, sess)
+
+    def _read_journal(self, path: Path) -> list[dict[str, Any]]:
+        """The journal's entries; a torn last line (no newline, or not JSON) is cut off."""
+        data = path.read_bytes()
+        good = data.rfind(b"\n") + 1
+        entries = []
+        for ln in data[:good].splitlines():
+            if ln.strip():
+                entries.append(json.loads(ln))
+        if good < len(data):
+            with open(path, "r+b") as f:
+                f.truncate(good)
+        if not entries or entries[0].get("t") != "start":
+            raise RecoveryError(f"{path} does not begin with a start line")
+        return entries
+
+    def _restore_game(self, t: Table, st: dict[str, Any]) -> None:
+        hub = self.hub
+        path = Path(st["journal"])
+        entries = self._read_journal(path)
+        seed = st["seed"]
+        if entries[0].get("seed_hash") != seed_hash(seed):
+            raise RecoveryError("the saved seed does not match the journal's seed_hash")
+        if entries[-1]["t"] == "end":  # it ended just before the crash
+            self._restore_finished(t, path)
+            return
+        game = Game(t.rules, seed)
+        bank0 = t.clock.bank_ms
+        banks = [bank0] * t.num_seats if bank0 > 0 else None
+        illegal = [0] * t.num_seats
+        n = 0
+        seq = int(st["seq_base"] if st.get("seq_base") is not None else st["seq"])
+        at_fault: int | None = None
+        missing_hand_end = None
+        decisions = 0
+        for e in entries[1:]:
+            k = e["t"]
+            if k == "action":
+                seat = e["seat"]
+                result = game.apply(Action.from_wire(e["action"]), seat=seat)
+                n, seq = e["n"], max(seq, e["seq"])
+                decisions += 1
+                if banks is not None:
+                    banks[seat] = t.clock.increment_ms if e.get("auto") else max(0, banks[seat] - int(e["ms"])) + t.clock.increment_ms
+                missing_hand_end = result
+            elif k == "hand_end":
+                n = e["n"]
+                missing_hand_end = None
+            elif k == "advice":
+                a = e.get("action")
+                game.advise(e["seat"], None if a is None else Action.from_wire(a), e.get("text", ""))
+            elif k == "illegal":
+                illegal[e["seat"]] = int(e["count"])
+                if e.get("seq") is not None:
+                    seq = max(seq, e["seq"])
+            elif k == "timeout":
+                seq = max(seq, e["seq"])
+            elif k == "resign":
+                game.resign(e["seat"], e["reason"])
+                at_fault = e["seat"]
+            elif k == "abandon":
+                game.abandon(e["reason"])
+        t.game = game
+        t.views.reset(game)
+        t.seed = seed
+        t.seed_hash = seed_hash(seed)
+        t.n = n
+        t.seq = seq
+        t.banks = banks
+        t.illegal = illegal
+        t.decisions = decisions
+        t.rematch_ready = [False] * t.num_seats
+        t.status = PLAYING
+        self._seq_base[t.name] = int(st["seq_base"] if st.get("seq_base") is not None else st["seq"])
+        t.journal = Journal.reopen(path)
+        self._journals[t.name] = str(path)
+        t.journal.write("recover", seq=seq + 1, n=n, at=iso_now())
+        if missing_hand_end is not None:  # the hand ended just before the crash: record its end
+            t.n += 1
+            t.journal.write("hand_end", result=missing_hand_end.to_wire(), n=t.n)
+        if t.full_feed_delay_ms is not None:
+            t.full_hist.append((hub.now(), t.n, t._full_view()))
+        self.restored_games += 1
+        if game.is_over:
+            t.end_game(at_fault)
+            return
+        t._prompt()  # the same seq as before the crash; nobody is connected yet
+        p = t.pending
+        assert p is not None
+        if p.timer is not None:
+            p.timer.cancel()
+            p.timer = None
+        owner = t.seats[p.seat]
+        if owner is not None and not owner.connected:
+            self.paused[t] = (owner, p.seq)
+
+    def _restore_finished(self, t: Table, path: Path) -> None:
+        """A table between games: its last game, rebuilt from the journal's record."""
+        if not path.exists():
+            t.status = WAITING
+            return
+        entries = self._read_journal(path)
+        end = entries[-1]
+        if end["t"] != "end":
+            raise RecoveryError(f"{path} has no end line but its table was not playing")
+        game = Game.from_record(end["record"], verify=False)
+        t.game = game
+        t.views.reset(game)
+        t.seed = end["seed"]
+        t.seed_hash = end["seed_hash"]
+        t.n = 1 + max((e["n"] for e in entries if isinstance(e.get("n"), int)), default=0)
+        self._journals[t.name] = str(path)
+        t.status = FINISHED if t.full else WAITING
+
+    def _start_clock(self, t: Table, seq: int) -> None:
+        """The seat to act is back: its move's clock starts now (the outage is nobody's)."""
+        p = t.pending
+        if p is None or p.seq != seq or t.status != PLAYING or t.game is None:
+            return
+        p.start = self.hub.now()
+        if p.allowance_ms is not None:
+            p.timer = self.hub.loop.call_at(p.start + (p.allowance_ms + t.clock.grace_ms) / 1000, t._on_timer, p.seq)
+
+    def _forget_idle(self) -> None:
+        """Restored sessions holding no seat whose clients did not come back."""
+        self._idle_handle = None
+        for sess in list(self.dormant.values()):
+            if not sess.seats:
+                self.session_forgotten(sess)
+
+    def _close_restored(self) -> int:
+        """Without --recover: end every restored game (abandoned) and close every table."""
+        hub = self.hub
+        games = 0
+        for t in list(hub.tables.values()):
+            if t.status == PLAYING:
+                games += 1
+                t.abandon("abandoned")
+            hub._close_table(t, "the referee restarted without --recover")
+        for sess in list(self.dormant.values()):
+            self.session_forgotten(sess)
+        self.dormant_reserved.clear()
+        self.paused.clear()
+        if self._idle_handle is not None:
+            self._idle_handle.cancel()
+            self._idle_handle = None
+        return games
+
+
+def open_recovery(hub: Referee) -> Recovery | None:
+    """The referee's recovery state in its journal directory, restored (``config.recover``)
+    or cleared; None without journals, or when another referee holds the directory."""
+    cfg = hub.config
+    if cfg.journal_dir is None or not cfg.recovery_state:
+        return None
+    rec = Recovery(hub, cfg.journal_dir)
+    if not rec.acquire():
+        rec.summary = f"another referee is using {rec.root}: running without crash recovery"
+        log.warning(rec.summary)
+        hub.recovery_summary = rec.summary
+        return None
+    hub.recovery = rec
+    rec.start(cfg.recover)
+    hub.recovery_summary = rec.summary
+    return rec
