@@ -91,6 +91,7 @@ class Client:
         self._ids = itertools.count(1)
         self._last_sent = 0.0
         self._last_recv = 0.0
+        self._unknown_to_referee = False  # got hello_first after welcome: the referee restarted
 
     # ------------------------------------------------------------------ session
     def connect(self, timeout: float = 10.0) -> Welcome:
@@ -326,6 +327,14 @@ class Client:
             silent = now - self._last_recv
             self._inbox.append(Disconnected("disconnected", reason=f"no message from the referee for {silent:.1f} s"))
             self.reconnect()
+        elif not handshake and self._unknown_to_referee:
+            # The referee answered hello_first: it no longer knows this connection (it was
+            # restarted, e.g. with --recover after a crash). Resume with the token at once.
+            self._unknown_to_referee = False
+            if not self.auto_reconnect:
+                raise ConnectionLost(f"the referee at {self.endpoint} no longer knows this connection (it restarted)")
+            self._inbox.append(Disconnected("disconnected", reason="the referee restarted (hello_first)"))
+            self.reconnect()
 
     def _drain(self) -> None:
         assert self._sock is not None
@@ -338,4 +347,8 @@ class Client:
             m = parse_message(decode(frame, max_bytes=1 << 24))
             if isinstance(m, Heartbeat):
                 continue
+            if isinstance(m, ErrorMessage) and m.name == "hello_first" and self.welcome is not None:
+                self._unknown_to_referee = True
+                if m.id is None:
+                    continue  # the answer to a heartbeat or an act: nobody waits for it
             self._inbox.append(m)
