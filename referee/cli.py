@@ -34,6 +34,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--admin-key", default=os.environ.get("OKGIN_ADMIN_KEY"), help="key required for role admin (default: $OKGIN_ADMIN_KEY; none: admin is open)")
     p.add_argument("--max-tables", type=int, default=10000)
     p.add_argument("--max-sessions", type=int, default=10000)
+    p.add_argument("--rate-limit", type=float, default=2000, metavar="PER_S",
+                   help="messages per second one connection may send; the excess is dropped unread (0: no limit; default %(default)s)")
+    p.add_argument("--rate-burst", type=int, default=4000, help="messages one connection may send at once (default %(default)s)")
+    p.add_argument("--watcher-drop-limit", type=int, default=200,
+                   help="undeliverable messages in a row after which a session's watches are dropped (0: never; default %(default)s)")
     g = p.add_argument_group("default time control and policies (quick-match and named tables; --table)")
     g.add_argument("--move-ms", type=int, default=0, help="per-move limit, 0 = none")
     g.add_argument("--bank-ms", type=int, default=0, help="per-game bank per seat, 0 = none")
@@ -84,6 +89,9 @@ async def run(args: argparse.Namespace) -> int:
         max_sessions=args.max_sessions,
         recovery_state=not args.no_journal,
         recover=args.recover,
+        rate_limit_per_s=max(0.0, args.rate_limit),
+        rate_limit_burst=max(1, args.rate_burst),
+        watcher_drop_limit=max(0, args.watcher_drop_limit),
     )
     ref = Referee(cfg)
     try:

@@ -107,3 +107,8 @@ class RefereeConfig:
     # directory, and restore it at start (recover) instead of closing what was left.
     recovery_state: bool = False
     recover: bool = False
+    # Per-connection rate limit (referee.ratelimit): messages per second and burst; 0 = off.
+    rate_limit_per_s: float = 0
+    rate_limit_burst: int = 0
+    # A session with this many undeliverable messages in a row loses its watches (referee.lagging); 0 = never.
+    watcher_drop_limit: int = 200

@@ -34,6 +34,8 @@ from okgin.protocol import PROTOCOL_MAJOR, PROTOCOL_MINOR, ROLES, ProtocolError,
 from okgin.protocol.catalogue import MAX_NAME
 
 from .config import MAX_MS, Clock, Policies, RefereeConfig
+from .lagging import LagGuard
+from .ratelimit import RateLimiter
 from .recovery import Recovery, open_recovery
 from .sessions import Session, new_token
 from .tables import CLOSED, FINISHED, PLAYING, WAITING, Table
@@ -68,6 +70,9 @@ class Referee:
         self._counter = 0
         self.recovery: Recovery | None = None  # crash recovery state (referee.recovery), set by start()
         self.recovery_summary = ""
+        cfg = self.config
+        self.limiter = RateLimiter(self, cfg.rate_limit_per_s, cfg.rate_limit_burst) if cfg.rate_limit_per_s > 0 else None
+        self.lag = LagGuard(self, cfg.watcher_drop_limit) if cfg.watcher_drop_limit > 0 else None
         self.stats = {"received": 0, "sent": 0, "dropped": 0, "errors": 0, "internal": 0}
         self._handlers = {
             "heartbeat": self._on_heartbeat,
@@ -211,6 +216,8 @@ class Referee:
             sess.last_sent = self.now()
         else:
             sess.dropped += 1
+            if self.lag is not None:
+                self.lag.on_drop(sess)  # a watcher that never reads is cut off (referee.lagging)
 
     def _raw_send(self, rid: bytes, data: bytes) -> bool:
         """Queue one frame for a peer without ever blocking; False if it was dropped."""
@@ -247,6 +254,8 @@ class Referee:
     # ================================================================ dispatch
     def _handle(self, frames: list[bytes]) -> None:
         rid = frames[0]
+        if self.limiter is not None and not self.limiter.admit(rid):
+            return  # over its rate: dropped unread (referee.ratelimit)
         t: str | None = None
         rqid: Any = None
         try:
@@ -258,6 +267,8 @@ class Referee:
             sess = self.conns.get(rid)
             if sess is not None:
                 sess.last_recv = self.now()
+                if self.lag is not None and self.lag.lagging:
+                    self.lag.on_message(sess)
             try:
                 msg = decode(frames[1], self.config.max_message_bytes)
             except ProtocolError as e:

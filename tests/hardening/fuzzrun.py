@@ -121,7 +121,9 @@ def fuzz(workdir: Path, total: int, seed: int = 1, batch: int = 250, garbage_sha
     """Send ``total`` hostile messages to a fresh referee; return the report and the
     (still running) referee for the caller's last checks."""
     rng = random.Random(seed)
-    ref = RefProc(workdir, label="fuzz")
+    # No rate limit: each garbage connection sends far faster than a player, on purpose,
+    # and every frame must be read and answered (test_security.py tests the limit itself).
+    ref = RefProc(workdir, "--rate-limit", "0", label="fuzz")
     rep = FuzzReport()
     honest = HonestTables(ref.endpoint, ref.journal_dir, seed)
     honest.start()

@@ -3,10 +3,12 @@ code, the stable name, a sentence and the request id; nothing in the referee cha
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import msgpack
 import pytest
+import zmq
 from refharness import Client, RefereeThread, error_of
 
 from okgin import canonical_json
@@ -270,3 +272,49 @@ def test_every_error_code_is_exercised():
     src = inspect.getsource(sys.modules[__name__])
     missing = [n for n in ERRORS if f'"{n}"' not in src]
     assert not missing, f"error codes never triggered here: {missing}"
+
+
+def test_rate_limited_and_lagging(make_referee, make_client):
+    """Protocol 1.2: a flood is dropped unread with one ``rate_limited`` notice (no id);
+    a watcher whose messages pile up undelivered loses its watches and hears ``lagging``."""
+    r = make_referee(rate_limit_per_s=5, rate_limit_burst=3)
+    c = make_client(r.endpoint)
+    c.hello("flood")  # the hello itself is one of the burst
+    for i in range(50):
+        c.send({"type": "ping", "id": i})
+    got = [c.recv() for _ in range(3)]
+    assert [m["type"] for m in got].count("pong") == 2  # the rest of the burst of 3
+    notice = error_of(next(m for m in got if m["type"] == "error"), "rate_limited")
+    assert "id" not in notice and "dropped" in notice["message"]
+    assert not c.sock.poll(300) or c.expect("error", "heartbeat")  # nothing else: the flood was never read
+    r2 = make_referee(hwm=5, watcher_drop_limit=5)
+    a, b = make_client(r2.endpoint), make_client(r2.endpoint)
+    a.hello("a")
+    b.hello("b")
+    a.request({"type": "join", "table": "busy"}, "seated")
+    b.request({"type": "join", "table": "busy"}, "seated")
+    slow = make_client(r2.endpoint)
+    slow.sock.close(0)  # a receive queue of one message, set before connecting
+    slow.sock = Client.ctx.socket(zmq.DEALER)
+    slow.sock.setsockopt(zmq.RCVHWM, 1)
+    slow.sock.setsockopt(zmq.RCVBUF, 4096)
+    slow.sock.setsockopt(zmq.LINGER, 0)
+    slow.sock.connect(r2.endpoint)
+    slow.hello("slow", role="spectator")
+    slow.request({"type": "watch", "table": "busy"}, "snapshot")
+    before = r2.call(lambda: r2.ref.stats["received"])
+    for _ in range(4000):  # each answer is a snapshot to a reader that does not read
+        slow.send({"type": "sync", "table": "busy"})
+    for _ in range(1000):  # until the referee has handled them all
+        if r2.call(lambda: r2.ref.stats["received"]) >= before + 4000:
+            break
+        time.sleep(0.02)
+    assert r2.call(lambda: len(r2.ref.tables["busy"].watchers)) == 0  # cut off, not queued for
+    got = []
+    while slow.sock.poll(500):  # now it reads what reached it: the notice came with its next request
+        got.append(slow.recv())
+    lag = error_of(next(m for m in got if m["type"] == "error" and m["name"] == "lagging"), "lagging")
+    assert "busy" in lag["message"] and "id" not in lag
+    assert len(got) < 4000  # most answers were dropped, never queued
+    error_of(slow.request({"type": "sync", "table": "busy"}), "not_seated")  # no longer watching
+    assert slow.request({"type": "watch", "table": "busy"}, "snapshot")["table"] == "busy"
