@@ -3,7 +3,8 @@ built-in ``simple`` bot, every probe fired (idle wait, illegal move, silent drop
 protocol errors, each one's process exiting cleanly after every game.
 
 The four kits run at the same time (the machine's two cores are the limit, not the
-waiting), each playing its games one at a time.
+waiting), each playing its games one at a time, with a generous move limit: a loaded
+machine must not turn into a bot's timeout.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ CARD_FEATURES = ("upcard_taken", "upcard_passed", "draw_stock", "draw_discard", 
 @pytest.fixture(scope="module")
 def kit_runs(built_bots) -> dict[str, KitRun]:
     jobs = {
-        lang: ["--games", str(GAMES), "--jobs", "1", "--name", f"{lang}-bot", "--", *built_bots[lang].argv("--connect", "{endpoint}", "--token", "{token}", "--name", "{name}")]
+        lang: ["--games", str(GAMES), "--jobs", "1", "--move-ms", "30000", "--name", f"{lang}-bot", "--", *built_bots[lang].argv("--connect", "{endpoint}", "--token", "{token}", "--name", "{name}")]
         for lang in LANGUAGES
     }
     return run_kits(jobs)
