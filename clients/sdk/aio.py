@@ -80,8 +80,10 @@ class AsyncClient:
         reconnect: bool = True,
         reconnect_timeout: float = 60.0,
         reply_timeout: float = 30.0,
+        events: bool = True,
     ) -> None:
         self.endpoint = endpoint
+        self.events = events
         self.name = name
         self.role = role
         self.token = token
@@ -102,6 +104,7 @@ class AsyncClient:
         self._keeper: asyncio.Task[None] | None = None
         self._fatal: BaseException | None = None
         self._reconnecting = False
+        self._restarted = False  # hello_first after welcome: the referee restarted (1.2)
         self._closed = False
         self._last_sent = 0.0
         self._last_recv = 0.0
@@ -292,7 +295,7 @@ class AsyncClient:
             self._sock = None
 
     async def _hello(self, timeout: float) -> Welcome:
-        reply = await self.request(rq.hello(self.name, self.role, self.token, self.admin_key), timeout)
+        reply = await self.request(rq.hello(self.name, self.role, self.token, self.admin_key, self.events), timeout)
         w = _typed(reply, Welcome)
         self.welcome = w
         self.token = w.token
@@ -315,6 +318,12 @@ class AsyncClient:
                 continue
             if isinstance(m, Heartbeat):
                 continue
+            if isinstance(m, ErrorMessage) and m.name == "hello_first" and self.welcome is not None and not self._reconnecting:
+                # Protocol 1.2 §10.1: the referee restarted and no longer knows this
+                # connection; resume with the token at once, as after a silence.
+                self._restarted = True
+                if m.id is None or m.id not in self._waiters:
+                    continue
             if isinstance(m, Welcome) and m.resumed:
                 # Queued before the snapshots and re-sent prompts that follow it.
                 self._queue.put_nowait(Reconnected("reconnected", welcome=m))
@@ -332,11 +341,14 @@ class AsyncClient:
             now = time.monotonic()
             if self._sock is None or self._reconnecting:
                 continue
-            if now - self._last_recv > self.heartbeat_s * self.liveness:
+            silent = now - self._last_recv > self.heartbeat_s * self.liveness
+            if silent or self._restarted:
+                why = "the referee restarted (hello_first)" if self._restarted else f"no message from the referee for {now - self._last_recv:.1f} s"
+                self._restarted = False
                 if not self.auto_reconnect:
-                    self._queue.put_nowait(_Fatal(ConnectionLost(f"the referee at {self.endpoint} fell silent")))
+                    self._queue.put_nowait(_Fatal(ConnectionLost(f"the referee at {self.endpoint}: {why}")))
                     return
-                self._queue.put_nowait(Disconnected("disconnected", reason=f"no message from the referee for {now - self._last_recv:.1f} s"))
+                self._queue.put_nowait(Disconnected("disconnected", reason=why))
                 try:
                     await self.reconnect()  # the reader queues Reconnected at the welcome
                 except (ConnectionLost, RefereeError) as e:

@@ -71,8 +71,10 @@ class Client:
         reconnect: bool = True,
         reconnect_timeout: float = 60.0,
         reply_timeout: float = 30.0,
+        events: bool = True,
     ) -> None:
         self.endpoint = endpoint
+        self.events = events
         self.name = name
         self.role = role
         self.token = token
@@ -280,7 +282,7 @@ class Client:
 
     def _hello(self, timeout: float) -> Welcome:
         rid = next(self._ids)
-        self.send({**rq.hello(self.name, self.role, self.token, self.admin_key), "id": rid})
+        self.send({**rq.hello(self.name, self.role, self.token, self.admin_key, self.events), "id": rid})
         deadline = time.monotonic() + timeout
         while True:
             for i, m in enumerate(self._inbox):

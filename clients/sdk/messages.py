@@ -44,6 +44,7 @@ class Welcome(Message):
     referee: str
     protocol: int
     minor: int
+    events: bool = True  # 1.1: whether this session's seats receive event messages
 
 
 @dataclass(frozen=True)
@@ -267,7 +268,7 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
         "token": m["token"], "role": m["role"], "name": m["name"], "resumed": bool(m.get("resumed", False)),
         "heartbeat_ms": int(m["heartbeat_ms"]), "liveness": int(m.get("liveness", 3)),
         "max_message_bytes": int(m.get("max_message_bytes", 65536)), "referee": str(m.get("referee", "")),
-        "protocol": int(m.get("protocol", 1)), "minor": int(m.get("minor", 0)),
+        "protocol": int(m.get("protocol", 1)), "minor": int(m.get("minor", 0)), "events": bool(m.get("events", True)),
     },
     "heartbeat": lambda m: {},
     "pong": lambda m: {"time_ms": int(m.get("time_ms", 0))},

@@ -30,8 +30,13 @@ def _put(d: dict[str, Any], **kw: Any) -> dict[str, Any]:
     return d
 
 
-def hello(name: str, role: str, token: str | None = None, admin_key: str | None = None) -> dict[str, Any]:
-    return _put({"type": "hello", "protocol": PROTOCOL_MAJOR, "minor": PROTOCOL_MINOR, "role": role, "name": name}, token=token, admin_key=admin_key)
+def hello(name: str, role: str, token: str | None = None, admin_key: str | None = None, events: bool = True) -> dict[str, Any]:
+    """``events=False`` (protocol 1.1): this session's seats get no ``event`` messages,
+    for bots that decide from each prompt alone (most of a game's messages are events)."""
+    return _put(
+        {"type": "hello", "protocol": PROTOCOL_MAJOR, "minor": PROTOCOL_MINOR, "role": role, "name": name},
+        token=token, admin_key=admin_key, events=None if events else False,
+    )
 
 
 def join(table: str, seat: int | None = None, variant: str | None = None, rules: Rules = None) -> dict[str, Any]:

@@ -295,7 +295,9 @@ def run_bot(
     """
     make: BotFactory = bot if not isinstance(bot, Bot) and callable(bot) else (lambda: bot)  # type: ignore[assignment,return-value]
     first = make()
-    client = Client(endpoint, name or first.name, "player", token=token, context=context)
+    # A bot decides from each prompt alone: no event messages (protocol 1.1), which are
+    # most of a game's traffic.
+    client = Client(endpoint, name or first.name, "player", token=token, context=context, events=False)
     ends: list[GameEnd] = []
     try:
         client.connect()
@@ -364,7 +366,7 @@ def play_reserved(
     ctx = context or zmq.Context.instance()
     ends: list[GameEnd] = []
     for tok, bot in seats:
-        client = Client(endpoint, name, "player", token=tok, context=ctx)
+        client = Client(endpoint, name, "player", token=tok, context=ctx, events=False)
         try:
             client.connect()
             ends.extend(drive(client, BotDriver(bot, on_error), 1, threaded))

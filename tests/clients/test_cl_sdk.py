@@ -323,3 +323,42 @@ def test_a_captain_that_listens_gets_the_advice_before_choosing(referee: Referee
     for i in advised:
         kind, shown = bot.log[i + 1]
         assert kind == "choose" and shown == bot.log[i][1]
+
+
+async def test_async_client_resumes_after_a_referee_restart(tmp_path, spawn_bot: Callable[..., object]) -> None:  # type: ignore[no-untyped-def]
+    """Protocol 1.2 §10.1: the referee is killed (-9) and restarted with --recover on the
+    same endpoint; the first message of the welcomed client is answered hello_first, and
+    the client resumes with its token at once and finishes the game."""
+    first = RefereeProcess(tmp_path, ["--recover"])
+    second = None
+    client = AsyncClient(first.endpoint, "phoenix")
+    try:
+        await client.connect()
+        await client.join("crash", seat=0)
+        spawn_bot("simple", "--connect", first.endpoint, "--table", "crash")
+        m = await client.next(timeout=30)
+        while not isinstance(m, Prompt):
+            m = await client.next(timeout=30)
+        first.proc.kill()
+        first.proc.wait()
+        second = RefereeProcess(tmp_path, ["--recover", "--bind", first.endpoint], log_path=tmp_path / "second.log")
+        with pytest.raises(RefereeError) as e:
+            await client.ping()  # any message will do: the new process does not know us
+        assert e.value.name == "hello_first"
+        d = await client.next(timeout=30)
+        while not isinstance(d, Disconnected):
+            d = await client.next(timeout=30)
+        assert "restarted" in d.reason
+        r = await client.next(timeout=30)
+        while not isinstance(r, Reconnected):
+            r = await client.next(timeout=30)
+        assert r.welcome.resumed
+        seen: list[Message] = []
+        end = await asyncio.wait_for(_human(client, "crash", seen), 120)
+        assert end.termination == "normal"
+        assert any(isinstance(x, Prompt) and x.seq == m.seq for x in seen), "the pending prompt came again, same seq"
+    finally:
+        await client.close()
+        first.stop()
+        if second is not None:
+            second.stop()
