@@ -44,8 +44,13 @@ class OkginApp(App[int]):
         summaries: bool = True,
         cursor_blink: bool = True,
         lobby: dict | None = None,
+        theme: str | None = None,
     ) -> None:
         super().__init__()
+        if theme:
+            if theme not in self.available_themes:
+                raise ValueError(f"unknown theme {theme!r}; known: {', '.join(sorted(self.available_themes))}")
+            self.theme = theme
         self.lobby_args = lobby or {}
         self.exit_note: str | None = None  # printed after the app closes (how to resume)
         self.cursor_blink = cursor_blink  # off in snapshot tests: a blinking cursor is not reproducible
@@ -122,6 +127,15 @@ class OkginApp(App[int]):
         while len(self.screen_stack) > 2:
             self.pop_screen()
 
+    THEMES = ("textual-dark", "textual-light", "nord", "gruvbox", "tokyo-night", "solarized-light", "monokai")
+
+    def action_next_theme(self) -> None:
+        """Cycle through a few themes (light and dark); the cards keep their suit colours."""
+        themes = [t for t in self.THEMES if t in self.available_themes]
+        i = themes.index(self.theme) if self.theme in themes else -1
+        self.theme = themes[(i + 1) % len(themes)]
+        self.notify(f"Theme: {self.theme}", timeout=2)
+
     def request_quit(self) -> None:
         self.exit(0)
 
@@ -181,10 +195,15 @@ class OkginApp(App[int]):
         self.bell()
 
     def on_connection_changed(self, msg: ConnectionChanged) -> None:
-        notice = msg.detail or (None if msg.status == CONNECTED else self.state.notice)
-        self.state = replace(self.state, connection=msg.status, notice=notice)
-        if msg.status == LOST:
-            self.notify(msg.detail or "Connection lost: reconnecting…", severity="warning", timeout=5)
+        self.set_connection(msg.status, msg.detail)
+
+    def set_connection(self, status: str, detail: str = "") -> None:
+        """The connection's state and its sentence (the network worker calls this on the
+        app's loop, in order with the state changes it makes)."""
+        notice = detail or (None if status == CONNECTED else self.state.notice)
+        self.state = replace(self.state, connection=status, notice=notice)
+        if status == LOST:
+            self.notify(detail or "Connection lost: reconnecting…", severity="warning", timeout=5)
 
     async def on_unmount(self) -> None:
         await self.backend.close()

@@ -22,6 +22,18 @@ def add_display_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ascii", action="store_true", default=None, help="suits as S H D C and plain lines (also OKGIN_ASCII=1)")
     p.add_argument("--four-colour", "--four-color", action="store_true", default=None, dest="four_colour",
                    help="a different colour for each suit (also OKGIN_FOUR_COLOUR=1)")
+    p.add_argument("--theme", help="colour theme, e.g. textual-light, nord, gruvbox (T cycles them while playing)")
+
+
+def theme_error(name: str | None) -> str | None:
+    """A sentence if ``--theme`` names no built-in theme (checked before anything starts)."""
+    if not name:
+        return None
+    from textual.theme import BUILTIN_THEMES
+
+    if name in BUILTIN_THEMES:
+        return None
+    return f"unknown theme {name!r}; known: {', '.join(sorted(BUILTIN_THEMES))}"
 
 
 def default_name() -> str:
@@ -53,8 +65,12 @@ def main(argv: list[str]) -> int:
 
     name = args.name or default_name()
     opts = options_from_env(args.ascii, args.four_colour)
+    if err := theme_error(args.theme):
+        print(f"okgin tui: {err}", file=sys.stderr)
+        return 2
     if not args.connect:
-        app = OkginApp(start="lobby", options=opts, lobby={"endpoint": DEFAULT_ENDPOINT, "name": name, "table": args.table or ""})
+        app = OkginApp(start="lobby", options=opts, lobby={"endpoint": DEFAULT_ENDPOINT, "name": name, "table": args.table or ""},
+                       theme=args.theme)
         return _finish(app, app.run())
     try:
         rules = parse_rules(" ".join(args.rule), args.variant)
@@ -63,7 +79,8 @@ def main(argv: list[str]) -> int:
         return 2
     seating = Seating(mode="join" if args.table else "quick", variant=args.variant, rules=rules, table=args.table, seat=args.seat)
     backend = NetworkBackend(args.connect, name, seating, token=args.token)
-    app = OkginApp(backend, state=TableState(connection=CONNECTING, notice=f"Connecting to {args.connect}…"), options=opts)
+    app = OkginApp(backend, state=TableState(connection=CONNECTING, notice=f"Connecting to {args.connect}…"), options=opts,
+                   theme=args.theme)
     return _finish(app, app.run())
 
 

@@ -14,10 +14,12 @@ journal and sends ``shutdown``; the bots see it and return; the threads are join
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from okgin import RuleSet
 
@@ -63,6 +65,9 @@ class House:
 
         classes = [bot_class(b) for b in self.bots]  # fail here, with a sentence, on a bad name
         self._started = time.time()
+        import zmq
+
+        self._bot_ctx = zmq.Context()
         need = self.rules.num_players - 1
         if len(classes) != need:
             raise ValueError(f"{self.rules.variant} needs {need} bot(s), got {len(classes)}")
@@ -80,7 +85,13 @@ class House:
         return self.endpoint
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Stop the referee (which tells everyone), then wait for every thread."""
+        """Stop the referee (which tells everyone), then wait for every thread.
+
+        A bot blocked on its socket when the referee goes (its ``shutdown`` can be lost:
+        the referee does not linger) is released by terminating the bots' ZeroMQ
+        context, which makes every blocking call in it return ETERM (zmq_ctx_term).
+        """
+        self._closing = True
         loop, stopped = self._loop, self._stopped
         if loop is not None and stopped is not None and not loop.is_closed():
             try:
@@ -90,7 +101,11 @@ class House:
         if self._thread is not None:
             self._thread.join(timeout)
         for t in self._bot_threads:
-            t.join(min(timeout, 2.0))  # daemon threads: a bot stuck in thought must not hold the exit
+            t.join(min(timeout, 2.0))
+        if self._bot_ctx is not None and any(t.is_alive() for t in self._bot_threads):
+            threading.Thread(target=self._bot_ctx.term, name="okgin-play-zmq-term", daemon=True).start()
+            for t in self._bot_threads:
+                t.join(timeout)  # daemon threads: a bot still deep in thought cannot hold the exit
 
     def bot_names(self) -> list[str]:
         """``simple-bot``, or ``simple-bot-1`` and ``simple-bot-2`` when two play."""
@@ -110,6 +125,8 @@ class House:
     # ----------------------------------------------------------------- threads
     _tokens: list[str] | None = None
     _started: float = 0.0
+    _closing: bool = False
+    _bot_ctx: Any = None
 
     def _referee_thread(self) -> None:
         try:
@@ -138,20 +155,23 @@ class House:
 
     def _bot_thread(self, bot: object, token: str, name: str) -> None:
         """Play games at the reserved seat until the referee shuts down; agree to every rematch."""
+        import zmq
+
         from clients.sdk import Client, ConnectionLost, SDKError
         from clients.sdk.runner import BotDriver, drive
 
         assert self.endpoint is not None
-        client = Client(self.endpoint, name, "player", token=token)
+        client = Client(self.endpoint, name, "player", token=token, context=self._bot_ctx)
         try:
             client.connect()
             while True:
                 driver = BotDriver(bot, on_error=lambda e: self.errors.append(f"bot: {e.message}"))  # type: ignore[arg-type]
                 ends = drive(client, driver, 1)
-                if driver.closed or not ends:
-                    return
+                if driver.closed or not ends or ends[-1].termination == "abandoned" or self._closing:
+                    return  # the referee is stopping (it abandons the game first)
                 client.rematch(ends[-1].table)  # ready for another game if the human wants one
-        except (ConnectionLost, SDKError, OSError):
-            return  # the referee stopped: the game is over for the bots too
+        except (ConnectionLost, SDKError, OSError, zmq.ZMQError):
+            return  # the referee stopped (or stop() ended the context): the game is over for the bots too
         finally:
-            client.close(bye=False)
+            with contextlib.suppress(Exception):
+                client.close(bye=False)

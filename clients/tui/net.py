@@ -28,14 +28,13 @@ from clients.sdk import Timeout as SDKTimeout
 from okgin import Action
 
 from .backend import Backend
-from .messages import ConnectionChanged
 from .model import CONNECTED, CONNECTING, LOST, OFFLINE
 from .reducer import reduce
 
 if TYPE_CHECKING:
     from .app import OkginApp
 
-HELLO_TIMEOUT_S = 3.0
+HELLO_TIMEOUT_S = 5.0
 MAX_RETRY_S = 10.0
 
 
@@ -97,7 +96,7 @@ class NetworkBackend(Backend):
         self.app = app
         delay = 0.5
         while not self._closing:
-            app.post_message(ConnectionChanged(CONNECTING, f"Connecting to {self.endpoint}…"))
+            app.set_connection(CONNECTING, f"Connecting to {self.endpoint}…")
             self.client = AsyncClient(
                 self.endpoint, self.name, "spectator" if self.seating.mode == "watch" else "player",
                 token=self.token, reply_timeout=10.0,
@@ -108,8 +107,8 @@ class NetworkBackend(Backend):
             except (SDKTimeout, TimeoutError):
                 await self.client.close(bye=False)
                 wait = min(delay, MAX_RETRY_S)
-                app.post_message(ConnectionChanged(
-                    CONNECTING, f"No referee answers at {self.endpoint}. Is it running? Retrying in {wait:.0f} s (q quits)."))
+                app.set_connection(
+                    CONNECTING, f"No referee answers at {self.endpoint}. Is it running? Retrying in {wait:.0f} s (q quits).")
                 if not self.retry:
                     return
                 await asyncio.sleep(wait)
@@ -121,7 +120,7 @@ class NetworkBackend(Backend):
         else:
             return
         self.token = welcome.token
-        app.post_message(ConnectionChanged(CONNECTED, ""))
+        app.set_connection(CONNECTED, "")
         app.state = replace(app.state, endpoint=self.endpoint)
         try:
             await self._sit(app)
@@ -132,13 +131,13 @@ class NetworkBackend(Backend):
             async for msg in self.client:
                 await self._on_message(app, msg)
         except ConnectionLost as e:
-            app.post_message(ConnectionChanged(OFFLINE, f"The connection is lost for good: {e}"))
+            app.set_connection(OFFLINE, f"The connection is lost for good: {e}")
         except SDKError as e:
             if not self._closing:
-                app.post_message(ConnectionChanged(OFFLINE, f"Disconnected: {e}"))
+                app.set_connection(OFFLINE, f"Disconnected: {e}")
 
     def _refused(self, app: OkginApp, e: RefereeError) -> None:
-        app.post_message(ConnectionChanged(OFFLINE, f"The referee refused: {e.message}"))
+        app.set_connection(OFFLINE, f"The referee refused: {e.message}")
         app.state = replace(app.state, error=e.message)
 
     async def _sit(self, app: OkginApp) -> None:
@@ -171,21 +170,21 @@ class NetworkBackend(Backend):
 
     async def _on_message(self, app: OkginApp, msg: Any) -> None:
         if isinstance(msg, Disconnected):
-            app.post_message(ConnectionChanged(LOST, f"Connection lost ({msg.reason}): reconnecting with your token…"))
+            app.set_connection(LOST, f"Connection lost ({msg.reason}): reconnecting with your token…")
             return
         if isinstance(msg, Reconnected):
-            app.post_message(ConnectionChanged(CONNECTED, ""))
+            app.set_connection(CONNECTED, "")
             return
-        if isinstance(msg, ErrorMessage) and msg.name == "hello_first" and self.client is not None:
+        if isinstance(msg, ErrorMessage) and msg.name == "hello_first" and self.client is not None and self.client.connected:
             # The transport reconnected underneath (ZeroMQ does that by itself after a
             # network blip) and the referee sees a stranger: resume with the token.
-            app.post_message(ConnectionChanged(LOST, "Connection lost: reconnecting with your token…"))
+            app.set_connection(LOST, "Connection lost: reconnecting with your token…")
             try:
                 await self.client.reconnect()
             except ConnectionLost as e:
-                app.post_message(ConnectionChanged(OFFLINE, f"The connection is lost for good: {e}"))
+                app.set_connection(OFFLINE, f"The connection is lost for good: {e}")
                 return
-            app.post_message(ConnectionChanged(CONNECTED, ""))
+            app.set_connection(CONNECTED, "")
             return
         if msg.raw:
             t = msg.raw.get("type")

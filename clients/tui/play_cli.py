@@ -12,7 +12,7 @@ import sys
 
 from okgin import RuleError, RuleSet
 
-from .cli import add_display_flags, default_name
+from .cli import add_display_flags, default_name, theme_error
 from .options import options_from_env
 
 
@@ -35,6 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    if err := theme_error(args.theme):
+        print(f"okgin play: {err}", file=sys.stderr)
+        return 2
     from clients.bots import BotNotFound
 
     from .app import OkginApp
@@ -74,7 +77,7 @@ def main(argv: list[str]) -> int:
     try:
         backend = NetworkBackend(endpoint, name, Seating(mode="token"), token=house.human_token)
         app = OkginApp(backend, state=TableState(connection=CONNECTING, notice="Starting the game…"),
-                       options=options_from_env(args.ascii, args.four_colour))
+                       options=options_from_env(args.ascii, args.four_colour), theme=args.theme)
         code = app.run() or 0
     finally:
         house.stop(3)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .cli import add_display_flags, theme_error
 from .options import options_from_env
 
 
@@ -18,13 +19,15 @@ def build_parser() -> argparse.ArgumentParser:
         "Every hand is shown face up. (Add --check to verify the journal against the engine instead.)",
     )
     p.add_argument("file", help="a journal written by the referee (JSON Lines, protocol.md §12)")
-    p.add_argument("--ascii", action="store_true", default=None, help="suits as S H D C, plain lines")
-    p.add_argument("--four-colour", action="store_true", default=None, help="a different colour for each suit")
+    add_display_flags(p)
     return p
 
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    if err := theme_error(args.theme):
+        print(f"okgin replay: {err}", file=sys.stderr)
+        return 2
     from .app import OkginApp
     from .replay import JournalError, ReplayBackend
 
@@ -33,5 +36,5 @@ def main(argv: list[str]) -> int:
     except JournalError as e:
         print(f"okgin replay: {e}", file=sys.stderr)
         return 2
-    app = OkginApp(backend, options=options_from_env(args.ascii, args.four_colour))
+    app = OkginApp(backend, options=options_from_env(args.ascii, args.four_colour), theme=args.theme)
     return app.run() or 0

@@ -4,8 +4,9 @@ full-visibility feed with ``--full`` on tables that offer one)."""
 from __future__ import annotations
 
 import argparse
+import sys
 
-from .cli import DEFAULT_ENDPOINT, add_display_flags, default_name
+from .cli import DEFAULT_ENDPOINT, add_display_flags, default_name, theme_error
 from .options import options_from_env
 
 
@@ -21,6 +22,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    if err := theme_error(args.theme):
+        print(f"okgin watch: {err}", file=sys.stderr)
+        return 2
     from .app import OkginApp
     from .model import CONNECTING, TableState
     from .net import NetworkBackend, Seating
@@ -28,8 +32,9 @@ def main(argv: list[str]) -> int:
     opts = options_from_env(args.ascii, args.four_colour)
     name = args.name or default_name()
     if not args.table:
-        app = OkginApp(start="lobby", options=opts, lobby={"endpoint": args.connect, "name": name})
+        app = OkginApp(start="lobby", options=opts, lobby={"endpoint": args.connect, "name": name}, theme=args.theme)
         return app.run() or 0
     backend = NetworkBackend(args.connect, name, Seating(mode="watch", table=args.table, full=args.full))
-    app = OkginApp(backend, state=TableState(connection=CONNECTING, spectator=True, notice=f"Connecting to {args.connect}…"), options=opts)
+    app = OkginApp(backend, state=TableState(connection=CONNECTING, spectator=True, notice=f"Connecting to {args.connect}…"),
+                   options=opts, theme=args.theme)
     return app.run() or 0

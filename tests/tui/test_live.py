@@ -31,15 +31,21 @@ from referee.server import Referee
 SIZE = (80, 24)
 
 
-async def opponent(endpoint: str, token: str, stop: asyncio.Event, rematch: bool = True) -> None:
+async def opponent(endpoint: str, token: str | None, stop: asyncio.Event, rematch: bool = True, join: dict | None = None) -> None:
     """A protocol client for the other seat: knocks when it can, else keeps the least
-    deadwood; passes the upcard; draws from the stock; always agrees to a rematch."""
+    deadwood; passes the upcard; draws from the stock; always agrees to a rematch.
+    With ``token`` None it sends ``join`` (a queue or join request) after hello."""
     ctx = zmq.asyncio.Context()
     sock = ctx.socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, 0)
     sock.connect(endpoint)
     try:
-        await sock.send(encode({"type": "hello", "id": 1, "protocol": 1, "role": "player", "name": "opponent", "token": token}))
+        hello = {"type": "hello", "id": 1, "protocol": 1, "role": "player", "name": "opponent"}
+        if token:
+            hello["token"] = token
+        await sock.send(encode(hello))
+        if join:
+            await sock.send(encode({"id": 2, **join}))
         last = time.monotonic()
         while not stop.is_set():
             if await sock.poll(100) == 0:
@@ -226,7 +232,9 @@ async def test_reconnects_with_its_token_after_a_lost_connection(outage: str) ->
     itself; the referee sees a stranger). ``silence``: the network is down for longer
     than the heartbeat liveness. Either way the banner shows, the client resumes with
     its token, and the pending prompt comes back."""
-    async with Table(heartbeat_ms=200) as table:
+    # Heartbeats: short for the silence (noticed after 3 of them), longer for the blip (so
+    # that it is the referee's hello_first, not the silence, that triggers the resume).
+    async with Table(heartbeat_ms=300 if outage == "silence" else 1500) as table:
         proxy = Proxy(table.endpoint)
         endpoint = await proxy.start()
         backend = NetworkBackend(endpoint, "human", Seating(mode="token"), token=table.tokens[0])

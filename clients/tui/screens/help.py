@@ -29,7 +29,7 @@ work now, and the buttons above it do the same with the mouse.
 | **g** | big gin (when that rule is on) |
 | **o** | sort the hand: by suit, by rank, melds first, or your own order |
 | **Shift+←/→** | move the chosen card (your own order) |
-| **i** / **a** / **f** | hints on/off · ASCII cards · four-colour deck |
+| **i** / **a** / **f** / **T** | hints on/off · ASCII cards · four-colour deck · next colour theme |
 | **m** | (sitting out, Gin in the Box) write a note to your captain |
 | **r** | rematch when the game is over |
 | **?** | this help · **q** quit |

@@ -38,8 +38,9 @@ class LobbyScreen(Screen):
         Binding("escape", "app.quit", "Quit"),
     ]
 
-    def __init__(self, endpoint: str = "tcp://127.0.0.1:7117", name: str = "", table: str = "") -> None:
+    def __init__(self, endpoint: str = "tcp://127.0.0.1:7117", name: str = "", table: str = "", refresh: bool = True) -> None:
         super().__init__()
+        self.refresh_on_mount = refresh  # off in snapshot tests: they never open a socket
         self.endpoint = endpoint
         self.player_name = name
         self.table_name = table
@@ -49,24 +50,24 @@ class LobbyScreen(Screen):
             yield Static("okgin — join a game", classes="dialog-title")
             with Horizontal(classes="row"):
                 yield Label("Referee")
-                yield Input(self.endpoint, id="endpoint", placeholder="tcp://HOST:PORT")
+                yield Input(self.endpoint, id="endpoint", placeholder="tcp://HOST:PORT", compact=True)
             with Horizontal(classes="row"):
                 yield Label("Your name")
-                yield Input(self.player_name, id="name", max_length=40, placeholder="how others see you")
+                yield Input(self.player_name, id="name", max_length=40, placeholder="how others see you", compact=True)
             with Horizontal(classes="row"):
                 yield Label("Game")
                 yield Select([("Oklahoma Gin (2 players)", "oklahoma"), ("Gin in the Box (3 players)", "box")],
-                             value="oklahoma", allow_blank=False, id="variant")
+                             value="oklahoma", allow_blank=False, id="variant", compact=True)
             with Horizontal(classes="row"):
                 yield Label("Rules")
-                yield Input("", id="rules", placeholder="optional, e.g. knock_limit=10 undercut_bonus=25")
+                yield Input("", id="rules", placeholder="optional, e.g. knock_limit=10 undercut_bonus=25", compact=True)
             with Horizontal(classes="row"):
                 yield Label("Table")
-                yield Input(self.table_name, id="table", placeholder="a table name (join, create, watch)")
+                yield Input(self.table_name, id="tablename", placeholder="a table name (join, create, watch)", compact=True)
             with Horizontal(classes="row"):
                 yield Label("Time (s)")
-                yield Input("", id="move", placeholder="per move, for a new table", type="integer")
-                yield Input("", id="bank", placeholder="per game", type="integer")
+                yield Input("", id="move", placeholder="per move (new table)", type="integer", compact=True)
+                yield Input("", id="bank", placeholder="per game (new table)", type="integer", compact=True)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Quick match", id="quick", variant="primary", compact=True)
                 yield Button("Join table", id="join", compact=True)
@@ -81,7 +82,10 @@ class LobbyScreen(Screen):
         for inp in self.query(Input):
             inp.cursor_blink = getattr(self.app, "cursor_blink", True)
         self.query_one("#name", Input).focus()
-        self.action_refresh()
+        if self.refresh_on_mount:
+            self.action_refresh()
+        else:
+            self._status("Ctrl+R lists the referee's tables.")
 
     def _status(self, text: str) -> None:
         self.query_one("#lobby-status", Static).update(text)
@@ -119,14 +123,14 @@ class LobbyScreen(Screen):
     @on(OptionList.OptionSelected, "#tables")
     def _pick(self, event: OptionList.OptionSelected) -> None:
         if event.option.id:
-            self.query_one("#table", Input).value = event.option.id
+            self.query_one("#tablename", Input).value = event.option.id
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         mode = event.button.id or "quick"
         endpoint = self._value("endpoint")
         name = self._value("name") or "player"
         variant = str(self.query_one("#variant", Select).value)
-        table = self._value("table") or None
+        table = self._value("tablename") or None
         if not endpoint.startswith(("tcp://", "ipc://")):
             self._status("The referee's address looks like tcp://HOST:PORT.")
             return

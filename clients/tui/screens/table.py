@@ -29,7 +29,7 @@ from ..widgets.cards import card_label
 from ..widgets.hand import HandWidget
 from ..widgets.log import EventLog, HandsList
 from ..widgets.piles import DISCARD, STOCK, PilesWidget
-from ..widgets.players import OpponentsWidget, Scoreboard
+from ..widgets.players import OpponentsWidget, Scoreboard, clock_of
 from ..widgets.topbar import TopBar
 
 # Move actions: action name -> the action kind the referee must have listed.
@@ -77,6 +77,7 @@ class TableScreen(Screen):
         Binding("i", "hints", "Hints", show=False),
         Binding("a", "ascii", "ASCII", show=False),
         Binding("f", "four_colour", "4 colours", show=False),
+        Binding("T", "app.next_theme", "Theme", show=False),
         Binding("r", "rematch", "Rematch"),
         Binding("question_mark,f1", "help", "Help", key_display="?"),
         Binding("q", "quit_table", "Quit"),
@@ -114,6 +115,7 @@ class TableScreen(Screen):
         self.watch(self.app, "options", self._options_changed, init=False)
         self._last_hand: tuple[int, int] | None = None
         self._render_state()
+        self.set_interval(1.0, self._tick)
         self.query_one(HandWidget).focus()
 
     def _state_changed(self, _state: TableState) -> None:
@@ -208,7 +210,18 @@ class TableScreen(Screen):
             return "Spectating" if st.spectator else ""
         if st.is_sitter:
             return f"{st.name(v.hand_of)}'s hand (your captain)"
-        return f"Your hand ({st.role and {'dealer': 'dealer', 'nondealer': 'non-dealer'}.get(st.role, st.role)})"
+        title = f"Your hand ({st.role and {'dealer': 'dealer', 'nondealer': 'non-dealer'}.get(st.role, st.role)})"
+        mine = clock_of(st, v.seat) if v.seat is not None else None
+        if mine:
+            title += f" · your time {mine}"
+        return title
+
+    def _tick(self) -> None:
+        """Count the clocks down between the referee's messages (its clock is the authority)."""
+        st = self.state
+        if any(c is not None and c.running for c in st.clocks):
+            self.query_one("#handbox").border_title = self._hand_title()
+            self.query_one(OpponentsWidget).refresh()
 
     def _update_prompt(self) -> None:
         st = self.state
