@@ -167,6 +167,10 @@ class OkginApp(App[int]):
         if self.summaries:
             from .screens.summary import HandSummaryScreen
 
+            # One summary at a time: a watcher away from the keyboard must not come back
+            # to a pile of them. The newest replaces an unread one.
+            if isinstance(self.screen, HandSummaryScreen):
+                self.pop_screen()
             self.push_screen(HandSummaryScreen(msg.result), self._after_summary)
 
     def _after_summary(self, _result: object = None) -> None:

@@ -309,3 +309,38 @@ async def test_box_game_as_captain_or_box_over_the_wire(variant: str) -> None:
             assert len(app.state.results) >= 2
             assert roles_seen & {"box", "captain", "sitter"}
             assert "sitter" not in roles_seen or sent_notes > 0
+
+
+async def test_a_hand_with_the_mouse_alone() -> None:
+    """Every move by clicking: the action bar's buttons, a card, the summary's button."""
+    async with Table(seed=6) as table:
+        app = human_app(table)
+        async with app.run_test(size=SIZE) as pilot:
+            from clients.tui.widgets.hand import HandWidget
+
+            await until(pilot, lambda: app.state.view is not None)
+            for _ in range(300):
+                await until(pilot, lambda: app.state.my_turn or isinstance(app.screen, HandSummaryScreen))
+                if isinstance(app.screen, HandSummaryScreen):
+                    await pilot.click("#continue")
+                    break
+                kinds = app.state.legal_kinds()
+                seq = app.state.seq
+                if "knock" in kinds:
+                    await pilot.click(".act-knock")  # moves the cursor to the knocking card...
+                    if app.state.my_turn:
+                        await pilot.click(".act-knock")  # ...and the relabelled button knocks with it
+                elif "discard" in kinds:
+                    hand = app.screen.query_one(HandWidget)
+                    # Click the first card that may be thrown, then the Discard button.
+                    i = next(i for i, c in enumerate(hand.order) if c != app.state.view.taken_card)
+                    await pilot.click(HandWidget, offset=(i * 6 + 2, 2 if hand.order[i] != hand.selected else 1))
+                    assert hand.selected == hand.order[i]
+                    await pilot.click(".act-discard")
+                elif "pass" in kinds:
+                    await pilot.click(".act-pass_")
+                else:
+                    await pilot.click(".act-draw_stock")
+                await until(pilot, lambda s=seq: app.state.seq != s or isinstance(app.screen, HandSummaryScreen))
+            assert app.state.results, "the hand did not end"
+            assert not isinstance(app.screen, HandSummaryScreen)

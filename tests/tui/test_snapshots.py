@@ -72,6 +72,15 @@ def test_table_ascii_large(snap_compare) -> None:
     assert snap_compare(_app(TABLES["box_captain"](), ASCII), terminal_size=LARGE)
 
 
+@pytest.mark.parametrize("seed,what", [(7, "spade_doubles"), (3, "ace_gin_only")])
+def test_knock_limit_options_shown(snap_compare, seed: int, what: str) -> None:
+    """Spade upcard doubling and ace-means-gin are announced beside the knock limit."""
+    rules = {"spade_upcard_doubles": True, "ace_upcard_gin_only": True}
+    g = at("oklahoma", seed, phase_is("offer", None), rules=rules)
+    assert (g.hand.doubled if what == "spade_doubles" else g.hand.knock_limit == 0)
+    assert snap_compare(_app(state_of(g, g.current_player)), terminal_size=SMALL)
+
+
 def test_four_colour_deck(snap_compare) -> None:
     assert snap_compare(_app(TABLES["ok_discard_knock"](), FOUR), terminal_size=SMALL)
 

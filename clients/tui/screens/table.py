@@ -151,7 +151,7 @@ class TableScreen(Screen):
         new_card = None
         if v is not None and v.events and v.events[-1].kind in ("draw_stock", "draw_discard", "take") and v.events[-1].seat == v.hand_of:
             new_card = v.events[-1].card
-        key = None if v is None else (v.hand_number, len(v.events))
+        key = None if v is None else (v.hand_number, len(v.events), st.seq, st.extra.get("advice_seq"))
         hand.taken_card = v.taken_card if v is not None else None
         hand.new_card = new_card
         if hand_cards != hand.cards:

@@ -97,7 +97,7 @@ class OpponentsWidget(Widget):
         if role:
             t.append(f" ({ROLE_NAMES.get(role, role)})", style="dim")
         if role == "sitter":
-            t.append(f" advises {st.name(v.hand_of) if v.hand_of is not None else st.name(v.nondealer)}", style="dim")
+            t.append(f" advises {st.name(v.nondealer)}", style="dim")  # the captain is the box's non-dealer
         else:
             n = v.hand_sizes[s] if s < len(v.hand_sizes) else 0
             if v.all_hands is not None and s < len(v.all_hands):
