@@ -136,6 +136,10 @@ class _Game:
         self.last_request: dict[tuple[int, str], Record] = {}
         self.illegal_state = ""  # "" -> sent -> error -> reprompted -> recovered
         self.last_move_at = -1  # record index of the last event the bot saw
+        # The bot's last legal act, until the referee's next message shows it was taken
+        # (anything but an error to it). Counted from acts, not events: a bot may decline
+        # events (hello.events = false, protocol 1.1).
+        self.unconfirmed: dict[str, Any] | None = None
 
     def fail(self, key: str, what: str, rec: Record | None = None, context: str = "") -> None:
         self.f[key].failures.append(Finding(self.gt.label, what, show(rec.msg, raw=rec.raw) if rec is not None else "", context))
@@ -219,6 +223,8 @@ class _Game:
                 self.answered.add(seq)
                 self.f["prompts"].count += 1
                 action = m.get("action") or {}
+                if rec.replaced_by is None:
+                    self.unconfirmed = action
                 if action.get("kind") in ("knock", "big_gin"):
                     key = "knocks with declared melds" if action.get("melds") is not None else "knocks with the referee's melds"
                     self.info[key] = self.info.get(key, 0) + 1
@@ -247,6 +253,9 @@ class _Game:
             return
         t = rec.type
         seat = self.gt.seat
+        if self.unconfirmed is not None and t not in ("error", "heartbeat", "ok", "pong", "advice"):
+            self.confirmed(self.unconfirmed)
+            self.unconfirmed = None
         if t == "welcome":
             resumed = bool(m.get("resumed"))
             if rec.conn != self.gt.connections[0] and not resumed:
@@ -276,16 +285,25 @@ class _Game:
             self.error(rec, m)
         elif t == "event":
             self.last_move_at = rec.index
-            self.event(m)
         elif t == "hand_end":
             self.last_move_at = rec.index
             self.hand_end(m)
         elif t == "game_end":
             self.last_move_at = rec.index
 
+    def confirmed(self, action: dict[str, Any]) -> None:
+        """The referee took this move of the bot's."""
+        if self.illegal_state == "reprompted":
+            self.illegal_state = "recovered"
+        key = {"take": "upcard_taken", "pass": "upcard_passed", "draw_stock": "draw_stock", "draw_discard": "draw_discard", "discard": "discard"}.get(str(action.get("kind")))
+        if key:
+            self.f[key].count += 1
+
     def error(self, rec: Record, m: dict[str, Any]) -> None:
         request = m.get("request")
         name = m.get("name")
+        if request == "act":
+            self.unconfirmed = None
         offending = self.last_request.get((rec.conn, str(request)))
         if request is None:  # a frame too broken to have a type: the last such frame sent
             offending = next((r for r in reversed(self.gt.records[: rec.index]) if r.conn == rec.conn and r.direction == C2R and r.msg is None), None)
@@ -307,16 +325,6 @@ class _Game:
             self.f["errors"].failures.append(Finding(self.gt.label, what, show(offending.msg, raw=offending.raw), show(m)))
         else:
             self.fail("errors", what, rec)
-
-    def event(self, m: dict[str, Any]) -> None:
-        move = m.get("move") or {}
-        if move.get("seat") != self.gt.seat:
-            return
-        if self.illegal_state == "reprompted":
-            self.illegal_state = "recovered"
-        key = {"take": "upcard_taken", "pass": "upcard_passed", "draw_stock": "draw_stock", "draw_discard": "draw_discard", "discard": "discard"}.get(str(move.get("kind")))
-        if key:
-            self.f[key].count += 1
 
     def hand_end(self, m: dict[str, Any]) -> None:
         result = m.get("result") or {}

@@ -26,6 +26,12 @@ from .report import dump_json, text_report
 from .runner import Kit, KitConfig, KitError, remove_work_dir
 
 EPILOG = """\
+the bot's side: connect a DEALER to {endpoint}, say hello with {token} (that seats it at
+the game's table; OKGIN_ENDPOINT and OKGIN_TOKEN carry the same), play the game, and
+exit with status 0 after game_end. The kit's exit status: 0 every required feature
+passed, 1 something failed (the report names the first offending message), 2 the kit
+could not run.
+
 examples:
   okgin conformance -- ./clients/c/build/okgin-bot --connect {endpoint} --token {token}
   okgin conformance --variant box --games 5 -- node clients/js/src/bot.js --connect {endpoint}

@@ -11,7 +11,7 @@
 #include "wire.h"
 
 #define PROTOCOL_MAJOR 1
-#define PROTOCOL_MINOR 0
+#define PROTOCOL_MINOR 2 /* 1.1: hello.events; 1.2: hello_first after welcome = resume */
 
 typedef struct {
     const options_t *opt;
@@ -90,11 +90,14 @@ static void send_hello(client_t *c) {
     msgpack_sbuffer sb;
     msgpack_packer pk;
     bool with_token = c->token[0] != '\0';
-    begin(&pk, &sb, "hello", 4 + (with_token ? 1 : 0));
+    begin(&pk, &sb, "hello", 5 + (with_token ? 1 : 0));
     wire_put_int(&pk, "protocol", PROTOCOL_MAJOR);
     wire_put_int(&pk, "minor", PROTOCOL_MINOR);
     wire_put_str(&pk, "role", "player");
     wire_put_str(&pk, "name", c->opt->name);
+    /* Every prompt carries the full view: per-move events would only be read and dropped. */
+    wire_key(&pk, "events");
+    msgpack_pack_false(&pk);
     if (with_token) wire_put_str(&pk, "token", c->token);
     send_buffer(c, &sb);
     msgpack_sbuffer_destroy(&sb);

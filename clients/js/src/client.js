@@ -10,7 +10,7 @@ import { decode, encode } from "@msgpack/msgpack";
 import { choose } from "./strategy.js";
 
 export const PROTOCOL_MAJOR = 1;
-export const PROTOCOL_MINOR = 0;
+export const PROTOCOL_MINOR = 2; // 1.1: hello.events; 1.2: hello_first after welcome = resume
 
 /** Errors after which the session cannot exist: no point in trying again. */
 const FATAL_ERRORS = new Set(["version_mismatch", "bad_token", "auth_failed"]);
@@ -54,7 +54,8 @@ export class Client {
     this.socket?.close();
     this.socket = new Dealer({ linger: 0, sendTimeout: 0 });
     this.socket.connect(this.options.endpoint);
-    const hello = { type: "hello", protocol: PROTOCOL_MAJOR, minor: PROTOCOL_MINOR, role: "player", name: this.options.name };
+    // events: false: every prompt carries the full view, per-move events would only be dropped.
+    const hello = { type: "hello", protocol: PROTOCOL_MAJOR, minor: PROTOCOL_MINOR, role: "player", name: this.options.name, events: false };
     if (this.token) hello.token = this.token;
     await this.send(hello);
     this.lastRecv = Date.now(); // the silence timer starts with the hello

@@ -103,6 +103,7 @@ impl Client {
             role: "player",
             name: &name,
             token: token.as_deref(),
+            events: false,
         });
         self.last_recv = Instant::now(); // the silence timer starts with the hello
         Ok(())

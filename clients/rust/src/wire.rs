@@ -9,7 +9,8 @@
 use serde::{Deserialize, Serialize};
 
 pub const PROTOCOL_MAJOR: u32 = 1;
-pub const PROTOCOL_MINOR: u32 = 0;
+/// 1.1: `hello.events`; 1.2: `hello_first` after `welcome` means resume.
+pub const PROTOCOL_MINOR: u32 = 2;
 
 /// An Action (6.2) in wire form.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,6 +96,8 @@ pub struct Hello<'a> {
     pub name: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub token: Option<&'a str>,
+    /// false: no per-move `event` messages (every prompt carries the full view).
+    pub events: bool,
 }
 
 /// `queue` or `join`: where to sit when not seated by a token.

@@ -14,7 +14,7 @@ import org.zeromq.ZMQ;
  */
 public final class Client {
     static final int PROTOCOL_MAJOR = 1;
-    static final int PROTOCOL_MINOR = 0;
+    static final int PROTOCOL_MINOR = 2; // 1.1: hello.events; 1.2: hello_first after welcome = resume
 
     /** Errors after which the session cannot exist: no point in trying again. */
     private static final Set<String> FATAL_ERRORS = Set.of("version_mismatch", "bad_token", "auth_failed");
@@ -67,8 +67,9 @@ public final class Client {
         socket = ctx.socket(ZMQ.DEALER);
         socket.setLinger(0);
         socket.connect(opt.endpoint());
+        // events: false: every prompt carries the full view, per-move events would only be dropped.
         var hello = Wire.message("type", "hello", "protocol", PROTOCOL_MAJOR, "minor", PROTOCOL_MINOR,
-                "role", "player", "name", opt.name());
+                "role", "player", "name", opt.name(), "events", false);
         if (token != null) {
             hello.put("token", token);
         }
