@@ -1,0 +1,54 @@
+"""The referee in this process, its frames captured where they would enter the socket.
+
+Why: the information property (no message to anyone carries a card it may not see)
+must be checked over 1,000 games in CI. Through loopback TCP a game costs the client
+side decoding and schema work on every frame, and the machine has two shared cores. Here
+the real :class:`referee.server.Referee` runs unchanged — bound to a real ROUTER on
+127.0.0.1, every request decoded, checked and handled by its own code, every reply built
+and packed by its own code — and only its last step, ``_raw_send`` (two ``zmq_send``
+calls), is replaced by a capture of the exact ``(routing id, bytes)`` it would send.
+Requests enter through ``_handle``, the function the socket reader calls. Nothing of the
+game, the views, the filtering or the encoding is bypassed.
+
+Because frames are captured synchronously, each can be checked against the referee's
+*own* game state at the moment it was sent: the oracle needs no full-feed watcher.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import msgpack
+
+from referee.config import RefereeConfig
+from referee.server import Referee
+
+
+class InProcReferee:
+    """A started :class:`Referee` whose outgoing frames go to :attr:`on_send`."""
+
+    def __init__(self, **config: Any) -> None:
+        config.setdefault("bind", "tcp://127.0.0.1:0")
+        config.setdefault("journal_dir", None)
+        self.loop = asyncio.new_event_loop()
+        self.ref = Referee(RefereeConfig(**config))
+        self.loop.run_until_complete(self.ref.start())
+        self.on_send: Callable[[bytes, bytes], None] = lambda rid, data: None
+        self.sent = 0
+
+        def capture(rid: bytes, data: bytes) -> bool:
+            self.sent += 1
+            self.on_send(rid, data)
+            return True
+
+        self.ref._raw_send = capture  # type: ignore[method-assign]
+
+    def send(self, rid: bytes, msg: dict[str, Any]) -> None:
+        """Deliver one request as the socket reader would."""
+        self.ref._handle([rid, msgpack.packb(msg, use_bin_type=True)])
+
+    def close(self) -> None:
+        self.loop.run_until_complete(self.ref.stop("test over"))
+        self.loop.close()
