@@ -187,7 +187,19 @@ def status_line(state: TableState, selected: Card | None, opts: DisplayOptions) 
 
 
 def what_now(state: TableState, selected: Card | None, opts: DisplayOptions) -> Text:
-    """The sentence that tells the person at the keyboard what to do now (or whom we wait for)."""
+    """The sentence that tells the person at the keyboard what to do now (or whom we wait
+    for), led by the referee's sentence when it refused our last request: the player is
+    looking here, not at the top of the screen."""
+    line = _what_now(state, selected, opts)
+    if state.error and state.replay is None:
+        t = Text("Refused: " if opts.ascii else "✗ Refused: ", style="bold red")
+        t.append(state.error.rstrip(".") + ". ", style="bold red")
+        t.append_text(line)
+        return t
+    return line
+
+
+def _what_now(state: TableState, selected: Card | None, opts: DisplayOptions) -> Text:
     v = state.view
     t = Text()
     if state.replay is not None:

@@ -167,9 +167,8 @@ async def test_refused_move_shows_the_sentence() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("t")
         await pilot.pause()
-        banner = app.screen.query_one("#banner")
-        assert banner.display
-        assert "take or pass the upcard" in str(banner.render())
+        prompt = str(app.screen.query_one("#whatnow").render())
+        assert prompt.startswith("✗ Refused: the upcard is on offer: take or pass the upcard")
         # The prompt is still open: the player can try again.
         assert "take" in footer_actions(app)
 

@@ -125,6 +125,16 @@ async def until(pilot, cond, limit: float = 20.0) -> None:
         raise AssertionError("condition not reached")
 
 
+async def click_button(pilot, app: OkginApp, selector: str) -> None:
+    """Click a button as a person would: not again while it still shows the last press
+    (a Button ignores clicks during its short "active" effect)."""
+    from textual.widgets import Button
+
+    button = app.screen.query_one(selector, Button)
+    await until(pilot, lambda: not button.has_class("-active"))
+    await pilot.click(selector)
+
+
 async def play_turn(pilot, app: OkginApp) -> None:
     """Press the key a newcomer would: whatever the prompt line suggests."""
     kinds = app.state.legal_kinds()
@@ -177,8 +187,8 @@ async def test_illegal_move_shows_the_referee_sentence() -> None:
             await app.backend.act(Action("draw_discard"), app.state.seq)
             await until(pilot, lambda: app.state.error is not None)
             assert "upcard" in app.state.error  # the engine's sentence, via the referee
-            banner = app.screen.query_one("#banner")
-            assert banner.display and app.state.error in str(banner.render())
+            prompt = app.screen.query_one("#whatnow")
+            await until(pilot, lambda: app.state.error.rstrip(".") in str(prompt.render()))
             await until(pilot, lambda: app.state.my_turn)  # re-prompted (policy reprompt)
 
 
@@ -322,25 +332,25 @@ async def test_a_hand_with_the_mouse_alone() -> None:
             for _ in range(300):
                 await until(pilot, lambda: app.state.my_turn or isinstance(app.screen, HandSummaryScreen))
                 if isinstance(app.screen, HandSummaryScreen):
-                    await pilot.click("#continue")
+                    await click_button(pilot, app, "#continue")
                     break
                 kinds = app.state.legal_kinds()
                 seq = app.state.seq
                 if "knock" in kinds:
-                    await pilot.click(".act-knock")  # moves the cursor to the knocking card...
+                    await click_button(pilot, app, ".act-knock")  # moves the cursor to the knocking card...
                     if app.state.my_turn:
-                        await pilot.click(".act-knock")  # ...and the relabelled button knocks with it
+                        await click_button(pilot, app, ".act-knock")  # ...and the relabelled button knocks with it
                 elif "discard" in kinds:
                     hand = app.screen.query_one(HandWidget)
                     # Click the first card that may be thrown, then the Discard button.
                     i = next(i for i, c in enumerate(hand.order) if c != app.state.view.taken_card)
                     await pilot.click(HandWidget, offset=(i * 6 + 2, 2 if hand.order[i] != hand.selected else 1))
                     assert hand.selected == hand.order[i]
-                    await pilot.click(".act-discard")
+                    await click_button(pilot, app, ".act-discard")
                 elif "pass" in kinds:
-                    await pilot.click(".act-pass_")
+                    await click_button(pilot, app, ".act-pass_")
                 else:
-                    await pilot.click(".act-draw_stock")
+                    await click_button(pilot, app, ".act-draw_stock")
                 await until(pilot, lambda s=seq: app.state.seq != s or isinstance(app.screen, HandSummaryScreen))
             assert app.state.results, "the hand did not end"
             assert not isinstance(app.screen, HandSummaryScreen)

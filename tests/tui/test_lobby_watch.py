@@ -16,7 +16,7 @@ from clients.tui.screens.table import TableScreen
 from referee.config import RefereeConfig
 from referee.server import Referee
 
-from .test_live import Table, opponent, until
+from .test_live import Table, click_button, opponent, until
 
 SIZE = (80, 24)
 
@@ -49,7 +49,7 @@ async def test_lobby_quick_match_starts_a_game() -> None:
             await until(pilot, lambda: "no tables yet" in str(status.render()))
             # Someone else is waiting in the quick-match queue with the default rules.
             task = asyncio.create_task(opponent(endpoint, None, stop, join={"type": "queue", "variant": "oklahoma"}))
-            await pilot.click("#quick")
+            await click_button(pilot, app, "#quick")
             await until(pilot, lambda: isinstance(app.screen, TableScreen) and app.state.view is not None)
             assert set(app.state.names) == {"ada", "opponent"}
             assert app.state.rules is not None and app.state.rules.variant == "oklahoma"
@@ -73,11 +73,11 @@ async def test_lobby_lists_tables_and_creates_one_with_a_clock() -> None:
             assert "friday" in str(tables.get_option_at_index(0).prompt)
             # A bad rule is refused with the engine's sentence, nothing is sent.
             await _fill(pilot, app, rules="knock_limit=eleven", tablename="timed", move="30")
-            await pilot.click("#create")
+            await click_button(pilot, app, "#create")
             assert "knock_limit" in str(app.screen.query_one("#lobby-status").render())
             # A new table with 30 s a move: created by an admin request, then joined.
             await _fill(pilot, app, rules="knock_limit=10")
-            await pilot.click("#create")
+            await click_button(pilot, app, "#create")
             await until(pilot, lambda: isinstance(app.screen, TableScreen) and app.state.table == "timed")
             assert "waiting for 1 more player" in (app.state.notice or "")
             task = asyncio.create_task(opponent(endpoint, None, stop, join={"type": "join", "table": "timed"}))

@@ -171,11 +171,8 @@ class TableScreen(Screen):
         if st.connection == LOST:
             banner.update(f"Connection lost: reconnecting… {st.notice or ''}".strip())
             banner.display = True
-        elif st.error:
-            banner.update(st.error)
-            banner.display = True
         else:
-            banner.display = False
+            banner.display = False  # a refused move is told on the prompt line, by the hand
         self._refresh_keys()
 
     def _keys_signature(self) -> tuple:
