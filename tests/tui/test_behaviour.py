@@ -309,3 +309,18 @@ def test_injected_state_is_the_wire_view() -> None:
     st = state_of(g, g.current_player)
     assert st.view == g.view(g.current_player)
     assert st.legal == tuple(g.legal_actions())
+
+
+def test_quitting_a_running_network_game_prints_how_to_resume(capsys) -> None:
+    from clients.tui.cli import _finish
+    from clients.tui.net import NetworkBackend, Seating
+
+    backend = NetworkBackend("tcp://127.0.0.1:7117", "ada", Seating(), token="0123abcd")
+    app = OkginApp(backend, state=offer_state())
+    assert _finish(app, 0) == 0
+    out = capsys.readouterr().out
+    assert "okgin tui --connect tcp://127.0.0.1:7117 --token 0123abcd" in out
+    # A finished game (or a spectator) has nothing to resume.
+    app.state = state_of(at("oklahoma", 5, lambda g: g.is_over), 1)
+    _finish(app, 0)
+    assert capsys.readouterr().out == ""
