@@ -19,6 +19,7 @@ from okgin import RuleError, RuleSet
 from okgin.protocol import ProtocolError
 
 from .config import Clock, Policies, RefereeConfig
+from .security import CurveError
 from .server import Referee
 
 
@@ -56,6 +57,11 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--reserved", action="store_true", help="seats only by tokens, printed one per line")
     t.add_argument("--player", action="append", default=[], metavar="NAME", help="name of a reserved seat (repeatable)")
     t.add_argument("--full-feed-delay-ms", type=int, help="offer a full-visibility spectator feed delayed by this much")
+    c = p.add_argument_group("CURVE encryption and client keys (referee/security.py, docs/operations.md)")
+    c.add_argument("--curve-keys", metavar="DIR", help="encrypt all traffic with the referee's key pair DIR/server.key_secret")
+    c.add_argument("--allow", metavar="KEYS", help="with --curve-keys: a directory of allowed client public keys (*.key), or 'any'")
+    c.add_argument("--gen-keys", metavar="DIR", help="write a key pair DIR/NAME.key (public) and DIR/NAME.key_secret, then exit")
+    c.add_argument("--key-name", default="server", metavar="NAME", help="with --gen-keys: the pair's name (default %(default)s)")
     p.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
     return p
 
@@ -70,6 +76,15 @@ def _seed(text: str | None) -> int | str | None:
 
 
 async def run(args: argparse.Namespace) -> int:
+    if args.gen_keys:
+        from .security import generate_keys
+
+        public, secret = generate_keys(args.gen_keys, args.key_name)
+        print(f"public key {public}\nsecret key {secret} (keep it private)", flush=True)
+        return 0
+    if args.curve_keys and not args.allow:
+        print("okgin referee: --curve-keys needs --allow (a directory of client public keys, or 'any')", file=sys.stderr)
+        return 2
     try:
         clock = Clock().merge({"move_ms": args.move_ms, "bank_ms": args.bank_ms, "increment_ms": args.increment_ms, "grace_ms": args.grace_ms})
         policies = Policies(args.timeout_policy, args.illegal_policy, args.illegal_limit, args.disconnect_grace_ms)
@@ -92,10 +107,15 @@ async def run(args: argparse.Namespace) -> int:
         rate_limit_per_s=max(0.0, args.rate_limit),
         rate_limit_burst=max(1, args.rate_burst),
         watcher_drop_limit=max(0, args.watcher_drop_limit),
+        curve_keys=args.curve_keys,
+        curve_allow=args.allow,
     )
     ref = Referee(cfg)
     try:
         endpoint = await ref.start()
+    except CurveError as e:
+        print(f"okgin referee: {e}", file=sys.stderr)
+        return 2
     except Exception as e:
         print(f"okgin referee: cannot bind {args.bind}: {e}", file=sys.stderr)
         return 1

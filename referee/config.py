@@ -112,3 +112,7 @@ class RefereeConfig:
     rate_limit_burst: int = 0
     # A session with this many undeliverable messages in a row loses its watches (referee.lagging); 0 = never.
     watcher_drop_limit: int = 200
+    # CURVE (referee.security): directory of the referee's key pair, and the allowed
+    # client keys (a directory of public key files, or "any"); None = plain TCP.
+    curve_keys: str | None = None
+    curve_allow: str | None = None

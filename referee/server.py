@@ -37,6 +37,7 @@ from .config import MAX_MS, Clock, Policies, RefereeConfig
 from .lagging import LagGuard
 from .ratelimit import RateLimiter
 from .recovery import Recovery, open_recovery
+from .security import CurveError, ThreadAuthenticator, start_curve
 from .sessions import Session, new_token
 from .tables import CLOSED, FINISHED, PLAYING, WAITING, Table
 
@@ -70,6 +71,7 @@ class Referee:
         self._counter = 0
         self.recovery: Recovery | None = None  # crash recovery state (referee.recovery), set by start()
         self.recovery_summary = ""
+        self._auth: ThreadAuthenticator | None = None  # CURVE's ZAP handler (referee.security)
         cfg = self.config
         self.limiter = RateLimiter(self, cfg.rate_limit_per_s, cfg.rate_limit_burst) if cfg.rate_limit_per_s > 0 else None
         self.lag = LagGuard(self, cfg.watcher_drop_limit) if cfg.watcher_drop_limit > 0 else None
@@ -111,8 +113,13 @@ class Referee:
             sock.setsockopt(zmq.LINGER, 0)
             if "[" in cfg.bind or "::" in cfg.bind:
                 sock.setsockopt(zmq.IPV6, 1)
+            if cfg.curve_keys is not None:  # CURVE + ZAP allow-list (referee.security), before binding
+                self._auth = start_curve(ctx, sock, cfg.curve_keys, cfg.curve_allow or "")
             sock.bind(cfg.bind)
-        except zmq.ZMQError:
+        except (zmq.ZMQError, CurveError):
+            if self._auth is not None:
+                self._auth.stop()
+                self._auth = None
             sock.close(0)
             ctx.term()
             raise
@@ -157,6 +164,9 @@ class Referee:
                 t.pending.timer.cancel()
         self._sock.close(0)
         self._sock = None
+        if self._auth is not None:
+            self._auth.stop()
+            self._auth = None
         if self._ctx is not None:
             self._ctx.term()
             self._ctx = None

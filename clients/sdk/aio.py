@@ -47,6 +47,7 @@ from okgin.protocol import decode, encode
 
 from . import requests as rq
 from .client import DEFAULT_ENDPOINT
+from .curve import CurveKeys
 from .errors import ConnectionLost, RefereeError, SDKError, Timeout
 from .messages import (
     Disconnected,
@@ -81,9 +82,12 @@ class AsyncClient:
         reconnect_timeout: float = 60.0,
         reply_timeout: float = 30.0,
         events: bool = True,
+        curve: CurveKeys | None = None,
     ) -> None:
         self.endpoint = endpoint
         self.events = events
+        # CURVE mode (protocol.md §13): given, or from OKGIN_CURVE_SERVER_KEY/_CLIENT_KEY
+        self.curve = curve if curve is not None else CurveKeys.from_env()
         self.name = name
         self.role = role
         self.token = token
@@ -279,6 +283,8 @@ class AsyncClient:
         assert self._ctx is not None
         sock = self._ctx.socket(zmq.DEALER)
         sock.setsockopt(zmq.LINGER, 0)
+        if self.curve is not None:
+            self.curve.apply(sock)
         sock.connect(self.endpoint)
         self._sock = sock
         self._last_recv = self._last_sent = time.monotonic()

@@ -31,6 +31,7 @@ from okgin import Action
 from okgin.protocol import decode, encode
 
 from . import requests as rq
+from .curve import CurveKeys
 from .errors import ConnectionLost, RefereeError, SDKError, Timeout
 from .messages import (
     Disconnected,
@@ -72,9 +73,12 @@ class Client:
         reconnect_timeout: float = 60.0,
         reply_timeout: float = 30.0,
         events: bool = True,
+        curve: CurveKeys | None = None,
     ) -> None:
         self.endpoint = endpoint
         self.events = events
+        # CURVE mode (protocol.md §13): given, or from OKGIN_CURVE_SERVER_KEY/_CLIENT_KEY
+        self.curve = curve if curve is not None else CurveKeys.from_env()
         self.name = name
         self.role = role
         self.token = token
@@ -266,6 +270,8 @@ class Client:
     def _open(self) -> None:
         sock = self._ctx.socket(zmq.DEALER)
         sock.setsockopt(zmq.LINGER, 0)
+        if self.curve is not None:
+            self.curve.apply(sock)
         sock.setsockopt(zmq.RCVHWM, 10000)
         sock.setsockopt(zmq.SNDHWM, 10000)
         sock.connect(self.endpoint)
