@@ -345,6 +345,8 @@ class _Game:
     # -- the game as a whole ----------------------------------------------------------
     def after(self) -> None:
         gt = self.gt
+        if not gt.connections:
+            self.fail("handshake", "the bot never said hello with its seat token (no connection of its reached the kit)", None, gt.stderr_tail)
         never = sorted(s for s in self.prompted if s not in self.answered)
         if never and gt.game_end is not None and gt.game_end.get("termination") == "normal":
             # A prompt superseded by the illegal probe's re-prompt was answered (illegally).

@@ -438,11 +438,10 @@ class Kit:
         try:
             if index == 0 and cfg.probes:
                 # The idle wait: the bot sits alone at the table for three heartbeats.
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.hello_seen[gt.token].wait(), 60)
-                t0 = time.monotonic()
-                await asyncio.sleep(3 * cfg.heartbeat_ms / 1000)
-                gt.idle_window = (t0, time.monotonic())
+                if await _first(self.hello_seen[gt.token].wait(), bot, 60):
+                    t0 = time.monotonic()
+                    await asyncio.sleep(3 * cfg.heartbeat_ms / 1000)
+                    gt.idle_window = (t0, time.monotonic())
             for s in range(n):
                 if s == seat:
                     continue
@@ -450,9 +449,17 @@ class Kit:
                 ovalues = {"endpoint": ep, "token": tokens[s], "table": table, "name": names[s], "game": str(index + 1), "seat": str(s)}
                 argv = fill(self._opponent_argv(), ovalues)
                 opponents.append(self._launch(argv, env_for(tokens[s], ep, names[s], s), gdir / f"opponent-{s}.log"))
-            try:
-                gt.game_end = await asyncio.wait_for(ended, cfg.game_timeout_s)
-            except TimeoutError:
+            if await _first(asyncio.shield(ended), bot, cfg.game_timeout_s):
+                gt.game_end = ended.result()
+            elif bot.returncode is not None:
+                # The bot is gone: give the game's end a moment to arrive (it may have
+                # exited right after it), else report the early exit without waiting for
+                # the referee's disconnect grace.
+                if await _first(asyncio.shield(ended), None, 3.0):
+                    gt.game_end = ended.result()
+                else:
+                    gt.problem = f"the bot's process exited (status {bot.returncode}) before the game ended"
+            else:
                 gt.problem = f"the game did not end within {cfg.game_timeout_s:.0f} s"
             gt.ended = time.monotonic()
             try:
@@ -476,6 +483,19 @@ class Kit:
         if self.cfg.opponent_command:
             return list(self.cfg.opponent_command)
         return [sys.executable, "-m", "okgin", "bot", self.cfg.opponent, "--connect", "{endpoint}", "--token", "{token}", "--name", "{name}"]
+
+async def _first(awaitable: Awaitable[Any], bot: Child | None, timeout: float) -> bool:
+    """Wait for ``awaitable`` at most ``timeout`` seconds, and no longer than ``bot``
+    lives; True when the awaitable finished first."""
+    task = asyncio.ensure_future(awaitable)
+    waits: set[asyncio.Future[Any]] = {task}
+    if bot is not None:
+        waits.add(asyncio.ensure_future(bot.wait()))
+    done, pending = await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    for p in pending:
+        p.cancel()
+    return task in done
+
 
 def _silence(conn: Connection) -> None:
     conn.silenced = True

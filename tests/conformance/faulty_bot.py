@@ -16,7 +16,7 @@ import time
 import msgpack
 import zmq
 
-FAULTS = ("none", "wrong-seq", "bad-frame", "no-heartbeat", "no-reconnect", "crash-on-error", "no-exit", "illegal-move")
+FAULTS = ("none", "exit-at-once", "wrong-seq", "bad-frame", "no-heartbeat", "no-reconnect", "crash-on-error", "no-exit", "illegal-move")
 
 
 def main() -> int:
@@ -26,6 +26,9 @@ def main() -> int:
     p.add_argument("--fault", choices=FAULTS, default="none")
     args = p.parse_args()
     fault = args.fault
+    if fault == "exit-at-once":
+        print("faulty bot: giving up before connecting", file=sys.stderr)
+        return 3
     ctx = zmq.Context()
     sock: zmq.Socket | None = None
     heartbeat, liveness = 5.0, 3

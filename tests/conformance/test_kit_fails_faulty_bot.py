@@ -16,6 +16,7 @@ FAULTY = str(Path(__file__).with_name("faulty_bot.py"))
 
 # fault -> the features the kit must report as failed (others may fail as consequences).
 EXPECTED: dict[str, set[str]] = {
+    "exit-at-once": {"handshake", "games"},
     "wrong-seq": {"prompts", "errors"},
     "bad-frame": {"messages", "errors"},
     "no-heartbeat": {"heartbeats"},
