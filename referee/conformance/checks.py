@@ -113,6 +113,8 @@ def action_problem(action: Any, prompt: dict[str, Any]) -> str | None:
         arrangement = validate_arrangement(hand, [[parse_card(c) for c in m] for m in melds])
     except (ValueError, TypeError) as e:
         return f"declared melds refused: {e}"
+    if action.get("kind") == "big_gin" and arrangement.deadwood:
+        return f"big gin declared with {arrangement.deadwood} deadwood: all 11 cards must be melded"
     if arrangement.deadwood > int(view.get("knock_limit", 0)):
         return f"declared melds leave {arrangement.deadwood} deadwood, over the knock limit {view.get('knock_limit')}"
     return None

@@ -88,3 +88,19 @@ def test_the_illegal_probe_is_never_a_legal_action():
     ]
     for legal in phases:
         assert illegal_action(legal) not in legal
+
+
+def test_declared_melds_are_checked_like_the_referee_would():
+    from referee.conformance.checks import action_problem
+
+    view = {"hand": "As 2s 3s 4s 7h 7d 7c Kd Qd Jd 9c".split(), "knock_limit": 10}
+    prompt = {"legal": [{"kind": "knock", "card": "9c"}, {"kind": "discard", "card": "9c"}], "view": view}
+    good = {"kind": "knock", "card": "9c", "melds": [["As", "2s", "3s", "4s"], ["7h", "7d", "7c"], ["Jd", "Qd", "Kd"]]}
+    assert action_problem(good, prompt) is None
+    assert action_problem({"kind": "knock", "card": "9c"}, prompt) is None  # the referee's layout
+    overlap = {**good, "melds": [["As", "2s", "3s"], ["3s", "4s", "5s"]]}
+    assert "refused" in (action_problem(overlap, prompt) or "")
+    far = {**good, "melds": [["As", "2s", "3s"]]}  # 4s 7h 7d 7c Jd Qd Kd left: 55 > 10
+    assert "over the knock limit" in (action_problem(far, prompt) or "")
+    assert "not among" in (action_problem({"kind": "knock", "card": "As"}, prompt) or "")
+    assert "only knock" in (action_problem({"kind": "discard", "card": "9c", "melds": []}, prompt) or "")
