@@ -37,6 +37,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """``name:key=value,key=value`` -> (name, params). Values: ints, floats, 0/1 bools."""
     name, _, rest = spec.partition(":")
     params: dict[str, Any] = {}
+    if name == "oracle" and not rest:
+        return name, {}
     if rest and "=" in rest:
         for item in rest.split(","):
             key, _, raw = item.partition("=")
@@ -56,12 +58,17 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 def make_bot(spec: str, seed: str) -> Bot:
     name, params = parse_spec(spec)
-    if params:
+    if params or name == "oracle":
         from clients.bots.strong import StrongBot
 
-        if name != "strong":
+        cls: type[StrongBot] = StrongBot
+        if name == "oracle":
+            from oracle import OracleKnockBot
+
+            cls = OracleKnockBot
+        elif name != "strong":
             raise SystemExit("parameters are only supported for the strong bot")
-        bot: Bot = StrongBot(seed=seed, **{k: (bool(v) if k in _BOOLS else v) for k, v in params.items()})
+        bot: Bot = cls(seed=seed, **{k: (bool(v) if k in _BOOLS else v) for k, v in params.items()})
         bot.name = spec
         return bot
     return get_bot(name, seed=seed)

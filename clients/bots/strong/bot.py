@@ -29,8 +29,9 @@ from okgin import DRAW_DISCARD, DRAW_STOCK, PASS, TAKE, Action, RuleSet, View
 
 from ...bot import Bot
 from .evaluation import Evaluator
-from .knocking import estimate
+from .knocking import estimate, sample_opponent
 from .knowledge import Knowledge, read_view
+from .opponent import history_of, sample_hands
 from .tables import VALUES
 
 
@@ -53,6 +54,9 @@ class Params:
     #: Knock by Monte Carlo comparison (else as soon as the rules allow).
     mc_knock: bool = False
     mc_samples: int = 48
+    #: Opponent hands for the knock decision: 0 = card weights only, 1 = Markov chain
+    #: over hands that fit its discards (:mod:`opponent`).
+    opp_model: int = 1
     #: Take/keep margin: taking a discard shows the opponent a card, so it must win by this much.
     take_margin: float = 0.0
 
@@ -130,10 +134,17 @@ class StrongBot(Bot):
             if kd == 0 or not p.mc_knock:
                 return Action("knock", kc)
             rng = random.Random(f"{self._salt}/{view.hand_number}/{len(view.events)}")
-            est = estimate(ev, self.rules, rng, hand & ~(1 << kc), kd, hand & ~(1 << kc), p.mc_samples)
+            opps = self.opponent_hands(ev.k, view, rng, p.mc_samples)
+            est = estimate(ev, self.rules, rng, hand & ~(1 << kc), kd, hand & ~(1 << kc), opps)
             if est.knock >= est.play_on:
                 return Action("knock", kc)
         return Action("discard", best)
+
+    def opponent_hands(self, k: Knowledge, view: View, rng: random.Random, n: int) -> list[int]:
+        """``n`` plausible opponent hands (masks) for the Monte Carlo knock decision."""
+        if self.params.opp_model == 1:
+            return sample_hands(k, history_of(view), rng, n)
+        return sample_opponent(k, rng, n)
 
 
 def _uninformed(view: View) -> Knowledge:

@@ -91,7 +91,7 @@ def estimate(
     knock_hand: int,
     knock_dw: int,
     play_hand: int,
-    samples: int,
+    opps: list[int],
 ) -> KnockEstimate:
     """Compare knocking with ``knock_hand`` (10 cards, deadwood ``knock_dw``) against
     discarding down to ``play_hand`` (10 cards) and playing one more turn each."""
@@ -99,7 +99,6 @@ def estimate(
     limit = k.knock_limit
     thrown = k.hand & ~play_hand  # the card thrown face up when playing on
     thrown_card = thrown.bit_length() - 1 if thrown and not thrown & (thrown - 1) else None
-    opps = sample_opponent(k, rng, samples)
     knock_total = 0.0
     play_total = 0.0
     undercuts = 0
