@@ -44,6 +44,8 @@ from .tables import CLOSED, FINISHED, PLAYING, WAITING, Table
 log = logging.getLogger("okgin.referee")
 _send = zmq.backend.Socket.send
 _MORE = zmq.SNDMORE | zmq.NOBLOCK
+# How long stop() lets ZeroMQ deliver the last messages (shutdown) to peers still reading.
+SHUTDOWN_LINGER_MS = 1000
 
 
 class Referee:
@@ -149,27 +151,30 @@ class Referee:
                 t.journal.close()
         for sess in list(self.conns.values()):
             self.send(sess, {"type": "shutdown", "reason": reason})
-        # Read nothing more (no request may start anything now), then, LINGER being 0,
-        # give ZeroMQ's I/O thread a moment to write what is queued.
+        # Read nothing more (no request may start anything now).
         if self._fd is not None:
             self.loop.remove_reader(self._fd)
             self._fd = None
         if self._tick_handle is not None:
             self._tick_handle.cancel()
-        await asyncio.sleep(0.05)
         for t in self.tables.values():
             for h in t.grace_timers.values():
                 h.cancel()
             if t.pending is not None and t.pending.timer is not None:
                 t.pending.timer.cancel()
-        self._sock.close(0)
+        # Deliver what is queued (the game_end and shutdown just sent) before going: close
+        # with a bounded linger, and let term() wait off the loop until ZeroMQ's I/O thread
+        # has written every queue or the linger has passed. Peers that are gone cost
+        # nothing (their queues are dropped with them); only a peer that is connected but
+        # not reading can hold the stop up, and for SHUTDOWN_LINGER_MS at most.
+        self._sock.close(linger=SHUTDOWN_LINGER_MS)
         self._sock = None
         if self._auth is not None:
             self._auth.stop()
             self._auth = None
-        if self._ctx is not None:
-            self._ctx.term()
-            self._ctx = None
+        ctx, self._ctx = self._ctx, None
+        if ctx is not None:
+            await self.loop.run_in_executor(None, ctx.term)
         if self.recovery is not None:
             self.recovery.close()
         if self._stopped is not None:
