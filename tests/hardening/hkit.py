@@ -350,6 +350,7 @@ class Seats:
         self.clients: list[tuple[str, int, Raw]] = []
         self.ends: dict[tuple[str, int], dict[str, Any]] = {}
         self.on_message: Callable[[str, int, Raw, dict[str, Any]], None] | None = None
+        self.resume_on_hello_first = True
 
     def add(self, table: str, seat: int, client: Raw) -> None:
         self.clients.append((table, seat, client))
@@ -387,6 +388,9 @@ class Seats:
                     m = c.recv()
                     if self.on_message is not None:
                         self.on_message(t, s, c, m)
+                    if m["type"] == "error" and m["name"] == "hello_first" and c.token is not None and self.resume_on_hello_first:
+                        c.resume()  # the referee lost this connection (restart, silence): protocol.md §10.1
+                        break
                     if m.get("table") != t:
                         continue
                     if m["type"] == "prompt":
@@ -419,3 +423,11 @@ def seat_all(endpoint: str, table: str, tokens: list[str], seats: Seats, validat
         seats.add(table, s, c)
         out.append(c)
     return out
+
+
+def bot_process(endpoint: str, token: str, logdir: Path, name: str, *extra: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """``okgin bot simple`` on a reserved seat, as a separate process (its stderr in ``logdir``)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "okgin", "bot", "simple", "--connect", endpoint, "--token", token, "--name", name, "-q", *extra],
+        stdout=subprocess.DEVNULL, stderr=open(logdir / f"{name}.log", "wb"), stdin=subprocess.DEVNULL, env=env,
+    )
