@@ -2,7 +2,10 @@
 
 Sits down at a named table (``--table``), in the quick-match queue (default), or on a
 reserved seat (``--token``), and plays ``--games`` games with the SDK's blocking runner
-(:func:`clients.sdk.run_bot`). Launchers that created several reserved tables give a
+(:func:`clients.sdk.run_bot`). ``--games 0`` plays until the referee says ``shutdown``:
+with the token a tournament organiser handed out and the tournament's gateway as
+``--connect``, that makes the bot a remote tournament participant, seated game after game
+(docs/tournaments.md). Launchers that created several reserved tables give a
 ``--plan`` file instead: a JSON list of ``{"token": ..., "seed": ...}``, played in order,
 one fresh bot (seeded) per entry; this is how ``okgin match --via-referee`` puts the same
 bot, with the same seeds as in-process, on every seat it needs.
@@ -26,18 +29,22 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="okgin bot",
         description="Run a bot (built-in or your own class) against a referee over the network.",
-        epilog=f"BOT is a built-in name ({', '.join(BUILTIN_BOTS)}), package.module:Class or path/to/file.py:Class.",
+        epilog=(f"BOT is a built-in name ({', '.join(BUILTIN_BOTS)}), package.module:Class or path/to/file.py:Class. "
+                "A remote tournament participant connects to the tournament's gateway with the organiser's "
+                "token and plays every game it is given until the tournament is over: "
+                "okgin bot NAME --connect tcp://GATEWAY:PORT --token TOKEN --games 0"),
     )
     p.add_argument("bot", metavar="BOT")
     p.add_argument("--connect", default=DEFAULT_ENDPOINT, metavar="ENDPOINT", help="referee endpoint (default %(default)s)")
     p.add_argument("--table", help="sit at this named table (created if new); default: the quick-match queue")
     p.add_argument("--seat", type=int, help="with --table: the seat wanted")
     p.add_argument("--name", help="display name (default: the bot's name)")
-    p.add_argument("--games", type=int, default=1, help="games to play (default 1; further games by rematch or requeue)")
+    p.add_argument("--games", type=int, default=1, help="games to play (default 1; further games by rematch, requeue, or with --token the next seat a "
+                   "tournament gateway gives; 0 = no limit: play until the referee or gateway says shutdown)")
     p.add_argument("--seed", default="0", help="bot seed; game k gets SEED/k (default 0)")
     p.add_argument("--variant", choices=["oklahoma", "box"], help="for the queue (default oklahoma) or a new table; an existing table's is kept")
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule option (repeatable)")
-    p.add_argument("--token", help="a reserved seat token from the organiser (one game)")
+    p.add_argument("--token", help="a reserved seat token (one game), or a tournament gateway token with --games 0 (every game of the tournament)")
     p.add_argument("--plan", type=Path, help="JSON list of {token, seed}: reserved seats played in order")
     p.add_argument("--no-thread", action="store_true", help="run the bot on the socket's thread (no heartbeats while it thinks)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")

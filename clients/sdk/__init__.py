@@ -40,12 +40,12 @@ from .messages import (
     Welcome,
     parse_message,
 )
-from .runner import BotDriver, drive, play_reserved, run_bot
+from .runner import BotDriver, drive, play_reserved, run_bot, serve
 
 __all__ = [
     "DEFAULT_ENDPOINT", "AdviceReceived", "AdvisePrompt", "AsyncClient", "BotDriver", "Client", "ConnectionLost",
     "Disconnected", "ErrorMessage", "GameEnd", "GameStart", "HandEnd", "Message", "MoveEvent", "Ok", "Prompt",
     "Queued", "Reconnected", "RefereeError", "RematchStatus", "SDKError", "Seated", "Shutdown", "Snapshot",
     "TableClosed", "TableCreated", "Timeout", "Unknown", "Welcome", "drive", "parse_message", "play_reserved",
-    "run_bot",
+    "run_bot", "serve",
 ]

@@ -50,6 +50,7 @@ from .messages import (
 )
 
 DEFAULT_ENDPOINT = "tcp://127.0.0.1:7117"
+BYE_LINGER_MS = 200  # how long a closed socket may still try to deliver its bye
 
 
 class Client:
@@ -131,12 +132,18 @@ class Client:
         return w
 
     def close(self, bye: bool = True) -> None:
-        """Say ``bye`` (seats are then held for their grace period) and close the socket."""
+        """Say ``bye`` (seats are then held for their grace period) and close the socket.
+
+        The ``bye`` gets a short linger: closed with LINGER=0 it would often be dropped
+        unsent, and a tournament gateway waits for it after its ``shutdown``."""
         if self._sock is not None and bye and self.welcome is not None:
             try:
                 self._sock.send(encode({"type": "bye"}), zmq.NOBLOCK)
             except zmq.ZMQError:
                 pass
+            else:
+                self._sock.close(linger=BYE_LINGER_MS)
+                self._sock = None
         self._close_socket()
 
     def drop_connection(self) -> None:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import itertools
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -60,6 +61,7 @@ from .messages import (
     Prompt,
     Seated,
     Shutdown,
+    Snapshot,
     TableClosed,
 )
 
@@ -130,6 +132,13 @@ class BotDriver:
             assert msg.seat is not None
             self.bot.on_game_start(msg.seat, msg.rules, msg.num_seats)
             self._hand_start(msg.view)
+        elif isinstance(msg, Snapshot):
+            # A game met first through a snapshot (a session resumed by a new process,
+            # or a gateway's sync): start it for the bot as game_start would have.
+            if self.rules is None and msg.status == "playing" and msg.seat is not None and msg.view is not None:
+                self.table, self.seat, self.rules, self.num_seats, self.game = msg.table, msg.seat, msg.rules, msg.num_seats, msg.game
+                self.bot.on_game_start(msg.seat, msg.rules, msg.num_seats)
+                self._hand_start(msg.view)
         elif isinstance(msg, Prompt):
             return self._on_prompt(msg)
         elif isinstance(msg, AdvisePrompt):
@@ -250,6 +259,58 @@ def drive(client: Client, driver: BotDriver, games: int, threaded: bool = True, 
     return ends
 
 
+def serve(client: Client, make: Callable[[], Bot], games: int = 0, threaded: bool = True,
+          advice_wait: float = 0.25, on_error: ErrorHook | None = _print_error) -> list[GameEnd]:
+    """Play every table this session is seated at, several at once, until ``shutdown``
+    (or ``games`` games, if positive); returns the ``game_end`` messages.
+
+    For a session that does not choose its tables: a tournament gateway seats a remote
+    participant at one table after another, and at several at a time when the runner
+    plays games concurrently (docs/tournaments.md). Each table gets its own driver and a
+    fresh bot from ``make``; a table's messages after its game ended (``table_closed``,
+    a late error) are ignored. The bot code runs one message at a time, as in
+    :func:`drive`.
+    """
+    worker = _Worker(client, threaded)
+    drivers: dict[str, BotDriver] = {}
+    finished: set[str] = set()
+    ends: list[GameEnd] = []
+    held: list[Message] = []
+    try:
+        while games <= 0 or len(ends) < games:
+            msg = held.pop(0) if held else client.recv()
+            if msg is None:
+                continue
+            if isinstance(msg, Shutdown):
+                break
+            table = getattr(msg, "table", None)
+            if table is None:
+                if isinstance(msg, ErrorMessage) and on_error is not None:
+                    on_error(msg)
+                continue
+            if table in finished:
+                continue
+            driver = drivers.get(table)
+            if driver is None:
+                driver = drivers[table] = BotDriver(make(), on_error)
+                driver.table = table  # every message of this table is for it, seated or not
+            if driver.waits_for_advice(msg):
+                held.extend(_await_advice(client, msg, advice_wait))
+                for a in [m for m in held if isinstance(m, AdviceReceived) and m.seq == msg.seq]:  # type: ignore[attr-defined]
+                    held.remove(a)
+                    driver.handle(a)
+            for out in worker.call(driver.handle, msg):
+                client.send(out)
+            if isinstance(msg, GameEnd):
+                ends.append(msg)
+            if isinstance(msg, GameEnd) or driver.closed:
+                finished.add(table)
+                del drivers[table]
+    finally:
+        worker.close()
+    return ends
+
+
 def _await_advice(client: Client, prompt: Message, wait: float) -> list[Message]:
     """Read messages for up to ``wait`` s or until the advice for ``prompt`` arrives."""
     got: list[Message] = []
@@ -287,11 +348,19 @@ def run_bot(
 ) -> list[GameEnd]:
     """Play ``games`` games with ``bot`` against a referee; returns their ``game_end``.
 
-    Where to sit: ``token`` (a reserved seat from ``create_table``; one game), else
-    ``table`` (a named table, joined once; further games by ``rematch``; ``variant``
-    and ``rules`` only matter if the join creates it), else the quick-match queue of
-    ``variant``/``rules`` (default Oklahoma Gin; queued again after each game).
+    Where to sit: ``token`` (a reserved seat from ``create_table``: hello itself seats
+    the bot), else ``table`` (a named table, joined once; further games by ``rematch``;
+    ``variant`` and ``rules`` only matter if the join creates it), else the quick-match
+    queue of ``variant``/``rules`` (default Oklahoma Gin; queued again after each game).
     ``bot`` may be a factory: then each game gets a fresh bot.
+
+    ``games`` <= 0 means no limit: play game after game until the referee says
+    ``shutdown`` (or the table closes, or the connection is lost for good). With a token
+    and ``games`` other than 1 the session is served (:func:`serve`): this is how a bot
+    is a remote tournament participant. A tournament gateway (docs/tournaments.md) seats
+    the session at one new table after another, several at once when games run
+    concurrently, with no request from the bot, and says ``shutdown`` when the
+    tournament is over.
     """
     make: BotFactory = bot if not isinstance(bot, Bot) and callable(bot) else (lambda: bot)  # type: ignore[assignment,return-value]
     first = make()
@@ -301,8 +370,12 @@ def run_bot(
     ends: list[GameEnd] = []
     try:
         client.connect()
+        if token is not None and games != 1:
+            # A session seated for it, game after game (a tournament gateway): serve it.
+            fresh = iter([first])
+            return serve(client, lambda: next(fresh, None) or make(), games, threaded, on_error=on_error)
         current = first
-        for k in range(games):
+        for k in itertools.count() if games <= 0 else range(games):
             if k > 0 and not isinstance(bot, Bot):
                 current = make()
             driver = BotDriver(current, on_error)

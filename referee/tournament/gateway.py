@@ -21,6 +21,11 @@ every rule and every clock; the gateway adds one loopback hop.
   gateway then asks every upstream for a ``sync`` (snapshot plus the pending prompt).
 - A ``hello`` with an unknown token gets ``bad_token``; anything before ``hello`` gets
   ``hello_first``; a message for a table that is not the bot's gets ``not_seated``.
+- The end: when the runner closes the gateway, every connected bot gets ``shutdown``
+  (protocol.md §5.24, as from a stopping referee), so a bot that plays "until shutdown"
+  (``okgin bot NAME --token T --games 0``) exits by itself. The gateway waits a moment,
+  bounded by ``CLOSE_WAIT_S``, for the bots' ``bye`` before it closes the socket, so the
+  message is not dropped with it.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from okgin.protocol import ERRORS, ProtocolError, decode, encode
 
 HEARTBEAT_MS = 5000
 LIVENESS = 3
+CLOSE_WAIT_S = 1.0  # how long close() waits for the bots' bye after shutdown
 
 
 def _error(name: str, message: str, rid: Any = None, request: str | None = None) -> dict[str, Any]:
@@ -87,7 +93,13 @@ class Gateway:
         self._tasks = [asyncio.ensure_future(self._recv_loop()), asyncio.ensure_future(self._heartbeats())]
         return self.endpoint
 
-    async def close(self) -> None:
+    async def close(self, reason: str = "the tournament is over") -> None:
+        told = [r for r in self.remotes.values() if r.route is not None]
+        for r in told:
+            await self._to_bot(r, {"type": "shutdown", "reason": reason})
+        deadline = time.monotonic() + CLOSE_WAIT_S
+        while any(r.route is not None for r in told) and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)  # the receive loop clears a route at the bot's bye
         for t in self._tasks:
             t.cancel()
         for r in self.remotes.values():
@@ -97,7 +109,8 @@ class Gateway:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await t
         if self.sock is not None:
-            self.sock.close(linger=0)
+            # a bot that said no bye may still be reading: a short linger, not a drop
+            self.sock.close(linger=int(CLOSE_WAIT_S * 1000) if told else 0)
 
     # ------------------------------------------------------------------ runner side
     async def wait_connected(self, name: str) -> None:
