@@ -325,8 +325,10 @@ class AsyncClient:
             if isinstance(m, Heartbeat):
                 continue
             if isinstance(m, ErrorMessage) and m.name == "hello_first" and self.welcome is not None and not self._reconnecting:
-                # Protocol 1.2 §10.1: the referee restarted and no longer knows this
-                # connection; resume with the token at once, as after a silence.
+                # Protocol 1.2 §10.1: the referee no longer knows this connection (it
+                # restarted, or the network dropped and ZeroMQ reconnected underneath);
+                # its answers are traffic, so silence would never be noticed: resume
+                # with the token at once.
                 self._restarted = True
                 if m.id is None or m.id not in self._waiters:
                     continue
@@ -349,7 +351,7 @@ class AsyncClient:
                 continue
             silent = now - self._last_recv > self.heartbeat_s * self.liveness
             if silent or self._restarted:
-                why = "the referee restarted (hello_first)" if self._restarted else f"no message from the referee for {now - self._last_recv:.1f} s"
+                why = "the referee no longer knows this connection (hello_first): it restarted, or the network dropped" if self._restarted else f"no message from the referee for {now - self._last_recv:.1f} s"
                 self._restarted = False
                 if not self.auto_reconnect:
                     self._queue.put_nowait(_Fatal(ConnectionLost(f"the referee at {self.endpoint}: {why}")))

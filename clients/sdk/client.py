@@ -344,11 +344,13 @@ class Client:
             self.reconnect()
         elif not handshake and self._unknown_to_referee:
             # The referee answered hello_first: it no longer knows this connection (it was
-            # restarted, e.g. with --recover after a crash). Resume with the token at once.
+            # restarted, e.g. with --recover after a crash, or the network dropped and
+            # ZeroMQ reconnected underneath, which the referee sees as a new peer). Its
+            # answers are traffic, so silence would never be noticed: resume at once.
             self._unknown_to_referee = False
             if not self.auto_reconnect:
-                raise ConnectionLost(f"the referee at {self.endpoint} no longer knows this connection (it restarted)")
-            self._inbox.append(Disconnected("disconnected", reason="the referee restarted (hello_first)"))
+                raise ConnectionLost(f"the referee at {self.endpoint} no longer knows this connection (it restarted, or the network dropped)")
+            self._inbox.append(Disconnected("disconnected", reason="the referee no longer knows this connection (hello_first): it restarted, or the network dropped"))
             self.reconnect()
 
     def _drain(self) -> None:

@@ -9,10 +9,11 @@ no locks and no torn states. Moves are sent from key handlers on that same loop.
 Failures, as the player sees them:
 - the referee does not answer ``hello`` (not running, wrong address): the screen says
   so and the client retries with a growing delay until the player quits;
-- the connection goes silent (the SDK notices after ``liveness`` heartbeats and resumes
-  with the token) or drops and comes back underneath (ZeroMQ reconnects by itself and
-  the referee answers ``hello_first``: resumed here): "connection lost" banner, then the
-  referee's snapshot and the pending prompt, and the game goes on;
+- the connection goes silent (the SDK notices after ``liveness`` heartbeats) or drops and
+  comes back underneath (ZeroMQ reconnects by itself and the referee answers
+  ``hello_first``: the SDK takes that as its cue too): either way the SDK resumes with
+  the token and says so (``Disconnected``, ``Reconnected``): "connection lost" banner,
+  then the referee's snapshot and the pending prompt, and the game goes on;
 - the referee refuses a request: its sentence is shown where the player looks.
 """
 
@@ -23,7 +24,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from clients.sdk import AsyncClient, ConnectionLost, Disconnected, ErrorMessage, Reconnected, RefereeError, SDKError
+from clients.sdk import AsyncClient, ConnectionLost, Disconnected, Reconnected, RefereeError, SDKError
 from clients.sdk import Timeout as SDKTimeout
 from okgin import Action
 
@@ -173,17 +174,6 @@ class NetworkBackend(Backend):
             app.set_connection(LOST, f"Connection lost ({msg.reason}): reconnecting with your token…")
             return
         if isinstance(msg, Reconnected):
-            app.set_connection(CONNECTED, "")
-            return
-        if isinstance(msg, ErrorMessage) and msg.name == "hello_first" and self.client is not None and self.client.connected:
-            # The transport reconnected underneath (ZeroMQ does that by itself after a
-            # network blip) and the referee sees a stranger: resume with the token.
-            app.set_connection(LOST, "Connection lost: reconnecting with your token…")
-            try:
-                await self.client.reconnect()
-            except ConnectionLost as e:
-                app.set_connection(OFFLINE, f"The connection is lost for good: {e}")
-                return
             app.set_connection(CONNECTED, "")
             return
         if msg.raw:
