@@ -403,7 +403,7 @@ class Table:
         self.n += 1
         n = self.n
         if self.journal is not None:
-            self.journal.write("action", seat=actor, action=action.to_wire(), seq=seq, ms=elapsed, auto=auto, n=n)
+            self.journal.write_action(actor, action, seq, elapsed, auto, n)
         kind = action.kind
         ended = result is not None
         base = {"type": "event", "table": self.name, "game": self.game_no, "n": n, "auto": auto}
@@ -417,9 +417,12 @@ class Table:
                 return ended_frame
         else:
 
+            views = self.views
+
             def build(seat: int | None) -> bytes:
-                move = self.views.wire(seat)["events"][-1]
-                return frame({**base, "move": move}, ("view", self.views.packed(seat)))
+                # the move as this seat saw it = the last event of its view, already packed
+                view = views.packed(seat)
+                return frame(base, ("move", views.last_event_packed(seat)), ("view", view))
 
         def build_full() -> dict[str, Any]:
             card = action.card if action.card is not None else hand_before.events[-1][2]

@@ -281,6 +281,10 @@ class ViewCache:
         b = self._b[seat] = b"".join((_VIEW_HEAD, _packb(mine)[1:], _K_EVENTS, ev_head, *events, pub))
         return b
 
+    def last_event_packed(self, seat: int | None) -> bytes:
+        """The packed last event of ``seat``'s view (``wire(seat)["events"][-1]``)."""
+        return self._viewers_packed(seat)[-1]
+
     def _viewers_packed(self, seat: int | None) -> list[bytes]:
         self._events(seat)
         return self._viewers[seat][3]

@@ -105,3 +105,30 @@ def test_advice_is_journaled_and_replayed(make_referee, make_client, tmp_path):
     report = check_file(j)
     assert report.termination == "normal"
     assert sum(1 for e in report.game.log if e[0] == "advice") == sum(1 for e in lines if e["t"] == "advice")
+
+
+def test_write_action_is_byte_identical_to_write(tmp_path):
+    """The per-move fast path (cached action JSON, fixed key order) writes exactly the
+    line ``write("action", ...)`` writes, for every kind of action, declared melds too."""
+    import random
+
+    from okgin import RuleSet
+    from okgin.actions import Action
+    from referee.journal import Journal
+
+    j = Journal(tmp_path, "t", 1)
+    g = Game(RuleSet(), 5)
+    rng = random.Random(1)
+    acts = []
+    while not g.is_over and len(acts) < 400:
+        a = rng.choice(g.legal_actions())
+        acts.append(a)
+        g.apply(a)
+    acts += [Action.knock(3, [[0, 1, 2]]), Action.big_gin_knock([[0, 1, 2, 3], [13, 26, 39]])]
+    for i, a in enumerate(acts):
+        j.write("action", seat=i % 2, action=a.to_wire(), seq=i * 7, ms=i * 13, auto=bool(i % 3), n=i)
+        j.write_action(i % 2, a, i * 7, i * 13, bool(i % 3), i)
+    j.close()
+    lines = Path(j.path).read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2 * len(acts)
+    assert lines[0::2] == lines[1::2]
