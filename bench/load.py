@@ -1,0 +1,363 @@
+"""Load benchmark (issue 9 §5): many concurrent tables against one referee, then spread
+over several; and the latency of honest tables while one connection floods the referee.
+
+Figures only, never assertions; the last line is one JSON object.
+
+Each scenario starts ``R`` referee processes (``python -m okgin referee``, journals on as
+in production, default rate limit), creates ``--tables`` reserved tables with fixed seeds
+spread evenly over them (games to 10,000 points: no game ends during a run), and starts
+``--procs`` client processes, each playing both seats of its share of the tables over raw
+DEALER sockets (one per seat: ``2 x tables`` clients), with zero think time and the
+deterministic "knock if allowed, else pass / draw / throw the highest card" choice.
+
+- **decisions/s**: acts sent by all clients during the measured window, per second;
+- **latency**: per decision, *act sent -> that table's next prompt received* (client
+  clocks; CLOCK_MONOTONIC is shared by all processes), p50 and p99 over the window;
+- **referee RSS**: each referee's peak resident set (``VmHWM``), and its CPU share
+  (user + system time over the window, from ``/proc``).
+
+``--flood``: one referee, the tables above, measured three times: alone; with one extra
+process flooding a single connection with ``ping`` frames as fast as it can (the
+referee's default rate limit applies); and the same flood against a referee started
+with ``--rate-limit 0``. The issue's criterion: the flood raises the honest tables' p99
+by at most 2x.
+
+    python bench/load.py                          # 500 tables, 4 client processes, 1 and 2 referees
+    python bench/load.py --referees 1,2,4 --seconds 20
+    python bench/load.py --flood --tables 100
+    python bench/load.py --quick                  # 100 tables, 2 processes, 5 s windows
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import zmq
+
+ADMIN_KEY = "load-bench"
+ENDPOINT_RE = re.compile(r"listening on (tcp://\S+)")
+RANKS = "A23456789TJQK"
+
+
+# ------------------------------------------------------------------------- clients
+def choose(legal: list[dict[str, Any]]) -> dict[str, Any]:
+    best = None
+    for a in legal:
+        k = a["kind"]
+        if k == "knock" or k == "big_gin":
+            return a
+        if k == "pass" or k == "draw_stock":
+            return a
+        if k == "discard":
+            r = RANKS.index(a["card"][0])
+            v = (min(r + 1, 10), a["card"])
+            if best is None or v > best[0]:
+                best = (v, a)
+    return best[1] if best else legal[0]
+
+
+def worker(spec_path: str) -> int:
+    """One client process: both seats of each of its tables (see the module docstring)."""
+    spec = json.loads(Path(spec_path).read_text())
+    t_from, t_to = spec["measure_from"], spec["measure_to"]
+    ctx = zmq.Context()
+    packb, unpackb = msgpack.Packer(use_bin_type=True).pack, msgpack.unpackb
+    socks: list[zmq.Socket] = []
+    table_of: dict[zmq.Socket, str] = {}
+    for t in spec["tables"]:
+        for tok in t["tokens"]:
+            s = ctx.socket(zmq.DEALER)
+            s.setsockopt(zmq.LINGER, 0)
+            s.connect(t["endpoint"])
+            s.send(packb({"type": "hello", "protocol": 1, "role": "player", "name": "load", "token": tok}))
+            socks.append(s)
+            table_of[s] = t["table"]
+    poller = zmq.Poller()
+    for s in socks:
+        poller.register(s, zmq.POLLIN)
+    sent_at: dict[str, float] = {}
+    lat: list[float] = []
+    decisions = 0
+    errors = 0
+    last_beat = time.monotonic()
+    beat = packb({"type": "heartbeat"})
+    while True:
+        now = time.monotonic()
+        if now >= t_to:
+            break
+        if now - last_beat > 2.0:
+            last_beat = now
+            for s in socks:
+                s.send(beat, zmq.NOBLOCK)
+        for s, _ in poller.poll(200):
+            while True:
+                try:
+                    frame = s.recv(zmq.NOBLOCK)
+                except zmq.Again:
+                    break
+                m = unpackb(frame, raw=False)
+                typ = m["type"]
+                if typ == "prompt":
+                    now = time.monotonic()
+                    table = m["table"]
+                    t0 = sent_at.pop(table, None)
+                    if t0 is not None and t_from <= t0 and now < t_to:
+                        lat.append(now - t0)
+                    s.send(packb({"type": "act", "table": table, "seq": m["seq"], "action": choose(m["legal"])}))
+                    sent_at[table] = time.monotonic()
+                    if t_from <= now < t_to:
+                        decisions += 1
+                elif typ == "error":
+                    errors += 1
+    print(json.dumps({"decisions": decisions, "lat": lat, "errors": errors}), flush=True)
+    for s in socks:
+        s.close(0)
+    ctx.term()
+    return 0
+
+
+def flooder(endpoint: str, until: float, what: str, conns: int) -> int:
+    """``conns`` connections sending ``what`` as fast as they can until ``until``.
+
+    It keeps every connection's queue full, yet runs at the lowest priority and naps when
+    the queues are full: an attacker elsewhere on the network loads the referee, not the
+    referee's CPU. (Spinning at full priority on this 2-core machine, it halved everyone's
+    throughput by eating a core, whatever the referee did.)"""
+    os.nice(19)
+    ctx = zmq.Context()
+    socks = []
+    for _ in range(conns):
+        s = ctx.socket(zmq.DEALER)
+        s.setsockopt(zmq.LINGER, 0)
+        s.setsockopt(zmq.SNDHWM, 100000)
+        s.connect(endpoint)
+        s.send(msgpack.packb({"type": "hello", "protocol": 1, "role": "player", "name": "flood"}))
+        socks.append(s)
+    ping = msgpack.packb({"type": what})
+    sent = received = 0
+    while time.monotonic() < until:
+        full = 0
+        for s in socks:
+            for _ in range(200):
+                try:
+                    s.send(ping, zmq.NOBLOCK)
+                    sent += 1
+                except zmq.Again:
+                    full += 1
+                    break
+            while True:
+                try:
+                    s.recv(zmq.NOBLOCK)
+                    received += 1
+                except zmq.Again:
+                    break
+        if full == len(socks):
+            time.sleep(0.001)
+    print(json.dumps({"sent": sent, "received": received}), flush=True)
+    for s in socks:
+        s.close(0)
+    ctx.term()
+    return 0
+
+
+# ------------------------------------------------------------------------- referees
+class Referee:
+    def __init__(self, workdir: Path, label: str, extra: list[str], journal: bool) -> None:
+        args = [sys.executable, "-m", "okgin", "referee", "--bind", "tcp://127.0.0.1:0", "--admin-key", ADMIN_KEY,
+                "--max-tables", "20000", "--max-sessions", "20000", *extra]
+        args += ["--journal-dir", str(workdir / f"journals-{label}")] if journal else ["--no-journal"]
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        assert self.proc.stdout is not None
+        m = ENDPOINT_RE.search(self.proc.stdout.readline())
+        if not m:
+            raise RuntimeError("the referee did not start")
+        self.endpoint = m.group(1)
+
+    def cpu_s(self) -> float:
+        f = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+
+    def peak_rss_mb(self) -> float:
+        for ln in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if ln.startswith("VmHWM:"):
+                return int(ln.split()[1]) / 1024
+        return 0.0
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def create_tables(refs: list[Referee], n: int) -> list[dict[str, Any]]:
+    ctx = zmq.Context.instance()
+    out = []
+    admins = []
+    for r in refs:
+        a = ctx.socket(zmq.DEALER)
+        a.setsockopt(zmq.LINGER, 0)
+        a.connect(r.endpoint)
+        a.send(msgpack.packb({"type": "hello", "protocol": 1, "role": "admin", "name": "bench", "admin_key": ADMIN_KEY, "id": 0}))
+        assert a.poll(30000) and msgpack.unpackb(a.recv())["type"] == "welcome"
+        admins.append(a)
+    for i in range(n):
+        a, r = admins[i % len(refs)], refs[i % len(refs)]
+        a.send(msgpack.packb({"type": "create_table", "id": i, "table": f"L{i}", "seed": i, "reserved": True,
+                              "rules": {"target_score": 10000}}))
+    poller = zmq.Poller()
+    for a in admins:
+        poller.register(a, zmq.POLLIN)
+    while len(out) < n:
+        ready = dict(poller.poll(30000))
+        if not ready:
+            raise RuntimeError(f"only {len(out)} of {n} tables were created")
+        for a in ready:
+            m = msgpack.unpackb(a.recv())
+            if m["type"] == "table_created":
+                i = m["id"]
+                out.append({"table": m["table"], "tokens": m["seat_tokens"], "endpoint": refs[i % len(refs)].endpoint})
+            elif m["type"] == "error":
+                raise RuntimeError(f"create_table refused: {m}")
+    for a in admins:
+        a.close(0)
+    return sorted(out, key=lambda t: int(t["table"][1:]))
+
+
+def pct(xs: list[float], p: float) -> float:
+    if not xs:
+        return float("nan")
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(p * len(xs)))] * 1000
+
+
+def scenario(workdir: Path, n_refs: int, tables: int, procs: int, warmup: float, seconds: float, journal: bool,
+             flood: bool = False, ref_extra: list[str] | None = None, flood_what: str = "ping", flood_conns: int = 1) -> dict[str, Any]:
+    refs = [Referee(workdir, f"{n_refs}r{k}-{time.monotonic_ns()}", ref_extra or [], journal) for k in range(n_refs)]
+    workers: list[subprocess.Popen[str]] = []
+    flood_proc = None
+    try:
+        specs = create_tables(refs, tables)
+        start = time.monotonic() + 2.0 + tables / 250  # time for the clients to connect
+        t_from, t_to = start + warmup, start + warmup + seconds
+        for k in range(procs):
+            path = workdir / f"spec-{k}.json"
+            path.write_text(json.dumps({"tables": specs[k::procs], "measure_from": t_from, "measure_to": t_to}))
+            workers.append(subprocess.Popen([sys.executable, __file__, "--worker", str(path)], stdout=subprocess.PIPE, text=True))
+        if flood:
+            flood_proc = subprocess.Popen([sys.executable, __file__, "--flooder", refs[0].endpoint, "--until", str(t_to), "--what", flood_what,
+                                           "--flood-conns", str(flood_conns)],
+                                          stdout=subprocess.PIPE, text=True)
+        time.sleep(max(0.0, t_from - time.monotonic()))
+        cpu0 = [r.cpu_s() for r in refs]
+        time.sleep(max(0.0, t_to - time.monotonic()))
+        cpu1 = [r.cpu_s() for r in refs]
+        results = [json.loads(w.communicate(timeout=600)[0].strip().splitlines()[-1]) for w in workers]
+        flood_out = json.loads(flood_proc.communicate(timeout=120)[0].strip().splitlines()[-1]) if flood_proc else None
+        lat = [x for r in results for x in r["lat"]]
+        dec = sum(r["decisions"] for r in results)
+        return {
+            "referees": n_refs, "tables": tables, "clients": 2 * tables, "client_procs": procs,
+            "decisions_per_s": round(dec / seconds, 1), "p50_ms": round(pct(lat, 0.5), 2), "p99_ms": round(pct(lat, 0.99), 2),
+            "mean_ms": round(statistics.fmean(lat) * 1000, 2) if lat else None,
+            "errors": sum(r["errors"] for r in results),
+            "referee_peak_rss_mb": [round(r.peak_rss_mb(), 1) for r in refs],
+            "referee_cpu_pct": [round(100 * (b - a) / seconds, 1) for a, b in zip(cpu0, cpu1, strict=True)],
+            "flood": flood_out,
+        }
+    finally:
+        for w in workers:
+            if w.poll() is None:
+                w.kill()
+        if flood_proc is not None and flood_proc.poll() is None:
+            flood_proc.kill()
+        for r in refs:
+            r.stop()
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--tables", type=int, default=500)
+    p.add_argument("--procs", type=int, default=4, help="client processes")
+    p.add_argument("--referees", default="1,2", help="referee counts to compare (comma list)")
+    p.add_argument("--seconds", type=float, default=15.0, help="measured window per scenario")
+    p.add_argument("--warmup", type=float, default=3.0)
+    p.add_argument("--no-journal", action="store_true")
+    p.add_argument("--flood", action="store_true", help="the flood comparison instead (one referee)")
+    p.add_argument("--quick", action="store_true", help="100 tables, 2 processes, 5 s windows")
+    p.add_argument("--worker", help=argparse.SUPPRESS)
+    p.add_argument("--flooder", help=argparse.SUPPRESS)
+    p.add_argument("--until", type=float, help=argparse.SUPPRESS)
+    p.add_argument("--flood-conns", type=int, default=1, help="with --flood: flooding connections (one process)")
+    p.add_argument("--rounds", type=int, default=3, help="with --flood: interleaved rounds of the three cases (medians reported)")
+    p.add_argument("--what", default="ping", help="with --flood: the message flooded: ping (cheapest) or list_tables (the dearest a player may send)")
+    args = p.parse_args(argv)
+    if args.worker:
+        return worker(args.worker)
+    if args.flooder:
+        return flooder(args.flooder, args.until, args.what, args.flood_conns)
+    if args.quick:
+        args.tables, args.procs, args.seconds, args.warmup = min(args.tables, 100), 2, 5.0, 2.0
+    load = os.getloadavg()
+    print(f"okgin load benchmark ({os.cpu_count()} CPUs, load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}, journals "
+          f"{'off' if args.no_journal else 'on'}): {args.tables} tables = {2 * args.tables} clients in {args.procs} processes", flush=True)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="okgin-load-") as tmp:
+        work = Path(tmp)
+        if args.flood:
+            # The three cases in interleaved rounds: the machine's load drifts, so a case
+            # run once, minutes after another, says more about the drift than the flood.
+            plan = [("alone", False, []), ("flood, rate limit on", True, []), ("flood, --rate-limit 0", True, ["--rate-limit", "0"])]
+            by: dict[str, list[dict[str, Any]]] = {label: [] for label, _, _ in plan}
+            for rnd in range(args.rounds):
+                for label, flood, extra in plan:
+                    r = scenario(work, 1, args.tables, args.procs, args.warmup, args.seconds, not args.no_journal, flood, extra,
+                                 args.what, args.flood_conns)
+                    by[label].append(r)
+                    print(f"  round {rnd + 1} {label:24s} {r['decisions_per_s']:8.0f} decisions/s  p50 {r['p50_ms']:7.2f} ms"
+                          f"  p99 {r['p99_ms']:8.2f} ms  referee CPU {r['referee_cpu_pct'][0]:5.1f}%  flood {r['flood']}", flush=True)
+
+            def med(label: str, key: str) -> float:
+                return round(statistics.median(r[key] for r in by[label]), 2)
+
+            base = med("alone", "p99_ms")
+            for label, _, _ in plan:
+                print(f"  median {label:24s} {med(label, 'decisions_per_s'):8.0f} decisions/s  p50 {med(label, 'p50_ms'):7.2f} ms"
+                      f"  p99 {med(label, 'p99_ms'):8.2f} ms  (x{med(label, 'p99_ms') / base:.2f})", flush=True)
+            lim = by["flood, rate limit on"]
+            summary = {"bench": "load-flood", "flooded": args.what, "flood_conns": args.flood_conns, "tables": args.tables,
+                       "rounds": args.rounds, "p99_alone_ms": base, "p99_flood_ms": med("flood, rate limit on", "p99_ms"),
+                       "p99_flood_nolimit_ms": med("flood, --rate-limit 0", "p99_ms"),
+                       "ratio_limited": round(med("flood, rate limit on", "p99_ms") / base, 2),
+                       "ratio_unlimited": round(med("flood, --rate-limit 0", "p99_ms") / base, 2),
+                       "flood_sent": sum(r["flood"]["sent"] for r in lim), "flood_answered": sum(r["flood"]["received"] for r in lim),
+                       "load": round(load[0], 1)}
+        else:
+            for n in [int(x) for x in args.referees.split(",")]:
+                r = scenario(work, n, args.tables, args.procs, args.warmup, args.seconds, not args.no_journal)
+                rows.append(r)
+                print(f"  {n} referee(s): {r['decisions_per_s']:8.0f} decisions/s  p50 {r['p50_ms']:7.2f} ms  p99 {r['p99_ms']:8.2f} ms"
+                      f"  peak RSS {r['referee_peak_rss_mb']} MB  CPU {r['referee_cpu_pct']} %  errors {r['errors']}", flush=True)
+            summary = {"bench": "load", "tables": args.tables, "clients": 2 * args.tables, "client_procs": args.procs,
+                       "journal": not args.no_journal, "load": round(load[0], 1),
+                       "by_referees": {str(r["referees"]): {k: r[k] for k in ("decisions_per_s", "p50_ms", "p99_ms", "referee_peak_rss_mb",
+                                                                               "referee_cpu_pct")} for r in rows}}
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
