@@ -43,6 +43,10 @@ from .tables import CLOSED, FINISHED, PLAYING, WAITING, Table
 
 log = logging.getLogger("okgin.referee")
 _send = zmq.backend.Socket.send
+_recv = zmq.backend.Socket.recv
+_get = zmq.backend.Socket.get
+_RCVMORE = int(zmq.RCVMORE)
+_NOBLOCK = int(zmq.NOBLOCK)
 _MORE = zmq.SNDMORE | zmq.NOBLOCK
 # How long stop() lets ZeroMQ deliver the last messages (shutdown) to peers still reading.
 SHUTDOWN_LINGER_MS = 1000
@@ -207,8 +211,11 @@ class Referee:
         self._in_drain = True
         try:
             for _ in range(2000):
+                # the backend's recv, without pyzmq's recv_multipart wrapper
                 try:
-                    frames = sock.recv_multipart(zmq.NOBLOCK)
+                    frames = [_recv(sock, _NOBLOCK)]
+                    while _get(sock, _RCVMORE):
+                        frames.append(_recv(sock, _NOBLOCK))
                 except zmq.Again:
                     return
                 except zmq.ZMQError:  # socket closed under us during shutdown
