@@ -66,14 +66,15 @@ class ViewCache:
     """Wire views, packed views and legal actions of one game, for its current state."""
 
     __slots__ = (
-        "_b", "_base", "_hand", "_last", "_last_b", "_last_len", "_legal", "_legal_b", "_pub_b", "_role_draws",
-        "_role_draws_b", "_roles", "_viewers", "_w", "game",
+        "_b", "_base", "_hand", "_last", "_last_b", "_last_len", "_legal", "_legal_b", "_mine", "_pub_b",
+        "_role_draws", "_role_draws_b", "_roles", "_viewers", "_w", "game",
     )
 
     def __init__(self) -> None:
         self.game: Game | None = None
         self._hand: Any = None
         self._viewers: dict[int | None, list[Any]] = {}
+        self._mine: dict[int | None, tuple[int, bytes]] = {}  # viewer -> (hand mask, packed own part)
         self._roles: list[str] = []
         self._role_draws: list[Any] = []
         self._last: dict[str, Any] | None = None
@@ -86,6 +87,7 @@ class ViewCache:
         self.game = game
         self._hand = None
         self._viewers = {}
+        self._mine = {}
         self._last = None
         self._last_len = -1
         self._role_draws = [[[s, CS[c]] for s, c in rnd] for rnd in game.role_draws]
@@ -118,6 +120,7 @@ class ViewCache:
         h = g.hand
         self._hand = h
         self._viewers = {}
+        self._mine = {}
         if g.roles is not None:
             roles = [""] * 3
             for name, s in zip(("box", "captain", "sitter"), g.roles, strict=True):
@@ -267,19 +270,33 @@ class ViewCache:
         events = self._viewers_packed(seat)
         owner = self._owner(seat)
         h = g.hand
-        advice: list[dict[str, Any]] = []
         if g.roles is not None and seat is not None and seat in (g.roles[1], g.roles[2]):
             num = h.number
             advice = [{"seat": s, "action": None if a is None else a.to_wire(), "text": t} for n, s, a, t in g.advice if n == num]
-        mine = {
-            "seat": seat,
-            "hand": None if owner is None else [CS[c] for c in cards_of(h.hands[owner])],
-            "hand_of": owner,
-            "advice": advice,
-        }
+            mine_b = _packb({
+                "seat": seat,
+                "hand": None if owner is None else [CS[c] for c in cards_of(h.hands[owner])],
+                "hand_of": owner,
+                "advice": advice,
+            })[1:]
+        else:
+            # no advice for this viewer: its own part changes only with its hand's cards
+            # (an opponent's move leaves it as it was), so it is packed once per hand mask
+            mask = -1 if owner is None else h.hands[owner]
+            cached = self._mine.get(seat)
+            if cached is not None and cached[0] == mask:
+                mine_b = cached[1]
+            else:
+                mine_b = _packb({
+                    "seat": seat,
+                    "hand": None if owner is None else [CS[c] for c in cards_of(mask)],
+                    "hand_of": owner,
+                    "advice": [],
+                })[1:]
+                self._mine[seat] = (mask, mine_b)
         n_ev = len(events)
         ev_head = bytes((0x90 | n_ev,)) if n_ev < 16 else b"\xdc" + n_ev.to_bytes(2, "big")
-        b = self._b[seat] = b"".join((_VIEW_HEAD, _packb(mine)[1:], _K_EVENTS, ev_head, *events, pub))
+        b = self._b[seat] = b"".join((_VIEW_HEAD, mine_b, _K_EVENTS, ev_head, *events, pub))
         return b
 
     def last_event_packed(self, seat: int | None) -> bytes:
