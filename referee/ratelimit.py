@@ -8,9 +8,11 @@ unread. The client is told with one ``rate_limited`` error at most once a second
 (saying how many were dropped), never one per dropped frame: answering every frame of a
 flood would itself be the flood.
 
-A well-behaved client sends about one message per prompt plus a heartbeat every few
-seconds; the referee's defaults (``okgin referee --rate-limit``) sit far above what one
-connection needs to play even at zero think time, so only floods meet the limit.
+An ``act`` that answers the sender's pending prompt is refunded once the referee has
+checked it (:meth:`RateLimiter.refund`): answers come at the referee's own pace, so a bot
+playing flat out, or many tables on one connection, is never throttled. What remains
+counted is what a client sends unasked (heartbeats, requests, stale or stray moves); the
+defaults (``okgin referee --rate-limit``) sit far above what any client needs.
 
 Per connection, not per session: a frame is limited before the referee knows (or
 trusts) who sent it. A flooder may open many connections; CURVE's allow-list
@@ -75,6 +77,17 @@ class RateLimiter:
             )
             self.hub._raw_send(rid, encode(err.to_wire()))
         return False
+
+    def refund(self, rid: bytes) -> None:
+        """Give back the token of a message that answered the sender's pending prompt.
+
+        Why: those answers come at the referee's own pace (one per prompt it sent), so
+        they cannot flood it; counting them would throttle a fast bot, or one playing
+        many tables on one connection, and a dropped answer stalls its game. Only what a
+        client sends unasked is limited."""
+        b = self.buckets.get(rid)
+        if b is not None:
+            b[0] = min(self.burst, b[0] + 1.0)
 
     def _sweep(self, now: float) -> None:
         """Forget connections whose bucket has refilled (idle or gone)."""

@@ -699,6 +699,8 @@ class Referee:
         except ProtocolError as e:
             e.table = t.name
             raise
+        if self.limiter is not None and sess.rid is not None:
+            self.limiter.refund(sess.rid)  # an answer to its own prompt: never counted (referee.ratelimit)
 
     def _on_advise(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
         t, seat = self._table_of(sess, msg["table"])

@@ -288,3 +288,31 @@ def test_a_flooder_is_rate_limited_and_the_others_play_on(tmp_path: Path) -> Non
         assert ref.internal_errors() == []
     finally:
         ref.stop()
+
+
+def test_answers_to_prompts_are_never_rate_limited(tmp_path: Path) -> None:
+    """With a limit of 5 messages a second, two zero-think players still play a whole
+    game flat out (hundreds of acts a second): an act answering its own prompt is
+    refunded. Anything else they send beyond the limit is not."""
+    ref = RefProc(tmp_path, "--rate-limit", "5", "--rate-burst", "5", label="tight")
+    try:
+        adm = admin(ref.endpoint)
+        rules = {"variant": "oklahoma", "target_score": 60}
+        toks = reserved_table(adm, "fast", 52, rules=rules)
+        seats = Seats()
+        clients = seat_all(ref.endpoint, "fast", toks, seats)
+        errors: list[dict[str, Any]] = []
+        seats.on_message = lambda t, s, c, m: errors.append(m) if m["type"] == "error" else None
+        seats.drive()
+        assert errors == []
+        end = journal_end(ref.journal_dir, "fast")
+        assert end["record"] == expected_record(rules, 52) and len(end["record"]["entries"]) > 100
+        c = clients[0]
+        for _ in range(50):  # unasked messages are still counted
+            c.send({"type": "ping"})
+        notice = c.wait_for(lambda m: m["type"] == "error")
+        error_of(notice, "rate_limited")
+        seats.close()
+        adm.close()
+    finally:
+        ref.stop()
