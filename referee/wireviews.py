@@ -50,9 +50,15 @@ def frame(fields: dict[str, Any], *tail: tuple[str, bytes]) -> bytes:
     head = bytes((0x80 | n,)) if n < 16 else b"\xde" + n.to_bytes(2, "big")
     parts = [head, body]
     for key, value in tail:
-        parts.append(_packb(key))
+        kb = _KEYS.get(key)
+        if kb is None:
+            kb = _KEYS[key] = _packb(key)  # a handful of field names: "view", "legal", ...
+        parts.append(kb)
         parts.append(value)
     return b"".join(parts)
+
+
+_KEYS: dict[str, bytes] = {}
 
 
 _VIEW_KEYS = 27  # View.to_wire() of a seat or spectator
@@ -323,16 +329,19 @@ class ViewCache:
         return self._legal_b
 
 
-_ACTIONS: dict[Any, tuple[dict[str, Any], bytes]] = {}
+_ACTIONS: dict[tuple[str, int | None], tuple[dict[str, Any], bytes]] = {}
 
 
 def _action_wire(a: Any) -> tuple[dict[str, Any], bytes]:
     """An action's wire map and its packed bytes, computed once per distinct action
-    (legal actions carry no melds: at most a few hundred distinct ones exist)."""
-    w = _ACTIONS.get(a)
+    (legal actions carry no melds: at most a few hundred distinct ones exist). Keyed by
+    ``(kind, card)``: a tuple hashes in C, the frozen dataclass's ``__hash__`` in Python."""
+    if a.melds is not None:
+        wire = a.to_wire()
+        return wire, _packb(wire)
+    key = (a.kind, a.card)
+    w = _ACTIONS.get(key)
     if w is None:
         wire = a.to_wire()
-        w = (wire, _packb(wire))
-        if a.melds is None:
-            _ACTIONS[a] = w
+        w = _ACTIONS[key] = (wire, _packb(wire))
     return w
