@@ -74,7 +74,7 @@ def make_bot(spec: str, seed: str) -> Bot:
     return get_bot(name, seed=seed)
 
 
-_BOOLS = {"lookahead", "inference", "value_draws", "mc_knock"}
+_BOOLS = {"lookahead", "inference", "value_draws", "mc_knock", "hazard", "equity"}
 
 
 class Timed(Bot):

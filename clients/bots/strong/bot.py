@@ -22,6 +22,7 @@ same view give the same move in-process, over the network and after a reconnect.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -29,10 +30,11 @@ from okgin import DRAW_DISCARD, DRAW_STOCK, PASS, TAKE, Action, RuleSet, View
 
 from ...bot import Bot
 from .evaluation import Evaluator
-from .knocking import estimate, sample_opponent
+from .fastdw import dad_value
+from .knocking import estimate, game_equity, sample_opponent
 from .knowledge import Knowledge, read_view
 from .opponent import history_of, sample_hands
-from .tables import VALUES
+from .tables import VALUES, bits
 
 
 @dataclass(frozen=True)
@@ -46,17 +48,29 @@ class Params:
     knock_bonus: float = 0.0
     gin_bonus: float = 0.0
     #: Penalty (deadwood points) times the chance the opponent melds a discard.
-    danger_weight: float = 0.0
+    danger_weight: float = 4.0
     #: Weigh the opponent's pick-ups, refusals and discards (else every unseen card alike).
     inference: bool = True
     #: Draw decisions by value (else the simple rule: take only a card joining a meld).
     value_draws: bool = True
     #: Knock by Monte Carlo comparison (else as soon as the rules allow).
-    mc_knock: bool = False
+    mc_knock: bool = True
     mc_samples: int = 48
     #: Opponent hands for the knock decision: 0 = card weights only, 1 = Markov chain
     #: over hands that fit its discards (:mod:`opponent`).
     opp_model: int = 1
+    #: Preference per opponent turn for tighter hands, and the penalty for a hand it
+    #: could have knocked with (see :class:`opponent.History`).
+    opp_tight: float = 0.02
+    opp_no_knock: float = 1.5
+    #: Weigh the deadwood kept by the chance the opponent knocks before our next draw.
+    hazard: bool = False
+    hazard_samples: int = 24
+    #: Knock to win the game, not points: value a hand's result by the chance of winning
+    #: the game after it (2 players; :func:`knocking.game_equity`).
+    equity: bool = True
+    #: Rerank this many best discards by two draws of lookahead (0: one draw only).
+    deep_discards: int = 3
     #: Take/keep margin: taking a discard shows the opponent a card, so it must win by this much.
     take_margin: float = 0.0
 
@@ -98,10 +112,12 @@ class StrongBot(Bot):
         if not p.lookahead:
             ev.expected = ev.dw  # type: ignore[method-assign]
         hand = k.hand
+        if p.hazard and view.phase != "offer" and k.opp_hidden > 0:
+            ev.hazard = self._hazard(k, view)
         if view.phase == "offer":
             return TAKE if self._take(ev, hand, view.upcard) else PASS
         if view.phase == "draw":
-            if DRAW_DISCARD in legal and k.top is not None and self._take(ev, hand, k.top):
+            if DRAW_DISCARD in legal and k.top is not None and not _cycling(view, k.top) and self._take(ev, hand, k.top):
                 return DRAW_DISCARD
             return DRAW_STOCK
         return self._discard_or_knock(view, legal, ev)
@@ -127,7 +143,10 @@ class StrongBot(Bot):
             if a.kind == "knock":
                 knocks.append(a)
         discards = [a.card for a in legal if a.kind == "discard" and a.card is not None]
-        _, best = ev.best_discard(hand, barred, discards)
+        if p.deep_discards > 1:
+            best = ev.best_discard_deep(hand, barred, discards, p.deep_discards)
+        else:
+            _, best = ev.best_discard(hand, barred, discards)
         if knocks:
             # the knock leaving the least deadwood (highest card thrown among equals)
             kd, kc = min((ev.dw(hand & ~(1 << a.card)), -VALUES[a.card], a.card) for a in knocks if a.card is not None)[::2]
@@ -135,16 +154,55 @@ class StrongBot(Bot):
                 return Action("knock", kc)
             rng = random.Random(f"{self._salt}/{view.hand_number}/{len(view.events)}")
             opps = self.opponent_hands(ev.k, view, rng, p.mc_samples)
-            est = estimate(ev, self.rules, rng, hand & ~(1 << kc), kd, hand & ~(1 << kc), opps)
+            value: Callable[[int], float] = float
+            if p.equity and view.num_seats == 2:
+                me = view.hand_of
+                assert me is not None
+                value = game_equity(view.target_score - view.scores[me], view.target_score - view.scores[1 - me], 2 if view.doubled else 1)
+            est = estimate(ev, self.rules, rng, hand & ~(1 << kc), kd, hand & ~(1 << kc), opps, value)
             if est.knock >= est.play_on:
                 return Action("knock", kc)
         return Action("discard", best)
 
+    def _hazard(self, k: Knowledge, view: View) -> float:
+        """Estimated chance that the opponent can knock on its next turn (drawing from
+        the stock), over opponent hands sampled from its moves."""
+        rng = random.Random(f"{self._salt}/{view.hand_number}/{len(view.events)}/hz")
+        hands = self.opponent_hands(k, view, rng, self.params.hazard_samples)
+        limit = k.knock_limit
+        hits = 0
+        tries = 0
+        for h in hands:
+            stock = bits(k.pool & ~h)
+            if not stock:
+                continue
+            for _ in range(2):
+                tries += 1
+                if dad_value(h | (1 << stock[rng.randrange(len(stock))])) <= limit:
+                    hits += 1
+        return hits / tries if tries else 0.0
+
     def opponent_hands(self, k: Knowledge, view: View, rng: random.Random, n: int) -> list[int]:
         """``n`` plausible opponent hands (masks) for the Monte Carlo knock decision."""
         if self.params.opp_model == 1:
-            return sample_hands(k, history_of(view), rng, n)
+            h = history_of(view)
+            h.tight = self.params.opp_tight
+            h.no_knock = self.params.opp_no_knock
+            return sample_hands(k, h, rng, n)
         return sample_opponent(k, rng, n)
+
+
+def _cycling(view: View, card: int) -> bool:
+    """Has this hand already taken ``card`` from the discard pile twice?
+
+    Two players who each take the other's discard can pass the same cards back and
+    forth for ever: the stock never shrinks, so the hand never ends (RULES.md has no
+    limit on it; two ``simple`` bots do it). A third pickup of the same card is refused,
+    which guarantees that a hand with this bot in it ends.
+    """
+    me = view.hand_of
+    n = sum(1 for e in view.events if e.seat == me and e.kind in ("take", "draw_discard") and e.card == card)
+    return n >= 2
 
 
 def _uninformed(view: View) -> Knowledge:
