@@ -119,6 +119,16 @@ async def run(args: argparse.Namespace) -> int:
     except Exception as e:
         print(f"okgin referee: cannot bind {args.bind}: {e}", file=sys.stderr)
         return 1
+    # Signal handlers before the endpoint line: a script that waits for that line and then
+    # sends SIGTERM must get the clean shutdown, never the default (killed) disposition.
+    loop = asyncio.get_running_loop()
+    stopping: list[asyncio.Task[None]] = []
+
+    def on_signal(signame: str) -> None:
+        stopping.append(loop.create_task(ref.stop(f"the referee received {signame}")))
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, on_signal, sig.name)
     if ref.recovery_summary:  # on stderr, before the endpoint line that scripts wait for
         print(f"okgin referee: {ref.recovery_summary}", file=sys.stderr, flush=True)
     print(f"okgin referee listening on {endpoint}", flush=True)
@@ -137,15 +147,6 @@ async def run(args: argparse.Namespace) -> int:
         print(f"table {t.name}", flush=True)
         for i, tok in enumerate(t.reserved_tokens or []):
             print(f"seat {i} token {tok}", flush=True)
-    loop = asyncio.get_running_loop()
-
-    stopping: list[asyncio.Task[None]] = []
-
-    def on_signal(signame: str) -> None:
-        stopping.append(loop.create_task(ref.stop(f"the referee received {signame}")))
-
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, on_signal, sig.name)
     await ref.serve_forever()
     return 0
 
