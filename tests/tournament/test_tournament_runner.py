@@ -199,9 +199,13 @@ def test_a_dead_referee_has_its_games_replayed_elsewhere(tmp_path: Path) -> None
     games = store.games()
     assert [g.index for g in games] == list(range(12))
     kinds = [e[1] for e in store.events()]
-    assert "referee-died" in kinds and "replay" in kinds
+    assert "referee-died" in kinds
+    # The killed referee's game may have finished in the instant before the kill (the
+    # killer sees it active, the result is already stored): then nothing needs a replay.
+    # Otherwise its unfinished games were replayed elsewhere and ended normally.
     replayed = [g for g in games if g.attempts > 1]
-    assert replayed and all(g.termination == "normal" for g in replayed)
+    assert ("replay" in kinds) == bool(replayed)
+    assert all(g.termination == "normal" for g in games)
     store.close()
 
 
