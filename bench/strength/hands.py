@@ -64,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         kinds: Counter[str] = Counter()
         pts: Counter[str] = Counter()
         per_deal = []
+        by_limit: dict[int, list[float]] = {}
         times: list[float] = []
         t0 = time.perf_counter()
         for d in range(args.deals):
@@ -83,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
                 pts[key] += sign * r.points
                 net += sign * r.points
             per_deal.append(net / 2)
+            by_limit.setdefault(r.knock_limit, []).append(net / 2)
         m, half = _mean_ci(per_deal)
         line = f"{spec} vs {args.vs}: net {m:+.2f} +- {half:.2f} per hand over {len(per_deal)} deals"
         diff = None
@@ -97,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         print(line)
         n = len(per_deal)
         print("   " + "  ".join(f"{key}: {kinds[key] / (2 * n):.3f} ({pts[key] / (2 * n):+.2f})" for key in sorted(kinds)), flush=True)
+        print("   by knock limit: " + "  ".join(f"{lim}: {sum(v) / len(v):+.1f} ({len(v)})" for lim, v in sorted(by_limit.items())), flush=True)
         results.append({"a": spec, "net_per_hand": round(m, 3), "ci95": round(half, 3), "diff_vs_first": diff,
                         "kinds": {k: round(v / (2 * n), 4) for k, v in kinds.items()},
                         "points": {k: round(v / (2 * n), 3) for k, v in pts.items()}})

@@ -74,7 +74,7 @@ def make_bot(spec: str, seed: str) -> Bot:
     return get_bot(name, seed=seed)
 
 
-_BOOLS = {"lookahead", "inference", "value_draws", "mc_knock", "hazard", "equity"}
+_BOOLS = {"lookahead", "inference", "value_draws", "mc_knock", "hazard", "equity", "keep_knock_hand"}
 
 
 class Timed(Bot):
@@ -166,7 +166,7 @@ def run(a: str, b: str, games: int, seed: int, rules: RuleSet, progress: bool = 
                 if r.winner == pos:
                     rh[1] += 1
                     rh[2] += r.points
-                elif r.winner is not None and roles[r.winner] != "sitter":
+                elif r.winner is not None and role != "sitter":
                     rh[3] += r.points
                 if r.knocker == pos or r.outcome == "drawn":
                     outcomes[f"{r.outcome}"] += 1

@@ -48,7 +48,7 @@ class Params:
     knock_bonus: float = 0.0
     gin_bonus: float = 0.0
     #: Penalty (deadwood points) times the chance the opponent melds a discard.
-    danger_weight: float = 4.0
+    danger_weight: float = 2.5
     #: Weigh the opponent's pick-ups, refusals and discards (else every unseen card alike).
     inference: bool = True
     #: Draw decisions by value (else the simple rule: take only a card joining a meld).
@@ -71,6 +71,9 @@ class Params:
     equity: bool = True
     #: Rerank this many best discards by two draws of lookahead (0: one draw only).
     deep_discards: int = 3
+    #: Playing on instead of knocking: keep the knocking hand (throw the knock card), as
+    #: the Monte Carlo comparison assumed (else the usual best discard).
+    keep_knock_hand: bool = True
     #: Take/keep margin: taking a discard shows the opponent a card, so it must win by this much.
     take_margin: float = 0.0
 
@@ -162,6 +165,8 @@ class StrongBot(Bot):
             est = estimate(ev, self.rules, rng, hand & ~(1 << kc), kd, hand & ~(1 << kc), opps, value)
             if est.knock >= est.play_on:
                 return Action("knock", kc)
+            if p.keep_knock_hand:
+                return Action("discard", kc)
         return Action("discard", best)
 
     def _hazard(self, k: Knowledge, view: View) -> float:

@@ -42,6 +42,7 @@ class Evaluator:
         self._dw: dict[int, int] = {}
         self._exp: dict[int, float] = {}
         self._dad: dict[int, int] = {}
+
         self._danger: dict[int, float] = {}
 
     # --------------------------------------------------------------- deadwood
@@ -83,11 +84,14 @@ class Evaluator:
         mass = 0.0
         p_draw = k.p_draw
         dad = self._dad
-        for c in bits(near_mask(hand10) & k.pool):
-            p = p_draw[c]
+        m = near_mask(hand10) & k.pool
+        while m:
+            low = m & -m
+            m ^= low
+            p = p_draw[low.bit_length() - 1]
             if p <= 0.0:
                 continue
-            h11 = hand10 | (1 << c)
+            h11 = hand10 | low
             d = dad.get(h11)
             if d is None:
                 d = dad[h11] = dad_value(h11)

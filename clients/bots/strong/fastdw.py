@@ -59,6 +59,10 @@ for _p in range(16):
     _SET_OPTS.append(tuple(_o))
 
 
+_SET_OPTS_NZ: list[tuple[tuple[int, int], ...]] = [tuple((o, o.bit_count()) for o in opts if o) for opts in _SET_OPTS]
+_RANK_VALUES = [rank_value(r) for r in range(13)]
+
+
 def dad_value(hand: int) -> int:
     """Least deadwood of ``hand`` (11 cards) after its best discard.
 
@@ -78,6 +82,23 @@ def dad_value(hand: int) -> int:
     three = (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))
     if not three:
         return total - rv[s0] - rv[s1] - rv[s2] - rv[s3] - max(g[s0], g[s1], g[s2], g[s3])
+    if not three & (three - 1):
+        # One rank held three or four times (the usual case): try its few sets inline.
+        r = three.bit_length() - 1
+        bit = three
+        nb = ~bit
+        best = rv[s0] + rv[s1] + rv[s2] + rv[s3] + max(g[s0], g[s1], g[s2], g[s3])
+        pattern = (1 if s0 & bit else 0) | (2 if s1 & bit else 0) | (4 if s2 & bit else 0) | (8 if s3 & bit else 0)
+        rvv = _RANK_VALUES[r]
+        for opt, n in _SET_OPTS_NZ[pattern]:
+            a = s0 & nb if opt & 1 else s0
+            b = s1 & nb if opt & 2 else s1
+            c = s2 & nb if opt & 4 else s2
+            d = s3 & nb if opt & 8 else s3
+            v = rvv * n + rv[a] + rv[b] + rv[c] + rv[d] + max(g[a], g[b], g[c], g[d])
+            if v > best:
+                best = v
+        return total - best
     states = [(0, s0, s1, s2, s3)]
     r = 0
     while three:
