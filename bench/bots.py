@@ -8,7 +8,9 @@
    the stock draws, sampled uniformly). ``ratio`` = ours / OpenSpiel's (target >= 1.5).
    The two run in alternating blocks so that load from other processes falls on both.
 2. Microseconds per decision (median and p99) of each built-in bot's ``choose``, timed
-   around the call in games against ``simple`` (``strong`` too when it is installed).
+   around the call in games against ``simple`` (``strong`` too when it is installed);
+   then the same in Gin in the Box (one bot against two ``simple``, every seat in turn,
+   so every role: box, captain, and the sitter's ``advise``).
 
 Prints a table, then as its last line one JSON object. Asserts nothing.
 
@@ -85,7 +87,8 @@ class OpenSpielSimple:
 
 
 class Timed(Bot):
-    """Wraps a bot; records the wall time of each ``choose`` in nanoseconds."""
+    """Wraps a bot; records the wall time of each ``choose`` and ``advise`` in nanoseconds
+    (advice is a decision too: the sitter computes it while the captain waits)."""
 
     def __init__(self, inner: Bot, sink: list[int]) -> None:
         super().__init__()
@@ -96,6 +99,12 @@ class Timed(Bot):
     def choose(self, view: View, legal: list[Action]) -> Action:
         t = time.perf_counter_ns()
         a = self.inner.choose(view, legal)
+        self.sink.append(time.perf_counter_ns() - t)
+        return a
+
+    def advise(self, view: View, captain_legal: list[Action]) -> tuple[Action | None, str] | None:
+        t = time.perf_counter_ns()
+        a = self.inner.advise(view, captain_legal)
         self.sink.append(time.perf_counter_ns() - t)
         return a
 
@@ -111,9 +120,13 @@ class Timed(Bot):
     def on_game_end(self, final, view):  # type: ignore[no-untyped-def]
         self.inner.on_game_end(final, view)
 
+    def on_advice(self, advice, view):  # type: ignore[no-untyped-def]
+        self.inner.on_advice(advice, view)
 
-def decision_times(name: str, max_decisions: int, max_seconds: float) -> list[int] | None:
-    """Per-decision ns of ``name`` in Oklahoma games against simple (both seats)."""
+
+def decision_times(name: str, max_decisions: int, max_seconds: float, variant: str = "oklahoma") -> list[int] | None:
+    """Per-decision ns of ``name`` against simple, in every seat in turn: two-player
+    Oklahoma games, or Gin in the Box against two simple bots (every role, advice too)."""
     try:
         get_bot(name, 0)
     except BotNotFound:
@@ -124,9 +137,11 @@ def decision_times(name: str, max_decisions: int, max_seconds: float) -> list[in
     while len(times) < max_decisions and time.perf_counter() - t0 < max_seconds:
         k += 1
         me = Timed(get_bot(name, k), times)
-        bots = [me, get_bot("simple", k)] if k % 2 else [get_bot("simple", k), me]
+        n = 3 if variant == "box" else 2
+        bots: list[Bot] = [get_bot("simple", f"{k}/{i}") for i in range(n)]
+        bots[k % n] = me
         # target 30 keeps games short, so random's long drawn-out games do not dominate.
-        play_local(bots, RuleSet(target_score=30), seed=f"lat/{name}/{k}")
+        play_local(bots, RuleSet(variant=variant, target_score=30), seed=f"lat/{variant}/{name}/{k}")
     return times
 
 
@@ -180,12 +195,25 @@ def main(argv: list[str]) -> int:
         med, p99, mx = statistics.median(times) / 1000, pct(times, 0.99), max(times) / 1000
         latency[name] = {"decisions": len(times), "median_us": round(med, 1), "p99_us": round(p99, 1)}
         print(f"{name:<8} {len(times):>9} {med:>10.1f} {p99:>9.1f} {mx:>10.1f}")
+    print()
+    print("Gin in the Box, one bot against two simple, every role (choose and advise):")
+    print(f"{'bot':<8} {'decisions':>9} {'median us':>10} {'p99 us':>9} {'max us':>10}")
+    latency_box: dict[str, dict[str, float]] = {}
+    for name in BUILTIN_BOTS:
+        budget = 40.0 * scale if name == "strong" else 10.0 * scale
+        times = decision_times(name, int(40000 * scale), budget, variant="box")
+        if times is None:
+            continue
+        med, p99, mx = statistics.median(times) / 1000, pct(times, 0.99), max(times) / 1000
+        latency_box[name] = {"decisions": len(times), "median_us": round(med, 1), "p99_us": round(p99, 1)}
+        print(f"{name:<8} {len(times):>9} {med:>10.1f} {p99:>9.1f} {mx:>10.1f}")
 
     print(json.dumps({
         "simple_hands_per_s": round(ours_rate, 1),
         "openspiel_simple_hands_per_s": round(theirs_rate, 1),
         "ratio": round(ratio, 2),
         "decision_us": latency,
+        "decision_us_box": latency_box,
         "load": round(load[0], 1),
     }))
     return 0
