@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import logging
 import os
 import signal
@@ -147,8 +148,35 @@ async def run(args: argparse.Namespace) -> int:
         print(f"table {t.name}", flush=True)
         for i, tok in enumerate(t.reserved_tokens or []):
             print(f"seat {i} token {tok}", flush=True)
+    tune_gc()
     await ref.serve_forever()
     return 0
+
+
+# Collections of the oldest generation happen at most once per this many of the middle one
+# (CPython's default is 10); see tune_gc.
+GC_GEN2_EVERY = 100
+
+
+def tune_gc() -> None:
+    """Keep the cyclic garbage collector off the referee's latency path.
+
+    Why: a serving referee creates next to no cyclic garbage (every message's dicts,
+    lists and frames are freed by reference counting; measured: 19 unreachable objects
+    after 20,000 decisions, all from tearing the bench table down), yet CPython's
+    default thresholds run a full collection every few thousand decisions at load, and
+    a full collection walks every tracked object of every live table: 70-190 ms
+    stalls were measured at 200 tables, during which all 400 clients wait. So, once
+    started: everything allocated so far (modules, the engine's tables, restored games)
+    is frozen out of the collector's sight, and the oldest generation is collected ten
+    times less often (young generations unchanged: their collections are short).
+    Cycles are still collected, later. Process-wide, hence here and not in the
+    embeddable :class:`Referee`: a program hosting one keeps its own GC policy.
+    """
+    gc.collect()
+    gc.freeze()
+    g0, g1, _ = gc.get_threshold()
+    gc.set_threshold(g0, g1, GC_GEN2_EVERY)
 
 
 def main(argv: list[str]) -> int:

@@ -172,13 +172,20 @@ class Table:
     def _public_watchers(self) -> list[Session]:
         return [s for s, full in self.watchers.items() if not full and s.rid is not None]
 
-    def _feed(self, build: Callable[[int | None], bytes], full_build: Callable[[], dict[str, Any]] | None, event: bool = False) -> None:
+    def _feed(
+        self,
+        build: Callable[[int | None], bytes],
+        full_build: Callable[[], dict[str, Any]] | None,
+        event: bool = False,
+        skip: tuple[int, ...] = (),
+    ) -> None:
         """Send one feed message: each seat its own frame, public watchers one shared
         frame, the full feed (if this table has one) a delayed copy. An ``event`` skips
-        the seats of sessions that declined events (protocol 1.1)."""
+        the seats of sessions that declined events (protocol 1.1), and the seats in
+        ``skip`` (already sent theirs, :meth:`_feed_first`)."""
         send = self.hub.send_bytes
         for seat, sess in self._seat_sessions():
-            if event and not sess.events:
+            if (event and not sess.events) or seat in skip:
                 continue
             send(sess, build(seat))
         watchers = self._public_watchers()
@@ -193,6 +200,14 @@ class Table:
                 self.full_hist.append((self.hub.now(), msg["n"], view))
             data = self.hub.encode(msg)
             self.hub.loop.call_later(self.full_feed_delay_ms / 1000, self._deliver_full, data)
+
+    def _feed_first(self, build: Callable[[int | None], bytes], seats: tuple[int, ...]) -> None:
+        """An ``event``'s frames for ``seats`` only, ahead of everyone else's (see
+        :meth:`_after_move`)."""
+        for seat in seats:
+            sess = self.seats[seat]
+            if sess is not None and sess.rid is not None and sess.events:
+                self.hub.send_bytes(sess, build(seat))
 
     def _deliver_full(self, data: bytes) -> None:
         for w, full in list(self.watchers.items()):
@@ -429,6 +444,19 @@ class Table:
             move = {"seat": actor, "kind": kind, "card": None if card is None else _cs(card)}
             return {**base, "move": move, "view": None if ended else self._full_view()}
 
+        if not ended:
+            # The next decision waits on the next prompt, not on the other events: the
+            # seat(s) about to be prompted get the event, then the prompt goes out, and
+            # only then does everyone else get the event. Each connection still receives
+            # its messages in protocol.md 4.3's order (event before the next prompt);
+            # only the order across connections, which no client can observe, changes.
+            first = (game.current_player,)
+            if game.roles is not None and first[0] == game.roles[1]:
+                first = (first[0], game.roles[2])  # the sitter's advise_prompt follows too
+            self._feed_first(build, first)
+            self._prompt()
+            self._feed(build, build_full, event=True, skip=first)
+            return
         self._feed(build, build_full, event=True)
         if ended:
             assert result is not None
