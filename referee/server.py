@@ -353,7 +353,7 @@ class Referee:
                 self.recovery.claim(token)  # a session or reserved seat restored after a crash
             sess = self.sessions.get(token)
             if sess is not None:
-                self._resume(sess, rid, role, rqid, msg.get("events", True))
+                self._resume(sess, rid, role, rqid, msg.get("events", True), msg.get("batch_events", False))
                 return
             res = self.reserved.get(token)
             if res is None:
@@ -363,6 +363,7 @@ class Referee:
             table, seat = res
             sess = self._new_session(rid, msg["name"], role, token)
             sess.events = msg.get("events", True)
+            sess.batch = msg.get("batch_events", False)
             self._welcome(sess, False, rqid)
             self._sit(sess, table, seat, None)
             return
@@ -370,6 +371,7 @@ class Referee:
             raise ProtocolError("limit_reached", f"this referee holds {len(self.sessions)} sessions, its limit")
         sess = self._new_session(rid, msg["name"], role, new_token())
         sess.events = msg.get("events", True)
+        sess.batch = msg.get("batch_events", False)
         self._welcome(sess, False, rqid)
 
     def _new_session(self, rid: bytes, name: str, role: str, token: str) -> Session:
@@ -397,14 +399,16 @@ class Referee:
                 "max_message_bytes": self.config.max_message_bytes,
                 "referee": self.software,
                 "events": sess.events,
+                "batch_events": sess.batch,
             },
             rqid,
         )
 
-    def _resume(self, sess: Session, rid: bytes, role: str, rqid: Any, events: bool) -> None:
+    def _resume(self, sess: Session, rid: bytes, role: str, rqid: Any, events: bool, batch: bool) -> None:
         if role != sess.role:
             raise ProtocolError("forbidden", f"this token belongs to a {sess.role} session, not {role}")
         sess.events = events
+        sess.batch = batch
         if sess.rid is not None and sess.rid != rid:
             self.conns.pop(sess.rid, None)
         sess.rid = rid
@@ -545,6 +549,7 @@ class Referee:
 
     def _sit(self, sess: Session, t: Table, seat: int, rqid: Any) -> None:
         t.seats[seat] = sess
+        t.held[seat].clear()
         sess.seats[t.name] = seat
         if self.recovery is not None:
             self.recovery.table_changed(t)
@@ -559,6 +564,7 @@ class Referee:
         if seat is None:
             return
         t.seats[seat] = None
+        t.held[seat].clear()
         h = t.grace_timers.pop(seat, None)
         if h is not None:
             h.cancel()

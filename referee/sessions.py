@@ -32,6 +32,12 @@ class Session:
     queues: set[str] = field(default_factory=set)
     dropped: int = 0  # messages that could not be queued for this peer
     events: bool = True  # protocol 1.1: False = no `event` messages for this session's seats
+    batch: bool = False  # protocol 1.3: events held and carried by the seat's next prompt/hand_end/...
+
+    @property
+    def batched(self) -> bool:
+        """Whether this session's seats get their events batched (1.3; events=false wins)."""
+        return self.batch and self.events
 
     @property
     def connected(self) -> bool:

@@ -26,7 +26,7 @@ from .config import Clock, Policies
 from .defaults import default_action
 from .journal import JOURNAL_FORMAT, JOURNAL_VERSION, Journal, iso_now
 from .sessions import Session
-from .wireviews import ViewCache, frame, pack
+from .wireviews import ViewCache, frame, pack, pack_array, with_field
 
 if TYPE_CHECKING:
     from .server import Referee
@@ -111,6 +111,8 @@ class Table:
         self.journal: Journal | None = None
         self.grace_timers: dict[int, asyncio.TimerHandle] = {}
         self.views = ViewCache()
+        # Protocol 1.3: per seat, the packed HeldEvents not yet delivered to a batched seat.
+        self.held: list[list[bytes]] = [[] for _ in range(self.num_seats)]
         # Full-visibility feed: (time, n, full view) of this game, for delayed snapshots.
         self.full_hist: deque[tuple[float, int, dict[str, Any]]] = deque()
         self.decisions = 0
@@ -178,16 +180,24 @@ class Table:
         full_build: Callable[[], dict[str, Any]] | None,
         event: bool = False,
         skip: tuple[int, ...] = (),
+        carrier: bool = False,
     ) -> None:
         """Send one feed message: each seat its own frame, public watchers one shared
         frame, the full feed (if this table has one) a delayed copy. An ``event`` skips
-        the seats of sessions that declined events (protocol 1.1), and the seats in
-        ``skip`` (already sent theirs, :meth:`_feed_first`)."""
+        the seats of sessions that declined events (protocol 1.1) or batch them (1.3:
+        held by :meth:`_hold`), and the seats in ``skip`` (already sent theirs,
+        :meth:`_feed_first`). A ``carrier`` (hand_end, game_end) brings a batched seat
+        its held events."""
         send = self.hub.send_bytes
         for seat, sess in self._seat_sessions():
-            if (event and not sess.events) or seat in skip:
-                continue
-            send(sess, build(seat))
+            if event:
+                if not sess.events or sess.batch or seat in skip:
+                    continue
+                send(sess, build(seat))
+            elif carrier and sess.batched:
+                send(sess, with_field(build(seat), "events", self._take_held(seat)))
+            else:
+                send(sess, build(seat))
         watchers = self._public_watchers()
         if watchers:
             data = build(None)
@@ -206,8 +216,22 @@ class Table:
         :meth:`_after_move`)."""
         for seat in seats:
             sess = self.seats[seat]
-            if sess is not None and sess.rid is not None and sess.events:
+            if sess is not None and sess.rid is not None and sess.events and not sess.batch:
                 self.hub.send_bytes(sess, build(seat))
+
+    def _hold(self, entry: Callable[[int], bytes]) -> None:
+        """Protocol 1.3: keep a move's HeldEvent for every batched seat (instead of an
+        ``event`` frame); its next prompt, advise_prompt, hand_end or game_end carries it."""
+        for seat, sess in self._seat_sessions():
+            if sess.batched:
+                self.held[seat].append(entry(seat))
+
+    def _take_held(self, seat: int) -> bytes:
+        """The packed list of ``seat``'s held events, now being delivered (emptied)."""
+        held = self.held[seat]
+        data = pack_array(held)
+        held.clear()
+        return data
 
     def _deliver_full(self, data: bytes) -> None:
         for w, full in list(self.watchers.items()):
@@ -237,6 +261,8 @@ class Table:
         self.illegal = [0] * self.num_seats
         self.rematch_ready = [False] * self.num_seats
         self.full_hist.clear()
+        for held in self.held:
+            held.clear()
         self.status = PLAYING
         if self.hub.config.journal_dir is not None:
             self.journal = Journal(self.hub.config.journal_dir, self.name, self.game_no)
@@ -354,7 +380,11 @@ class Table:
         if sess is None or sess.rid is None:
             return
         fields = {"type": "advise_prompt", "table": self.name, "game": self.game_no, "seq": p.seq, "captain": p.seat}
-        self.hub.send_bytes(sess, frame(fields, ("legal", self.views.legal_packed()), ("view", self.views.packed(sitter))))
+        legal, view = ("legal", self.views.legal_packed()), ("view", self.views.packed(sitter))
+        if sess.batched:
+            self.hub.send_bytes(sess, frame(fields, legal, view, ("events", self._take_held(sitter))))
+        else:
+            self.hub.send_bytes(sess, frame(fields, legal, view))
 
     def _prompt_frame(self, p: Pending, error: ProtocolError | None) -> bytes:
         fields: dict[str, Any] = {
@@ -367,7 +397,11 @@ class Table:
         }
         if error is not None:
             fields["error"] = error.info()
-        return frame(fields, ("legal", self.views.legal_packed()), ("view", self.views.packed(p.seat)))
+        legal, view = ("legal", self.views.legal_packed()), ("view", self.views.packed(p.seat))
+        sess = self.seats[p.seat]
+        if sess is not None and sess.batched:
+            return frame(fields, legal, view, ("events", self._take_held(p.seat)))
+        return frame(fields, legal, view)
 
     # ------------------------------------------------------------------ moves
     def on_act(self, sess: Session, seat: int, msg: dict[str, Any], rqid: Any) -> None:
@@ -427,23 +461,32 @@ class Table:
             move_pub = {"seat": actor, "kind": kind, "card": None if public_card is None else _cs(public_card)}
 
             ended_frame = pack({**base, "move": move_pub, "view": None})
+            ended_held = pack({"n": n, "move": move_pub, "auto": auto})
 
             def build(seat: int | None) -> bytes:
                 return ended_frame
+
+            def held(seat: int) -> bytes:
+                return ended_held
         else:
 
             views = self.views
+            held_base = {"n": n, "auto": auto}
 
             def build(seat: int | None) -> bytes:
                 # the move as this seat saw it = the last event of its view, already packed
                 view = views.packed(seat)
                 return frame(base, ("move", views.last_event_packed(seat)), ("view", view))
 
+            def held(seat: int) -> bytes:
+                return frame(held_base, ("move", views.last_event_packed(seat)))
+
         def build_full() -> dict[str, Any]:
             card = action.card if action.card is not None else hand_before.events[-1][2]
             move = {"seat": actor, "kind": kind, "card": None if card is None else _cs(card)}
             return {**base, "move": move, "view": None if ended else self._full_view()}
 
+        self._hold(held)
         if not ended:
             # The next decision waits on the next prompt, not on the other events: the
             # seat(s) about to be prompted get the event, then the prompt goes out, and
@@ -469,6 +512,7 @@ class Table:
             self._feed(
                 lambda seat: frame(hbase, ("result", rb), ("view", self.views.packed(seat))),
                 lambda: {**hbase, "result": rw, "view": self._full_view()},
+                carrier=True,
             )
             if game.is_over:
                 self.end_game(None)
@@ -571,7 +615,7 @@ class Table:
             "seed": self.seed,
             "seed_hash": self.seed_hash,
         }
-        self._feed(lambda seat: frame(base, ("view", self.views.packed(seat))), lambda: {**base, "view": self._full_view()})
+        self._feed(lambda seat: frame(base, ("view", self.views.packed(seat))), lambda: {**base, "view": self._full_view()}, carrier=True)
         if not self.full:
             self.status = WAITING
 
@@ -622,6 +666,8 @@ class Table:
     # ------------------------------------------------------------------ snapshots
     def snapshot(self, seat: int | None, full: bool, rqid: Any = None) -> dict[str, Any]:
         """The ``snapshot`` for a seat, a public spectator or the delayed full feed."""
+        if seat is not None:
+            self.held[seat].clear()  # the snapshot covers what a batched seat was holding (1.3)
         n = self.n
         view: dict[str, Any] | None = None
         if self.game is not None:

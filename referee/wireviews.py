@@ -61,6 +61,30 @@ def frame(fields: dict[str, Any], *tail: tuple[str, bytes]) -> bytes:
 _KEYS: dict[str, bytes] = {}
 
 
+def pack_array(items: list[bytes]) -> bytes:
+    """A msgpack array of already-packed items."""
+    n = len(items)
+    head = bytes((0x90 | n,)) if n < 16 else b"\xdc" + n.to_bytes(2, "big") if n < 65536 else b"\xdd" + n.to_bytes(4, "big")
+    return head + b"".join(items)
+
+
+def with_field(packed_map: bytes, key: str, value: bytes) -> bytes:
+    """``packed_map`` (a packed msgpack map) with one more key and its pre-packed value."""
+    b0 = packed_map[0]
+    if 0x80 <= b0 <= 0x8F:
+        n, body = b0 & 0x0F, packed_map[1:]
+    elif b0 == 0xDE:
+        n, body = int.from_bytes(packed_map[1:3], "big"), packed_map[3:]
+    else:
+        raise ValueError("not a packed msgpack map of fewer than 65536 entries")
+    n += 1
+    head = bytes((0x80 | n,)) if n < 16 else b"\xde" + n.to_bytes(2, "big")
+    kb = _KEYS.get(key)
+    if kb is None:
+        kb = _KEYS[key] = _packb(key)
+    return b"".join((head, body, kb, value))
+
+
 _VIEW_KEYS = 27  # View.to_wire() of a seat or spectator
 _VIEW_HEAD = b"\xde" + _VIEW_KEYS.to_bytes(2, "big")
 _K_LAST = _packb("last_result")

@@ -20,7 +20,7 @@ from typing import Any
 from .errors import ProtocolError
 
 PROTOCOL_MAJOR = 1
-PROTOCOL_MINOR = 2
+PROTOCOL_MINOR = 3
 
 MAX_MESSAGE_BYTES = 65536
 MAX_NAME = 40
@@ -133,7 +133,8 @@ def _names(v: Any) -> str | None:
 # type -> {field: (check, required)}. ``id`` and ``type`` are checked by validate().
 FIELDS: dict[str, dict[str, tuple[Check, bool]]] = {
     "hello": {"protocol": (_int, True), "minor": (_nnint, False), "role": (_role, True), "name": (_name, True),
-              "token": (_opt_str, False), "admin_key": (_str, False), "events": (_bool, False)},
+              "token": (_opt_str, False), "admin_key": (_str, False), "events": (_bool, False),
+              "batch_events": (_bool, False)},
     "heartbeat": {}, "ping": {}, "bye": {}, "list_tables": {},
     "queue": {"variant": (_variant, False), "rules": (_map, False)},
     "join": {"table": (_table, True), "seat": (_nnint, False), "variant": (_variant, False), "rules": (_map, False)},

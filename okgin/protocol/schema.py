@@ -104,6 +104,8 @@ def _defs() -> J:
         },
         "Move": obj({"seat": NNINT, "kind": STR, "card": nullable(card)}),
         "Advice": obj({"seat": NNINT, "action": nullable(ref("Action")), "text": STR}),
+        # 1.3: an `event` held for a batched seat (hello.batch_events), minus table/game/view
+        "HeldEvent": obj({"n": NNINT, "move": ref("Move"), "auto": BOOL}),
         "Layout": layout,
         "Defence": defence,
         "HandResult": obj(
@@ -209,6 +211,7 @@ def _messages() -> dict[str, J]:
     table = ref("TableName")
     tname = STR  # in referee messages a table name is just a string
     view = ref("View")
+    held = arr(ref("HeldEvent"))  # 1.3, only to batched seats
     game_fields: J = {"table": tname, "game": NNINT}
     table_desc: J = {
         "variant": {"enum": ["oklahoma", "box"]},
@@ -229,6 +232,7 @@ def _messages() -> dict[str, J]:
                 "token": nullable(STR),
                 "admin_key": STR,
                 "events": BOOL,
+                "batch_events": BOOL,
             },
             ["protocol", "role", "name"],
         ),
@@ -245,8 +249,12 @@ def _messages() -> dict[str, J]:
                 "max_message_bytes": NNINT,
                 "referee": STR,
                 "events": BOOL,
+                "batch_events": BOOL,
             },
-            ["protocol", "minor", "token", "role", "name", "resumed", "heartbeat_ms", "liveness", "max_message_bytes", "referee", "events"],
+            [
+                "protocol", "minor", "token", "role", "name", "resumed", "heartbeat_ms", "liveness", "max_message_bytes", "referee",
+                "events", "batch_events",
+            ],
         ),
         "heartbeat": ({}, []),
         "ping": ({}, []),
@@ -275,7 +283,8 @@ def _messages() -> dict[str, J]:
             ["table", "game", "n", "seat", *table_desc, "seed_hash", "view"],
         ),
         "prompt": (
-            {**game_fields, "seq": NNINT, "seat": seat, "legal": arr(ref("Action")), "view": view, "clock": ref("ClockState"), "error": ref("ErrorInfo")},
+            {**game_fields, "seq": NNINT, "seat": seat, "legal": arr(ref("Action")), "view": view, "clock": ref("ClockState"), "error": ref("ErrorInfo"),
+             "events": held},
             ["table", "game", "seq", "seat", "legal", "view", "clock"],
         ),
         "act": ({"table": table, "seq": NNINT, "action": ref("Action"), "seat": NNINT}, ["table", "seq", "action"]),
@@ -284,7 +293,7 @@ def _messages() -> dict[str, J]:
             ["table", "game", "n", "move", "auto", "view"],
         ),
         "advise_prompt": (
-            {**game_fields, "seq": NNINT, "captain": seat, "legal": arr(ref("Action")), "view": view},
+            {**game_fields, "seq": NNINT, "captain": seat, "legal": arr(ref("Action")), "view": view, "events": held},
             ["table", "game", "seq", "captain", "legal", "view"],
         ),
         "advise": (
@@ -295,7 +304,10 @@ def _messages() -> dict[str, J]:
             {**game_fields, "seq": NNINT, "seat": seat, "action": nullable(ref("Action")), "text": STR},
             ["table", "game", "seq", "seat", "action", "text"],
         ),
-        "hand_end": ({**game_fields, "n": NNINT, "result": ref("HandResult"), "view": view}, ["table", "game", "n", "result", "view"]),
+        "hand_end": (
+            {**game_fields, "n": NNINT, "result": ref("HandResult"), "view": view, "events": held},
+            ["table", "game", "n", "result", "view"],
+        ),
         "game_end": (
             {
                 **game_fields,
@@ -307,6 +319,7 @@ def _messages() -> dict[str, J]:
                 "seed": ref("Seed"),
                 "seed_hash": STR,
                 "view": view,
+                "events": held,
             },
             ["table", "game", "n", "final", "termination", "winner", "at_fault", "seed", "seed_hash", "view"],
         ),

@@ -26,7 +26,7 @@ def wait_state(r: RefereeThread, pred: Any, client_beats: list[Client] = (), rou
 def test_hello_welcome_fields(referee, make_client):
     c = make_client(referee.endpoint, validate="all")
     w = c.hello("alice")
-    assert w["protocol"] == 1 and w["minor"] == 2 and w["role"] == "player" and w["resumed"] is False
+    assert w["protocol"] == 1 and w["minor"] == 3 and w["role"] == "player" and w["resumed"] is False
     assert w["events"] is True
     assert len(w["token"]) == 32 and int(w["token"], 16) >= 0
     assert w["heartbeat_ms"] == referee.config.heartbeat_ms and w["liveness"] == referee.config.liveness
