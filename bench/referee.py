@@ -8,13 +8,20 @@
 (c) hands/s    hands per second through the referee with two random bots.
 (d) load       200 concurrent tables (400 clients, zero think time, all in one client
                process) on one referee: decisions per second, p50/p99 decision latency
-               (act sent -> the table's next prompt received), the referee's peak RSS.
+               (act sent -> the table's next prompt received), the referee's peak RSS,
+               and the bench driver's own CPU share (is the driver the bottleneck?).
+               Beside it, a paced variant (--think-ms, default 100: each client answers
+               that long after its prompt; the think time is not in the latency).
+
+(b) and (d) run in three event modes: every seat gets each event; hello events=false
+(protocol 1.1, prompts only); hello batch_events=true (protocol 1.3, each seat's events
+ride in its next prompt).
 
 The referee runs as ``python -m okgin referee --bind tcp://127.0.0.1:0`` in its own
 process, journals on (as in production) unless --no-journal. Targets (issue 3):
 overhead_ratio <= 1.5; 200 tables at p99 <= 20 ms. Use --quick while developing.
 
-    python bench/referee.py [--quick] [--tables 200] [--seconds 10] [--no-journal]
+    python bench/referee.py [--quick] [--tables 200] [--seconds 10] [--no-journal] [--think-ms 100]
 """
 
 from __future__ import annotations
@@ -149,7 +156,7 @@ def minimal_choice(legal: list[dict[str, Any]]) -> dict[str, Any]:
 class Table:
     """Two (or three) raw DEALER clients seated at one table, driven without think time."""
 
-    def __init__(self, ctx: zmq.Context, endpoint: str, name: str, choose: Any, events: bool = True) -> None:
+    def __init__(self, ctx: zmq.Context, endpoint: str, name: str, choose: Any, events: bool = True, batch: bool = False) -> None:
         self.name = name
         self.choose = choose
         self.socks = []
@@ -157,7 +164,10 @@ class Table:
             s = ctx.socket(zmq.DEALER)
             s.setsockopt(zmq.LINGER, 0)
             s.connect(endpoint)
-            s.send(msgpack.packb({"type": "hello", "protocol": 1, "minor": 1, "role": "player", "name": f"{name}-{i}", "events": events}))
+            hello = {"type": "hello", "protocol": 1, "minor": 3 if batch else 1, "role": "player", "name": f"{name}-{i}", "events": events}
+            if batch:
+                hello["batch_events"] = True  # protocol 1.3: events ride in the next prompt
+            s.send(msgpack.packb(hello))
             self.socks.append(s)
         for s in self.socks:
             msgpack.unpackb(s.recv())  # welcome
@@ -170,8 +180,9 @@ class Table:
         self.games = 0
 
 
-def drive(tables: list[Table], seconds: float, warmup: float = 0.5) -> dict[str, Any]:
-    """Answer every prompt at once; measure act -> the same table's next prompt.
+def drive(tables: list[Table], seconds: float, warmup: float = 0.5, think: float = 0.0) -> dict[str, Any]:
+    """Answer every prompt at once (or ``think`` seconds later); measure act -> the same
+    table's next prompt (the act's send time, so think time is never counted).
 
     One epoll over the sockets' ZeroMQ file descriptors (not zmq_poll, which walks every
     socket on every call: with 400 sockets the harness, not the referee, would be
@@ -193,6 +204,12 @@ def drive(tables: list[Table], seconds: float, warmup: float = 0.5) -> dict[str,
     unpack = msgpack.unpackb
     pack = msgpack.packb
     pending = list(by_fd.values())  # drain everything once at the start
+    due: list[tuple[float, int, zmq.Socket, Table, bytes]] = []  # paced acts: (send at, tiebreak, ...)
+    import heapq
+
+    def send_act(s: zmq.Socket, t: Table, data: bytes) -> None:
+        t.sent_at = time.perf_counter()
+        s.send(data)
 
     def drain(s: zmq.Socket, t: Table) -> None:
         while True:
@@ -208,8 +225,12 @@ def drive(tables: list[Table], seconds: float, warmup: float = 0.5) -> dict[str,
                     t.latencies.append(now - t.sent_at)
                     t.decisions += 1
                 a = t.choose(m["legal"])
-                t.sent_at = time.perf_counter()
-                s.send(pack({"type": "act", "table": m["table"], "seq": m["seq"], "action": a}))
+                data = pack({"type": "act", "table": m["table"], "seq": m["seq"], "action": a})
+                if think > 0:
+                    t.sent_at = None
+                    heapq.heappush(due, (now + think, id(s), s, t, data))
+                else:
+                    send_act(s, t, data)
             elif ty == "hand_end":
                 if time.perf_counter() >= measure_from and s is t.socks[0]:
                     t.hands += 1
@@ -222,7 +243,13 @@ def drive(tables: list[Table], seconds: float, warmup: float = 0.5) -> dict[str,
     while time.perf_counter() < end:
         for s, t in pending:
             drain(s, t)
-        pending = [by_fd[fd] for fd, _ in ep.poll(0.2)]
+        now = time.perf_counter()
+        while due and due[0][0] <= now:
+            _, _, s, t, data = heapq.heappop(due)
+            send_act(s, t, data)
+            drain(s, t)  # a send may consume the descriptor's edge
+        timeout = 0.2 if not due else max(0.0, min(0.2, due[0][0] - time.perf_counter()))
+        pending = [by_fd[fd] for fd, _ in ep.poll(timeout)]
     ep.close()
     lat = sorted(x for t in tables for x in t.latencies)
     decisions = sum(t.decisions for t in tables)
@@ -238,14 +265,17 @@ def drive(tables: list[Table], seconds: float, warmup: float = 0.5) -> dict[str,
     }
 
 
-def run_tables(n_tables: int, seconds: float, journal: bool, choose: Any, events: bool = True) -> dict[str, Any]:
+def run_tables(n_tables: int, seconds: float, journal: bool, choose: Any, events: bool = True, batch: bool = False,
+               think: float = 0.0) -> dict[str, Any]:
     ref = RefereeProc(journal)
     ctx = zmq.Context()
     try:
-        tables = [Table(ctx, ref.endpoint, f"b{i}", choose, events) for i in range(n_tables)]
+        tables = [Table(ctx, ref.endpoint, f"b{i}", choose, events, batch) for i in range(n_tables)]
         cpu0 = ref.cpu_seconds()
-        out = drive(tables, seconds)
+        mine0 = time.process_time()
+        out = drive(tables, seconds, think=think)
         out["referee_cpu_s"] = ref.cpu_seconds() - cpu0
+        out["driver_cpu_s"] = time.process_time() - mine0  # this process: the 2 x n_tables clients
         out["referee_peak_rss_mb"] = ref.peak_rss_kb() / 1024
         for t in tables:
             for s in t.socks:
@@ -321,12 +351,22 @@ def bench_logic(decisions: int, journal: bool, events: bool) -> float:
     return dt / n * 1e6
 
 
+# (b) and (d) run in each event mode: name, hello.events, hello.batch_events, label
+MODES: tuple[tuple[str, bool, bool, str], ...] = (
+    ("events", True, False, "every seat gets each event"),
+    ("lean", False, False, "hello events=false: prompts only (protocol 1.1)"),
+    ("batched", True, True, "hello batch_events=true: each seat's events ride in its next prompt (protocol 1.3)"),
+)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="bench/referee.py", description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="short runs while developing")
     p.add_argument("--tables", type=int, default=200)
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--no-journal", action="store_true")
+    p.add_argument("--think-ms", type=float, default=100.0,
+                   help="think time of the paced variant of (d), reported beside the zero-think figures (0: skip it)")
     args = p.parse_args(argv)
     secs = 2.0 if args.quick else args.seconds
     journal = not args.no_journal
@@ -338,25 +378,24 @@ def main(argv: list[str] | None = None) -> int:
     # alike; each figure is the median over the rounds of each round's median.
     rounds = 1 if args.quick else 3
     floors: list[dict[str, float]] = []
-    ones: dict[str, list[dict[str, Any]]] = {"events": [], "lean": []}
+    ones: dict[str, list[dict[str, Any]]] = {mode: [] for mode, *_ in MODES}
     for _ in range(rounds):
         floors.append(bench_floor(2000 if args.quick else 5000))
-        for mode, events in (("events", True), ("lean", False)):
-            ones[mode].append(run_tables(1, secs / rounds if not args.quick else secs, journal, minimal_choice, events))
+        for mode, events, batch, _ in MODES:
+            ones[mode].append(run_tables(1, secs / rounds if not args.quick else secs, journal, minimal_choice, events, batch))
     floor = {k: statistics.median(f[k] for f in floors) for k in floors[0]}
     print(f"(a) floor: bare DEALER/ROUTER msgpack round trip  median {floor['floor_us_median']:.1f} us  mean {floor['floor_us_mean']:.1f} us"
           f"  (echo server CPU {floor['floor_server_cpu_us']:.0f} us per round trip)  [rounds: "
           + ", ".join(f"{f['floor_us_median']:.0f}" for f in floors) + "]")
 
     res: dict[str, Any] = {}
-    for mode, events in (("events", True), ("lean", False)):
+    for mode, _, _, label in MODES:
         runs = ones[mode]
         b = statistics.median(r["median_us"] for r in runs)
         mean = statistics.median(r["mean_us"] for r in runs)
         ratio = b / floor["floor_us_median"]
         cpu_us = statistics.median(r["referee_cpu_s"] / max(1, r["decisions"]) * 1e6 for r in runs)
         dps = statistics.median(r["decisions_per_s"] for r in runs)
-        label = "every seat gets each event" if events else "hello events=false: prompts only (protocol 1.1)"
         print(f"(b) decision through the referee, 1 table, 2 scripted clients, {label}:")
         print(f"    median {b:.1f} us  mean {mean:.1f} us  ({dps:.0f} decisions/s)"
               f"  overhead_ratio {ratio:.2f} [target <= 1.5]  referee CPU {cpu_us:.0f} us per decision  [rounds: "
@@ -368,20 +407,28 @@ def main(argv: list[str] | None = None) -> int:
     print(f"(c) hands per second, two random bots, one table: {hands['hands_per_s']:.1f}  ({hands['decisions_per_s']:.0f} decisions/s)")
 
     load_secs = secs * (1 if args.quick else 1.5)
-    for mode, events in (("events", True), ("lean", False)):
-        load = run_tables(args.tables, load_secs, journal, minimal_choice, events)
+    loads = [(mode, events, batch, 0.0) for mode, events, batch, _ in MODES]
+    if args.think_ms > 0:  # beside the zero-think figures, never instead of them
+        loads.append(("paced", True, False, args.think_ms / 1000))
+    for mode, events, batch, think in loads:
+        load = run_tables(args.tables, load_secs, journal, minimal_choice, events, batch, think)
         load_cpu_us = load["referee_cpu_s"] / max(1, load["decisions"]) * 1e6
-        print(f"(d) {args.tables} tables / {2 * args.tables} clients ({mode}): {load['decisions_per_s']:.0f} decisions/s"
+        what = f"{mode}, think {think * 1000:.0f} ms, events on" if think else f"{mode}, zero think"
+        print(f"(d) {args.tables} tables / {2 * args.tables} clients ({what}): {load['decisions_per_s']:.0f} decisions/s"
               f"  p50 {load['p50_ms']:.2f} ms  p99 {load['p99_ms']:.2f} ms [target <= 20]"
               f"  referee peak RSS {load['referee_peak_rss_mb']:.1f} MB"
-              f"  referee CPU {load['referee_cpu_s'] / load_secs:.0%} of one core, {load_cpu_us:.0f} us per decision")
-        res[mode].update({
+              f"  referee CPU {load['referee_cpu_s'] / load_secs:.0%} of one core, {load_cpu_us:.0f} us per decision"
+              f"  (bench driver CPU {load['driver_cpu_s'] / load_secs:.0%})")
+        res.setdefault(mode, {}).update({
             "load_decisions_per_s": round(load["decisions_per_s"]),
             "load_p50_ms": round(load["p50_ms"], 2),
             "load_p99_ms": round(load["p99_ms"], 2),
             "referee_peak_rss_mb": round(load["referee_peak_rss_mb"], 1),
             "load_referee_cpu_us_per_decision": round(load_cpu_us),
+            "load_driver_cpu_share": round(load["driver_cpu_s"] / load_secs, 2),
         })
+        if think:
+            res[mode]["think_ms"] = args.think_ms
     n_logic = 3000 if args.quick else 10000
     logic = {  # best of 3: the least disturbed run of a CPU-bound loop
         "journal_events": min(bench_logic(n_logic, True, True) for _ in range(3)),
@@ -400,6 +447,7 @@ def main(argv: list[str] | None = None) -> int:
         "decision_us": res["events"]["decision_us"],
         "overhead_ratio": res["events"]["overhead_ratio"],
         "overhead_ratio_lean": res["lean"]["overhead_ratio"],
+        "overhead_ratio_batched": res["batched"]["overhead_ratio"],
         "hands_per_s": round(hands["hands_per_s"], 1),
         "tables": args.tables,
         "load_decisions_per_s": res["events"]["load_decisions_per_s"],
