@@ -127,3 +127,23 @@ def test_resign_and_leave(referee, make_client):
     a.request({"type": "leave", "table": "r"}, "ok")
     end = c.wait_for(lambda m: m["type"] == "game_end")
     assert end["termination"] == "resigned" and end["at_fault"] == 0
+
+
+@pytest.mark.parametrize("variant,n", [("oklahoma", 2), ("box", 3)])
+def test_each_prompt_follows_the_feed_message_of_its_state(referee, make_client, variant, n):
+    """protocol.md 4.3, per connection: the event of a move reaches a seat before that
+    seat's next prompt (the referee sends the prompted seat's event first, the other
+    seats' after the prompt; no client may see the prompt ahead of its event). So the
+    feed message just before each prompt or advise_prompt shows the prompt's own state."""
+    _, clients = seat_players(referee, make_client, variant, n, seed=21, rules={"target_score": 30})
+    play_until_end(clients, "t")
+    for c in clients.values():
+        last_feed = None
+        checked = 0
+        for m in c.received:
+            if m["type"] in ("game_start", "event", "hand_end"):
+                last_feed = m
+            elif m["type"] in ("prompt", "advise_prompt"):
+                assert last_feed is not None and last_feed["view"] == m["view"], (last_feed, m)
+                checked += 1
+        assert checked > 5
