@@ -39,8 +39,10 @@ from .tables import VALUES, bits
 
 @dataclass(frozen=True)
 class Params:
-    """The bot's knobs; the defaults are the measured best (bench/strength.md has the
-    ablation that switches each technique off)."""
+    """The bot's knobs. The defaults are the settings every game-level figure in
+    bench/strength.md was measured with; its ablation switches each technique off in
+    turn (two of them, ``inference`` and ``value_draws``, measured better switched off,
+    within noise: see there)."""
 
     #: Judge hands by expected deadwood after a draw (else by deadwood now).
     lookahead: bool = True
