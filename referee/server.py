@@ -423,6 +423,7 @@ class Referee:
                 if t.journal is not None:
                     t.journal.write("reconnect", seat=seat)
             self.send(sess, t.snapshot(seat, False))
+            t.send_missed_end(seat, sess)
             t.send_prompt_to(seat)
 
     def _disconnect(self, sess: Session) -> None:

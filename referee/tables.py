@@ -113,6 +113,11 @@ class Table:
         self.views = ViewCache()
         # Protocol 1.3: per seat, the packed HeldEvents not yet delivered to a batched seat.
         self.held: list[list[bytes]] = [[] for _ in range(self.num_seats)]
+        #: The ``game_end`` a seated session missed because it was disconnected when the
+        #: game ended (within its grace): seat -> (that session, the message's fields).
+        #: A resume delivers it after the snapshot; without it a client waiting for the
+        #: end of its game would wait for ever (protocol.md §10).
+        self.missed_end: dict[int, tuple[Session, dict[str, Any]]] = {}
         # Full-visibility feed: (time, n, full view) of this game, for delayed snapshots.
         self.full_hist: deque[tuple[float, int, dict[str, Any]]] = deque()
         self.decisions = 0
@@ -255,6 +260,7 @@ class Table:
         self.seed = self._seed_for(self.game_no)
         self.game = Game(self.rules, self.seed)
         self.views.reset(self.game)
+        self.missed_end.clear()
         self.seed_hash = seed_hash(self.seed)
         self.n = 0
         self.banks = [self.clock.bank_ms] * self.num_seats if self.clock.bank_ms > 0 else None
@@ -356,6 +362,19 @@ class Table:
             self.hub.send_bytes(sess, self._prompt_frame(p, error))
         if game.roles is not None and p.seat == game.roles[1]:
             self.send_advise_prompt()
+
+    def send_missed_end(self, seat: int, sess: Session) -> None:
+        """After a resume's snapshot: the ``game_end`` this session missed while it was
+        disconnected, if its game ended then (each missed end is delivered once; a
+        batched seat's ``events`` is empty, the snapshot covered them)."""
+        missed = self.missed_end.get(seat)
+        if missed is None or missed[0] is not sess:
+            return
+        del self.missed_end[seat]
+        data = frame(missed[1], ("view", self.views.packed(seat)))
+        if sess.batched:
+            data = with_field(data, "events", pack_array([]))
+        self.hub.send_bytes(sess, data)
 
     def send_prompt_to(self, seat: int) -> None:
         """Resend what ``seat`` is waiting to answer, if anything (resume, ``sync``)."""
@@ -615,6 +634,9 @@ class Table:
             "seed": self.seed,
             "seed_hash": self.seed_hash,
         }
+        for seat, sess in enumerate(self.seats):
+            if sess is not None and sess.rid is None:
+                self.missed_end[seat] = (sess, base)
         self._feed(lambda seat: frame(base, ("view", self.views.packed(seat))), lambda: {**base, "view": self._full_view()}, carrier=True)
         if not self.full:
             self.status = WAITING

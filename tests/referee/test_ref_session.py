@@ -177,3 +177,50 @@ def test_sessions_may_decline_events(referee, make_client):
     # resuming may change the choice
     again = make_client(referee.endpoint)
     assert again.hello("lean", token=lean.token, events=True)["events"] is True
+
+
+def test_resume_after_the_game_ended_delivers_the_missed_game_end(make_referee, make_client):
+    """A seat whose game ends while it is disconnected (within its grace) gets, on resume,
+    the snapshot and then that game's ``game_end`` (protocol.md §10): without it a client
+    waiting for the end of its game would wait for ever. Delivered once, never twice."""
+    r = make_referee(heartbeat_ms=100, liveness=2)
+    admin = make_client(r.endpoint)
+    admin.hello("org", role="admin")
+    # alice's moves time out into default moves, so the game ends without her
+    toks = admin.request({"type": "create_table", "table": "t", "seed": 9, "rules": {"target_score": 10},
+                          "clock": {"move_ms": 20, "grace_ms": 0},
+                          "policies": {"timeout": "default_move", "disconnect_grace_ms": 600000},
+                          "reserved": True}, "table_created")["seat_tokens"]
+    a, b = make_client(r.endpoint), make_client(r.endpoint)
+    a.hello("alice", token=toks[0])
+    b.hello("bob", token=toks[1])
+    a.close()  # alice vanishes for good
+
+    def bob_end() -> dict[str, Any]:
+        while True:  # bob plays (and knocks); alice's moves are the referee's defaults
+            b.send({"type": "heartbeat"})
+            if b.sock.poll(50):
+                m = b.recv()
+                if m["type"] == "prompt":
+                    b.send({"type": "act", "table": "t", "seq": m["seq"], "action": simple_choice(m["legal"])})
+                if m["type"] == "game_end":
+                    return m
+
+    end = bob_end()
+    assert end["termination"] == "normal"
+    assert r.call(lambda: r.ref.sessions[toks[0]].rid is None and r.ref.tables["t"].seats[0] is r.ref.sessions[toks[0]])
+    a2 = make_client(r.endpoint)
+    assert a2.hello("alice", token=toks[0], batch_events=True)["resumed"] is True
+    snap = a2.expect("snapshot")
+    assert snap["status"] == "finished" and snap["game"] == 1
+    missed = a2.expect("game_end")
+    assert (missed["game"], missed["n"], missed["winner"], missed["final"]) == (end["game"], end["n"], end["winner"], end["final"])
+    assert missed["view"]["seat"] == 0 and missed["events"] == []  # batched: the snapshot covered them
+    assert a2.request({"type": "ping"}, "pong")["type"] == "pong"
+    # a second resume gets the snapshot only: the missed end was delivered
+    a2.close()
+    a3 = make_client(r.endpoint)
+    assert a3.hello("alice", token=toks[0])["resumed"] is True
+    assert a3.expect("snapshot")["status"] == "finished"
+    assert a3.request({"type": "ping"}, "pong")["type"] == "pong"
+    assert not any(m["type"] == "game_end" for m in a3.received)
