@@ -54,6 +54,19 @@ def test_referee_sends_heartbeats_and_drops_silent_peers(make_referee, make_clie
     error_of(m, "bad_token")
 
 
+def play_on_until_end(c: Client, table: str) -> dict[str, Any]:
+    """The one client still connected plays its prompts and beats (so the referee never
+    takes it for gone) until its ``game_end``, which is returned."""
+    while True:
+        c.send({"type": "heartbeat"})
+        if c.sock.poll(50):
+            m = c.recv()
+            if m["type"] == "prompt":
+                c.send({"type": "act", "table": table, "seq": m["seq"], "action": simple_choice(m["legal"])})
+            if m["type"] == "game_end":
+                return m
+
+
 def test_bye_holds_seats_and_token_resumes(make_referee, make_client):
     r = make_referee(heartbeat_ms=5000)
     a, b = make_client(r.endpoint), make_client(r.endpoint)
@@ -138,19 +151,7 @@ def test_disconnect_grace_expires_into_forfeit(make_referee, make_client):
     a.request({"type": "join", "table": "t", "seat": 0}, "seated")
     b.request({"type": "join", "table": "t", "seat": 1}, "seated")
     a.close()  # alice vanishes; bob keeps beating until the game ends
-
-    def bob_end() -> dict[str, Any]:
-        while True:
-            if b.sock.poll(50):
-                m = b.recv()
-                if m["type"] == "prompt":
-                    b.send({"type": "act", "table": "t", "seq": m["seq"], "action": simple_choice(m["legal"])})
-                if m["type"] == "game_end":
-                    return m
-            else:
-                b.send({"type": "heartbeat"})
-
-    end = bob_end()
+    end = play_on_until_end(b, "t")
     assert end["termination"] == "disconnect" and end["at_fault"] == 0 and end["winner"] == 1
     # alice's seat is freed and her session forgotten
     wait_state(r, lambda: r.ref.tables["t"].seats[0] is None and a.token not in r.ref.sessions, client_beats=[b])
@@ -194,19 +195,8 @@ def test_resume_after_the_game_ended_delivers_the_missed_game_end(make_referee, 
     a, b = make_client(r.endpoint), make_client(r.endpoint)
     a.hello("alice", token=toks[0])
     b.hello("bob", token=toks[1])
-    a.close()  # alice vanishes for good
-
-    def bob_end() -> dict[str, Any]:
-        while True:  # bob plays (and knocks); alice's moves are the referee's defaults
-            b.send({"type": "heartbeat"})
-            if b.sock.poll(50):
-                m = b.recv()
-                if m["type"] == "prompt":
-                    b.send({"type": "act", "table": "t", "seq": m["seq"], "action": simple_choice(m["legal"])})
-                if m["type"] == "game_end":
-                    return m
-
-    end = bob_end()
+    a.close()  # alice vanishes for good; bob plays (and knocks), her moves are defaults
+    end = play_on_until_end(b, "t")
     assert end["termination"] == "normal"
     assert r.call(lambda: r.ref.sessions[toks[0]].rid is None and r.ref.tables["t"].seats[0] is r.ref.sessions[toks[0]])
     a2 = make_client(r.endpoint)
