@@ -1,0 +1,505 @@
+/*
+ * loaddriver: the compiled client side of bench/referee.py's figure (d).
+ *
+ * Why it exists: (d) puts 200 tables (400 clients) on one referee with zero think time
+ * and measures the decision latency each client sees (act sent -> that table's next
+ * prompt received). Driven from one Python process, the 400 clients cost about 0.8 of a
+ * core on a 2-core machine, so the harness, not the referee, was much of what (d)
+ * measured. This program plays exactly the same clients (same hello, same join, same
+ * minimal choice echoed back as received, same rematch, same counters and percentiles as
+ * drive() in bench/referee.py) at a fraction of the CPU.
+ *
+ *   loaddriver --endpoint tcp://127.0.0.1:PORT [--tables 200] [--seconds 15]
+ *              [--warmup 0.5] [--mode events|lean|batched] [--think-ms 0]
+ *
+ * Protocol (protocol.md): each table b{i} is two DEALER sockets (LINGER 0) that send
+ * hello (protocol 1, minor 3 if batched else 1, role player, events false in lean mode,
+ * batch_events true in batched mode), wait for welcome, then join the named table "b{i}"
+ * (the first join creates it with the referee's defaults; the second fills it, so the
+ * game starts). Every prompt is answered at once (or --think-ms later, the latency then
+ * counted from the act's send) with: knock or big_gin if legal, else pass/draw_stock,
+ * else the first legal action. game_end is answered with rematch. hand_end on the
+ * table's first socket counts a hand. A referee `error` or `shutdown`, a missing welcome
+ * or a failed send ends the run with a message on stderr and exit status 1.
+ *
+ * Polling: one epoll over the sockets' ZMQ_FD descriptors (zmq_poll would walk all 400
+ * sockets on every call). ZMQ_FD only signals that the socket's state may have changed
+ * (edge-like), so every ready socket is drained until EAGAIN, and the drain goes on
+ * after each send on it (a send can consume the descriptor's edge).
+ *
+ * Output: "loaddriver: ready" on stderr once every client is welcomed and has sent its
+ * join (the parent starts its referee CPU reading there), then, after warmup + seconds,
+ * exactly one JSON line on stdout: decisions, decisions_per_s, hands_per_s, games,
+ * p50_ms, p99_ms, mean_us, median_us (the keys drive() returns) and driver_cpu_s (this
+ * process's user + system CPU over warmup + seconds, all threads incl. libzmq's).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include <msgpack.h>
+#include <zmq.h>
+
+#define MAX_TABLES 5000
+#define SETUP_TIMEOUT_MS 20000 /* welcome wait and blocking sends: an upper bound for failures */
+#define MAX_EVENTS 256
+
+typedef struct {
+    void *sock[2];
+    int64_t sent_at; /* ns of the last act's send, -1 when no decision is open */
+    int64_t last_send[2];
+    long decisions, hands, games;
+    char name[16];
+} table_t;
+
+typedef struct { /* one paced act waiting for its think time */
+    int64_t due;
+    int table, seat;
+    char *data;
+    size_t size;
+} due_t;
+
+static table_t *tables;
+static int n_tables;
+static double think_s;
+static int64_t measure_from, end_at;
+static int64_t *lat; /* latencies in ns, after the warmup only */
+static size_t n_lat, cap_lat;
+static due_t *fifo; /* think time is constant, so acts fall due in the order they were queued */
+static size_t fifo_cap, fifo_head, fifo_len;
+static msgpack_sbuffer sbuf;
+static msgpack_packer pk;
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static double cpu_seconds(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec / 1e6;
+}
+
+static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+static void die(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("loaddriver: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(1);
+}
+
+static void *xmalloc(size_t n) {
+    void *p = malloc(n);
+    if (!p) die("out of memory");
+    return p;
+}
+
+/* ---------------------------------------------------------------- msgpack helpers */
+static bool str_eq(const msgpack_object *o, const char *s) {
+    size_t n = strlen(s);
+    return o->type == MSGPACK_OBJECT_STR && o->via.str.size == n && memcmp(o->via.str.ptr, s, n) == 0;
+}
+
+static const msgpack_object *map_get(const msgpack_object *m, const char *key) {
+    if (m->type != MSGPACK_OBJECT_MAP) return NULL;
+    for (uint32_t i = 0; i < m->via.map.size; i++)
+        if (str_eq(&m->via.map.ptr[i].key, key)) return &m->via.map.ptr[i].val;
+    return NULL;
+}
+
+static void pack_str(const char *s) {
+    size_t n = strlen(s);
+    msgpack_pack_str(&pk, n);
+    msgpack_pack_str_body(&pk, s, n);
+}
+
+/* A string field for an error message: at most 300 bytes of it, or "?". */
+static void field_text(const msgpack_object *m, const char *key, char *out, size_t cap) {
+    const msgpack_object *v = map_get(m, key);
+    if (!v || v->type != MSGPACK_OBJECT_STR) {
+        snprintf(out, cap, "?");
+        return;
+    }
+    size_t n = v->via.str.size < cap - 1 ? v->via.str.size : cap - 1;
+    memcpy(out, v->via.str.ptr, n);
+    out[n] = '\0';
+}
+
+/* bench/referee.py's minimal_choice: knock/big_gin, else pass/draw_stock, else the first. */
+static const msgpack_object *minimal_choice(const msgpack_object *legal) {
+    if (!legal || legal->type != MSGPACK_OBJECT_ARRAY || legal->via.array.size == 0) return NULL;
+    const msgpack_object *a = legal->via.array.ptr;
+    uint32_t n = legal->via.array.size;
+    for (uint32_t i = 0; i < n; i++) {
+        const msgpack_object *k = map_get(&a[i], "kind");
+        if (k && (str_eq(k, "knock") || str_eq(k, "big_gin"))) return &a[i];
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const msgpack_object *k = map_get(&a[i], "kind");
+        if (k && (str_eq(k, "pass") || str_eq(k, "draw_stock"))) return &a[i];
+    }
+    return &a[0];
+}
+
+/* ---------------------------------------------------------------- sockets */
+static void send_buf(int ti, int seat, const char *data, size_t size) {
+    table_t *t = &tables[ti];
+    if (zmq_send(t->sock[seat], data, size, 0) < 0)
+        die("table %s seat socket %d: send failed: %s", t->name, seat, zmq_strerror(errno));
+    t->last_send[seat] = now_ns();
+}
+
+static void handle(int ti, int seat, const msgpack_object *m);
+
+/* Read every waiting message of one socket (until EAGAIN), handling each. */
+static void drain(int ti, int seat) {
+    void *s = tables[ti].sock[seat];
+    for (;;) {
+        zmq_msg_t frame;
+        zmq_msg_init(&frame);
+        if (zmq_msg_recv(&frame, s, ZMQ_DONTWAIT) < 0) {
+            int e = errno;
+            zmq_msg_close(&frame);
+            if (e == EAGAIN) return;
+            if (e == EINTR) continue;
+            die("table %s: receive failed: %s", tables[ti].name, zmq_strerror(e));
+        }
+        msgpack_unpacked up;
+        msgpack_unpacked_init(&up);
+        size_t off = 0;
+        if (msgpack_unpack_next(&up, zmq_msg_data(&frame), zmq_msg_size(&frame), &off) != MSGPACK_UNPACK_SUCCESS ||
+            up.data.type != MSGPACK_OBJECT_MAP)
+            die("table %s: a frame that is not a msgpack map (%zu bytes)", tables[ti].name, zmq_msg_size(&frame));
+        handle(ti, seat, &up.data);
+        msgpack_unpacked_destroy(&up);
+        zmq_msg_close(&frame);
+    }
+}
+
+static void send_act(int ti, int seat, const char *data, size_t size) {
+    tables[ti].sent_at = now_ns();
+    send_buf(ti, seat, data, size);
+}
+
+static void handle(int ti, int seat, const msgpack_object *m) {
+    table_t *t = &tables[ti];
+    const msgpack_object *ty = map_get(m, "type");
+    if (!ty) die("table %s: a message without a type", t->name);
+    if (str_eq(ty, "prompt")) {
+        int64_t now = now_ns();
+        if (t->sent_at >= 0 && now >= measure_from) {
+            if (n_lat == cap_lat) {
+                cap_lat = cap_lat ? cap_lat * 2 : 65536;
+                lat = realloc(lat, cap_lat * sizeof *lat);
+                if (!lat) die("out of memory");
+            }
+            lat[n_lat++] = now - t->sent_at;
+            t->decisions++;
+        }
+        const msgpack_object *table = map_get(m, "table"), *seq = map_get(m, "seq");
+        const msgpack_object *a = minimal_choice(map_get(m, "legal"));
+        if (!table || !seq || !a) die("table %s: a prompt without table, seq or legal actions", t->name);
+        msgpack_sbuffer_clear(&sbuf);
+        msgpack_pack_map(&pk, 4);
+        pack_str("type");
+        pack_str("act");
+        pack_str("table");
+        msgpack_pack_object(&pk, *table);
+        pack_str("seq");
+        msgpack_pack_object(&pk, *seq);
+        pack_str("action");
+        msgpack_pack_object(&pk, *a); /* the legal action map exactly as received */
+        if (think_s > 0) {
+            t->sent_at = -1;
+            if (fifo_len == fifo_cap) die("more paced acts waiting than tables: a protocol surprise");
+            due_t *d = &fifo[(fifo_head + fifo_len++) % fifo_cap];
+            d->due = now + (int64_t)(think_s * 1e9);
+            d->table = ti;
+            d->seat = seat;
+            d->size = sbuf.size;
+            d->data = xmalloc(sbuf.size);
+            memcpy(d->data, sbuf.data, sbuf.size);
+        } else {
+            send_act(ti, seat, sbuf.data, sbuf.size);
+        }
+    } else if (str_eq(ty, "hand_end")) {
+        if (seat == 0 && now_ns() >= measure_from) t->hands++;
+    } else if (str_eq(ty, "game_end")) {
+        t->sent_at = -1;
+        if (seat == 0) t->games++;
+        const msgpack_object *table = map_get(m, "table");
+        if (!table) die("table %s: a game_end without table", t->name);
+        msgpack_sbuffer_clear(&sbuf);
+        msgpack_pack_map(&pk, 2);
+        pack_str("type");
+        pack_str("rematch");
+        pack_str("table");
+        msgpack_pack_object(&pk, *table);
+        send_buf(ti, seat, sbuf.data, sbuf.size);
+    } else if (str_eq(ty, "error") || str_eq(ty, "shutdown")) {
+        char name[64], msg[320], req[64];
+        field_text(m, str_eq(ty, "error") ? "name" : "reason", name, sizeof name);
+        field_text(m, "message", msg, sizeof msg);
+        field_text(m, "request", req, sizeof req);
+        die("table %s socket %d: referee %.*s %s (request %s): %s", t->name, seat, (int)ty->via.str.size,
+            ty->via.str.ptr, name, req, msg);
+    }
+    /* seated, game_start, event, rematch_status, ok, heartbeat...: nothing to do */
+}
+
+/* ---------------------------------------------------------------- main */
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static bool loopback(const char *ep) {
+    static const char *ok[] = {"tcp://127.", "tcp://[::1]:", "tcp://localhost:", "ipc://"};
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
+        if (strncmp(ep, ok[i], strlen(ok[i])) == 0) return true;
+    return false;
+}
+
+static void usage(void) {
+    fputs("usage: loaddriver --endpoint tcp://127.0.0.1:PORT [--tables 200] [--seconds 15] [--warmup 0.5]\n"
+          "                  [--mode events|lean|batched] [--think-ms 0]\n",
+          stderr);
+    exit(2);
+}
+
+static double parse_num(const char *s, const char *what, double lo, double hi) {
+    char *e;
+    errno = 0;
+    double v = strtod(s, &e);
+    if (errno || e == s || *e || !(v >= lo && v <= hi)) {
+        fprintf(stderr, "loaddriver: %s must be a number in [%g, %g], not %s\n", what, lo, hi, s);
+        exit(2);
+    }
+    return v;
+}
+
+int main(int argc, char **argv) {
+    const char *endpoint = NULL, *mode = "events";
+    double seconds = 15, warmup = 0.5, think_ms = 0;
+    n_tables = 200;
+    static const struct option opts[] = {
+        {"endpoint", required_argument, 0, 'e'}, {"tables", required_argument, 0, 't'},
+        {"seconds", required_argument, 0, 's'},  {"warmup", required_argument, 0, 'w'},
+        {"mode", required_argument, 0, 'm'},     {"think-ms", required_argument, 0, 'k'},
+        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+    for (int c; (c = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
+        switch (c) {
+        case 'e': endpoint = optarg; break;
+        case 't': n_tables = (int)parse_num(optarg, "--tables", 1, MAX_TABLES); break;
+        case 's': seconds = parse_num(optarg, "--seconds", 0.01, 3600); break;
+        case 'w': warmup = parse_num(optarg, "--warmup", 0, 3600); break;
+        case 'm': mode = optarg; break;
+        case 'k': think_ms = parse_num(optarg, "--think-ms", 0, 60000); break;
+        default: usage();
+        }
+    }
+    if (optind != argc || !endpoint) usage();
+    bool lean = strcmp(mode, "lean") == 0, batched = strcmp(mode, "batched") == 0;
+    if (!lean && !batched && strcmp(mode, "events") != 0) {
+        fprintf(stderr, "loaddriver: --mode must be events, lean or batched, not %s\n", mode);
+        return 2;
+    }
+    if (!loopback(endpoint)) {
+        fprintf(stderr, "loaddriver: loopback endpoints only (tcp://127.x, tcp://[::1], ipc://), not %s\n", endpoint);
+        return 2;
+    }
+    think_s = think_ms / 1000;
+
+    /* 400 clients need ~800 descriptors (a TCP socket and a mailbox each) and more than
+     * libzmq's default socket limit once --tables grows. */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    void *ctx = zmq_ctx_new();
+    if (!ctx) die("zmq_ctx_new failed: %s", zmq_strerror(errno));
+    zmq_ctx_set(ctx, ZMQ_MAX_SOCKETS, 2 * n_tables + 16);
+    tables = calloc((size_t)n_tables, sizeof *tables);
+    fifo_cap = 2 * (size_t)n_tables + 8;
+    fifo = calloc(fifo_cap, sizeof *fifo);
+    if (!tables || !fifo) die("out of memory");
+    msgpack_sbuffer_init(&sbuf);
+    msgpack_packer_init(&pk, &sbuf, msgpack_sbuffer_write);
+
+    int linger = 0, tmo = SETUP_TIMEOUT_MS;
+    for (int i = 0; i < n_tables; i++) {
+        table_t *t = &tables[i];
+        snprintf(t->name, sizeof t->name, "b%d", i);
+        t->sent_at = -1;
+        for (int j = 0; j < 2; j++) {
+            void *s = zmq_socket(ctx, ZMQ_DEALER);
+            if (!s) die("cannot open socket %d: %s", 2 * i + j, zmq_strerror(errno));
+            zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+            zmq_setsockopt(s, ZMQ_SNDTIMEO, &tmo, sizeof tmo);
+            zmq_setsockopt(s, ZMQ_RCVTIMEO, &tmo, sizeof tmo);
+            if (zmq_connect(s, endpoint) != 0) die("cannot connect to %s: %s", endpoint, zmq_strerror(errno));
+            t->sock[j] = s;
+            char name[40];
+            snprintf(name, sizeof name, "%s-%d", t->name, j);
+            msgpack_sbuffer_clear(&sbuf);
+            msgpack_pack_map(&pk, batched ? 7 : 6);
+            pack_str("type");
+            pack_str("hello");
+            pack_str("protocol");
+            msgpack_pack_int(&pk, 1);
+            pack_str("minor");
+            msgpack_pack_int(&pk, batched ? 3 : 1);
+            pack_str("role");
+            pack_str("player");
+            pack_str("name");
+            pack_str(name);
+            pack_str("events");
+            if (lean) msgpack_pack_false(&pk);
+            else msgpack_pack_true(&pk);
+            if (batched) {
+                pack_str("batch_events");
+                msgpack_pack_true(&pk);
+            }
+            send_buf(i, j, sbuf.data, sbuf.size);
+        }
+    }
+    int64_t heartbeat_ns = (int64_t)5000 * 1000000;
+    for (int i = 0; i < n_tables; i++) {
+        for (int j = 0; j < 2; j++) {
+            zmq_msg_t frame;
+            zmq_msg_init(&frame);
+            if (zmq_msg_recv(&frame, tables[i].sock[j], 0) < 0)
+                die("no welcome from %s for %s-%d within %d ms: %s", endpoint, tables[i].name, j, SETUP_TIMEOUT_MS,
+                    zmq_strerror(errno));
+            msgpack_unpacked up;
+            msgpack_unpacked_init(&up);
+            size_t off = 0;
+            if (msgpack_unpack_next(&up, zmq_msg_data(&frame), zmq_msg_size(&frame), &off) != MSGPACK_UNPACK_SUCCESS)
+                die("%s-%d: the first answer is not msgpack", tables[i].name, j);
+            const msgpack_object *ty = map_get(&up.data, "type");
+            if (!ty || !str_eq(ty, "welcome")) {
+                if (ty) handle(i, j, &up.data); /* an error or shutdown dies there with its message */
+                die("%s-%d: the answer to hello is not welcome", tables[i].name, j);
+            }
+            const msgpack_object *hb = map_get(&up.data, "heartbeat_ms");
+            if (hb && hb->type == MSGPACK_OBJECT_POSITIVE_INTEGER && hb->via.u64 > 0)
+                heartbeat_ns = (int64_t)hb->via.u64 * 1000000;
+            msgpack_unpacked_destroy(&up);
+            zmq_msg_close(&frame);
+        }
+        for (int j = 0; j < 2; j++) {
+            msgpack_sbuffer_clear(&sbuf);
+            msgpack_pack_map(&pk, 2);
+            pack_str("type");
+            pack_str("join");
+            pack_str("table");
+            pack_str(tables[i].name);
+            send_buf(i, j, sbuf.data, sbuf.size);
+        }
+    }
+
+    int ep = epoll_create1(0);
+    if (ep < 0) die("epoll_create1: %s", strerror(errno));
+    for (int i = 0; i < n_tables; i++) {
+        for (int j = 0; j < 2; j++) {
+            int fd;
+            size_t sz = sizeof fd;
+            if (zmq_getsockopt(tables[i].sock[j], ZMQ_FD, &fd, &sz) != 0) die("ZMQ_FD: %s", zmq_strerror(errno));
+            struct epoll_event ev = {.events = EPOLLIN, .data.u64 = (uint64_t)i * 2 + (uint64_t)j};
+            if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) != 0) die("epoll_ctl: %s", strerror(errno));
+        }
+    }
+    fputs("loaddriver: ready\n", stderr);
+    fflush(stderr);
+
+    double cpu0 = cpu_seconds();
+    int64_t start = now_ns();
+    measure_from = start + (int64_t)(warmup * 1e9);
+    end_at = measure_from + (int64_t)(seconds * 1e9);
+    int64_t next_beat_check = start + 1000000000;
+    for (int i = 0; i < n_tables; i++) /* drain everything once at the start */
+        for (int j = 0; j < 2; j++) drain(i, j);
+    struct epoll_event evs[MAX_EVENTS];
+    for (;;) {
+        int64_t now = now_ns();
+        if (now >= end_at) break;
+        while (fifo_len && fifo[fifo_head].due <= now) {
+            due_t d = fifo[fifo_head];
+            fifo_head = (fifo_head + 1) % fifo_cap;
+            fifo_len--;
+            send_act(d.table, d.seat, d.data, d.size);
+            free(d.data);
+            drain(d.table, d.seat); /* a send may consume the descriptor's edge */
+        }
+        if (now >= next_beat_check) { /* protocol §10: say something at least every heartbeat_ms */
+            next_beat_check = now + 1000000000;
+            for (int i = 0; i < n_tables; i++)
+                for (int j = 0; j < 2; j++)
+                    if (now - tables[i].last_send[j] > heartbeat_ns / 2) {
+                        static const char beat[] = "\x81\xa4type\xa9heartbeat";
+                        send_buf(i, j, beat, sizeof beat - 1);
+                        drain(i, j);
+                    }
+        }
+        now = now_ns();
+        int64_t wait = 200000000; /* ns */
+        if (fifo_len && fifo[fifo_head].due - now < wait) wait = fifo[fifo_head].due - now;
+        if (end_at - now < wait) wait = end_at - now;
+        if (wait < 0) wait = 0;
+        int n = epoll_wait(ep, evs, MAX_EVENTS, (int)((wait + 999999) / 1000000));
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            die("epoll_wait: %s", strerror(errno));
+        }
+        for (int k = 0; k < n; k++) drain((int)(evs[k].data.u64 / 2), (int)(evs[k].data.u64 % 2));
+    }
+    double cpu = cpu_seconds() - cpu0;
+
+    long hands = 0, games = 0;
+    for (int i = 0; i < n_tables; i++) {
+        hands += tables[i].hands;
+        games += tables[i].games;
+    }
+    printf("{\"decisions\": %zu, \"decisions_per_s\": %.3f, \"hands_per_s\": %.3f, \"games\": %ld, ", n_lat,
+           (double)n_lat / seconds, (double)hands / seconds, games);
+    if (n_lat) {
+        qsort(lat, n_lat, sizeof *lat, cmp_i64);
+        double sum = 0;
+        for (size_t i = 0; i < n_lat; i++) sum += (double)lat[i];
+        size_t i99 = (size_t)((double)n_lat * 0.99);
+        if (i99 > n_lat - 1) i99 = n_lat - 1;
+        double median = n_lat % 2 ? (double)lat[n_lat / 2] : ((double)lat[n_lat / 2 - 1] + (double)lat[n_lat / 2]) / 2;
+        printf("\"p50_ms\": %.4f, \"p99_ms\": %.4f, \"mean_us\": %.3f, \"median_us\": %.3f, ",
+               (double)lat[n_lat / 2] / 1e6, (double)lat[i99] / 1e6, sum / (double)n_lat / 1e3, median / 1e3);
+    } else {
+        fputs("\"p50_ms\": null, \"p99_ms\": null, \"mean_us\": null, \"median_us\": null, ", stdout);
+    }
+    printf("\"driver_cpu_s\": %.4f, \"tables\": %d, \"mode\": \"%s\", \"think_ms\": %g, \"seconds\": %g}\n", cpu,
+           n_tables, mode, think_ms, seconds);
+    fflush(stdout);
+
+    for (size_t k = 0; k < fifo_len; k++) free(fifo[(fifo_head + k) % fifo_cap].data);
+    for (int i = 0; i < n_tables; i++)
+        for (int j = 0; j < 2; j++) zmq_close(tables[i].sock[j]);
+    zmq_ctx_term(ctx);
+    msgpack_sbuffer_destroy(&sbuf);
+    free(tables);
+    free(fifo);
+    free(lat);
+    return 0;
+}
