@@ -12,6 +12,10 @@
                and the bench driver's own CPU share (is the driver the bottleneck?).
                Beside it, a paced variant (--think-ms, default 100: each client answers
                that long after its prompt; the think time is not in the latency).
+               The clients are driven by the compiled bench/loaddriver (built here with
+               make; --driver c) because the Python driver below (--driver python, the
+               fallback when it cannot be built) costs ~0.8 of a core for 400 clients,
+               which on 2 cores starves the referee it is measuring.
 
 (b) and (d) run in three event modes: every seat gets each event; hello events=false
 (protocol 1.1, prompts only); hello batch_events=true (protocol 1.3, each seat's events
@@ -22,6 +26,7 @@ process, journals on (as in production) unless --no-journal. Targets (issue 3):
 overhead_ratio <= 1.5; 200 tables at p99 <= 20 ms. Use --quick while developing.
 
     python bench/referee.py [--quick] [--tables 200] [--seconds 10] [--no-journal] [--think-ms 100]
+                            [--driver c|python]
 """
 
 from __future__ import annotations
@@ -286,6 +291,60 @@ def run_tables(n_tables: int, seconds: float, journal: bool, choose: Any, events
         ref.stop()
 
 
+LOADDRIVER_DIR = os.path.join(_HERE, "loaddriver")
+LOADDRIVER_BIN = os.path.join(LOADDRIVER_DIR, "build", "loaddriver")
+
+
+def build_loaddriver() -> tuple[str | None, str]:
+    """Build the compiled (d) driver once (make is incremental); (path, "") or (None, why).
+
+    Failure is not fatal: without a C compiler or the libzmq/msgpack-c headers the bench
+    still runs, on the Python driver, and says so."""
+    try:
+        proc = subprocess.run(["make", "-C", LOADDRIVER_DIR, "-s"], capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return None, f"make could not run: {e}"
+    if proc.returncode != 0 or not os.access(LOADDRIVER_BIN, os.X_OK):
+        lines = (proc.stderr or proc.stdout).strip().splitlines()
+        return None, f"make failed: {lines[-1] if lines else f'exit status {proc.returncode}'}"
+    return LOADDRIVER_BIN, ""
+
+
+def run_tables_c(binary: str, n_tables: int, seconds: float, journal: bool, mode: str, think: float = 0.0,
+                 warmup: float = 0.5) -> dict[str, Any]:
+    """(d) with the compiled driver in its own process: the same clients as :class:`Table`
+    and :func:`drive` (same hello, join, minimal choice, rematch, counters, percentiles).
+
+    The referee's CPU is read between the driver's "ready" (every client welcomed and
+    joined, as when :func:`run_tables` starts its reading) and its JSON line (printed
+    before it closes its sockets), so neither the set-up nor the 400 disconnections are
+    charged to the decisions. ``driver_cpu_s`` is the driver's own getrusage (all its
+    threads, libzmq's I/O thread included) over warmup + seconds, like the Python one."""
+    ref = RefereeProc(journal)
+    args = [binary, "--endpoint", ref.endpoint, "--tables", str(n_tables), "--seconds", str(seconds),
+            "--warmup", str(warmup), "--mode", mode, "--think-ms", str(think * 1000)]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        first = proc.stderr.readline()
+        cpu0 = ref.cpu_seconds()
+        line = proc.stdout.readline() if first.startswith("loaddriver: ready") else ""
+        referee_cpu = ref.cpu_seconds() - cpu0
+        _, rest_err = proc.communicate(timeout=60)
+        if proc.returncode != 0 or not line.strip():
+            why = (first + rest_err).strip() or f"exit status {proc.returncode}"
+            raise RuntimeError(f"loaddriver failed ({' '.join(args)}): {why}")
+        out: dict[str, Any] = json.loads(line)
+        out["referee_cpu_s"] = referee_cpu
+        out["referee_peak_rss_mb"] = ref.peak_rss_kb() / 1024
+        return out
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        ref.stop()
+
+
 def bench_logic(decisions: int, journal: bool, events: bool) -> float:
     """(e) The referee's own work per decision without sockets: decode and check the act,
     apply it, build and pack every frame (events to both seats unless ``events`` is off,
@@ -367,12 +426,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-journal", action="store_true")
     p.add_argument("--think-ms", type=float, default=100.0,
                    help="think time of the paced variant of (d), reported beside the zero-think figures (0: skip it)")
+    p.add_argument("--driver", choices=("c", "python"), default=None,
+                   help="the clients of (d): the compiled bench/loaddriver (default when it builds) or the Python drive()")
     args = p.parse_args(argv)
     secs = 2.0 if args.quick else args.seconds
     journal = not args.no_journal
     load_before = os.getloadavg()
     print(f"# machine: {os.cpu_count()} cpus, load average before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}")
     print(f"# journals {'on' if journal else 'off'}; python {sys.version.split()[0]}, pyzmq {zmq.__version__}, libzmq {zmq.zmq_version()}")
+    loaddriver: str | None = None
+    if args.driver != "python":
+        loaddriver, why = build_loaddriver()
+        if loaddriver is None and args.driver == "c":
+            print(f"bench/referee.py: --driver c, but bench/loaddriver does not build: {why}", file=sys.stderr)
+            return 1
+        if loaddriver is None:
+            print(f"# bench/loaddriver does not build ({why}): (d) uses the Python driver")
+    driver = "c" if loaddriver else "python"
+    print(f"# (d) driver: {'bench/loaddriver (C)' if loaddriver else 'drive() in this process (Python)'}")
 
     # (a) and (b) alternate in rounds so that the shared machine's load falls on both
     # alike; each figure is the median over the rounds of each round's median.
@@ -411,14 +482,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.think_ms > 0:  # beside the zero-think figures, never instead of them
         loads.append(("paced", True, False, args.think_ms / 1000))
     for mode, events, batch, think in loads:
-        load = run_tables(args.tables, load_secs, journal, minimal_choice, events, batch, think)
+        if loaddriver:
+            wire_mode = "batched" if batch else ("events" if events else "lean")
+            load = run_tables_c(loaddriver, args.tables, load_secs, journal, wire_mode, think)
+        else:
+            load = run_tables(args.tables, load_secs, journal, minimal_choice, events, batch, think)
         load_cpu_us = load["referee_cpu_s"] / max(1, load["decisions"]) * 1e6
         what = f"{mode}, think {think * 1000:.0f} ms, events on" if think else f"{mode}, zero think"
-        print(f"(d) {args.tables} tables / {2 * args.tables} clients ({what}): {load['decisions_per_s']:.0f} decisions/s"
+        print(f"(d) {args.tables} tables / {2 * args.tables} clients ({what}, {driver} driver): {load['decisions_per_s']:.0f} decisions/s"
               f"  p50 {load['p50_ms']:.2f} ms  p99 {load['p99_ms']:.2f} ms [target <= 20]"
               f"  referee peak RSS {load['referee_peak_rss_mb']:.1f} MB"
               f"  referee CPU {load['referee_cpu_s'] / load_secs:.0%} of one core, {load_cpu_us:.0f} us per decision"
-              f"  (bench driver CPU {load['driver_cpu_s'] / load_secs:.0%})")
+              f"  ({driver} driver CPU {load['driver_cpu_s'] / load_secs:.0%})")
         res.setdefault(mode, {}).update({
             "load_decisions_per_s": round(load["decisions_per_s"]),
             "load_p50_ms": round(load["p50_ms"], 2),
@@ -450,6 +525,7 @@ def main(argv: list[str] | None = None) -> int:
         "overhead_ratio_batched": res["batched"]["overhead_ratio"],
         "hands_per_s": round(hands["hands_per_s"], 1),
         "tables": args.tables,
+        "driver": driver,
         "load_decisions_per_s": res["events"]["load_decisions_per_s"],
         "load_p50_ms": res["events"]["load_p50_ms"],
         "load_p99_ms": res["events"]["load_p99_ms"],
