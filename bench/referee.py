@@ -42,6 +42,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from typing import Any
 
 import msgpack
@@ -185,9 +186,14 @@ class Table:
         self.games = 0
 
 
-def drive(tables: list[Table], seconds: float, warmup: float = 0.5, think: float = 0.0) -> dict[str, Any]:
+def drive(tables: list[Table], seconds: float, warmup: float = 0.5, think: float = 0.0,
+          on_measure: Callable[[], None] | None = None) -> dict[str, Any]:
     """Answer every prompt at once (or ``think`` seconds later); measure act -> the same
     table's next prompt (the act's send time, so think time is never counted).
+
+    ``on_measure`` is called once when the warmup ends, so that the caller's CPU readings
+    cover the same window as the decisions they are divided by. The Python fallback of
+    (d): bench/loaddriver (C) plays the same clients at a fraction of this one's CPU.
 
     One epoll over the sockets' ZeroMQ file descriptors (not zmq_poll, which walks every
     socket on every call: with 400 sockets the harness, not the referee, would be
@@ -245,7 +251,12 @@ def drive(tables: list[Table], seconds: float, warmup: float = 0.5, think: float
                     t.games += 1
                 s.send(pack({"type": "rematch", "table": m["table"]}))
 
+    measuring = False
     while time.perf_counter() < end:
+        if not measuring and time.perf_counter() >= measure_from:
+            measuring = True
+            if on_measure is not None:
+                on_measure()
         for s, t in pending:
             drain(s, t)
         now = time.perf_counter()
@@ -254,6 +265,8 @@ def drive(tables: list[Table], seconds: float, warmup: float = 0.5, think: float
             send_act(s, t, data)
             drain(s, t)  # a send may consume the descriptor's edge
         timeout = 0.2 if not due else max(0.0, min(0.2, due[0][0] - time.perf_counter()))
+        if not measuring:
+            timeout = max(0.0, min(timeout, measure_from - time.perf_counter()))
         pending = [by_fd[fd] for fd, _ in ep.poll(timeout)]
     ep.close()
     lat = sorted(x for t in tables for x in t.latencies)
@@ -276,11 +289,14 @@ def run_tables(n_tables: int, seconds: float, journal: bool, choose: Any, events
     ctx = zmq.Context()
     try:
         tables = [Table(ctx, ref.endpoint, f"b{i}", choose, events, batch) for i in range(n_tables)]
-        cpu0 = ref.cpu_seconds()
-        mine0 = time.process_time()
-        out = drive(tables, seconds, think=think)
-        out["referee_cpu_s"] = ref.cpu_seconds() - cpu0
-        out["driver_cpu_s"] = time.process_time() - mine0  # this process: the 2 x n_tables clients
+        cpu0: list[float] = []
+
+        def on_measure() -> None:  # CPU from the end of the warmup, like the decisions
+            cpu0[:] = [ref.cpu_seconds(), time.process_time()]
+
+        out = drive(tables, seconds, think=think, on_measure=on_measure)
+        out["referee_cpu_s"] = ref.cpu_seconds() - cpu0[0]
+        out["driver_cpu_s"] = time.process_time() - cpu0[1]  # this process: the 2 x n_tables clients
         out["referee_peak_rss_mb"] = ref.peak_rss_kb() / 1024
         for t in tables:
             for s in t.socks:
@@ -315,11 +331,11 @@ def run_tables_c(binary: str, n_tables: int, seconds: float, journal: bool, mode
     """(d) with the compiled driver in its own process: the same clients as :class:`Table`
     and :func:`drive` (same hello, join, minimal choice, rematch, counters, percentiles).
 
-    The referee's CPU is read between the driver's "ready" (every client welcomed and
-    joined, as when :func:`run_tables` starts its reading) and its JSON line (printed
-    before it closes its sockets), so neither the set-up nor the 400 disconnections are
-    charged to the decisions. ``driver_cpu_s`` is the driver's own getrusage (all its
-    threads, libzmq's I/O thread included) over warmup + seconds, like the Python one."""
+    The referee's CPU is read between the driver's "measuring" line (the warmup is over)
+    and its JSON line (printed before it closes its sockets): the same window as the
+    decisions counted, as in :func:`run_tables`, and neither the set-up nor the 400
+    disconnections are charged to them. ``driver_cpu_s`` is the driver's own getrusage
+    over that window (all its threads, libzmq's I/O thread included)."""
     ref = RefereeProc(journal)
     args = [binary, "--endpoint", ref.endpoint, "--tables", str(n_tables), "--seconds", str(seconds),
             "--warmup", str(warmup), "--mode", mode, "--think-ms", str(think * 1000)]
@@ -327,8 +343,10 @@ def run_tables_c(binary: str, n_tables: int, seconds: float, journal: bool, mode
     try:
         assert proc.stdout is not None and proc.stderr is not None
         first = proc.stderr.readline()
+        if first.startswith("loaddriver: ready"):
+            first = proc.stderr.readline()
         cpu0 = ref.cpu_seconds()
-        line = proc.stdout.readline() if first.startswith("loaddriver: ready") else ""
+        line = proc.stdout.readline() if first.startswith("loaddriver: measuring") else ""
         referee_cpu = ref.cpu_seconds() - cpu0
         _, rest_err = proc.communicate(timeout=60)
         if proc.returncode != 0 or not line.strip():

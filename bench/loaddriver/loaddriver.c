@@ -27,11 +27,13 @@
  * (edge-like), so every ready socket is drained until EAGAIN, and the drain goes on
  * after each send on it (a send can consume the descriptor's edge).
  *
- * Output: "loaddriver: ready" on stderr once every client is welcomed and has sent its
- * join (the parent starts its referee CPU reading there), then, after warmup + seconds,
- * exactly one JSON line on stdout: decisions, decisions_per_s, hands_per_s, games,
- * p50_ms, p99_ms, mean_us, median_us (the keys drive() returns) and driver_cpu_s (this
- * process's user + system CPU over warmup + seconds, all threads incl. libzmq's).
+ * Output on stderr: "loaddriver: ready" once every client is welcomed and has sent its
+ * join, "loaddriver: measuring" when the warmup ends (the parent reads the referee's CPU
+ * there). Then, after the measured seconds, exactly one JSON line on stdout (printed
+ * before any socket is closed): decisions, decisions_per_s, hands_per_s, games, p50_ms,
+ * p99_ms, mean_us, median_us (the keys drive() returns) and driver_cpu_s (this process's
+ * user + system CPU over the measured seconds, all threads, libzmq's I/O thread
+ * included), so that CPU per decision and CPU share divide like by like.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -427,7 +429,8 @@ int main(int argc, char **argv) {
     fputs("loaddriver: ready\n", stderr);
     fflush(stderr);
 
-    double cpu0 = cpu_seconds();
+    double cpu0 = 0;
+    bool measuring = false;
     int64_t start = now_ns();
     measure_from = start + (int64_t)(warmup * 1e9);
     end_at = measure_from + (int64_t)(seconds * 1e9);
@@ -438,6 +441,14 @@ int main(int argc, char **argv) {
     for (;;) {
         int64_t now = now_ns();
         if (now >= end_at) break;
+        if (!measuring && now >= measure_from) {
+            /* The measured window starts: CPU is counted from here, like the decisions
+             * (the parent reads the referee's CPU on this line). */
+            measuring = true;
+            cpu0 = cpu_seconds();
+            fputs("loaddriver: measuring\n", stderr);
+            fflush(stderr);
+        }
         while (fifo_len && fifo[fifo_head].due <= now) {
             due_t d = fifo[fifo_head];
             fifo_head = (fifo_head + 1) % fifo_cap;
@@ -460,6 +471,7 @@ int main(int argc, char **argv) {
         int64_t wait = 200000000; /* ns */
         if (fifo_len && fifo[fifo_head].due - now < wait) wait = fifo[fifo_head].due - now;
         if (end_at - now < wait) wait = end_at - now;
+        if (!measuring && measure_from - now < wait) wait = measure_from - now;
         if (wait < 0) wait = 0;
         int n = epoll_wait(ep, evs, MAX_EVENTS, (int)((wait + 999999) / 1000000));
         if (n < 0) {
@@ -468,7 +480,7 @@ int main(int argc, char **argv) {
         }
         for (int k = 0; k < n; k++) drain((int)(evs[k].data.u64 / 2), (int)(evs[k].data.u64 % 2));
     }
-    double cpu = cpu_seconds() - cpu0;
+    double cpu = measuring ? cpu_seconds() - cpu0 : 0;
 
     long hands = 0, games = 0;
     for (int i = 0; i < n_tables; i++) {

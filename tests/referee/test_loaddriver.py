@@ -46,9 +46,10 @@ def run(driver: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def check_output(proc: subprocess.CompletedProcess[str], seconds: float) -> dict[str, Any]:
-    """Exit 0, "ready" on stderr, exactly one JSON line on stdout carrying drive()'s keys."""
+    """Exit 0, "ready" then "measuring" on stderr (bench/referee.py reads the referee's CPU
+    on the latter), exactly one JSON line on stdout carrying drive()'s keys."""
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr.startswith("loaddriver: ready"), proc.stderr
+    assert proc.stderr.splitlines() == ["loaddriver: ready", "loaddriver: measuring"], proc.stderr
     lines = proc.stdout.splitlines()
     assert len(lines) == 1, proc.stdout
     out: dict[str, Any] = json.loads(lines[0])
