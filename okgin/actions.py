@@ -86,7 +86,22 @@ class Action:
 
     @staticmethod
     def from_wire(data: Any) -> Action:
-        """Parse a wire action; raises ``ValueError`` with a sentence on any malformation."""
+        """Parse a wire action; raises ``ValueError`` with a sentence on any malformation.
+
+        The canonical wire forms of the melds-free actions (``{"kind": "discard", "card":
+        "7h"}``, ``{"kind": "pass"}``, ...: a few hundred in all, what nearly every answer
+        to a prompt is) are looked up in one table, built from this module's own
+        ``to_wire``; anything else is parsed in full.
+        """
+        if data.__class__ is dict:
+            n = len(data)
+            k = data.get("kind")
+            c = data.get("card") if n == 2 else None
+            # exactly {"kind"} or {"kind", "card"} (a string): no melds, nothing else
+            if k.__class__ is str and (n == 1 or (n == 2 and c.__class__ is str)):
+                a = _CANONICAL.get((k, c))
+                if a is not None:
+                    return a
         if not isinstance(data, dict):
             raise ValueError(f"an action is a map with a 'kind', not {type(data).__name__}")
         kind = data.get("kind")
@@ -136,3 +151,13 @@ TAKE = Action("take")
 PASS = Action("pass")
 DRAW_STOCK = Action("draw_stock")
 DRAW_DISCARD = Action("draw_discard")
+
+
+def _canonical_table() -> dict[tuple[str, str | None], Action]:
+    """(kind, card string) -> the action, for every melds-free action's canonical wire form."""
+    acts = [TAKE, PASS, DRAW_STOCK, DRAW_DISCARD, Action("big_gin")]
+    acts += [Action(k, c) for k in _WITH_CARD for c in range(52)]
+    return {(w["kind"], w.get("card")): a for a in acts for w in (a.to_wire(),)}
+
+
+_CANONICAL = _canonical_table()

@@ -191,7 +191,7 @@ class Table:
         frame, the full feed (if this table has one) a delayed copy. An ``event`` skips
         the seats of sessions that declined events (protocol 1.1) or batch them (1.3:
         held by :meth:`_hold`), and the seats in ``skip`` (already sent theirs,
-        :meth:`_feed_first`). A ``carrier`` (hand_end, game_end) brings a batched seat
+        :meth:`_first_frames`). A ``carrier`` (hand_end, game_end) brings a batched seat
         its held events."""
         send = self.hub.send_bytes
         for seat, sess in self._seat_sessions():
@@ -216,13 +216,15 @@ class Table:
             data = self.hub.encode(msg)
             self.hub.loop.call_later(self.full_feed_delay_ms / 1000, self._deliver_full, data)
 
-    def _feed_first(self, build: Callable[[int | None], bytes], seats: tuple[int, ...]) -> None:
-        """An ``event``'s frames for ``seats`` only, ahead of everyone else's (see
-        :meth:`_after_move`)."""
+    def _first_frames(self, build: Callable[[int | None], bytes], seats: tuple[int, ...]) -> list[tuple[Session, bytes]]:
+        """An ``event``'s frames for ``seats`` only, to go out just ahead of the next
+        prompt (see :meth:`_after_move`)."""
+        out = []
         for seat in seats:
             sess = self.seats[seat]
             if sess is not None and sess.rid is not None and sess.events and not sess.batch:
-                self.hub.send_bytes(sess, build(seat))
+                out.append((sess, build(seat)))
+        return out
 
     def _hold(self, entry: Callable[[int], bytes]) -> None:
         """Protocol 1.3: keep a move's HeldEvent for every batched seat (instead of an
@@ -332,8 +334,9 @@ class Table:
             banks[p.seat] = max(0, banks[p.seat] - int((self.hub.now() - p.start) * 1000))
         return banks
 
-    def _prompt(self, error: ProtocolError | None = None, fresh: bool = True) -> None:
-        """Prompt the seat to act (a fresh move, or a re-prompt of the same move)."""
+    def _prompt(self, error: ProtocolError | None = None, fresh: bool = True, lead: list[tuple[Session, bytes]] | None = None) -> None:
+        """Prompt the seat to act (a fresh move, or a re-prompt of the same move); ``lead``
+        are frames that must reach their sessions just before the prompt."""
         game = self.game
         assert game is not None and not game.is_over
         seat = game.current_player
@@ -349,17 +352,28 @@ class Table:
             deadline = start + (p.allowance_ms + self.clock.grace_ms) / 1000
             p.timer = self.hub.loop.call_at(deadline, self._on_timer, p.seq)
         self.pending = p
-        self.send_prompt(error)
+        self.send_prompt(error, lead)
 
-    def send_prompt(self, error: ProtocolError | None = None) -> None:
-        """(Re)send the pending prompt to its seat, and the advise prompt to the sitter."""
+    def send_prompt(self, error: ProtocolError | None = None, lead: list[tuple[Session, bytes]] | None = None) -> None:
+        """(Re)send the pending prompt to its seat, and the advise prompt to the sitter.
+
+        The prompt frame is built before ``lead`` (the seat's event of the move just made)
+        is sent, so that the event and the prompt leave back to back: a client woken by
+        the event then finds the prompt already there, instead of going back to sleep
+        for it while the referee builds the prompt (one wake-up per decision, not two).
+        """
         p = self.pending
         game = self.game
         if p is None or game is None:
             return
         sess = self.seats[p.seat]
-        if sess is not None and sess.rid is not None:
-            self.hub.send_bytes(sess, self._prompt_frame(p, error))
+        data = self._prompt_frame(p, error) if sess is not None and sess.rid is not None else None
+        if lead:
+            for s, d in lead:
+                self.hub.send_bytes(s, d)
+        if data is not None:
+            assert sess is not None
+            self.hub.send_bytes(sess, data)
         if game.roles is not None and p.seat == game.roles[1]:
             self.send_advise_prompt()
 
@@ -515,8 +529,7 @@ class Table:
             first = (game.current_player,)
             if game.roles is not None and first[0] == game.roles[1]:
                 first = (first[0], game.roles[2])  # the sitter's advise_prompt follows too
-            self._feed_first(build, first)
-            self._prompt()
+            self._prompt(lead=self._first_frames(build, first))
             self._feed(build, build_full, event=True, skip=first)
             return
         self._feed(build, build_full, event=True)

@@ -349,11 +349,24 @@ class ViewCache:
             acts = self.game.legal_actions()
             n = len(acts)
             head = bytes((0x90 | n,)) if n < 16 else b"\xdc" + n.to_bytes(2, "big")
-            self._legal_b = head + b"".join([_action_wire(a)[1] for a in acts])
+            # The engine lists the same few hundred Action objects over and over: their
+            # packed bytes are found by identity (a C-level look-up), checked with ``is``.
+            by_id = _PACKED_BY_ID
+            parts = []
+            for a in acts:
+                hit = by_id.get(id(a))
+                if hit is not None and hit[0] is a:
+                    parts.append(hit[1])
+                else:
+                    parts.append(_action_wire(a)[1])
+                    if a.melds is None and len(by_id) < 4096:
+                        by_id[id(a)] = (a, _action_wire(a)[1])  # keeps ``a`` alive: its id stays its own
+            self._legal_b = head + b"".join(parts)
         return self._legal_b
 
 
 _ACTIONS: dict[tuple[str, int | None], tuple[dict[str, Any], bytes]] = {}
+_PACKED_BY_ID: dict[int, tuple[Any, bytes]] = {}
 
 
 def _action_wire(a: Any) -> tuple[dict[str, Any], bytes]:
