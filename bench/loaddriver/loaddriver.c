@@ -47,16 +47,21 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <msgpack.h>
 #include <zmq.h>
+
+#include "zmtp.h"
 
 #define MAX_TABLES 5000
 #define SETUP_TIMEOUT_MS 20000 /* welcome wait and blocking sends: an upper bound for failures */
 #define MAX_EVENTS 256
 
 typedef struct {
-    void *sock[2];
+    void *sock[2];    /* --transport zmq */
+    zmtp_conn_t zc[2]; /* --transport zmtp */
+    bool welcomed[2];  /* zmtp: the welcome arrives on the event loop */
     int64_t sent_at; /* ns of the last act's send, -1 when no decision is open */
     int64_t last_send[2];
     long decisions, hands, games;
@@ -72,8 +77,12 @@ typedef struct { /* one paced act waiting for its think time */
 
 static table_t *tables;
 static int n_tables;
+static bool zmtp; /* --transport zmtp: our own ZMTP over TCP, no libzmq */
+static const char *endpoint;
+static int tables_welcomed;
+static int64_t heartbeat_ns = (int64_t)5000 * 1000000;
 static double think_s;
-static int64_t measure_from, end_at;
+static int64_t measure_from = INT64_MAX, end_at; /* nothing counts before the warmup ends */
 static int64_t *lat; /* latencies in ns, after the warmup only */
 static size_t n_lat, cap_lat;
 static due_t *fifo; /* think time is constant, so acts fall due in the order they were queued */
@@ -161,8 +170,11 @@ static const msgpack_object *minimal_choice(const msgpack_object *legal) {
 /* ---------------------------------------------------------------- sockets */
 static void send_buf(int ti, int seat, const char *data, size_t size) {
     table_t *t = &tables[ti];
-    if (zmq_send(t->sock[seat], data, size, 0) < 0)
+    if (zmtp) {
+        if (zmtp_send(&t->zc[seat], data, size) != 0) die("table %s socket %d: %s", t->name, seat, t->zc[seat].err);
+    } else if (zmq_send(t->sock[seat], data, size, 0) < 0) {
         die("table %s seat socket %d: send failed: %s", t->name, seat, zmq_strerror(errno));
+    }
     t->last_send[seat] = now_ns();
 }
 
@@ -170,6 +182,7 @@ static void handle(int ti, int seat, const msgpack_object *m);
 
 /* Read every waiting message of one socket (until EAGAIN), handling each. */
 static void drain(int ti, int seat) {
+    if (zmtp) return; /* level-triggered epoll on the TCP socket: nothing is lost by waiting for it */
     void *s = tables[ti].sock[seat];
     for (;;) {
         zmq_msg_t frame;
@@ -264,6 +277,93 @@ static void handle(int ti, int seat, const msgpack_object *m) {
     /* seated, game_start, event, rematch_status, ok, heartbeat...: nothing to do */
 }
 
+/* ---------------------------------------------------------------- set-up */
+static void send_hello(int ti, int seat, bool lean, bool batched) {
+    char name[40];
+    snprintf(name, sizeof name, "%s-%d", tables[ti].name, seat);
+    msgpack_sbuffer_clear(&sbuf);
+    msgpack_pack_map(&pk, batched ? 7 : 6);
+    pack_str("type");
+    pack_str("hello");
+    pack_str("protocol");
+    msgpack_pack_int(&pk, 1);
+    pack_str("minor");
+    msgpack_pack_int(&pk, batched ? 3 : 1);
+    pack_str("role");
+    pack_str("player");
+    pack_str("name");
+    pack_str(name);
+    pack_str("events");
+    if (lean) msgpack_pack_false(&pk);
+    else msgpack_pack_true(&pk);
+    if (batched) {
+        pack_str("batch_events");
+        msgpack_pack_true(&pk);
+    }
+    send_buf(ti, seat, sbuf.data, sbuf.size);
+}
+
+/* The answer to hello must be welcome (its heartbeat interval is kept); an error or
+ * shutdown dies in handle() with its message, anything else here. */
+static void take_welcome(int ti, int seat, const msgpack_object *m) {
+    const msgpack_object *ty = map_get(m, "type");
+    if (!ty || !str_eq(ty, "welcome")) {
+        if (ty) handle(ti, seat, m);
+        die("%s-%d: the answer to hello is not welcome", tables[ti].name, seat);
+    }
+    const msgpack_object *hb = map_get(m, "heartbeat_ms");
+    if (hb && hb->type == MSGPACK_OBJECT_POSITIVE_INTEGER && hb->via.u64 > 0)
+        heartbeat_ns = (int64_t)hb->via.u64 * 1000000;
+}
+
+/* Both seats welcomed: the first join creates the named table, the second fills it. */
+static void send_joins(int ti) {
+    for (int j = 0; j < 2; j++) {
+        msgpack_sbuffer_clear(&sbuf);
+        msgpack_pack_map(&pk, 2);
+        pack_str("type");
+        pack_str("join");
+        pack_str("table");
+        pack_str(tables[ti].name);
+        send_buf(ti, j, sbuf.data, sbuf.size);
+    }
+}
+
+/* --transport zmtp: one message from a connection (tag = table * 2 + seat). Until its
+ * welcome it is an answer to hello; then it is played exactly as the zmq path plays it. */
+static void on_zmtp_message(uint64_t tag, const unsigned char *body, size_t size) {
+    int ti = (int)(tag / 2), seat = (int)(tag % 2);
+    table_t *t = &tables[ti];
+    msgpack_unpacked up;
+    msgpack_unpacked_init(&up);
+    size_t off = 0;
+    if (msgpack_unpack_next(&up, (const char *)body, size, &off) != MSGPACK_UNPACK_SUCCESS ||
+        up.data.type != MSGPACK_OBJECT_MAP)
+        die("table %s: a frame that is not a msgpack map (%zu bytes)", t->name, size);
+    if (t->welcomed[seat]) {
+        handle(ti, seat, &up.data);
+    } else {
+        take_welcome(ti, seat, &up.data);
+        t->welcomed[seat] = true;
+        if (t->welcomed[1 - seat]) {
+            send_joins(ti);
+            tables_welcomed++;
+        }
+    }
+    msgpack_unpacked_destroy(&up);
+}
+
+static void on_event(const struct epoll_event *ev) {
+    int ti = (int)(ev->data.u64 / 2), seat = (int)(ev->data.u64 % 2);
+    if (!zmtp) {
+        drain(ti, seat);
+        return;
+    }
+    zmtp_conn_t *c = &tables[ti].zc[seat];
+    if (zmtp_on_event(c, ev->events, on_zmtp_message) != 0)
+        die("table %s socket %d (%s): %s", tables[ti].name, seat, endpoint, c->err);
+}
+
 /* ---------------------------------------------------------------- main */
 static int cmp_i64(const void *a, const void *b) {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -279,7 +379,7 @@ static bool loopback(const char *ep) {
 
 static void usage(void) {
     fputs("usage: loaddriver --endpoint tcp://127.0.0.1:PORT [--tables 200] [--seconds 15] [--warmup 0.5]\n"
-          "                  [--mode events|lean|batched] [--think-ms 0]\n",
+          "                  [--mode events|lean|batched] [--think-ms 0] [--transport zmtp|zmq]\n",
           stderr);
     exit(2);
 }
@@ -296,14 +396,14 @@ static double parse_num(const char *s, const char *what, double lo, double hi) {
 }
 
 int main(int argc, char **argv) {
-    const char *endpoint = NULL, *mode = "events";
+    const char *mode = "events", *transport = "zmtp";
     double seconds = 15, warmup = 0.5, think_ms = 0;
     n_tables = 200;
     static const struct option opts[] = {
         {"endpoint", required_argument, 0, 'e'}, {"tables", required_argument, 0, 't'},
         {"seconds", required_argument, 0, 's'},  {"warmup", required_argument, 0, 'w'},
         {"mode", required_argument, 0, 'm'},     {"think-ms", required_argument, 0, 'k'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+        {"transport", required_argument, 0, 'T'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     for (int c; (c = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
         switch (c) {
         case 'e': endpoint = optarg; break;
@@ -312,6 +412,7 @@ int main(int argc, char **argv) {
         case 'w': warmup = parse_num(optarg, "--warmup", 0, 3600); break;
         case 'm': mode = optarg; break;
         case 'k': think_ms = parse_num(optarg, "--think-ms", 0, 60000); break;
+        case 'T': transport = optarg; break;
         default: usage();
         }
     }
@@ -319,6 +420,11 @@ int main(int argc, char **argv) {
     bool lean = strcmp(mode, "lean") == 0, batched = strcmp(mode, "batched") == 0;
     if (!lean && !batched && strcmp(mode, "events") != 0) {
         fprintf(stderr, "loaddriver: --mode must be events, lean or batched, not %s\n", mode);
+        return 2;
+    }
+    zmtp = strcmp(transport, "zmtp") == 0;
+    if (!zmtp && strcmp(transport, "zmq") != 0) {
+        fprintf(stderr, "loaddriver: --transport must be zmtp or zmq, not %s\n", transport);
         return 2;
     }
     if (!loopback(endpoint)) {
@@ -334,97 +440,92 @@ int main(int argc, char **argv) {
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
-    void *ctx = zmq_ctx_new();
-    if (!ctx) die("zmq_ctx_new failed: %s", zmq_strerror(errno));
-    zmq_ctx_set(ctx, ZMQ_MAX_SOCKETS, 2 * n_tables + 16);
     tables = calloc((size_t)n_tables, sizeof *tables);
     fifo_cap = 2 * (size_t)n_tables + 8;
     fifo = calloc(fifo_cap, sizeof *fifo);
     if (!tables || !fifo) die("out of memory");
     msgpack_sbuffer_init(&sbuf);
     msgpack_packer_init(&pk, &sbuf, msgpack_sbuffer_write);
-
-    int linger = 0, tmo = SETUP_TIMEOUT_MS;
     for (int i = 0; i < n_tables; i++) {
-        table_t *t = &tables[i];
-        snprintf(t->name, sizeof t->name, "b%d", i);
-        t->sent_at = -1;
-        for (int j = 0; j < 2; j++) {
-            void *s = zmq_socket(ctx, ZMQ_DEALER);
-            if (!s) die("cannot open socket %d: %s", 2 * i + j, zmq_strerror(errno));
-            zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
-            zmq_setsockopt(s, ZMQ_SNDTIMEO, &tmo, sizeof tmo);
-            zmq_setsockopt(s, ZMQ_RCVTIMEO, &tmo, sizeof tmo);
-            if (zmq_connect(s, endpoint) != 0) die("cannot connect to %s: %s", endpoint, zmq_strerror(errno));
-            t->sock[j] = s;
-            char name[40];
-            snprintf(name, sizeof name, "%s-%d", t->name, j);
-            msgpack_sbuffer_clear(&sbuf);
-            msgpack_pack_map(&pk, batched ? 7 : 6);
-            pack_str("type");
-            pack_str("hello");
-            pack_str("protocol");
-            msgpack_pack_int(&pk, 1);
-            pack_str("minor");
-            msgpack_pack_int(&pk, batched ? 3 : 1);
-            pack_str("role");
-            pack_str("player");
-            pack_str("name");
-            pack_str(name);
-            pack_str("events");
-            if (lean) msgpack_pack_false(&pk);
-            else msgpack_pack_true(&pk);
-            if (batched) {
-                pack_str("batch_events");
-                msgpack_pack_true(&pk);
-            }
-            send_buf(i, j, sbuf.data, sbuf.size);
-        }
+        snprintf(tables[i].name, sizeof tables[i].name, "b%d", i);
+        tables[i].sent_at = -1;
     }
-    int64_t heartbeat_ns = (int64_t)5000 * 1000000;
-    for (int i = 0; i < n_tables; i++) {
-        for (int j = 0; j < 2; j++) {
-            zmq_msg_t frame;
-            zmq_msg_init(&frame);
-            if (zmq_msg_recv(&frame, tables[i].sock[j], 0) < 0)
-                die("no welcome from %s for %s-%d within %d ms: %s", endpoint, tables[i].name, j, SETUP_TIMEOUT_MS,
-                    zmq_strerror(errno));
-            msgpack_unpacked up;
-            msgpack_unpacked_init(&up);
-            size_t off = 0;
-            if (msgpack_unpack_next(&up, zmq_msg_data(&frame), zmq_msg_size(&frame), &off) != MSGPACK_UNPACK_SUCCESS)
-                die("%s-%d: the first answer is not msgpack", tables[i].name, j);
-            const msgpack_object *ty = map_get(&up.data, "type");
-            if (!ty || !str_eq(ty, "welcome")) {
-                if (ty) handle(i, j, &up.data); /* an error or shutdown dies there with its message */
-                die("%s-%d: the answer to hello is not welcome", tables[i].name, j);
-            }
-            const msgpack_object *hb = map_get(&up.data, "heartbeat_ms");
-            if (hb && hb->type == MSGPACK_OBJECT_POSITIVE_INTEGER && hb->via.u64 > 0)
-                heartbeat_ns = (int64_t)hb->via.u64 * 1000000;
-            msgpack_unpacked_destroy(&up);
-            zmq_msg_close(&frame);
-        }
-        for (int j = 0; j < 2; j++) {
-            msgpack_sbuffer_clear(&sbuf);
-            msgpack_pack_map(&pk, 2);
-            pack_str("type");
-            pack_str("join");
-            pack_str("table");
-            pack_str(tables[i].name);
-            send_buf(i, j, sbuf.data, sbuf.size);
-        }
-    }
-
     int ep = epoll_create1(0);
     if (ep < 0) die("epoll_create1: %s", strerror(errno));
-    for (int i = 0; i < n_tables; i++) {
-        for (int j = 0; j < 2; j++) {
-            int fd;
-            size_t sz = sizeof fd;
-            if (zmq_getsockopt(tables[i].sock[j], ZMQ_FD, &fd, &sz) != 0) die("ZMQ_FD: %s", zmq_strerror(errno));
-            struct epoll_event ev = {.events = EPOLLIN, .data.u64 = (uint64_t)i * 2 + (uint64_t)j};
-            if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) != 0) die("epoll_ctl: %s", strerror(errno));
+    void *ctx = NULL; /* no libzmq context (and so no I/O thread) on the zmtp path */
+    struct epoll_event evs[MAX_EVENTS];
+
+    if (zmtp) {
+        /* Connect everything, greeting + READY + hello queued on each; the welcomes and
+         * the joins they release happen on the event loop. */
+        for (int i = 0; i < n_tables; i++) {
+            for (int j = 0; j < 2; j++) {
+                zmtp_conn_t *c = &tables[i].zc[j];
+                if (zmtp_connect(c, endpoint, ep, (uint64_t)i * 2 + (uint64_t)j) != 0)
+                    die("table %s socket %d: %s", tables[i].name, j, c->err);
+                send_hello(i, j, lean, batched);
+            }
+        }
+        int64_t deadline = now_ns() + (int64_t)SETUP_TIMEOUT_MS * 1000000;
+        while (tables_welcomed < n_tables) {
+            int64_t left = deadline - now_ns();
+            if (left <= 0) {
+                int clients = 0;
+                for (int i = 0; i < n_tables; i++) clients += tables[i].welcomed[0] + tables[i].welcomed[1];
+                die("no welcome from %s for %d of %d clients within %d ms", endpoint, 2 * n_tables - clients,
+                    2 * n_tables, SETUP_TIMEOUT_MS);
+            }
+            int n = epoll_wait(ep, evs, MAX_EVENTS, (int)((left + 999999) / 1000000));
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                die("epoll_wait: %s", strerror(errno));
+            }
+            for (int k = 0; k < n; k++) on_event(&evs[k]);
+        }
+    } else {
+        ctx = zmq_ctx_new();
+        if (!ctx) die("zmq_ctx_new failed: %s", zmq_strerror(errno));
+        zmq_ctx_set(ctx, ZMQ_MAX_SOCKETS, 2 * n_tables + 16);
+        int linger = 0, tmo = SETUP_TIMEOUT_MS;
+        for (int i = 0; i < n_tables; i++) {
+            for (int j = 0; j < 2; j++) {
+                void *s = zmq_socket(ctx, ZMQ_DEALER);
+                if (!s) die("cannot open socket %d: %s", 2 * i + j, zmq_strerror(errno));
+                zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+                zmq_setsockopt(s, ZMQ_SNDTIMEO, &tmo, sizeof tmo);
+                zmq_setsockopt(s, ZMQ_RCVTIMEO, &tmo, sizeof tmo);
+                if (zmq_connect(s, endpoint) != 0) die("cannot connect to %s: %s", endpoint, zmq_strerror(errno));
+                tables[i].sock[j] = s;
+                send_hello(i, j, lean, batched);
+            }
+        }
+        for (int i = 0; i < n_tables; i++) {
+            for (int j = 0; j < 2; j++) {
+                zmq_msg_t frame;
+                zmq_msg_init(&frame);
+                if (zmq_msg_recv(&frame, tables[i].sock[j], 0) < 0)
+                    die("no welcome from %s for %s-%d within %d ms: %s", endpoint, tables[i].name, j,
+                        SETUP_TIMEOUT_MS, zmq_strerror(errno));
+                msgpack_unpacked up;
+                msgpack_unpacked_init(&up);
+                size_t off = 0;
+                if (msgpack_unpack_next(&up, zmq_msg_data(&frame), zmq_msg_size(&frame), &off) !=
+                    MSGPACK_UNPACK_SUCCESS)
+                    die("%s-%d: the first answer is not msgpack", tables[i].name, j);
+                take_welcome(i, j, &up.data);
+                msgpack_unpacked_destroy(&up);
+                zmq_msg_close(&frame);
+            }
+            send_joins(i);
+        }
+        for (int i = 0; i < n_tables; i++) {
+            for (int j = 0; j < 2; j++) {
+                int fd;
+                size_t sz = sizeof fd;
+                if (zmq_getsockopt(tables[i].sock[j], ZMQ_FD, &fd, &sz) != 0) die("ZMQ_FD: %s", zmq_strerror(errno));
+                struct epoll_event ev = {.events = EPOLLIN, .data.u64 = (uint64_t)i * 2 + (uint64_t)j};
+                if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) != 0) die("epoll_ctl: %s", strerror(errno));
+            }
         }
     }
     fputs("loaddriver: ready\n", stderr);
@@ -438,7 +539,6 @@ int main(int argc, char **argv) {
     int64_t next_beat_check = start + 1000000000;
     for (int i = 0; i < n_tables; i++) /* drain everything once at the start */
         for (int j = 0; j < 2; j++) drain(i, j);
-    struct epoll_event evs[MAX_EVENTS];
     for (;;) {
         int64_t now = now_ns();
         if (now >= end_at) break;
@@ -480,7 +580,7 @@ int main(int argc, char **argv) {
             if (errno == EINTR) continue;
             die("epoll_wait: %s", strerror(errno));
         }
-        for (int k = 0; k < n; k++) drain((int)(evs[k].data.u64 / 2), (int)(evs[k].data.u64 % 2));
+        for (int k = 0; k < n; k++) on_event(&evs[k]);
     }
     double cpu = measuring ? cpu_seconds(RUSAGE_SELF) - cpu0 : 0;
     double cpu_main = measuring ? cpu_seconds(RUSAGE_THREAD) - main0 : 0;
@@ -499,20 +599,29 @@ int main(int argc, char **argv) {
         size_t i99 = (size_t)((double)n_lat * 0.99);
         if (i99 > n_lat - 1) i99 = n_lat - 1;
         double median = n_lat % 2 ? (double)lat[n_lat / 2] : ((double)lat[n_lat / 2 - 1] + (double)lat[n_lat / 2]) / 2;
+        size_t i90 = (size_t)((double)n_lat * 0.90), i999 = (size_t)((double)n_lat * 0.999);
+        if (i999 > n_lat - 1) i999 = n_lat - 1;
         printf("\"p50_ms\": %.4f, \"p99_ms\": %.4f, \"mean_us\": %.3f, \"median_us\": %.3f, ",
                (double)lat[n_lat / 2] / 1e6, (double)lat[i99] / 1e6, sum / (double)n_lat / 1e3, median / 1e3);
+        printf("\"p90_ms\": %.4f, \"p999_ms\": %.4f, \"max_ms\": %.4f, ", (double)lat[i90] / 1e6,
+               (double)lat[i999] / 1e6, (double)lat[n_lat - 1] / 1e6);
     } else {
-        fputs("\"p50_ms\": null, \"p99_ms\": null, \"mean_us\": null, \"median_us\": null, ", stdout);
+        fputs("\"p50_ms\": null, \"p99_ms\": null, \"mean_us\": null, \"median_us\": null, "
+              "\"p90_ms\": null, \"p999_ms\": null, \"max_ms\": null, ", stdout);
     }
     printf("\"driver_cpu_s\": %.4f, \"driver_main_thread_cpu_s\": %.4f, \"tables\": %d, \"mode\": \"%s\", "
-           "\"think_ms\": %g, \"seconds\": %g}\n",
-           cpu, cpu_main, n_tables, mode, think_ms, seconds);
+           "\"think_ms\": %g, \"seconds\": %g, \"transport\": \"%s\"}\n",
+           cpu, cpu_main, n_tables, mode, think_ms, seconds, zmtp ? "zmtp" : "zmq");
     fflush(stdout);
 
     for (size_t k = 0; k < fifo_len; k++) free(fifo[(fifo_head + k) % fifo_cap].data);
     for (int i = 0; i < n_tables; i++)
-        for (int j = 0; j < 2; j++) zmq_close(tables[i].sock[j]);
-    zmq_ctx_term(ctx);
+        for (int j = 0; j < 2; j++) {
+            if (zmtp) zmtp_close(&tables[i].zc[j]);
+            else zmq_close(tables[i].sock[j]);
+        }
+    if (ctx) zmq_ctx_term(ctx);
+    close(ep);
     msgpack_sbuffer_destroy(&sbuf);
     free(tables);
     free(fifo);
