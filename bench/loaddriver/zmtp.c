@@ -297,7 +297,7 @@ static int parse(zmtp_conn_t *c, zmtp_message_fn fn) {
             if (p[0] != 0xFF || (avail >= 10 && !(p[9] & 0x01)))
                 return fail(c, "ZMTP violation: not a ZMTP 3 greeting: %s", printable(p, avail < 16 ? avail : 16, buf, sizeof buf));
             if (avail >= 11 && p[10] < 3)
-                return fail(c, "the peer speaks ZMTP %u.x: this client speaks 3.x only", p[10]);
+                return fail(c, "the peer speaks ZMTP revision %u (2.0 or older): this client speaks 3.x only", p[10]);
             if (avail < GREETING_LEN) {
                 need = GREETING_LEN;
                 break;

@@ -6,25 +6,39 @@ through hands and games (hello accepted, named tables joined and filled, every p
 answered with a legal action, rematches accepted) and end with a well-formed JSON line.
 Its error paths (bad arguments, a referee ``error``) must end the run with a non-zero
 status and a sentence on stderr, since the bench reports whatever the driver prints.
-Correctness only: nothing here asserts on how fast anything was.
+Both transports are played against the real referee: ``zmtp`` (the default: the
+driver's own ZMTP 3.0 over TCP, bench/loaddriver/zmtp.c) and ``zmq`` (libzmq).
+
+What a real referee never sends (a frame cut into single bytes, a PING, a greeting that
+is not ZMTP, a reserved flag...) is played by :class:`RawPeer`, a listening TCP socket
+writing the referee's side of ZMTP by hand and reading the driver's with the
+conformance kit's own ZMTP reader. Correctness only: nothing here asserts on how fast
+anything was.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import socket
+import struct
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import msgpack
 import pytest
 from refharness import Client, RefereeThread
+
+from referee.conformance.zmtp import COMMAND, LONG, MORE, Direction, Frame, encode_frame, pair
 
 ROOT = Path(__file__).resolve().parents[2]
 DRIVER_DIR = ROOT / "bench" / "loaddriver"
 KEYS = {"decisions", "decisions_per_s", "hands_per_s", "games", "p50_ms", "p99_ms", "mean_us", "median_us",
-        "driver_cpu_s"}
+        "driver_cpu_s", "transport"}
+TRANSPORTS = ["zmtp", "zmq"]
 pytestmark = pytest.mark.timeout(300)
 
 
@@ -43,6 +57,10 @@ def driver() -> Path:
 
 def run(driver: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(driver), *args], capture_output=True, text=True, timeout=120)
+
+
+def start(driver: Path, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([str(driver), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def check_output(proc: subprocess.CompletedProcess[str], seconds: float) -> dict[str, Any]:
@@ -68,13 +86,14 @@ def table_games(referee: RefereeThread) -> dict[str, int]:
     return referee.call(lambda: {name: t.game_no for name, t in referee.ref.tables.items() if name.startswith("b")})
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.parametrize("mode", ["events", "lean", "batched"])
-def test_each_mode_plays_hands_and_games(driver: Path, referee: RefereeThread, mode: str) -> None:
-    out = check_output(run(driver, "--endpoint", referee.endpoint, "--tables", "5", "--seconds", "2",
-                           "--warmup", "0.3", "--mode", mode), 2.0)
+def test_each_mode_plays_hands_and_games(driver: Path, referee: RefereeThread, mode: str, transport: str) -> None:
+    out = check_output(run(driver, "--endpoint", referee.endpoint, "--tables", "5", "--seconds", "1.5",
+                           "--warmup", "0.3", "--mode", mode, "--transport", transport), 1.5)
     assert out["decisions"] > 0
     assert out["hands_per_s"] > 0
-    assert out["mode"] == mode and out["tables"] == 5
+    assert out["mode"] == mode and out["tables"] == 5 and out["transport"] == transport
     games = table_games(referee)
     assert sorted(games) == [f"b{i}" for i in range(5)]  # named tables b0..b4, each joined by both clients
     assert all(g >= 1 for g in games.values())  # every table filled and started
@@ -86,17 +105,19 @@ def test_paced_mode_answers_after_its_think_time(driver: Path, referee: RefereeT
                            "--warmup", "0.2", "--think-ms", "5"), 1.5)
     assert out["decisions"] > 0
     assert out["think_ms"] == 5
+    assert out["transport"] == "zmtp"  # the default: bench/referee.py passes no --transport
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 def test_referee_error_ends_the_run(driver: Path, referee: RefereeThread,
-                                   make_client: Callable[..., Client]) -> None:
+                                   make_client: Callable[..., Client], transport: str) -> None:
     """b0 is already full when the driver joins it: the referee's table_full error is the
     driver's failure, never a silently smaller load."""
     for i in range(2):
         c = make_client(referee.endpoint)
         c.hello(f"squatter-{i}")
         c.request({"type": "join", "id": c.next_id(), "table": "b0"}, "seated")
-    proc = run(driver, "--endpoint", referee.endpoint, "--tables", "2", "--seconds", "1")
+    proc = run(driver, "--endpoint", referee.endpoint, "--tables", "2", "--seconds", "1", "--transport", transport)
     assert proc.returncode == 1
     assert "table_full" in proc.stderr
     assert proc.stdout == ""
@@ -105,6 +126,7 @@ def test_referee_error_ends_the_run(driver: Path, referee: RefereeThread,
 @pytest.mark.parametrize("args, says", [
     (["--endpoint", "tcp://10.0.0.1:7117"], "loopback endpoints only"),
     (["--endpoint", "tcp://127.0.0.1:7117", "--mode", "loud"], "--mode must be"),
+    (["--endpoint", "tcp://127.0.0.1:7117", "--transport", "quic"], "--transport must be"),
     (["--endpoint", "tcp://127.0.0.1:7117", "--tables", "0"], "--tables must be"),
     (["--endpoint", "tcp://127.0.0.1:7117", "--seconds", "soon"], "--seconds must be"),
     (["--tables", "5"], "usage"),
@@ -114,3 +136,170 @@ def test_bad_arguments_are_refused(driver: Path, args: list[str], says: str) -> 
     assert proc.returncode == 2
     assert says in proc.stderr
     assert proc.stdout == ""
+
+
+def test_zmtp_refused_connection_ends_the_run(driver: Path) -> None:
+    """Nothing listening: the zmtp path says so at once (libzmq would retry quietly)."""
+    with socket.create_server(("127.0.0.1", 0)) as s:
+        port = s.getsockname()[1]  # closed again: nobody listens there now
+    proc = run(driver, "--endpoint", f"tcp://127.0.0.1:{port}", "--tables", "1", "--seconds", "1")
+    assert proc.returncode == 1
+    assert "cannot connect" in proc.stderr and "refused" in proc.stderr
+    assert proc.stdout == ""
+
+
+# ---------------------------------------------------------------- the referee's side by hand
+SIG = b"\xff" + b"\x00" * 8 + b"\x7f"
+
+
+def greeting(mechanism: bytes = b"NULL", major: int = 3, minor: int = 1) -> bytes:
+    return SIG + bytes([major, minor]) + mechanism.ljust(20, b"\x00") + b"\x00" + b"\x00" * 31
+
+
+def command(name: bytes, data: bytes = b"") -> bytes:
+    body = bytes([len(name)]) + name + data
+    if len(body) > 255:
+        return bytes([COMMAND | LONG]) + struct.pack(">Q", len(body)) + body
+    return bytes([COMMAND, len(body)]) + body
+
+
+def ready(socket_type: bytes = b"ROUTER") -> bytes:
+    props = b"\x0bSocket-Type" + struct.pack(">I", len(socket_type)) + socket_type + b"\x08Identity" + b"\x00" * 4
+    return command(b"READY", props)
+
+
+def message(msg: dict[str, Any]) -> bytes:
+    return encode_frame(msgpack.packb(msg, use_bin_type=True))
+
+
+class RawPeer:
+    """The referee's end of the driver's connections, written by hand on plain TCP."""
+
+    def __init__(self) -> None:
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.server.settimeout(20)
+        self.endpoint = f"tcp://127.0.0.1:{self.server.getsockname()[1]}"
+        self.conns: list[tuple[socket.socket, Direction]] = []
+
+    def accept(self, n: int) -> None:
+        for _ in range(n):
+            conn, _ = self.server.accept()
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            conn.settimeout(20)
+            mine, theirs = pair("driver", "peer")
+            theirs.feed(SIG + b"\x03")  # our major version, so the reader frames as 3.x
+            self.conns.append((conn, mine))
+
+    def send(self, i: int, data: bytes, bytewise: bool = False) -> None:
+        conn = self.conns[i][0]
+        if not bytewise:
+            conn.sendall(data)
+            return
+        for k in range(len(data)):  # one byte per segment: the driver's reads see every cut
+            conn.sendall(data[k:k + 1])
+            time.sleep(0.0002)
+
+    def read(self, i: int, want: Callable[[list[bytes | Frame]], bool]) -> list[bytes | Frame]:
+        """The driver's items (raw greeting and command bytes, message frames) until ``want``."""
+        conn, reader = self.conns[i]
+        items: list[bytes | Frame] = []
+        while not want(items):
+            data = conn.recv(65536)
+            assert data, f"the driver closed connection {i}; items so far: {items}"
+            items += reader.feed(data)
+        return items
+
+    def close(self) -> None:
+        for conn, _ in self.conns:
+            conn.close()
+        self.server.close()
+
+
+def frames(items: list[bytes | Frame]) -> list[dict[str, Any]]:
+    return [msgpack.unpackb(it.body) for it in items if isinstance(it, Frame)]
+
+
+@pytest.fixture
+def peer() -> Any:
+    p = RawPeer()
+    yield p
+    p.close()
+
+
+def test_zmtp_handshake_pings_long_and_cut_frames(driver: Path, peer: RawPeer) -> None:
+    """The driver's greeting and READY (DEALER), its hello held back until our READY
+    (libzmq drops a connection whose message comes first), a PING answered with a PONG
+    carrying our context, a long welcome (8-byte size) cut into single bytes, then the
+    joins; our error ends the run with its name."""
+    proc = start(driver, "--endpoint", peer.endpoint, "--tables", "1", "--seconds", "5")
+    try:
+        peer.accept(2)
+        for i in range(2):
+            items = peer.read(i, lambda it: len(it) >= 4)  # signature, version, rest, READY
+            greet = b"".join(it for it in items[:3] if isinstance(it, bytes))
+            assert greet == greeting(minor=0)  # 3.0, NULL, as-server 0, zero filler
+            assert items[3][:2] == bytes([COMMAND, len(items[3]) - 2]) and b"\x05READY" in items[3]
+            assert b"Socket-Type\x00\x00\x00\x06DEALER" in items[3]
+            assert not frames(items)
+        time.sleep(0.2)
+        for conn, _ in peer.conns:  # still nothing: the hello waits for our READY
+            conn.setblocking(False)
+            with pytest.raises(BlockingIOError):
+                conn.recv(1)
+            conn.settimeout(20)
+        for i in range(2):
+            peer.send(i, greeting() + ready(), bytewise=i == 0)
+            hello = frames(peer.read(i, lambda it: any(isinstance(x, Frame) for x in it)))
+            assert hello[0]["type"] == "hello" and hello[0]["name"] == f"b0-{i}"
+        ping = command(b"PING", b"\x00\x64" + b"ctx-42")
+        peer.send(0, ping, bytewise=True)
+        pong = peer.read(0, lambda it: len(it) >= 1)
+        assert pong == [command(b"PONG", b"ctx-42")]
+        welcome = {"type": "welcome", "protocol": 1, "token": "t" * 400, "heartbeat_ms": 5000}
+        assert encode_frame(msgpack.packb(welcome))[0] & LONG
+        for i in range(2):
+            peer.send(i, command(b"SUBSCRIBE", b"x") + message(welcome), bytewise=i == 0)  # other commands: ignored
+        for i in range(2):
+            joins = frames(peer.read(i, lambda it: any(isinstance(x, Frame) for x in it)))
+            assert joins == [{"type": "join", "table": "b0"}]
+        peer.send(1, message({"type": "error", "code": 1, "name": "test_over", "message": "enough"}))
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 1
+    assert "referee error test_over" in err and "enough" in err
+
+
+@pytest.mark.parametrize("payload, says", [
+    (b"HTTP/1.1 200 OK\r\n\r\n", "not a ZMTP 3 greeting"),
+    (SIG + b"\x01\x05", "ZMTP revision 1"),
+    (greeting(b"PLAIN"), "mechanism PLAIN"),
+    (greeting() + ready(b"PUB"), "a PUB socket"),
+    (greeting() + command(b"HELLO"), "expected READY"),
+    (greeting() + command(b"ERROR", b"\x0bbad-handshk"), "ZMTP ERROR: bad-handshk"),
+    (greeting() + message({"type": "welcome"}), "before the peer's READY"),
+    (greeting() + ready() + b"\x08\x01x", "reserved bits"),
+    (greeting() + ready() + bytes([MORE, 1]) + b"x" + encode_frame(b"y"), "multipart"),
+    (greeting() + ready() + bytes([LONG]) + struct.pack(">Q", 1 << 40), "a frame of 1099511627776 bytes"),
+    (greeting() + ready() + command(b"PING", b"\x00"), "a PING of 1 bytes"),
+    (greeting() + ready() + encode_frame(b"\xc1"), "not a msgpack map"),
+    (greeting() + ready() + command(b"READY"), "a second READY"),
+])
+def test_zmtp_violations_end_the_run(driver: Path, peer: RawPeer, payload: bytes, says: str) -> None:
+    """Whatever is not ZMTP (or not one msgpack map per frame) ends the run: status 1,
+    the reason on stderr, no JSON line."""
+    proc = start(driver, "--endpoint", peer.endpoint, "--tables", "1", "--seconds", "1")
+    try:
+        peer.accept(2)
+        for i in range(2):
+            peer.send(i, payload)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 1, err
+    assert says in err
+    assert out == ""
