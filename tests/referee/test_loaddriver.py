@@ -30,6 +30,7 @@ from typing import Any
 
 import msgpack
 import pytest
+import zmq
 from refharness import Client, RefereeThread
 
 from referee.conformance.zmtp import COMMAND, LONG, MORE, Direction, Frame, encode_frame, pair
@@ -270,6 +271,39 @@ def test_zmtp_handshake_pings_long_and_cut_frames(driver: Path, peer: RawPeer) -
             proc.wait()
     assert proc.returncode == 1
     assert "referee error test_over" in err and "enough" in err
+
+
+def test_zmtp_answers_libzmq_heartbeats(driver: Path) -> None:
+    """A real libzmq ROUTER that PINGs every 20 ms and drops a peer silent for 100 ms
+    after a PING: the driver, left waiting 0.5 s for its welcome, stays connected only by
+    answering PONG (libzmq's own ZMTP, not our reading of the RFC)."""
+    ctx = zmq.Context.instance()
+    router = ctx.socket(zmq.ROUTER)
+    for opt, val in ((zmq.HEARTBEAT_IVL, 20), (zmq.HEARTBEAT_TIMEOUT, 100), (zmq.ROUTER_MANDATORY, 1),
+                     (zmq.LINGER, 0), (zmq.RCVTIMEO, 20000)):
+        router.setsockopt(opt, val)
+    router.bind("tcp://127.0.0.1:0")
+    proc = start(driver, "--endpoint", router.getsockopt_string(zmq.LAST_ENDPOINT), "--tables", "1",
+                 "--seconds", "5")
+    try:
+        hellos = [router.recv_multipart() for _ in range(2)]
+        assert sorted(msgpack.unpackb(body)["name"] for _, body in hellos) == ["b0-0", "b0-1"]
+        time.sleep(0.5)  # about 25 PINGs each, every one of them answered or the peer is gone
+        welcome = {"type": "welcome", "protocol": 1, "token": "t", "heartbeat_ms": 5000}
+        for rid, _ in hellos:
+            router.send_multipart([rid, msgpack.packb(welcome)])  # ROUTER_MANDATORY: raises if gone
+        joins = [msgpack.unpackb(router.recv_multipart()[1]) for _ in range(2)]
+        assert joins == [{"type": "join", "table": "b0"}] * 2
+        router.send_multipart([hellos[0][0], msgpack.packb({"type": "error", "code": 1, "name": "test_over",
+                                                            "message": "enough"})])
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        router.close(0)
+    assert proc.returncode == 1
+    assert "referee error test_over" in err
 
 
 @pytest.mark.parametrize("payload, says", [
