@@ -11,8 +11,14 @@
  *
  *   loaddriver --endpoint tcp://127.0.0.1:PORT [--tables 200] [--seconds 15]
  *              [--warmup 0.5] [--mode events|lean|batched] [--think-ms 0]
+ *              [--transport zmtp|zmq]
  *
- * Protocol (protocol.md): each table b{i} is two DEALER sockets (LINGER 0) that send
+ * Transport: zmtp (the default) speaks ZMTP 3.0 itself over non-blocking TCP from this
+ * one thread (zmtp.c: no libzmq, so no I/O thread and no mailbox signalling competing
+ * with the referee for the machine's cores); zmq uses libzmq DEALER sockets. Everything
+ * above the frames (msgpack, choices, counters, output) is the same code for both.
+ *
+ * Protocol (protocol.md): each table b{i} is two DEALER clients (LINGER 0) that send
  * hello (protocol 1, minor 3 if batched else 1, role player, events false in lean mode,
  * batch_events true in batched mode), wait for welcome, then join the named table "b{i}"
  * (the first join creates it with the referee's defaults; the second fills it, so the
@@ -22,10 +28,12 @@
  * table's first socket counts a hand. A referee `error` or `shutdown`, a missing welcome
  * or a failed send ends the run with a message on stderr and exit status 1.
  *
- * Polling: one epoll over the sockets' ZMQ_FD descriptors (zmq_poll would walk all 400
- * sockets on every call). ZMQ_FD only signals that the socket's state may have changed
- * (edge-like), so every ready socket is drained until EAGAIN, and the drain goes on
- * after each send on it (a send can consume the descriptor's edge).
+ * Polling: one epoll. zmtp: over the TCP sockets themselves, level-triggered, EPOLLOUT
+ * only while a connection has output queued; the welcomes (and the joins they release)
+ * are read on that loop too. zmq: over the sockets' ZMQ_FD descriptors (zmq_poll would
+ * walk all 400 sockets on every call); ZMQ_FD only signals that the socket's state may
+ * have changed (edge-like), so every ready socket is drained until EAGAIN, and the drain
+ * goes on after each send on it (a send can consume the descriptor's edge).
  *
  * Output on stderr: "loaddriver: ready" once every client is welcomed and has sent its
  * join, "loaddriver: measuring" when the warmup ends (the parent reads the referee's CPU
@@ -33,8 +41,9 @@
  * before any socket is closed): decisions, decisions_per_s, hands_per_s, games, p50_ms,
  * p99_ms, mean_us, median_us (the keys drive() returns) and driver_cpu_s (this process's
  * user + system CPU over the measured seconds, all threads, libzmq's I/O thread
- * included), so that CPU per decision and CPU share divide like by like, and
- * driver_main_thread_cpu_s (this loop's thread alone: the rest is libzmq's I/O thread).
+ * included on the zmq path), so that CPU per decision and CPU share divide like by like,
+ * driver_main_thread_cpu_s (this loop's thread alone: with zmq the rest is libzmq's I/O
+ * thread; with zmtp the two are equal), p90_ms, p999_ms, max_ms and transport.
  */
 #include <errno.h>
 #include <getopt.h>
