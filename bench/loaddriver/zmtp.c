@@ -205,6 +205,11 @@ int zmtp_connect(zmtp_conn_t *c, const char *endpoint, int epfd, uint64_t tag) {
     if (connect(fd, (struct sockaddr *)&sa, len) == 0) c->connected = true;
     else if (errno != EINPROGRESS) return fail(c, "cannot connect to %s: %s", endpoint, strerror(errno));
     if (reserve(&c->in, &c->in_cap, IN_START) != 0) return fail(c, "out of memory");
+    /* Registered before anything is queued (queueing may change the registration). Until
+     * the connect completes, EPOLLOUT tells us when it did; after, that we may write. */
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.u64 = tag};
+    if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) != 0) return fail(c, "epoll_ctl: %s", strerror(errno));
+    c->want_out = true;
 
     unsigned char g[GREETING_LEN] = {0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 0x7F, 3, 0, 'N', 'U', 'L', 'L'};
     /* g[32] as-server = 0, g[33..63] filler = 0 */
@@ -215,10 +220,6 @@ int zmtp_connect(zmtp_conn_t *c, const char *endpoint, int epfd, uint64_t tag) {
     if (append(c, g, sizeof g) != 0) return -1;
     c->state = ZMTP_GREETING;
     if (send_frame(c, F_COMMAND, ready, sizeof ready - 1, NULL, 0) != 0) return -1;
-    /* Until the connect completes, EPOLLOUT tells us when it did. */
-    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.u64 = tag};
-    if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) != 0) return fail(c, "epoll_ctl: %s", strerror(errno));
-    c->want_out = true;
     return c->connected ? flush(c) : 0;
 }
 

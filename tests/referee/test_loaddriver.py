@@ -139,6 +139,15 @@ def test_bad_arguments_are_refused(driver: Path, args: list[str], says: str) -> 
     assert proc.stdout == ""
 
 
+def test_zmtp_over_ipc(driver: Path, make_referee: Callable[..., RefereeThread], tmp_path: Path) -> None:
+    """ipc:// (a Unix socket, whose connect completes at once: the TCP path's connect is
+    still in progress when the greeting is queued) plays like TCP."""
+    referee = make_referee(bind=f"ipc://{tmp_path}/ref.sock")
+    out = check_output(run(driver, "--endpoint", referee.endpoint, "--tables", "2", "--seconds", "1",
+                           "--warmup", "0.2"), 1.0)
+    assert out["decisions"] > 0 and out["transport"] == "zmtp"
+
+
 def test_zmtp_refused_connection_ends_the_run(driver: Path) -> None:
     """Nothing listening: the zmtp path says so at once (libzmq would retry quietly)."""
     with socket.create_server(("127.0.0.1", 0)) as s:
