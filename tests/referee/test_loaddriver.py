@@ -185,8 +185,12 @@ def message(msg: dict[str, Any]) -> bytes:
 class RawPeer:
     """The referee's end of the driver's connections, written by hand on plain TCP."""
 
-    def __init__(self) -> None:
-        self.server = socket.create_server(("127.0.0.1", 0))
+    def __init__(self, rcvbuf: int | None = None) -> None:
+        self.server = socket.socket()
+        if rcvbuf is not None:  # inherited by the accepted connections (fixed: no autotuning)
+            self.server.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen()
         self.server.settimeout(20)
         self.endpoint = f"tcp://127.0.0.1:{self.server.getsockname()[1]}"
         self.conns: list[tuple[socket.socket, Direction]] = []
@@ -234,6 +238,19 @@ def peer() -> Any:
     p = RawPeer()
     yield p
     p.close()
+
+
+def open_table(peer: RawPeer) -> None:
+    """Both connections through the handshake, hello, welcome and join."""
+    peer.accept(2)
+    for i in range(2):
+        peer.read(i, lambda it: len(it) >= 4)
+        peer.send(i, greeting() + ready())
+        assert frames(peer.read(i, lambda it: any(isinstance(x, Frame) for x in it)))[0]["type"] == "hello"
+        peer.send(i, message({"type": "welcome", "protocol": 1, "token": "t", "heartbeat_ms": 5000}))
+    for i in range(2):
+        assert frames(peer.read(i, lambda it: any(isinstance(x, Frame) for x in it))) == [
+            {"type": "join", "table": "b0"}]
 
 
 def test_zmtp_handshake_pings_long_and_cut_frames(driver: Path, peer: RawPeer) -> None:
@@ -311,6 +328,41 @@ def test_zmtp_answers_libzmq_heartbeats(driver: Path) -> None:
             proc.kill()
             proc.wait()
         router.close(0)
+    assert proc.returncode == 1
+    assert "referee error test_over" in err
+
+
+def test_zmtp_queues_what_the_socket_does_not_take(driver: Path) -> None:
+    """A referee that reads nothing while it sends 120 000 prompts: the acts (about 7 MB)
+    outgrow the kernel's buffers (a 4 KB receive buffer here, at most 4 MB of send
+    buffer), so the driver must queue what would block and flush it on EPOLLOUT. Every
+    act arrives, once, in order."""
+    n = 120_000
+    peer = RawPeer(rcvbuf=4096)
+    proc = start(driver, "--endpoint", peer.endpoint, "--tables", "1", "--seconds", "60")
+    try:
+        open_table(peer)
+        legal = [{"kind": "pass"}, {"kind": "take"}]
+        peer.send(0, b"".join(message({"type": "prompt", "table": "b0", "seq": k, "legal": legal})
+                              for k in range(1, n + 1)))
+        conn, reader = peer.conns[0]
+        seqs: list[int] = []
+        while len(seqs) < n:
+            data = conn.recv(1 << 20)
+            assert data, f"the driver closed the connection after {len(seqs)} acts"
+            for item in reader.feed(data):
+                assert isinstance(item, Frame)
+                act = msgpack.unpackb(item.body)
+                assert act == {"type": "act", "table": "b0", "seq": act["seq"], "action": {"kind": "pass"}}
+                seqs.append(act["seq"])
+        assert seqs == list(range(1, n + 1))
+        peer.send(1, message({"type": "error", "code": 1, "name": "test_over", "message": "enough"}))
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        peer.close()
     assert proc.returncode == 1
     assert "referee error test_over" in err
 
