@@ -87,6 +87,7 @@ class Table:
         self.rules_wire = rules.to_dict()
         self.num_seats = rules.num_players
         self.clock = clock
+        self._untimed_clock: bytes | None = None  # the packed clock of an untimed prompt (_prompt_frame)
         self.policies = policies
         self.base_seed = seed
         self.full_feed_delay_ms = full_feed_delay_ms
@@ -194,20 +195,23 @@ class Table:
         :meth:`_first_frames`). A ``carrier`` (hand_end, game_end) brings a batched seat
         its held events."""
         send = self.hub.send_bytes
-        for seat, sess in self._seat_sessions():
+        for seat, sess in enumerate(self.seats):  # (this loop and _hold's are per move: inlined)
+            if sess is None or sess.rid is None:
+                continue
             if event:
                 if not sess.events or sess.batch or seat in skip:
                     continue
                 send(sess, build(seat))
-            elif carrier and sess.batched:
+            elif carrier and sess.batch and sess.events:  # Session.batched
                 send(sess, with_field(build(seat), "events", self._take_held(seat)))
             else:
                 send(sess, build(seat))
-        watchers = self._public_watchers()
-        if watchers:
-            data = build(None)
-            for w in watchers:
-                send(w, data)
+        if self.watchers:
+            watchers = self._public_watchers()
+            if watchers:
+                data = build(None)
+                for w in watchers:
+                    send(w, data)
         if self.full_feed_delay_ms is not None and full_build is not None:
             msg = full_build()
             view = msg.get("view")
@@ -229,8 +233,8 @@ class Table:
     def _hold(self, entry: Callable[[int], bytes]) -> None:
         """Protocol 1.3: keep a move's HeldEvent for every batched seat (instead of an
         ``event`` frame); its next prompt, advise_prompt, hand_end or game_end carries it."""
-        for seat, sess in self._seat_sessions():
-            if sess.batched:
+        for seat, sess in enumerate(self.seats):
+            if sess is not None and sess.batch and sess.events and sess.rid is not None:  # Session.batched
                 self.held[seat].append(entry(seat))
 
     def _take_held(self, seat: int) -> bytes:
@@ -426,15 +430,21 @@ class Table:
             "game": self.game_no,
             "seq": p.seq,
             "seat": p.seat,
-            "clock": self.clock_state(p),
         }
+        if p.allowance_ms is None and self.banks is None:
+            # an untimed move: the clock map never changes at this table (packed once)
+            clock = self._untimed_clock
+            if clock is None:
+                clock = self._untimed_clock = pack(self.clock_state(p))
+        else:
+            clock = pack(self.clock_state(p))
         if error is not None:
             fields["error"] = error.info()
         legal, view = ("legal", self.views.legal_packed()), ("view", self.views.packed(p.seat))
         sess = self.seats[p.seat]
-        if sess is not None and sess.batched:
-            return frame(fields, legal, view, ("events", self._take_held(p.seat)))
-        return frame(fields, legal, view)
+        if sess is not None and sess.batch and sess.events:  # Session.batched
+            return frame(fields, ("clock", clock), legal, view, ("events", self._take_held(p.seat)))
+        return frame(fields, ("clock", clock), legal, view)
 
     # ------------------------------------------------------------------ moves
     def on_act(self, sess: Session, seat: int, msg: dict[str, Any], rqid: Any) -> None:
