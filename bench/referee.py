@@ -335,7 +335,9 @@ def run_tables_c(binary: str, n_tables: int, seconds: float, journal: bool, mode
     and its JSON line (printed before it closes its sockets): the same window as the
     decisions counted, as in :func:`run_tables`, and neither the set-up nor the 400
     disconnections are charged to them. ``driver_cpu_s`` is the driver's own getrusage
-    over that window (all its threads, libzmq's I/O thread included)."""
+    over that window (all its threads: with ``--transport zmq`` libzmq's I/O thread too;
+    the default ``zmtp`` transport speaks ZMTP itself from its one thread). The driver
+    also reports p90, p99.9 and the maximum, printed beside p50/p99."""
     ref = RefereeProc(journal)
     args = [binary, "--endpoint", ref.endpoint, "--tables", str(n_tables), "--seconds", str(seconds),
             "--warmup", str(warmup), "--mode", mode, "--think-ms", str(think * 1000)]
@@ -511,7 +513,9 @@ def main(argv: list[str] | None = None) -> int:
               f"  p50 {load['p50_ms']:.2f} ms  p99 {load['p99_ms']:.2f} ms [target <= 20]"
               f"  referee peak RSS {load['referee_peak_rss_mb']:.1f} MB"
               f"  referee CPU {load['referee_cpu_s'] / load_secs:.0%} of one core, {load_cpu_us:.0f} us per decision"
-              f"  ({driver} driver CPU {load['driver_cpu_s'] / load_secs:.0%})")
+              f"  ({driver} driver{'/' + load['transport'] if 'transport' in load else ''} CPU {load['driver_cpu_s'] / load_secs:.0%})")
+        if load.get("p90_ms") is not None:
+            print(f"    tail: p90 {load['p90_ms']:.2f} ms  p99.9 {load['p999_ms']:.2f} ms  max {load['max_ms']:.2f} ms")
         res.setdefault(mode, {}).update({
             "load_decisions_per_s": round(load["decisions_per_s"]),
             "load_p50_ms": round(load["p50_ms"], 2),
@@ -520,6 +524,9 @@ def main(argv: list[str] | None = None) -> int:
             "load_referee_cpu_us_per_decision": round(load_cpu_us),
             "load_driver_cpu_share": round(load["driver_cpu_s"] / load_secs, 2),
         })
+        for k in ("p90_ms", "p999_ms", "max_ms"):
+            if load.get(k) is not None:
+                res[mode]["load_" + k] = round(load[k], 2)
         if think:
             res[mode]["think_ms"] = args.think_ms
     n_logic = 3000 if args.quick else 10000

@@ -275,7 +275,8 @@ class Referee:
                 # Handling sent replies, and a send may process the socket's pending
                 # commands, consuming the edge of the (edge-triggered) descriptor for a
                 # message that arrived meanwhile: ask once more, or that message would
-                # wait for the next wake-up (the next timer tick).
+                # wait until the referee next sends outside a drain (at worst a
+                # heartbeat, heartbeat_ms later).
                 try:
                     if _get(sock, _EVENTS) & _POLLIN:
                         self.kick()
