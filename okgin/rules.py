@@ -99,6 +99,17 @@ class RuleSet:
         d["knock_limit"] = self.effective_knock_limit
         return d
 
+    def __eq__(self, other: object) -> bool:
+        """Equal when they make the same game: ``knock_limit`` unset is the variant's
+        default, so ``RuleSet() == RuleSet(knock_limit="upcard")``, and a rule set read
+        back from its own ``to_dict()`` (a record, the wire) equals the original."""
+        if not isinstance(other, RuleSet):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self.to_dict().items())))
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RuleSet:
         """Build from a mapping; unknown names are an error that lists the known ones."""

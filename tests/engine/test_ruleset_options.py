@@ -7,6 +7,8 @@ import json
 from dataclasses import fields
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from okgin import RuleError, RuleSet
 from okgin.rules_cli import main as rules_main
@@ -85,6 +87,35 @@ def test_rules_with_options_and_assignments():
                      ("knock_limit=x", "'upcard' or 0-10"), ("nope=1", "unknown rule option"), ("knock_limit=12", "0-10")]:
         with pytest.raises(RuleError, match=msg):
             RuleSet().with_assignments([bad])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    variant=st.sampled_from(["oklahoma", "box"]),
+    knock_limit=st.one_of(st.none(), st.just("upcard"), st.integers(0, 10)),
+    flags=st.tuples(*[st.booleans()] * 6),
+    bonuses=st.tuples(*[st.integers(0, 1000)] * 3),
+    target=st.integers(1, 100000),
+)
+def test_rules_read_back_from_to_dict_are_equal(variant, knock_limit, flags, bonuses, target):
+    """A rule set survives its wire/record form: equal, same hash, same dict. ``knock_limit``
+    unset means the variant's default, and compares equal to that default spelled out."""
+    r = RuleSet(variant=variant, knock_limit=knock_limit, ace_upcard_gin_only=flags[0], spade_upcard_doubles=flags[1],
+                allow_discard_of_taken_card=flags[2], big_gin=flags[3], tie_is_undercut=flags[4], classic_bonuses=flags[5],
+                big_gin_bonus=bonuses[0], gin_bonus=bonuses[1], undercut_bonus=bonuses[2], target_score=target)
+    back = RuleSet.from_dict(r.to_dict())
+    assert back == r and hash(back) == hash(r) and back.to_dict() == r.to_dict()
+    spelled = RuleSet.from_dict({**r.to_dict(), "knock_limit": r.effective_knock_limit})
+    assert spelled == r
+    other = 7 if r.effective_knock_limit != 7 else 8
+    assert r.with_options(knock_limit=other) != r
+
+
+def test_rules_default_knock_limit_equals_the_variants_default_spelled_out():
+    assert RuleSet() == RuleSet(knock_limit="upcard") and RuleSet() != RuleSet(knock_limit=10)
+    assert RuleSet(variant="box") == RuleSet(variant="box", knock_limit=10) != RuleSet(variant="box", knock_limit="upcard")
+    assert len({RuleSet(), RuleSet(knock_limit="upcard")}) == 1
+    assert RuleSet() != "oklahoma" and RuleSet() != RuleSet(gin_bonus=20)
 
 
 def test_rules_are_immutable_and_hashable():
