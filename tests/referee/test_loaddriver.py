@@ -64,6 +64,13 @@ def start(driver: Path, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen([str(driver), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+def reap(proc: subprocess.Popen[str]) -> None:
+    """End a driver a test left running (only the one it started, by its handle)."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
 def check_output(proc: subprocess.CompletedProcess[str], seconds: float) -> dict[str, Any]:
     """Exit 0, "ready" then "measuring" on stderr (bench/referee.py reads the referee's CPU
     on the latter), exactly one JSON line on stdout carrying drive()'s keys."""
@@ -240,6 +247,12 @@ def peer() -> Any:
     p.close()
 
 
+def end_by_referee_error(peer: RawPeer, proc: subprocess.Popen[str]) -> str:
+    """Send the driver a referee ``error`` (which must end its run); its stderr."""
+    peer.send(1, message({"type": "error", "code": 1, "name": "test_over", "message": "enough"}))
+    return proc.communicate(timeout=30)[1]
+
+
 def open_table(peer: RawPeer) -> None:
     """Both connections through the handshake, hello, welcome and join."""
     peer.accept(2)
@@ -289,12 +302,9 @@ def test_zmtp_handshake_pings_long_and_cut_frames(driver: Path, peer: RawPeer) -
         for i in range(2):
             joins = frames(peer.read(i, lambda it: any(isinstance(x, Frame) for x in it)))
             assert joins == [{"type": "join", "table": "b0"}]
-        peer.send(1, message({"type": "error", "code": 1, "name": "test_over", "message": "enough"}))
-        _, err = proc.communicate(timeout=30)
+        err = end_by_referee_error(peer, proc)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        reap(proc)
     assert proc.returncode == 1
     assert "referee error test_over" in err and "enough" in err
 
@@ -324,9 +334,7 @@ def test_zmtp_answers_libzmq_heartbeats(driver: Path) -> None:
                                                             "message": "enough"})])
         _, err = proc.communicate(timeout=30)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        reap(proc)
         router.close(0)
     assert proc.returncode == 1
     assert "referee error test_over" in err
@@ -356,12 +364,9 @@ def test_zmtp_queues_what_the_socket_does_not_take(driver: Path) -> None:
                 assert act == {"type": "act", "table": "b0", "seq": act["seq"], "action": {"kind": "pass"}}
                 seqs.append(act["seq"])
         assert seqs == list(range(1, n + 1))
-        peer.send(1, message({"type": "error", "code": 1, "name": "test_over", "message": "enough"}))
-        _, err = proc.communicate(timeout=30)
+        err = end_by_referee_error(peer, proc)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        reap(proc)
         peer.close()
     assert proc.returncode == 1
     assert "referee error test_over" in err
@@ -392,9 +397,7 @@ def test_zmtp_violations_end_the_run(driver: Path, peer: RawPeer, payload: bytes
             peer.send(i, payload)
         out, err = proc.communicate(timeout=60)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        reap(proc)
     assert proc.returncode == 1, err
     assert says in err
     assert out == ""
