@@ -13,7 +13,8 @@
                Beside it, a paced variant (--think-ms, default 100: each client answers
                that long after its prompt; the think time is not in the latency).
                The clients are driven by the compiled bench/loaddriver (built here with
-               make; --driver c) because the Python driver below (--driver python, the
+               make; --driver c; it speaks ZMTP itself from one thread, so no libzmq
+               I/O thread of its own competes with the referee's) because the Python driver below (--driver python, the
                fallback when it cannot be built) costs ~0.8 of a core for 400 clients,
                which on 2 cores starves the referee it is measuring.
 
