@@ -68,7 +68,7 @@ def test_waiting_messages_are_served_longest_waiting_session_first(referee: Refe
         b.send({"type": "ping", "id": "b1"})
         a.send({"type": "ping", "id": "a2"})
         c.send({"type": "ping", "id": "c1"})
-        time.sleep(0.3)  # all four reach the referee's queues while its loop is held
+        time.sleep(1.0)  # all four reach the referee's queues (its I/O thread runs on) while its loop is held
     finally:
         release.set()
     assert [a.expect("pong")["id"] for _ in range(2)] == ["a1", "a2"]  # one connection: in order
