@@ -55,6 +55,7 @@ _MORE = zmq.SNDMORE | zmq.NOBLOCK
 SHUTDOWN_LINGER_MS = 1000
 # Messages read per wake-up at most, before timers get a turn (Referee._drain).
 DRAIN_MAX = 2000
+_NEVER = float("inf")  # the sort key of a connection without a session (Referee._drain)
 
 
 class Referee:
@@ -223,7 +224,10 @@ class Referee:
         the table that has waited longest is served first. The sort is stable, so one
         connection's messages keep their order. A client that floods gets an answer
         (an error, at least) to each message, which moves it to the back. Connections
-        that have no session yet sort first: a hello is cheap.
+        that have no session yet sort last, in arrival order: as far as the referee
+        knows they began waiting just now. (Sorting them first once let a ``hello``
+        resuming a token overtake the ``bye`` another connection of that session had
+        sent before it: tests/hardening/test_security.py.)
         """
         self._kick_pending = False
         sock = self._sock
@@ -260,7 +264,7 @@ class Referee:
             more = True
         if len(batch) > 1:
             conns = self.conns
-            batch.sort(key=lambda f: s.last_sent if (s := conns.get(f[0])) is not None else -1.0)
+            batch.sort(key=lambda f: s.last_sent if (s := conns.get(f[0])) is not None else _NEVER)
         self._in_drain = True
         stats = self.stats
         try:

@@ -92,3 +92,37 @@ def test_a_request_arriving_while_others_are_handled_is_not_left_waiting(referee
             cl.send({"type": "ping", "id": rnd})
         for cl in clients:
             assert cl.expect("pong", timeout_ms=referee.config.heartbeat_ms // 2)["id"] == rnd
+
+
+def test_a_new_connections_hello_waits_behind_sessions_messages(referee: RefereeThread, make_client: Any) -> None:
+    """A connection without a session sorts last (as far as the referee knows it began
+    waiting just now), so a ``hello`` resuming a token cannot overtake a ``bye`` that
+    the session's old connection sent first (tests/hardening/test_security.py saw that
+    happen under load when new connections sorted first)."""
+    old = make_client(referee.endpoint)
+    token = old.hello("mover")["token"]
+    ref = referee.ref
+    handled: list[str] = []
+    real = ref._handle
+
+    def record(frames: list[bytes]) -> None:
+        sess = ref.conns.get(frames[0])
+        handled.append("new" if sess is None else sess.name)
+        real(frames)
+
+    def spy() -> None:
+        ref._handle = record  # type: ignore[method-assign]
+
+    new = make_client(referee.endpoint, validate="none")
+    release = _hold_loop(referee, spy)
+    try:
+        old.send({"type": "bye"})
+        new.send({"type": "hello", "protocol": 1, "role": "player", "name": "mover", "token": token})
+        time.sleep(1.0)  # both reach the referee's queues while its loop is held
+    finally:
+        release.set()
+    w = new.expect("welcome", "error")
+    assert handled[:2] == ["mover", "new"], handled
+    # the bye came first and ended the seatless session, so its token no longer resumes it
+    # (served the other way round, the hello would have been welcomed with resumed=true)
+    assert w["type"] == "error" and w["name"] == "bad_token", w
