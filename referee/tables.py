@@ -174,9 +174,6 @@ class Table:
         return all(s is None for s in self.seats)
 
     # ------------------------------------------------------------------ sending
-    def _seat_sessions(self) -> list[tuple[int, Session]]:
-        return [(i, s) for i, s in enumerate(self.seats) if s is not None and s.rid is not None]
-
     def _public_watchers(self) -> list[Session]:
         return [s for s, full in self.watchers.items() if not full and s.rid is not None]
 
@@ -442,7 +439,7 @@ class Table:
             fields["error"] = error.info()
         legal, view = ("legal", self.views.legal_packed()), ("view", self.views.packed(p.seat))
         sess = self.seats[p.seat]
-        if sess is not None and sess.batch and sess.events:  # Session.batched
+        if sess is not None and sess.batched:
             return frame(fields, ("clock", clock), legal, view, ("events", self._take_held(p.seat)))
         return frame(fields, ("clock", clock), legal, view)
 

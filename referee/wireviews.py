@@ -358,9 +358,10 @@ class ViewCache:
                 if hit is not None and hit[0] is a:
                     parts.append(hit[1])
                 else:
-                    parts.append(_action_wire(a)[1])
+                    packed = _action_wire(a)[1]
+                    parts.append(packed)
                     if a.melds is None and len(by_id) < 4096:
-                        by_id[id(a)] = (a, _action_wire(a)[1])  # keeps ``a`` alive: its id stays its own
+                        by_id[id(a)] = (a, packed)  # keeps ``a`` alive: its id stays its own
             self._legal_b = head + b"".join(parts)
         return self._legal_b
 
