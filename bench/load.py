@@ -71,6 +71,9 @@ def worker(spec_path: str) -> int:
     """One client process: both seats of each of its tables (see the module docstring)."""
     spec = json.loads(Path(spec_path).read_text())
     t_from, t_to = spec["measure_from"], spec["measure_to"]
+    # --attack: keep reading until run_to (a prompt held up by an attack still counts for
+    # an act sent in the window), and an act still unanswered then counts as run_to - t0
+    run_to, censor = spec.get("run_to", t_to), spec.get("censor", False)
     ctx = zmq.Context()
     packb, unpackb = msgpack.Packer(use_bin_type=True).pack, msgpack.unpackb
     socks: list[zmq.Socket] = []
@@ -90,16 +93,20 @@ def worker(spec_path: str) -> int:
     lat: list[float] = []
     decisions = 0
     errors = 0
+    ends: dict[str, str] = {}  # table -> termination of its game_end
     last_beat = time.monotonic()
     beat = packb({"type": "heartbeat"})
     while True:
         now = time.monotonic()
-        if now >= t_to:
+        if now >= run_to:
             break
         if now - last_beat > 2.0:
             last_beat = now
             for s in socks:
-                s.send(beat, zmq.NOBLOCK)
+                try:
+                    s.send(beat, zmq.NOBLOCK)
+                except zmq.Again:
+                    pass
         for s, _ in poller.poll(200):
             while True:
                 try:
@@ -112,7 +119,7 @@ def worker(spec_path: str) -> int:
                     now = time.monotonic()
                     table = m["table"]
                     t0 = sent_at.pop(table, None)
-                    if t0 is not None and t_from <= t0 and now < t_to:
+                    if t0 is not None and t_from <= t0 < t_to and now < run_to:
                         lat.append(now - t0)
                     s.send(packb({"type": "act", "table": table, "seq": m["seq"], "action": choose(m["legal"])}))
                     sent_at[table] = time.monotonic()
@@ -120,7 +127,13 @@ def worker(spec_path: str) -> int:
                         decisions += 1
                 elif typ == "error":
                     errors += 1
-    print(json.dumps({"decisions": decisions, "lat": lat, "errors": errors}), flush=True)
+                elif typ == "game_end":
+                    sent_at.pop(m["table"], None)
+                    ends[m["table"]] = m.get("termination", "?")
+    unanswered = [run_to - t0 for t0 in sent_at.values() if t_from <= t0 < t_to]
+    if censor:
+        lat += unanswered
+    print(json.dumps({"decisions": decisions, "lat": lat, "errors": errors, "unanswered": len(unanswered), "ends": ends}), flush=True)
     for s in socks:
         s.close(0)
     ctx.term()
@@ -173,9 +186,10 @@ def flooder(endpoint: str, until: float, what: str, conns: int) -> int:
 
 # ------------------------------------------------------------------------- referees
 class Referee:
-    def __init__(self, workdir: Path, label: str, extra: list[str], journal: bool) -> None:
+    def __init__(self, workdir: Path, label: str, extra: list[str], journal: bool, limits: bool = True) -> None:
+        """``limits``: raise --max-tables/--max-sessions to 20,000 (False: the referee's defaults)."""
         args = [sys.executable, "-m", "okgin", "referee", "--bind", "tcp://127.0.0.1:0", "--admin-key", ADMIN_KEY,
-                "--max-tables", "20000", "--max-sessions", "20000", *extra]
+                *(["--max-tables", "20000", "--max-sessions", "20000"] if limits else []), *extra]
         args += ["--journal-dir", str(workdir / f"journals-{label}")] if journal else ["--no-journal"]
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         assert self.proc.stdout is not None
@@ -188,22 +202,32 @@ class Referee:
         f = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
 
-    def peak_rss_mb(self) -> float:
-        for ln in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            if ln.startswith("VmHWM:"):
-                return int(ln.split()[1]) / 1024
+    def _status_mb(self, field: str) -> float:
+        try:
+            for ln in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+                if ln.startswith(field):
+                    return int(ln.split()[1]) / 1024
+        except OSError:  # the referee has exited
+            pass
         return 0.0
 
-    def stop(self) -> None:
+    def peak_rss_mb(self) -> float:
+        return self._status_mb("VmHWM:")
+
+    def rss_mb(self) -> float:
+        return self._status_mb("VmRSS:")
+
+    def stop(self, timeout: float = 60) -> None:
         self.proc.terminate()
         try:
-            self.proc.wait(60)
+            self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
 
 
-def create_tables(refs: list[Referee], n: int) -> list[dict[str, Any]]:
+def create_tables(refs: list[Referee], n: int, clock: dict[str, int] | None = None,
+                  policies: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     ctx = zmq.Context.instance()
     out = []
     admins = []
@@ -216,8 +240,12 @@ def create_tables(refs: list[Referee], n: int) -> list[dict[str, Any]]:
         admins.append(a)
     for i in range(n):
         a, r = admins[i % len(refs)], refs[i % len(refs)]
-        a.send(msgpack.packb({"type": "create_table", "id": i, "table": f"L{i}", "seed": i, "reserved": True,
-                              "rules": {"target_score": 10000}}))
+        req = {"type": "create_table", "id": i, "table": f"L{i}", "seed": i, "reserved": True, "rules": {"target_score": 10000}}
+        if clock:
+            req["clock"] = clock
+        if policies:
+            req["policies"] = policies
+        a.send(msgpack.packb(req))
     poller = zmq.Poller()
     for a in admins:
         poller.register(a, zmq.POLLIN)
@@ -244,6 +272,22 @@ def pct(xs: list[float], p: float) -> float:
     return xs[min(len(xs) - 1, int(p * len(xs)))] * 1000
 
 
+def start_workers(workdir: Path, specs: list[dict[str, Any]], procs: int, warmup: float, seconds: float,
+                  tail: float | None = None) -> tuple[list[subprocess.Popen[str]], float, float]:
+    """The client processes, each with its share of the tables; returns them and the
+    measured window (t_from, t_to). ``tail``: the clients read on that long after the
+    window, and an act of the window still unanswered then counts (see worker)."""
+    start = time.monotonic() + 2.0 + len(specs) / 250  # time for the clients to connect
+    t_from, t_to = start + warmup, start + warmup + seconds
+    extra = {} if tail is None else {"run_to": t_to + tail, "censor": True}
+    workers = []
+    for k in range(procs):
+        path = workdir / f"spec-{k}.json"
+        path.write_text(json.dumps({"tables": specs[k::procs], "measure_from": t_from, "measure_to": t_to, **extra}))
+        workers.append(subprocess.Popen([sys.executable, __file__, "--worker", str(path)], stdout=subprocess.PIPE, text=True))
+    return workers, t_from, t_to
+
+
 def scenario(workdir: Path, n_refs: int, tables: int, procs: int, warmup: float, seconds: float, journal: bool,
              flood: bool = False, ref_extra: list[str] | None = None, flood_what: str = "ping", flood_conns: int = 1) -> dict[str, Any]:
     refs = [Referee(workdir, f"{n_refs}r{k}-{time.monotonic_ns()}", ref_extra or [], journal) for k in range(n_refs)]
@@ -251,12 +295,7 @@ def scenario(workdir: Path, n_refs: int, tables: int, procs: int, warmup: float,
     flood_proc = None
     try:
         specs = create_tables(refs, tables)
-        start = time.monotonic() + 2.0 + tables / 250  # time for the clients to connect
-        t_from, t_to = start + warmup, start + warmup + seconds
-        for k in range(procs):
-            path = workdir / f"spec-{k}.json"
-            path.write_text(json.dumps({"tables": specs[k::procs], "measure_from": t_from, "measure_to": t_to}))
-            workers.append(subprocess.Popen([sys.executable, __file__, "--worker", str(path)], stdout=subprocess.PIPE, text=True))
+        workers, t_from, t_to = start_workers(workdir, specs, procs, warmup, seconds)
         if flood:
             flood_proc = subprocess.Popen([sys.executable, __file__, "--flooder", refs[0].endpoint, "--until", str(t_to), "--what", flood_what,
                                            "--flood-conns", str(flood_conns)],
@@ -288,18 +327,140 @@ def scenario(workdir: Path, n_refs: int, tables: int, procs: int, warmup: float,
             r.stop()
 
 
+# ------------------------------------------------------------------------- attacks
+ATTACK_NAMES = ["cheap-frames", "big-frames", "illegal-flood", "list-flood", "table-squat", "advice-flood", "idle-sessions"]
+HONEST_CLOCK = {"move_ms": 2000, "grace_ms": 1000}  # --attack: the honest tables are clocked
+HONEST_POLICIES = {"timeout": "forfeit"}
+TARGET_RATIO, TARGET_RSS_MB = 2.0, 100.0
+
+
+def attacker(name: str, endpoint: str, start: float, until: float, quick: bool, nice: int) -> int:
+    """One attack of bench/attacks.py, in its own process; its figures as the last line."""
+    import attacks
+
+    if nice:
+        os.nice(nice)  # before the context: libzmq's I/O thread inherits it
+    ctx = zmq.Context()
+    try:
+        out = attacks.ATTACKS[name](ctx, endpoint, ADMIN_KEY, start, until, quick)
+    except Exception as e:  # an attack that breaks still lets the honest figures be reported
+        out = {"attack_failed": f"{type(e).__name__}: {e}"}
+    print(json.dumps(out), flush=True)
+    ctx.destroy(0)
+    return 0
+
+
+def attack_scenario(workdir: Path, attack: str | None, tables: int, procs: int, warmup: float, seconds: float, tail: float,
+                    journal: bool, quick: bool, nice: int) -> dict[str, Any]:
+    """One fresh referee (default limits), ``tables`` clocked honest tables played as in
+    :func:`scenario`, and ``attack`` (None: the baseline) from the start of the measured
+    window to its end. The honest clients read on for ``tail`` s after it."""
+    ref = Referee(workdir, f"atk-{attack or 'none'}-{time.monotonic_ns()}", [], journal, limits=False)
+    workers: list[subprocess.Popen[str]] = []
+    atk = None
+    try:
+        specs = create_tables([ref], tables, HONEST_CLOCK, HONEST_POLICIES)
+        workers, t_from, t_to = start_workers(workdir, specs, procs, warmup, seconds, tail)
+        run_to = t_to + tail
+        if attack is not None:
+            atk = subprocess.Popen([sys.executable, __file__, "--attacker", attack, "--attack-endpoint", ref.endpoint,
+                                    "--start", str(t_from), "--until", str(t_to), "--attack-nice", str(nice),
+                                    *(["--quick"] if quick else [])], stdout=subprocess.PIPE, text=True)
+        time.sleep(max(0.0, t_from - time.monotonic()))
+        rss0, hwm0, cpu0 = ref.rss_mb(), ref.peak_rss_mb(), ref.cpu_s()
+        rss_max, cpu1 = rss0, None
+        while (now := time.monotonic()) < run_to:
+            rss_max = max(rss_max, ref.rss_mb())
+            if cpu1 is None and now >= t_to:
+                cpu1 = ref.cpu_s()
+            time.sleep(0.1)
+        hwm1 = ref.peak_rss_mb()
+        alive = ref.proc.poll() is None
+        results = [json.loads(w.communicate(timeout=120)[0].strip().splitlines()[-1]) for w in workers]
+        atk_out = None
+        if atk is not None:
+            try:
+                lines = atk.communicate(timeout=60)[0].strip().splitlines()
+                atk_out = json.loads(lines[-1]) if lines else {"attack_failed": "no output"}
+            except subprocess.TimeoutExpired:
+                atk.kill()
+                atk_out = {"attack_failed": "still running 60 s after its window: killed"}
+        lat = [x for r in results for x in r["lat"]]
+        ends: dict[str, str] = {}
+        for r in results:
+            ends.update(r["ends"])
+        growth = max(rss_max - rss0, hwm1 - hwm0)
+        return {
+            "attack": attack or "none", "decisions_per_s": round(sum(r["decisions"] for r in results) / seconds, 1),
+            "p50_ms": round(pct(lat, 0.5), 2), "p99_ms": round(pct(lat, 0.99), 2),
+            "unanswered": sum(r["unanswered"] for r in results),
+            "lost_on_time": sum(1 for v in ends.values() if v == "timeout"),
+            "other_game_ends": {k: v for k, v in ends.items() if v != "timeout"},
+            "rss_before_mb": round(rss0, 1), "rss_max_mb": round(rss_max, 1), "hwm_mb": round(hwm1, 1),
+            "rss_growth_mb": round(growth, 1), "referee_cpu_pct": round(100 * ((cpu1 or ref.cpu_s()) - cpu0) / seconds, 1),
+            "referee_alive": alive, "attacker": atk_out,
+        }
+    finally:
+        for w in workers:
+            if w.poll() is None:
+                w.kill()
+        if atk is not None and atk.poll() is None:
+            atk.kill()
+        ref.stop(20)
+
+
+def run_attacks(work: Path, names: list[str], args: argparse.Namespace, load: tuple[float, float, float]) -> dict[str, Any]:
+    print(f"  honest: {args.tables} tables (clock move_ms {HONEST_CLOCK['move_ms']} + grace {HONEST_CLOCK['grace_ms']}, "
+          f"timeout forfeit), {args.procs} client processes; window {args.seconds:g} s (+{args.tail:g} s tail) after "
+          f"{args.warmup:g} s warm-up; each case on a fresh referee (default limits)", flush=True)
+    rows = []
+    for name in [None, *names]:
+        r = attack_scenario(work, name, args.tables, args.procs, args.warmup, args.seconds, args.tail, not args.no_journal,
+                            args.quick, args.attack_nice)
+        rows.append(r)
+        print(f"  {r['attack']:14s} {r['decisions_per_s']:7.0f} decisions/s  p50 {r['p50_ms']:8.2f} ms  p99 {r['p99_ms']:8.2f} ms"
+              f"  lost on time {r['lost_on_time']}  RSS {r['rss_before_mb']:.0f} -> {max(r['rss_max_mb'], r['hwm_mb']):.0f} MB"
+              f"  CPU {r['referee_cpu_pct']:.0f}%{'' if r['referee_alive'] else '  REFEREE EXITED'}", flush=True)
+        if r["attacker"] is not None:
+            print(f"    attacker: {json.dumps(r['attacker'])}", flush=True)
+    base = rows[0]["p99_ms"]
+    print(f"\n  | attack | honest p50 | honest p99 | no-attack p99 | ratio | lost on time | referee RSS before -> peak (growth) "
+          f"| p99 <= {TARGET_RATIO:g}x | 0 lost | RSS <= {TARGET_RSS_MB:g} MB |")
+    print("  |---|---|---|---|---|---|---|---|---|---|")
+    out = {}
+    for r in rows:
+        ratio = r["p99_ms"] / base if base == base and base > 0 else float("nan")
+        met = {"p99": ratio <= TARGET_RATIO, "time": r["lost_on_time"] == 0, "rss": r["rss_growth_mb"] <= TARGET_RSS_MB}
+        r["ratio"], r["met"] = round(ratio, 2), met
+        peak = max(r["rss_max_mb"], r["hwm_mb"])
+        print(f"  | {r['attack']} | {r['p50_ms']:.1f} ms | {r['p99_ms']:.1f} ms | {base:.1f} ms | x{ratio:.2f} | {r['lost_on_time']} of {args.tables} "
+              f"| {r['rss_before_mb']:.0f} -> {peak:.0f} MB (+{r['rss_growth_mb']:.0f}) | "
+              + " | ".join("yes" if met[k] else "**no**" for k in ("p99", "time", "rss")) + " |")
+        out[r["attack"]] = {k: r[k] for k in ("decisions_per_s", "p50_ms", "p99_ms", "ratio", "unanswered", "lost_on_time",
+                                                "rss_before_mb", "rss_growth_mb", "hwm_mb", "referee_cpu_pct", "met", "attacker")}
+    return {"bench": "load-attack", "tables": args.tables, "clock": HONEST_CLOCK, "seconds": args.seconds, "tail": args.tail,
+            "p99_no_attack_ms": base, "cases": out, "load": round(load[0], 1), "load_after": round(os.getloadavg()[0], 1)}
+
+
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--tables", type=int, default=500)
-    p.add_argument("--procs", type=int, default=4, help="client processes")
+    p.add_argument("--tables", type=int, help="honest tables (default 500; --attack: 50)")
+    p.add_argument("--procs", type=int, help="client processes (default 4; --attack: 2)")
     p.add_argument("--referees", default="1,2", help="referee counts to compare (comma list)")
-    p.add_argument("--seconds", type=float, default=15.0, help="measured window per scenario")
-    p.add_argument("--warmup", type=float, default=3.0)
+    p.add_argument("--seconds", type=float, help="measured window per scenario (default 15; --quick: 5, --attack --quick: 8)")
+    p.add_argument("--warmup", type=float, help="default 3 s (--quick: 2)")
+    p.add_argument("--attack", nargs="?", const="all", choices=["all", *ATTACK_NAMES],
+                   help="the attacks against clocked honest tables, after a baseline (no name: all)")
+    p.add_argument("--tail", type=float, help="with --attack: the clients read on this long after the window (default 5; --quick: 4)")
+    p.add_argument("--attack-nice", type=int, default=19, help="with --attack: the attacker's nice value (an attacker elsewhere)")
     p.add_argument("--no-journal", action="store_true")
     p.add_argument("--flood", action="store_true", help="the flood comparison instead (one referee)")
     p.add_argument("--quick", action="store_true", help="100 tables, 2 processes, 5 s windows")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     p.add_argument("--flooder", help=argparse.SUPPRESS)
+    p.add_argument("--attacker", help=argparse.SUPPRESS)
+    p.add_argument("--attack-endpoint", help=argparse.SUPPRESS)
+    p.add_argument("--start", type=float, help=argparse.SUPPRESS)
     p.add_argument("--until", type=float, help=argparse.SUPPRESS)
     p.add_argument("--flood-conns", type=int, default=1, help="with --flood: flooding connections (one process)")
     p.add_argument("--rounds", type=int, default=3, help="with --flood: interleaved rounds of the three cases (medians reported)")
@@ -309,15 +470,25 @@ def main(argv: list[str]) -> int:
         return worker(args.worker)
     if args.flooder:
         return flooder(args.flooder, args.until, args.what, args.flood_conns)
+    if args.attacker:
+        return attacker(args.attacker, args.attack_endpoint, args.start, args.until, args.quick, args.attack_nice)
+    atk = args.attack is not None
     if args.quick:
-        args.tables, args.procs, args.seconds, args.warmup = min(args.tables, 100), 2, 5.0, 2.0
+        args.tables = min(args.tables or 100, 100) if not atk else args.tables or 50
+        args.procs, args.seconds = args.procs or 2, args.seconds or (8.0 if atk else 5.0)
+        args.warmup, args.tail = args.warmup if args.warmup is not None else 2.0, args.tail if args.tail is not None else 4.0
+    args.tables, args.procs = args.tables or (50 if atk else 500), args.procs or (2 if atk else 4)
+    args.seconds, args.warmup = args.seconds or 15.0, args.warmup if args.warmup is not None else 3.0
+    args.tail = args.tail if args.tail is not None else 5.0
     load = os.getloadavg()
     print(f"okgin load benchmark ({os.cpu_count()} CPUs, load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}, journals "
           f"{'off' if args.no_journal else 'on'}): {args.tables} tables = {2 * args.tables} clients in {args.procs} processes", flush=True)
     rows = []
     with tempfile.TemporaryDirectory(prefix="okgin-load-") as tmp:
         work = Path(tmp)
-        if args.flood:
+        if atk:
+            summary = run_attacks(work, ATTACK_NAMES if args.attack == "all" else [args.attack], args, load)
+        elif args.flood:
             # The three cases in interleaved rounds: the machine's load drifts, so a case
             # run once, minutes after another, says more about the drift than the flood.
             plan = [("alone", False, []), ("flood, rate limit on", True, []), ("flood, --rate-limit 0", True, ["--rate-limit", "0"])]
