@@ -22,10 +22,25 @@ from .errors import ProtocolError
 PROTOCOL_MAJOR = 1
 PROTOCOL_MINOR = 3
 
-MAX_MESSAGE_BYTES = 65536
 MAX_NAME = 40
 MAX_ID = 64
 MAX_TEXT = 280
+
+# Structural limits of a decoded frame (okgin.protocol.codec), fitted to the schema, not
+# to the frame size. Why: decoding cost follows the number of objects a frame makes, not
+# its bytes (a 64 KiB frame of 65,520 empty maps cost ~2.5 ms), so what a frame may hold
+# is bounded by what a legal message holds, with headroom for the unknown fields a newer
+# minor version may add (protocol.md 14). The figures are checked against
+# largest_legal_messages() by tests/referee/test_ref_limits_codec.py.
+MAX_STR_BYTES = 4 * MAX_TEXT  # the longest legal string: 280 characters of 4-byte UTF-8
+MAX_BIN_BYTES = MAX_ID  # no field is bin; short ones are decoded so the field check names the mistake
+MAX_ARRAY_LEN = 16  # legal: 11 (a big_gin's one meld), players 3
+MAX_MAP_LEN = 32  # legal: 13 (a full RulesPartial); the rest is room for newer fields
+MAX_EXT_BYTES = 0  # no extension type is legal
+MAX_OBJECTS = 128  # every key, value, item and container counts; legal: 68 (a full create_table)
+# The largest legal client message is a hello of 2,773 bytes, then a create_table of
+# 2,156 (largest_legal_messages()); the frame limit is that rounded up to a power of two.
+MAX_MESSAGE_BYTES = 4096
 # match() anchors at the start, \Z at the very end ($ would let a trailing newline through, the schema's pattern not)
 TABLE_NAME_RE = re.compile(r"[A-Za-z0-9._-]{1,64}\Z")
 
@@ -200,3 +215,76 @@ def validate(msg: dict[str, Any]) -> str:
         if want is not None:
             raise ProtocolError("bad_message", f"{t}: field '{field}' must be {want}, got {_tn(msg[field])}", request=t)
     return t
+
+
+_WIDE = "\U0001d11e"  # MUSICAL SYMBOL G CLEF: 4 bytes of UTF-8, the most a character takes
+_BIG_NNINT = 2**63 - 1  # the largest non-negative integer validate() accepts: 9 bytes of msgpack
+_BIG_INT = -(2**63)  # 9 bytes of msgpack too
+
+
+def _largest_value(s: dict[str, Any]) -> Any:
+    """The value of a scalar schema fragment (an enum, const, integer, boolean or anyOf
+    of those) that takes the most msgpack bytes; used for the rules/clock/policies maps,
+    so a field added to the schema is counted here without a change."""
+    import msgpack
+
+    if "anyOf" in s:
+        return max((_largest_value(a) for a in s["anyOf"]), key=lambda v: len(msgpack.packb(v)))
+    if "enum" in s:
+        return max(s["enum"], key=lambda v: len(msgpack.packb(v)))
+    if "const" in s:
+        return s["const"]
+    t = s.get("type")
+    if t == "boolean":
+        return True
+    if t == "integer":
+        if "maximum" in s:
+            return s["maximum"]
+        return _BIG_NNINT if s.get("minimum", -1) >= 0 else _BIG_INT
+    raise ValueError(f"no largest value for the schema fragment {s}")
+
+
+def largest_legal_messages() -> dict[str, dict[str, Any]]:
+    """The largest legal message of each client type: the measure of ``MAX_MESSAGE_BYTES``.
+
+    Why built rather than estimated: the frame limit must never refuse a legal message,
+    and it should be no larger than one needs (every byte admitted is a byte decoded).
+    "Largest" means every optional field present and every value at its longest: names
+    of 40 and texts of 280 four-byte characters, ids of 64 of them, table names of 64,
+    integers of 9 bytes, every rules/clock/policies field of the schema, three players, a
+    knock laying out ten cards in three melds. Strings with no documented maximum
+    (``token``, ``admin_key``) are given the longest string the decoder accepts
+    (``MAX_STR_BYTES``).
+    """
+    from .schema import build_schema
+
+    defs = build_schema()["$defs"]
+
+    def partial(name: str) -> dict[str, Any]:
+        return {k: _largest_value(v) for k, v in defs[name]["properties"].items()}
+
+    rid = _WIDE * MAX_ID
+    table = "T" * 64
+    longest_str = _WIDE * (MAX_STR_BYTES // 4)
+    name = _WIDE * MAX_NAME
+    variant = max(("oklahoma", "box"), key=len)
+    melds = [["Ac", "2c", "3c"], ["4d", "5d", "6d"], ["7h", "8h", "9h", "Th"]]  # ten cards: at most three melds
+    knock = {"kind": "knock", "card": "Qs", "melds": melds}
+    big = {
+        "hello": {"protocol": _BIG_INT, "minor": _BIG_NNINT, "role": "spectator", "name": name, "token": longest_str,
+                  "admin_key": longest_str, "events": True, "batch_events": True},
+        "heartbeat": {}, "ping": {}, "bye": {}, "list_tables": {},
+        "queue": {"variant": variant, "rules": partial("RulesPartial")},
+        "join": {"table": table, "seat": _BIG_NNINT, "variant": variant, "rules": partial("RulesPartial")},
+        "leave": {"table": table},
+        "act": {"table": table, "seq": _BIG_NNINT, "action": knock, "seat": _BIG_NNINT},
+        "advise": {"table": table, "seq": _BIG_NNINT, "action": knock, "text": _WIDE * MAX_TEXT},
+        "resign": {"table": table}, "rematch": {"table": table},
+        "watch": {"table": table, "full": True}, "unwatch": {"table": table}, "sync": {"table": table},
+        "create_table": {"table": table, "variant": variant, "rules": partial("RulesPartial"), "seed": _WIDE * 200,
+                         "clock": partial("ClockPartial"), "policies": partial("PoliciesPartial"), "reserved": True,
+                         "players": [name] * 3, "full_feed_delay_ms": _BIG_NNINT},
+        "close_table": {"table": table},
+    }
+    assert set(big) == CLIENT_TYPES, set(big) ^ CLIENT_TYPES
+    return {t: {"type": t, "id": rid, **fields} for t, fields in big.items()}
