@@ -37,7 +37,6 @@ def play_local(
     bots: Sequence[Bot],
     rules: RuleSet | None = None,
     seed: int | str = 0,
-    max_actions: int = 100_000,
     illegal: str = "raise",
 ) -> Game:
     """Play one whole game among ``bots`` (seat i is ``bots[i]``) and return it.
@@ -48,6 +47,12 @@ def play_local(
     illegal_limit: 1" treats it: the seat loses the game (termination ``illegal``), and
     illegal advice is refused and ignored. Matches use that, so one buggy bot costs
     its own games, not the whole run, exactly as it would through a referee.
+
+    There is no cap on the number of actions: every hand ends by the rules (a knock,
+    the stock down to 2, or the rule ``max_pile_draws``, which ends the hand two bots
+    could otherwise loop for ever by passing cards through the discard pile). A game
+    still ends only when someone reaches ``target_score``: bots that never knock draw
+    every hand and play on, as they would at a referee.
     """
     if illegal not in ("raise", "forfeit"):
         raise ValueError(f"illegal must be 'raise' or 'forfeit', not {illegal!r}")
@@ -62,9 +67,7 @@ def play_local(
     for seat, bot in enumerate(bots):
         bot.on_game_start(seat, rules, game.num_seats)
     hand_started = -1
-    for _ in range(max_actions):
-        if game.is_over:
-            break
+    while not game.is_over:
         if game.hand_number != hand_started:
             hand_started = game.hand_number
             for seat, bot in enumerate(bots):
@@ -101,8 +104,6 @@ def play_local(
             for s, bot in enumerate(bots):
                 if want_end[s]:
                     bot.on_hand_end(result, game.view(s))
-    else:
-        raise RuntimeError(f"game did not end within {max_actions} actions")
     final = game.final_scores()
     for s, bot in enumerate(bots):
         bot.on_game_end(final, game.view(s))

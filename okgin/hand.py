@@ -28,6 +28,20 @@ _KNOCKS = tuple(Action("knock", c) for c in range(52))
 BIG_GIN = Action("big_gin")
 HAND_SIZE = 10
 STOCK_FLOOR = 2  # §3.6: the hand is drawn when a discard leaves 2 cards in the stock
+# Stock draws possible in one hand: the 31 cards of the stock down to STOCK_FLOOR.
+MAX_STOCK_DRAWS = 52 - 2 * HAND_SIZE - 1 - STOCK_FLOOR
+
+
+def max_hand_actions(rules: RuleSet) -> int:
+    """The most actions one hand can take, which the drawn-hand rules guarantee.
+
+    Every turn but the first is a draw and a discard (or a knock). A stock draw shrinks
+    the stock, so at most ``MAX_STOCK_DRAWS`` turns draw from it; ``max_pile_draws``
+    bounds the turns that draw from the discard pile (the discard after the last one
+    ends the hand). The longest offer is a pass and then the dealer's take (1 + 2
+    actions), so: 3 + 2 * (MAX_STOCK_DRAWS + max_pile_draws).
+    """
+    return 3 + 2 * (MAX_STOCK_DRAWS + rules.max_pile_draws)
 
 
 class Hand:
@@ -45,6 +59,7 @@ class Hand:
         "number",
         "passes",
         "phase",
+        "pile_draws",
         "result",
         "rules",
         "stock",
@@ -79,6 +94,9 @@ class Hand:
         self.phase = OFFER
         self.to_act = nondealer
         self.passes = 0
+        # draw_discard actions so far (the upcard taken at the offer does not count, as
+        # in OpenSpiel): at rules.max_pile_draws the next discard draws the hand.
+        self.pile_draws = 0
         self.stock_only = False
         self.taken: Card | None = None
         # Full-information log of this hand: (seat, kind, card or None). Views filter it.
@@ -213,7 +231,7 @@ class Hand:
             self.discard_pile.append(c)
             self.taken = None
             self.events.append((seat, "discard", c))
-            if len(self.stock) <= STOCK_FLOOR:
+            if len(self.stock) <= STOCK_FLOOR or self.pile_draws >= self.rules.max_pile_draws:
                 self._finish_drawn()
             else:
                 self.to_act = self.other(seat)
@@ -237,13 +255,18 @@ class Hand:
             c = self.discard_pile.pop()
             self.hands[seat] |= 1 << c
             self.taken = c
+            self.pile_draws += 1
             self.phase = DISCARD
             self.events.append((seat, "draw_discard", c))
         else:  # knock or big gin
             self._finish_knock(seat, action)
 
     def _finish_drawn(self) -> None:
-        """§3.6: two cards left in the stock after a discard and nobody knocked."""
+        """§3.6: two cards left in the stock after a discard and nobody knocked; or
+        (``max_pile_draws``, not in RULES.md) the discard after the hand's last allowed
+        draw from the discard pile. The same outcome, ``drawn``, with the same
+        consequences: judged after a discard, so the player who made the last draw may
+        still knock instead, exactly as at the Wall."""
         self.phase = OVER
         self.result = HandResult(
             self.number, "drawn", None, 0, self.doubled, self.knock_limit, self.upcard, self.dealer

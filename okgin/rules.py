@@ -4,6 +4,10 @@ Option names are exactly the ones RULES.md gives, so a rule found in RULES.md ca
 found here by its name. Defaults are the source documents' rules. ``knock_limit`` left
 unset means "the variant's default": the upcard for Oklahoma Gin (§3.1), 10 for Gin in
 the Box (§4).
+
+One option is not in RULES.md: ``max_pile_draws`` ends a hand that would otherwise never
+end (docs/rules-notes.md, "A hand that never ends"). RULES.md has no end for a hand in
+which both players keep drawing from the discard pile, since that never shrinks the stock.
 """
 
 from __future__ import annotations
@@ -20,6 +24,13 @@ SEATS = {"oklahoma": 2, "box": 3}
 # Classic bonuses (RULES.md §3.7): fixed by the rules, named here so the scorer says why.
 GAME_BONUS = 100
 BOX_BONUS = 25
+
+# Not in RULES.md (docs/rules-notes.md, "A hand that never ends"): after this many draws
+# from the discard pile in one hand, the next discard ends the hand as a drawn hand.
+# OpenSpiel's gin_rummy caps upcard draws at 50 (kMaxNumDrawUpcardActions); the built-in
+# bots never came near either (see the notes for the measurement).
+DEFAULT_MAX_PILE_DRAWS = 50
+MAX_PILE_DRAWS_RANGE = (1, 1000)
 
 
 @dataclass(frozen=True)
@@ -46,6 +57,7 @@ class RuleSet:
     tie_is_undercut: bool = True
     target_score: int = 100
     classic_bonuses: bool = False
+    max_pile_draws: int = DEFAULT_MAX_PILE_DRAWS
 
     def __post_init__(self) -> None:
         if self.variant not in VARIANTS:
@@ -65,6 +77,11 @@ class RuleSet:
                 raise RuleError(f"{name} must be between 0 and 1000, not {getattr(self, name)}")
         if not 1 <= self.target_score <= 100000:
             raise RuleError(f"target_score must be between 1 and 100000, not {self.target_score}")
+        lo, hi = MAX_PILE_DRAWS_RANGE
+        if not lo <= self.max_pile_draws <= hi:
+            # No "off": the option exists so that every hand ends (a referee, a match
+            # runner and a tournament rely on it), so the largest value still ends it.
+            raise RuleError(f"max_pile_draws must be between {lo} and {hi}, not {self.max_pile_draws}")
 
     @property
     def num_players(self) -> int:

@@ -6,6 +6,7 @@ import argparse
 import json
 from dataclasses import fields
 
+from .errors import RuleError
 from .rules import RuleSet
 
 WHERE = {
@@ -21,6 +22,7 @@ WHERE = {
     "tie_is_undercut": "§3.5 a deadwood tie is an undercut (off: it scores nothing)",
     "target_score": "§3.7 the score that wins the game",
     "classic_bonuses": "§3.7 game, box and shutout bonuses, reported beside plain scores",
+    "max_pile_draws": "not in RULES.md: 1-1000; after this many draws from the discard pile the next discard draws the hand",
 }
 
 
@@ -30,7 +32,10 @@ def main(argv: list[str]) -> int:
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="show the rules with these changes")
     p.add_argument("--json", action="store_true", help="print the rule set as JSON")
     a = p.parse_args(argv)
-    rules = RuleSet(variant=a.variant).with_assignments(a.rule)
+    try:
+        rules = RuleSet(variant=a.variant).with_assignments(a.rule)
+    except RuleError as e:  # a bad --rule is a usage error, not a traceback
+        p.error(str(e))
     if a.json:
         print(json.dumps(rules.to_dict(), indent=2))
         return 0

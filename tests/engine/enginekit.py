@@ -241,6 +241,7 @@ def rules_strategy():
         gin_bonus=st.sampled_from([20, 25]),
         undercut_bonus=st.sampled_from([10, 25]),
         target_score=st.sampled_from([1, 25, 60]),
+        max_pile_draws=st.sampled_from([1, 4, 50]),
     )
 
 
@@ -299,7 +300,10 @@ def check_hand_result(game: Game, hand: Hand, r: HandResult, scores_before: list
     assert r.outcome in ("knock", "gin", "big_gin", "undercut", "tie", "drawn")
     assert r.knock_limit == hand.knock_limit and r.upcard == hand.upcard and r.dealer == hand.dealer
     if r.outcome == "drawn":
-        assert len(hand.stock) == 2
+        # §3.6 (the Wall), or the rule max_pile_draws (docs/rules-notes.md): both are
+        # judged after a discard.
+        assert len(hand.stock) == 2 or hand.pile_draws == rules.max_pile_draws
+        assert hand.events[-1][1] == "discard"
         assert r.winner is None and r.points == 0 and r.knocker_layout is None and r.defender_layout is None
         assert game.scores == scores_before
         return

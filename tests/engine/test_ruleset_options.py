@@ -1,5 +1,6 @@
 """Every RULES.md option is a ``RuleSet`` field of the same name with the RULES.md default,
-validated with clear errors (RULES.md §3.1, §3.3, §3.4, §3.5, §3.7, §4)."""
+validated with clear errors (RULES.md §3.1, §3.3, §3.4, §3.5, §3.7, §4). One option is
+not in RULES.md: ``max_pile_draws`` (docs/rules-notes.md, "A hand that never ends")."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from okgin import RuleError, RuleSet
+from okgin.rules import DEFAULT_MAX_PILE_DRAWS
 from okgin.rules_cli import main as rules_main
 
 RULES_MD_DEFAULTS = {
@@ -31,7 +33,8 @@ RULES_MD_DEFAULTS = {
 def test_rules_options_have_the_rules_md_names_and_defaults():
     r = RuleSet()
     names = {f.name for f in fields(RuleSet)}
-    assert names == {*RULES_MD_DEFAULTS, "knock_limit"}
+    assert names == {*RULES_MD_DEFAULTS, "knock_limit", "max_pile_draws"}
+    assert r.max_pile_draws == DEFAULT_MAX_PILE_DRAWS == 50  # not in RULES.md; OpenSpiel's 50
     for name, default in RULES_MD_DEFAULTS.items():
         assert getattr(r, name) == default, name
     assert r.effective_knock_limit == "upcard"  # §3.1
@@ -55,6 +58,13 @@ def test_rules_options_have_the_rules_md_names_and_defaults():
         ({"undercut_bonus": -1}, "undercut_bonus must be between 0 and 1000"),
         ({"big_gin_bonus": 1001}, "big_gin_bonus must be between"),
         ({"target_score": 0}, "target_score must be between 1 and 100000"),
+        ({"max_pile_draws": 0}, "max_pile_draws must be between 1 and 1000, not 0"),
+        ({"max_pile_draws": 1001}, "max_pile_draws must be between 1 and 1000"),
+        ({"max_pile_draws": -5}, "max_pile_draws must be between"),
+        ({"max_pile_draws": True}, "max_pile_draws must be a whole number"),
+        ({"max_pile_draws": 2.5}, "max_pile_draws must be a whole number"),
+        ({"max_pile_draws": "50"}, "max_pile_draws must be a whole number"),
+        ({"max_pile_draws": None}, "max_pile_draws must be a whole number"),
     ],
 )
 def test_rules_bad_values_are_refused_with_a_clear_error(kwargs, msg):
@@ -72,6 +82,20 @@ def test_rules_from_dict_and_to_dict():
         RuleSet.from_dict({"jokers": 2})
     with pytest.raises(RuleError, match="map"):
         RuleSet.from_dict(["variant"])
+
+
+def test_rules_max_pile_draws_unset_is_the_default():
+    """A map without ``max_pile_draws`` (a record or request from before the option) is
+    the default rule, equal to it spelled out; another value is another game."""
+    old = {k: v for k, v in RuleSet().to_dict().items() if k != "max_pile_draws"}
+    assert RuleSet.from_dict(old) == RuleSet() == RuleSet(max_pile_draws=DEFAULT_MAX_PILE_DRAWS)
+    assert RuleSet.from_dict(old).to_dict()["max_pile_draws"] == DEFAULT_MAX_PILE_DRAWS
+    assert RuleSet(max_pile_draws=7) != RuleSet() and hash(RuleSet(max_pile_draws=7)) != hash(RuleSet())
+    assert RuleSet.from_dict(RuleSet(max_pile_draws=7).to_dict()).max_pile_draws == 7
+    assert RuleSet().with_assignments(["max_pile_draws=1000"]).max_pile_draws == 1000
+    for bad, msg in [("max_pile_draws=off", "whole number"), ("max_pile_draws=0", "between 1 and 1000")]:
+        with pytest.raises(RuleError, match=msg):
+            RuleSet().with_assignments([bad])
 
 
 def test_rules_with_options_and_assignments():
@@ -96,13 +120,15 @@ def test_rules_with_options_and_assignments():
     flags=st.tuples(*[st.booleans()] * 6),
     bonuses=st.tuples(*[st.integers(0, 1000)] * 3),
     target=st.integers(1, 100000),
+    pile=st.integers(1, 1000),
 )
-def test_rules_read_back_from_to_dict_are_equal(variant, knock_limit, flags, bonuses, target):
+def test_rules_read_back_from_to_dict_are_equal(variant, knock_limit, flags, bonuses, target, pile):
     """A rule set survives its wire/record form: equal, same hash, same dict. ``knock_limit``
     unset means the variant's default, and compares equal to that default spelled out."""
     r = RuleSet(variant=variant, knock_limit=knock_limit, ace_upcard_gin_only=flags[0], spade_upcard_doubles=flags[1],
                 allow_discard_of_taken_card=flags[2], big_gin=flags[3], tie_is_undercut=flags[4], classic_bonuses=flags[5],
-                big_gin_bonus=bonuses[0], gin_bonus=bonuses[1], undercut_bonus=bonuses[2], target_score=target)
+                big_gin_bonus=bonuses[0], gin_bonus=bonuses[1], undercut_bonus=bonuses[2], target_score=target,
+                max_pile_draws=pile)
     back = RuleSet.from_dict(r.to_dict())
     assert back == r and hash(back) == hash(r) and back.to_dict() == r.to_dict()
     spelled = RuleSet.from_dict({**r.to_dict(), "knock_limit": r.effective_knock_limit})
@@ -133,3 +159,14 @@ def test_rules_cli_lists_every_option(capsys):
     assert rules_main(["--variant", "box", "--rule", "gin_bonus=20", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["gin_bonus"] == 20 and d["knock_limit"] == 10
+    assert rules_main(["--rule", "max_pile_draws=7", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["max_pile_draws"] == 7
+
+
+def test_rules_cli_shows_the_pile_draw_limit_and_refuses_a_bad_value(capsys):
+    assert rules_main([]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("max_pile_draws"))
+    assert " 50 " in line and "not in RULES.md" in line and "1-1000" in line
+    with pytest.raises(SystemExit) as e:  # a usage error with the reason, not a traceback
+        rules_main(["--rule", "max_pile_draws=0"])
+    assert e.value.code == 2 and "max_pile_draws must be between 1 and 1000" in capsys.readouterr().err
