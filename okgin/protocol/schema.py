@@ -67,6 +67,7 @@ def _defs() -> J:
         "tie_is_undercut": BOOL,
         "target_score": INT,
         "classic_bonuses": BOOL,
+        "max_pile_draws": {"type": "integer", "minimum": 1, "maximum": 1000},  # 1.4, okgin/rules.py
     }
     clock_props: J = {"move_ms": NNINT, "bank_ms": NNINT, "increment_ms": NNINT, "grace_ms": NNINT}
     policy_props: J = {
