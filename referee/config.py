@@ -95,7 +95,10 @@ class RefereeConfig:
     clock: Clock = field(default_factory=Clock)
     policies: Policies = field(default_factory=Policies)
     max_message_bytes: int = MAX_MESSAGE_BYTES
-    hard_max_bytes: int = 1 << 20  # ZMQ_MAXMSGSIZE: bigger frames drop the connection in libzmq
+    # ZMQ_MAXMSGSIZE: libzmq refuses a bigger frame before Python sees it, by closing that
+    # connection (no answer; the peer's socket reconnects as a new connection). Equal to
+    # max_message_bytes, so an oversize frame is never read, let alone decoded.
+    hard_max_bytes: int = MAX_MESSAGE_BYTES
     hwm: int = 1000
     max_tables: int = 10000
     max_sessions: int = 10000
@@ -110,6 +113,12 @@ class RefereeConfig:
     # Per-connection rate limit (referee.ratelimit): messages per second and burst; 0 = off.
     rate_limit_per_s: float = 0
     rate_limit_burst: int = 0
+    # ... and bytes per second and burst; 0 = off. 256 KiB/s is 2000 messages/s (the CLI's
+    # --rate-limit) of 128 bytes, above nearly every message but create_table and long
+    # texts, so honest traffic meets the message limit first; frames of the largest size
+    # get 64/s, which bench/decode_cost.py puts at ~0.1% of a core to decode.
+    rate_limit_bytes_per_s: float = 256 * 1024
+    rate_limit_bytes_burst: int = 1 << 20
     # A session with this many undeliverable messages in a row loses its watches (referee.lagging); 0 = never.
     watcher_drop_limit: int = 200
     # CURVE (referee.security): directory of the referee's key pair, and the allowed
