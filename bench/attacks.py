@@ -437,7 +437,7 @@ def idle_sessions(ctx: zmq.Context, endpoint: str, key: str, start: float, until
     """Thousands of connections that say ``hello`` and then nothing (half of them send a
     heartbeat every 2 s, the other half are silent), held open until the end."""
     stats: Counter = Counter()
-    n = 2000 if quick else 5000
+    n = 3000 if quick else 5000
     ctx.set(zmq.MAX_SOCKETS, n + 100)
     sleep_until(start)
     t0 = time.monotonic()
