@@ -22,10 +22,24 @@ referee's default rate limit applies); and the same flood against a referee star
 with ``--rate-limit 0``. The issue's criterion: the flood raises the honest tables' p99
 by at most 2x.
 
+``--attack [NAME]`` (issue 14): one fresh referee per case (default limits, journals
+on) hosting 50 reserved honest tables with a clock (``move_ms`` 2000 + ``grace_ms`` 1000,
+timeout policy forfeit), played as above; a baseline without attack first and last, and
+in between each attack of bench/attacks.py (``all``, the default, or one by name) in its
+own process during the measured window. Per case: the honest p50/p99 (an act still
+unanswered ``--tail`` s after the window counts as that long), honest games lost on time
+(``game_end`` with termination ``timeout``, plus tables whose act has waited longer than
+the move's limit + grace when the clients stop reading: the referee has not got to it
+yet, and it will be late when it does), the referee's RSS growth (VmRSS/VmHWM before any
+client connects vs. the highest during and after), and the three targets: p99 <= 2x the
+higher baseline p99, no game lost on time, RSS growth <= 100 MB.
+
     python bench/load.py                          # 500 tables, 4 client processes, 1 and 2 referees
     python bench/load.py --referees 1,2,4 --seconds 20
     python bench/load.py --flood --tables 100
     python bench/load.py --quick                  # 100 tables, 2 processes, 5 s windows
+    python bench/load.py --attack --quick         # every attack, 7 s windows (~3 min)
+    python bench/load.py --attack list-flood      # one attack (15 s window), between two baselines
 """
 
 from __future__ import annotations
@@ -137,7 +151,12 @@ def worker(spec_path: str) -> int:
     unanswered = [run_to - t0 for t0 in sent_at.values() if t_from <= t0 < t_to]
     if censor:
         lat += unanswered
-    print(json.dumps({"decisions": decisions, "lat": lat, "errors": errors, "unanswered": len(unanswered), "ends": ends}), flush=True)
+    # an act unanswered for longer than the move's limit + grace: the referee has not got to
+    # it yet, and when it does the table's clock has run out (lost on time, not yet told)
+    limit = spec.get("limit_s")
+    overdue = sorted(table for table, t0 in sent_at.items() if limit is not None and run_to - t0 > limit)
+    print(json.dumps({"decisions": decisions, "lat": lat, "errors": errors, "unanswered": len(unanswered), "ends": ends,
+                      "overdue": overdue}), flush=True)
     for s in socks:
         s.close(0)
     ctx.term()
@@ -283,7 +302,8 @@ def start_workers(workdir: Path, specs: list[dict[str, Any]], procs: int, warmup
     window, and an act of the window still unanswered then counts (see worker)."""
     start = time.monotonic() + 2.0 + len(specs) / 250  # time for the clients to connect
     t_from, t_to = start + warmup, start + warmup + seconds
-    extra = {} if tail is None else {"run_to": t_to + tail, "censor": True}
+    extra = {} if tail is None else {"run_to": t_to + tail, "censor": True,
+                                     "limit_s": (HONEST_CLOCK["move_ms"] + HONEST_CLOCK["grace_ms"]) / 1000}
     workers = []
     for k in range(procs):
         path = workdir / f"spec-{k}.json"
@@ -399,6 +419,7 @@ def attack_scenario(workdir: Path, attack: str | None, tables: int, procs: int, 
         for r in results:
             ends.update(r["ends"])
         lost = sorted(at for why, at in ends.values() if why == "timeout")
+        overdue = sum(len(r["overdue"]) for r in results)
         growth = max(rss_max - rss0, hwm1 - hwm0)
         return {
             "attack": attack or "none", "decisions_per_s": round(sum(r["decisions"] for r in results) / seconds, 1),
@@ -406,7 +427,8 @@ def attack_scenario(workdir: Path, attack: str | None, tables: int, procs: int, 
             "unanswered": sum(r["unanswered"] for r in results),
             # games lost on time from the window's start on (before it: the warm-up, no attack yet
             # except list-flood's table creation: a sign of the machine's load, reported apart)
-            "lost_on_time": sum(1 for at in lost if at >= 0), "lost_in_warmup": sum(1 for at in lost if at < 0),
+            "lost_on_time": sum(1 for at in lost if at >= 0) + overdue, "lost_told": sum(1 for at in lost if at >= 0),
+            "lost_overdue": overdue, "lost_in_warmup": sum(1 for at in lost if at < 0),
             "first_loss_s": lost[0] if lost else None,
             "other_game_ends": {k: v for k, v in ends.items() if v[0] != "timeout"},
             "rss_before_mb": round(rss0, 1), "rss_max_mb": round(rss_max, 1), "hwm_mb": round(hwm1, 1),
@@ -419,7 +441,7 @@ def attack_scenario(workdir: Path, attack: str | None, tables: int, procs: int, 
                 w.kill()
         if atk is not None and atk.poll() is None:
             atk.kill()
-        ref.stop(5)  # a referee buried under an attack's backlog need not stop gracefully
+        ref.stop(3)  # a referee buried under an attack's backlog need not stop gracefully
 
 
 def run_attacks(work: Path, names: list[str], args: argparse.Namespace, load: tuple[float, float, float]) -> dict[str, Any]:
@@ -439,7 +461,7 @@ def run_attacks(work: Path, names: list[str], args: argparse.Namespace, load: tu
         r["case_s"] = round(time.monotonic() - t_case, 1)
         rows.append(r)
         print(f"  {r['attack']:14s} {r['decisions_per_s']:7.0f} decisions/s  p50 {r['p50_ms']:8.2f} ms  p99 {r['p99_ms']:8.2f} ms"
-              f"  lost on time {r['lost_on_time']} (warm-up {r['lost_in_warmup']}, first at {r['first_loss_s']} s)  RSS {r['rss_before_mb']:.0f} -> {max(r['rss_max_mb'], r['hwm_mb']):.0f} MB"
+              f"  lost on time {r['lost_on_time']} (told {r['lost_told']}, overdue {r['lost_overdue']}; warm-up {r['lost_in_warmup']})  RSS {r['rss_before_mb']:.0f} -> {max(r['rss_max_mb'], r['hwm_mb']):.0f} MB"
               f"  CPU {r['referee_cpu_pct']:.0f}%{'' if r['referee_alive'] else '  REFEREE EXITED'}  ({r['case_s']:.0f} s)", flush=True)
         if r["attacker"] is not None:
             print(f"    attacker: {json.dumps(r['attacker'])}", flush=True)
@@ -457,7 +479,7 @@ def run_attacks(work: Path, names: list[str], args: argparse.Namespace, load: tu
               f"| {r['rss_before_mb']:.0f} -> {peak:.0f} MB (+{r['rss_growth_mb']:.0f}) | "
               + " | ".join("yes" if met[k] else "**no**" for k in ("p99", "time", "rss")) + " |")
         out[r["attack"]] = {k: r[k] for k in ("decisions_per_s", "p50_ms", "p99_ms", "ratio", "unanswered", "lost_on_time",
-                                                "lost_in_warmup", "first_loss_s",
+                                                "lost_told", "lost_overdue", "lost_in_warmup", "first_loss_s",
                                                 "rss_before_mb", "rss_growth_mb", "hwm_mb", "referee_cpu_pct", "met", "attacker")}
     return {"bench": "load-attack", "tables": args.tables, "clock": HONEST_CLOCK, "seconds": args.seconds, "tail": args.tail,
             "p99_no_attack_ms": base, "p99_baselines_ms": [rows[0]["p99_ms"], rows[-1]["p99_ms"]], "cases": out, "load": round(load[0], 1), "load_after": round(os.getloadavg()[0], 1)}
@@ -499,7 +521,7 @@ def main(argv: list[str]) -> int:
     if args.quick:
         args.tables = min(args.tables or 100, 100) if not atk else args.tables or 50
         args.procs, args.seconds = args.procs or 2, args.seconds or (7.0 if atk else 5.0)
-        args.warmup, args.tail = args.warmup if args.warmup is not None else 2.0, args.tail if args.tail is not None else 3.0
+        args.warmup, args.tail = args.warmup if args.warmup is not None else (1.5 if atk else 2.0), args.tail if args.tail is not None else 3.0
     args.tables, args.procs = args.tables or (50 if atk else 500), args.procs or (2 if atk else 4)
     args.seconds, args.warmup = args.seconds or 15.0, args.warmup if args.warmup is not None else 3.0
     args.tail = args.tail if args.tail is not None else 5.0
