@@ -100,6 +100,9 @@ class RefereeConfig:
     # max_message_bytes, so an oversize frame is never read, let alone decoded.
     hard_max_bytes: int = MAX_MESSAGE_BYTES
     hwm: int = 1000
+    # Each connection's receive queue (ZMQ_RCVHWM): small, so a client that pipelines
+    # floods waits in its own send queue (or is dropped by its own HWM), not in the referee's memory.
+    rcv_hwm: int = 100
     max_tables: int = 10000
     max_sessions: int = 10000
     max_seats_per_session: int = 64

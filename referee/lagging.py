@@ -53,11 +53,7 @@ class LagGuard:
         if st[0] >= self.limit and sess.watches:
             del self.streaks[sess]
             names = sorted(sess.watches)
-            for name in names:
-                t = self.hub.tables.get(name)
-                if t is not None:
-                    t.watchers.pop(sess, None)
-            sess.watches.clear()
+            self.hub.lobby.unwatch_all(sess)
             prev = self.lagging.get(sess)
             self.lagging[sess] = (int(st[0]), sorted({*names, *(prev[1] if prev else [])}))
             self.evicted += 1
@@ -73,7 +69,7 @@ class LagGuard:
             f"{drops} messages in a row could not be delivered to you (you do not read fast enough), "
             f"so you no longer watch {', '.join(names)}; watch again for a fresh snapshot",
         )
-        if not self.hub._raw_send(sess.rid, encode(err.to_wire())):
+        if not self.hub.raw_send(sess.rid, encode(err.to_wire())):
             self.lagging[sess] = info  # still full: tell it next time
 
     def _sweep(self, now: float) -> None:

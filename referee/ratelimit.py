@@ -100,7 +100,7 @@ class RateLimiter:
             b[3] = now
             self.notices += 1
             err = ProtocolError("rate_limited", f"this connection sent more than {self._budget()}: {dropped} message(s) dropped unread; slow down")
-            self.hub._raw_send(rid, encode(err.to_wire()))
+            self.hub.raw_send(rid, encode(err.to_wire()))
         return False
 
     def refund(self, rid: bytes, nbytes: int = 0) -> None:

@@ -70,7 +70,7 @@ from okgin.rng import seed_hash
 from .config import Clock, Policies
 from .journal import Journal, iso_now
 from .sessions import Session
-from .tables import CLOSED, FINISHED, PLAYING, WAITING, Table
+from .tables import CLOSED, PLAYING, Table
 
 if TYPE_CHECKING:
     from .server import Referee
@@ -217,7 +217,7 @@ class Recovery:
         sess = self.dormant.pop(h, None)
         if sess is not None:
             sess.token = token
-            self.hub.sessions[token] = sess
+            self.hub.desk.adopt(sess)
             for t, (owner, seq) in list(self.paused.items()):
                 if owner is sess:
                     del self.paused[t]
@@ -227,8 +227,8 @@ class Recovery:
         if res is not None:
             t, seat = res
             if self.hub.tables.get(t.name) is t and t.reserved_tokens is not None:
-                t.reserved_tokens[seat] = token
-                self.hub.reserved[token] = (t, seat)
+                t.set_reserved_token(seat, token)
+                self.hub.lobby.reserve(token, t, seat)
 
     # ------------------------------------------------------------------ writing
     def _append(self, entry: dict[str, Any]) -> None:
@@ -325,7 +325,7 @@ class Recovery:
                     self.failed.append(f"{st.get('table')}: {e}")
                     t = hub.tables.get(str(st.get("table")))
                     if t is not None:
-                        hub._close_table(t, "its state could not be recovered")
+                        hub.lobby.close_table(t, "its state could not be recovered")
         finally:
             self._restoring = False
         self._idle_handle = hub.loop.call_later(self.idle_window(), self._forget_idle)
@@ -342,11 +342,8 @@ class Recovery:
             st["table"], rules.variant, rules, seed=st["base_seed"], clock=Clock(**st["clock"]), policies=Policies(**st["policies"]),
             full_feed_delay_ms=st["full_feed_delay_ms"], origin=st["origin"],
         )
-        t.names = list(st["names"])
-        t.game_no = int(st["game_no"])
-        t.seq = int(st["seq"])
+        t.restore_counters(list(st["names"]), int(st["game_no"]), int(st["seq"]), st["reserved"] is not None)
         if st["reserved"] is not None:
-            t.reserved_tokens = [""] * t.num_seats  # unknown until presented (only hashes are kept)
             self._reserved[t.name] = list(st["reserved"])
         for i, h in enumerate(st["seats"]):
             if h is None:
@@ -356,8 +353,7 @@ class Recovery:
                 sess = Session(token="", name=t.names[i] or "player", role="player", rid=None, last_recv=hub.now(), last_sent=hub.now())
                 self.dormant[h] = sess
                 self._hash[sess] = h
-            t.seats[i] = sess
-            sess.seats[t.name] = i
+            t.sit(sess, i)
         for i, h in enumerate(st["reserved"] or []):
             if h is not None and h not in self.dormant:
                 self.dormant_reserved[h] = (t, i)
@@ -369,7 +365,7 @@ class Recovery:
         grace = t.policies.disconnect_grace_ms / 1000
         for i, sess in enumerate(t.seats):
             if sess is not None and not sess.connected:
-                t.grace_timers[i] = hub.loop.call_later(grace, hub._grace_expired, t, i, sess)
+                t.start_grace(i, grace, hub.desk.grace_expired)
 
     def _read_journal(self, path: Path) -> list[dict[str, Any]]:
         """The journal's entries; a torn last line (no newline, or not JSON) is cut off."""
@@ -387,7 +383,6 @@ class Recovery:
         return entries
 
     def _restore_game(self, t: Table, st: dict[str, Any]) -> None:
-        hub = self.hub
         path = Path(st["journal"])
         entries = self._read_journal(path)
         seed = st["seed"]
@@ -432,36 +427,19 @@ class Recovery:
                 at_fault = e["seat"]
             elif k == "abandon":
                 game.abandon(e["reason"])
-        t.game = game
-        t.views.reset(game)
-        t.seed = seed
-        t.seed_hash = seed_hash(seed)
-        t.n = n
-        t.seq = seq
-        t.banks = banks
-        t.illegal = illegal
-        t.decisions = decisions
-        t.rematch_ready = [False] * t.num_seats
-        t.status = PLAYING
+        journal = Journal.reopen(path)
+        journal.write("recover", seq=seq + 1, n=n, at=iso_now())
+        t.restore_game(game, seed, n, seq, banks, illegal, decisions, journal)
         self._seq_base[t.name] = int(st["seq_base"] if st.get("seq_base") is not None else st["seq"])
-        t.journal = Journal.reopen(path)
         self._journals[t.name] = str(path)
-        t.journal.write("recover", seq=seq + 1, n=n, at=iso_now())
         if missing_hand_end is not None:  # the hand ended just before the crash: record its end
-            t.n += 1
-            t.journal.write("hand_end", result=missing_hand_end.to_wire(), n=t.n)
-        if t.full_feed_delay_ms is not None:
-            t.full_hist.append((hub.now(), t.n, t._full_view()))
+            t.restored_hand_end(missing_hand_end)
         self.restored_games += 1
         if game.is_over:
             t.end_game(at_fault)
             return
-        t._prompt()  # the same seq as before the crash; nobody is connected yet
-        p = t.pending
+        p = t.resume_restored()  # the same seq as before the crash; nobody is connected yet
         assert p is not None
-        if p.timer is not None:
-            p.timer.cancel()
-            p.timer = None
         owner = t.seats[p.seat]
         if owner is not None and not owner.connected:
             self.paused[t] = (owner, p.seq)
@@ -469,29 +447,18 @@ class Recovery:
     def _restore_finished(self, t: Table, path: Path) -> None:
         """A table between games: its last game, rebuilt from the journal's record."""
         if not path.exists():
-            t.status = WAITING
-            return
+            return  # a new table waits
         entries = self._read_journal(path)
         end = entries[-1]
         if end["t"] != "end":
             raise RecoveryError(f"{path} has no end line but its table was not playing")
         game = Game.from_record(end["record"], verify=False)
-        t.game = game
-        t.views.reset(game)
-        t.seed = end["seed"]
-        t.seed_hash = end["seed_hash"]
-        t.n = 1 + max((e["n"] for e in entries if isinstance(e.get("n"), int)), default=0)
+        t.restore_finished(game, end["seed"], end["seed_hash"], 1 + max((e["n"] for e in entries if isinstance(e.get("n"), int)), default=0))
         self._journals[t.name] = str(path)
-        t.status = FINISHED if t.full else WAITING
 
     def _start_clock(self, t: Table, seq: int) -> None:
         """The seat to act is back: its move's clock starts now (the outage is nobody's)."""
-        p = t.pending
-        if p is None or p.seq != seq or t.status != PLAYING or t.game is None:
-            return
-        p.start = self.hub.now()
-        if p.allowance_ms is not None:
-            p.timer = self.hub.loop.call_at(p.start + (p.allowance_ms + t.clock.grace_ms) / 1000, t._on_timer, p.seq)
+        t.restart_clock(seq)
 
     def _forget_idle(self) -> None:
         """Restored sessions holding no seat whose clients did not come back."""
@@ -508,7 +475,7 @@ class Recovery:
             if t.status == PLAYING:
                 games += 1
                 t.abandon("abandoned")
-            hub._close_table(t, "the referee restarted without --recover")
+            hub.lobby.close_table(t, "the referee restarted without --recover")
         for sess in list(self.dormant.values()):
             self.session_forgotten(sess)
         self.dormant_reserved.clear()

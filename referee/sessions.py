@@ -8,8 +8,18 @@ new routing id by a ``hello`` carrying its token.
 
 from __future__ import annotations
 
+import hmac
 import secrets
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from okgin.protocol import PROTOCOL_MAJOR, PROTOCOL_MINOR, ProtocolError, encode
+
+if TYPE_CHECKING:
+    from .server import Referee
+    from .tables import Table
+
+_PLAYING, _CLOSED = "playing", "closed"  # referee.tables' statuses (tables imports this module)
 
 
 def new_token() -> str:
@@ -42,3 +52,155 @@ class Session:
     @property
     def connected(self) -> bool:
         return self.rid is not None
+
+
+class SessionDesk:
+    """Sessions and their connections: ``hello``, resume, liveness (protocol.md §4.1, §10).
+
+    Owns ``sessions`` (token -> Session) and ``conns`` (routing id -> Session). What a
+    session holds at tables (seats, watches, queue places) is the lobby's and the
+    tables' business: the desk asks them to hold, resume or release it.
+    """
+
+    def __init__(self, hub: Referee) -> None:
+        self.hub = hub
+        self.config = hub.config
+        self.sessions: dict[str, Session] = {}
+        self.conns: dict[bytes, Session] = {}
+
+    # ---------------------------------------------------------------- hello
+    def hello(self, rid: bytes, msg: dict[str, Any], rqid: Any) -> None:
+        hub = self.hub
+        if msg["protocol"] != PROTOCOL_MAJOR:
+            raise ProtocolError("version_mismatch", f"this referee speaks protocol {PROTOCOL_MAJOR}, not {msg['protocol']}")
+        role = msg["role"]
+        key = self.config.admin_key
+        if role == "admin" and key is not None:
+            given = msg.get("admin_key")
+            if not isinstance(given, str) or not hmac.compare_digest(given.encode(), key.encode()):
+                raise ProtocolError("auth_failed", "role admin needs this referee's admin_key")
+        token = msg.get("token")
+        if token:
+            if hub.recovery is not None:
+                hub.recovery.claim(token)  # a session or reserved seat restored after a crash
+            sess = self.sessions.get(token)
+            if sess is not None:
+                self.resume(sess, rid, role, rqid, msg.get("events", True), msg.get("batch_events", False))
+                return
+            res = hub.lobby.reserved.get(token)
+            if res is None:
+                raise ProtocolError("bad_token", "this referee holds no session or reserved seat for that token")
+            if role != "player":
+                raise ProtocolError("forbidden", "a reserved seat token is for role player")
+            table, seat = res
+            sess = self.new_session(rid, msg["name"], role, token)
+            sess.events = msg.get("events", True)
+            sess.batch = msg.get("batch_events", False)
+            self.welcome(sess, False, rqid)
+            hub.lobby.sit(sess, table, seat, None)
+            return
+        if len(self.sessions) >= self.config.max_sessions:
+            raise ProtocolError("limit_reached", f"this referee holds {len(self.sessions)} sessions, its limit")
+        sess = self.new_session(rid, msg["name"], role, new_token())
+        sess.events = msg.get("events", True)
+        sess.batch = msg.get("batch_events", False)
+        self.welcome(sess, False, rqid)
+
+    def new_session(self, rid: bytes, name: str, role: str, token: str) -> Session:
+        now = self.hub.now()
+        sess = Session(token=token, name=name, role=role, rid=rid, last_recv=now, last_sent=now)
+        self.sessions[token] = sess
+        self.conns[rid] = sess
+        if self.hub.recovery is not None:
+            self.hub.recovery.session_added(sess)
+        return sess
+
+    def adopt(self, sess: Session) -> None:
+        """A session restored after a crash whose token was just presented (referee.recovery)."""
+        self.sessions[sess.token] = sess
+
+    def welcome(self, sess: Session, resumed: bool, rqid: Any) -> None:
+        cfg = self.config
+        self.hub.reply(
+            sess,
+            {
+                "type": "welcome",
+                "protocol": PROTOCOL_MAJOR,
+                "minor": PROTOCOL_MINOR,
+                "token": sess.token,
+                "role": sess.role,
+                "name": sess.name,
+                "resumed": resumed,
+                "heartbeat_ms": cfg.heartbeat_ms,
+                "liveness": cfg.liveness,
+                "max_message_bytes": cfg.max_message_bytes,
+                "referee": self.hub.software,
+                "events": sess.events,
+                "batch_events": sess.batch,
+            },
+            rqid,
+        )
+
+    def resume(self, sess: Session, rid: bytes, role: str, rqid: Any, events: bool, batch: bool) -> None:
+        if role != sess.role:
+            raise ProtocolError("forbidden", f"this token belongs to a {sess.role} session, not {role}")
+        sess.events = events
+        sess.batch = batch
+        if sess.rid is not None and sess.rid != rid:
+            self.conns.pop(sess.rid, None)
+        sess.rid = rid
+        self.conns[rid] = sess
+        sess.last_recv = self.hub.now()
+        self.welcome(sess, True, rqid)
+        tables = self.hub.lobby.tables
+        for name, seat in list(sess.seats.items()):
+            t = tables[name]
+            if t.cancel_grace(seat) and t.journal is not None:
+                t.journal.write("reconnect", seat=seat)
+            self.hub.send(sess, t.snapshot(seat, False))
+            t.send_missed_end(seat, sess)
+            t.send_prompt_to(seat)
+
+    # ---------------------------------------------------------------- liveness
+    def disconnect(self, sess: Session) -> None:
+        """The session's connection is gone: drop queues and watches, hold its seats."""
+        if sess.rid is not None:
+            self.conns.pop(sess.rid, None)
+            sess.rid = None
+        lobby = self.hub.lobby
+        lobby.unqueue(sess)
+        lobby.unwatch_all(sess)
+        for name, seat in list(sess.seats.items()):
+            t = lobby.tables[name]
+            if t.journal is not None:
+                t.journal.write("disconnect", seat=seat)
+            t.start_grace(seat, t.policies.disconnect_grace_ms / 1000, self.grace_expired)
+        self.maybe_forget(sess)
+
+    def grace_expired(self, t: Table, seat: int, sess: Session) -> None:
+        t.grace_ended(seat)
+        if t.seats[seat] is not sess or sess.connected or t.status == _CLOSED:
+            return
+        if t.status == _PLAYING:
+            t.forfeit(seat, "disconnect")
+        self.hub.lobby.unseat(sess, t)
+        self.hub.kick()
+
+    def maybe_forget(self, sess: Session) -> None:
+        if sess.rid is None and not sess.seats:
+            self.sessions.pop(sess.token, None)
+            if self.hub.recovery is not None:
+                self.hub.recovery.session_forgotten(sess)
+
+    def tick(self) -> None:
+        """Heartbeats out, silent peers declared gone (protocol.md §10)."""
+        hub = self.hub
+        now = hub.now()
+        hb = self.config.heartbeat_ms / 1000
+        dead_after = hb * self.config.liveness
+        beat = encode({"type": "heartbeat"})
+        for sess in list(self.conns.values()):
+            if now - sess.last_recv > dead_after:
+                self.disconnect(sess)
+            elif now - sess.last_sent >= hb:
+                hub.send_bytes(sess, beat)

@@ -173,6 +173,172 @@ class Table:
     def empty(self) -> bool:
         return all(s is None for s in self.seats)
 
+    # ------------------------------------------------------------------ seats
+    def sit(self, sess: Session, seat: int) -> None:
+        """Put ``sess`` in ``seat`` (free, checked by the caller). A finished table waits again."""
+        self.seats[seat] = sess
+        self.held[seat].clear()
+        sess.seats[self.name] = seat
+        if self.status == FINISHED:
+            self.status = WAITING
+        self._changed()
+
+    def unseat(self, sess: Session) -> bool:
+        """Take ``sess`` out of its seat here (its grace timer too); False if it had none."""
+        seat = sess.seats.pop(self.name, None)
+        if seat is None:
+            return False
+        self.seats[seat] = None
+        self.held[seat].clear()
+        self.cancel_grace(seat)
+        if self.status == FINISHED:
+            self.status = WAITING
+        self.rematch_ready = [False] * self.num_seats
+        self._changed()
+        return True
+
+    def start_grace(self, seat: int, delay_s: float, expired: Callable[[Table, int, Session], None]) -> None:
+        """The seat's connection is gone: ``expired(table, seat, session)`` runs after ``delay_s``."""
+        self.cancel_grace(seat)
+        sess = self.seats[seat]
+        assert sess is not None
+        self.grace_timers[seat] = self.hub.loop.call_later(delay_s, expired, self, seat, sess)
+
+    def cancel_grace(self, seat: int) -> bool:
+        """Stop the seat's grace timer; True if one was running (the seat was disconnected)."""
+        h = self.grace_timers.pop(seat, None)
+        if h is None:
+            return False
+        h.cancel()
+        return True
+
+    def grace_ended(self, seat: int) -> None:
+        """The grace timer of ``seat`` fired (it no longer needs cancelling)."""
+        self.grace_timers.pop(seat, None)
+
+    def stop_timers(self) -> None:
+        """Cancel every timer of this table (the referee is stopping)."""
+        for h in self.grace_timers.values():
+            h.cancel()
+        self.grace_timers.clear()
+        if self.pending is not None and self.pending.timer is not None:
+            self.pending.timer.cancel()
+
+    def close(self, reason: str) -> list[Session]:
+        """Abandon the game, tell seats and watchers ``table_closed``, empty the table.
+
+        Returns the sessions that lost a seat here, for the caller to forget if they now
+        hold nothing (the sessions are the referee's, not the table's)."""
+        self.abandon("abandoned")
+        msg = self.hub.encode({"type": "table_closed", "table": self.name, "reason": reason})
+        told: set[int] = set()
+        for sess in [s for s in self.seats if s is not None] + list(self.watchers):
+            if id(sess) not in told:
+                told.add(id(sess))
+                self.hub.send_bytes(sess, msg)
+        unseated = []
+        for i, sess in enumerate(self.seats):
+            if sess is not None:
+                sess.seats.pop(self.name, None)
+                self.seats[i] = None
+                unseated.append(sess)
+        for sess in list(self.watchers):
+            sess.watches.pop(self.name, None)
+        self.watchers.clear()
+        self.stop_timers()
+        self.status = CLOSED
+        return unseated
+
+    def add_watcher(self, sess: Session, full: bool) -> None:
+        self.watchers[sess] = full
+        sess.watches[self.name] = full
+
+    def remove_watcher(self, sess: Session) -> None:
+        self.watchers.pop(sess, None)
+        sess.watches.pop(self.name, None)
+
+    def rematch(self, seat: int) -> None:
+        """``seat`` asks for another game (protocol.md §5.18); it starts when all have."""
+        self.rematch_ready[seat] = True
+        status = self.hub.encode({"type": "rematch_status", "table": self.name, "ready": list(self.rematch_ready), "game": self.game_no + 1})
+        for s in self.seats:
+            if s is not None:
+                self.hub.send_bytes(s, status)
+        if self.full and all(self.rematch_ready):
+            self.start_game()
+
+    # ------------------------------------------------------------------ crash recovery (referee.recovery)
+    def restore_counters(self, names: list[str | None], game_no: int, seq: int, reserved: bool) -> None:
+        """A restarted referee's table: its names and counters as saved. Reserved seats'
+        tokens are unknown until presented (only their hashes were kept)."""
+        self.names = list(names)
+        self.game_no = game_no
+        self.seq = seq
+        if reserved:
+            self.reserved_tokens = [""] * self.num_seats
+
+    def set_reserved_token(self, seat: int, token: str) -> None:
+        assert self.reserved_tokens is not None
+        self.reserved_tokens[seat] = token
+
+    def restore_game(
+        self, game: Game, seed: int | str, n: int, seq: int, banks: list[int] | None, illegal: list[int], decisions: int, journal: Journal
+    ) -> None:
+        """A running game replayed from its journal: take it over as it stood."""
+        self.game = game
+        self.views.reset(game)
+        self.seed = seed
+        self.seed_hash = seed_hash(seed)
+        self.n = n
+        self.seq = seq
+        self.banks = banks
+        self.illegal = illegal
+        self.decisions = decisions
+        self.rematch_ready = [False] * self.num_seats
+        self.status = PLAYING
+        self.journal = journal
+
+    def restored_hand_end(self, result: HandResult) -> None:
+        """The journal's last move ended a hand whose ``hand_end`` line was lost: write it."""
+        self.n += 1
+        if self.journal is not None:
+            self.journal.write("hand_end", result=result.to_wire(), n=self.n)
+
+    def resume_restored(self) -> Pending | None:
+        """After :meth:`restore_game`: issue the pending prompt again (same seq), with its
+        clock stopped until the seat is back (:meth:`restart_clock`); nobody is connected."""
+        if self.full_feed_delay_ms is not None:
+            self.full_hist.append((self.hub.now(), self.n, self._full_view()))
+        self._prompt()
+        p = self.pending
+        assert p is not None
+        if p.timer is not None:
+            p.timer.cancel()
+            p.timer = None
+        return p
+
+    def restart_clock(self, seq: int) -> None:
+        """The seat to act is back after a restart: its move's clock starts now."""
+        p = self.pending
+        if p is None or p.seq != seq or self.status != PLAYING or self.game is None:
+            return
+        p.start = self.hub.now()
+        if p.allowance_ms is not None:
+            p.timer = self.hub.loop.call_at(p.start + (p.allowance_ms + self.clock.grace_ms) / 1000, self._on_timer, p.seq)
+
+    def restore_finished(self, game: Game, seed: int | str, seed_hash_: str, n: int) -> None:
+        """A table between games: its last game as recorded."""
+        self.game = game
+        self.views.reset(game)
+        self.seed = seed
+        self.seed_hash = seed_hash_
+        self.n = n
+        self.status = FINISHED if self.full else WAITING
+
+    def _changed(self) -> None:
+        if self.hub.recovery is not None:
+            self.hub.recovery.table_changed(self)
+
     # ------------------------------------------------------------------ sending
     def _public_watchers(self) -> list[Session]:
         return [s for s, full in self.watchers.items() if not full and s.rid is not None]

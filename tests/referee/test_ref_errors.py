@@ -257,7 +257,7 @@ def test_internal_error_is_contained(referee, make_client):
     def boom(*a: Any) -> None:
         raise RuntimeError("simulated bug")
 
-    referee.call(lambda: referee.ref._handlers.__setitem__("list_tables", boom))
+    referee.call(lambda: referee.ref.dispatcher.handlers.__setitem__("list_tables", boom))
     m = c.request({"type": "list_tables"})
     error_of(m, "internal")
     assert m["request"] == "list_tables"

@@ -47,7 +47,7 @@ def test_waiting_messages_are_served_longest_waiting_session_first(referee: Refe
 
     referee.call(find)
     handled: list[tuple[str, Any]] = []
-    real = ref._handle
+    real = ref.transport.handle
 
     def record(frames: list[bytes]) -> None:
         sess = ref.conns.get(frames[0])
@@ -60,7 +60,7 @@ def test_waiting_messages_are_served_longest_waiting_session_first(referee: Refe
         by_token[toks["a"]].last_sent = now - 1
         by_token[toks["b"]].last_sent = now - 2
         by_token[toks["c"]].last_sent = now - 3
-        ref._handle = record  # type: ignore[method-assign]
+        ref.transport.handle = record
 
     release = _hold_loop(referee, age)
     try:
@@ -103,7 +103,7 @@ def test_a_new_connections_hello_waits_behind_sessions_messages(referee: Referee
     token = old.hello("mover")["token"]
     ref = referee.ref
     handled: list[str] = []
-    real = ref._handle
+    real = ref.transport.handle
 
     def record(frames: list[bytes]) -> None:
         sess = ref.conns.get(frames[0])
@@ -111,7 +111,7 @@ def test_a_new_connections_hello_waits_behind_sessions_messages(referee: Referee
         real(frames)
 
     def spy() -> None:
-        ref._handle = record  # type: ignore[method-assign]
+        ref.transport.handle = record
 
     new = make_client(referee.endpoint, validate="none")
     release = _hold_loop(referee, spy)

@@ -1,0 +1,300 @@
+"""The lobby: tables and who sits where (protocol.md §4.2, §5.6-§5.9, §5.19-§5.21).
+
+Owns the referee's tables, the quick-match queues and the reserved seat tokens. Every
+request is checked completely before anything changes (a refused request changes
+nothing, protocol.md §3). Seating itself is the table's (:meth:`Table.sit`,
+:meth:`Table.unseat`, :meth:`Table.close`); the lobby decides who may sit where and
+keeps its own indexes in step.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Any
+
+from okgin import RuleError, RuleSet, canonical_json
+from okgin.protocol import ProtocolError
+from okgin.protocol.catalogue import MAX_NAME
+
+from .config import MAX_MS, Clock, Policies
+from .tables import PLAYING, WAITING, Table
+
+if TYPE_CHECKING:
+    from .server import Referee
+    from .sessions import Session
+
+
+class Lobby:
+    """Tables, queues and reserved seats of one referee. See the module docstring."""
+
+    def __init__(self, hub: Referee) -> None:
+        self.hub = hub
+        self.config = hub.config
+        self.tables: dict[str, Table] = {}
+        self.queues: dict[str, list[Session]] = {}
+        self.reserved: dict[str, tuple[Table, int]] = {}
+        self._counter = 0
+
+    # ---------------------------------------------------------------- helpers
+    def rules(self, variant: str, partial: Any) -> RuleSet:
+        d = dict(partial or {})
+        if "variant" in d and d["variant"] != variant:
+            raise ProtocolError("bad_rules", f"rules say variant {d['variant']!r} but the request says {variant!r}")
+        d["variant"] = variant
+        try:
+            return RuleSet.from_dict(d)
+        except (RuleError, TypeError, ValueError) as e:
+            raise ProtocolError("bad_rules", str(e)) from None
+
+    def check_seat_limit(self, sess: Session) -> None:
+        if len(sess.seats) + len(sess.queues) >= self.config.max_seats_per_session:
+            raise ProtocolError("limit_reached", f"a session may hold at most {self.config.max_seats_per_session} seats and queue places")
+
+    def check_table_limit(self) -> None:
+        if len(self.tables) >= self.config.max_tables:
+            raise ProtocolError("limit_reached", f"this referee hosts {len(self.tables)} tables, its limit")
+
+    def new_name(self, prefix: str) -> str:
+        while True:
+            self._counter += 1
+            name = f"{prefix}{self._counter}"
+            if name not in self.tables:
+                return name
+
+    def reserve(self, token: str, t: Table, seat: int) -> None:
+        self.reserved[token] = (t, seat)
+
+    def table_of(self, sess: Session, name: str) -> tuple[Table, int]:
+        t = self.tables.get(name)
+        if t is None:
+            raise ProtocolError("no_such_table", f"no table named {name!r}", table=name)
+        seat = sess.seats.get(name)
+        if seat is None:
+            raise ProtocolError("not_seated", f"you have no seat at table {name!r}", table=name)
+        return t, seat
+
+    def _changed(self, t: Table) -> None:
+        if self.hub.recovery is not None:
+            self.hub.recovery.table_changed(t)
+
+    # ---------------------------------------------------------------- tables
+    def create_table(
+        self,
+        table: str | None = None,
+        variant: str = "oklahoma",
+        rules: dict[str, Any] | RuleSet | None = None,
+        seed: int | str | None = None,
+        clock: dict[str, Any] | Clock | None = None,
+        policies: dict[str, Any] | Policies | None = None,
+        reserved: bool = False,
+        players: list[str] | None = None,
+        full_feed_delay_ms: int | None = None,
+        origin: str = "admin",
+    ) -> Table:
+        """Create a table (the admin message, the CLI's one table, and embedding programs).
+
+        Raises :class:`ProtocolError` (nothing created) on a bad setting.
+        """
+        if table is not None and table in self.tables:
+            raise ProtocolError("table_exists", f"a table named {table!r} exists")
+        rs = rules if isinstance(rules, RuleSet) else self.rules(variant, rules)
+        ck = clock if isinstance(clock, Clock) else self.config.clock.merge(clock)
+        try:
+            pol = policies if isinstance(policies, Policies) else self.config.policies.merge(policies)
+        except TypeError as e:
+            raise ProtocolError("bad_message", f"bad policies: {e}") from None
+        if full_feed_delay_ms is not None and not (isinstance(full_feed_delay_ms, int) and 0 <= full_feed_delay_ms <= MAX_MS):
+            raise ProtocolError("bad_message", f"full_feed_delay_ms must be 0-{MAX_MS} or nil")
+        if players is not None and (len(players) > rs.num_players or any(not 0 < len(p) <= MAX_NAME for p in players)):
+            raise ProtocolError("bad_message", f"players lists at most {rs.num_players} names of 1-{MAX_NAME} characters")
+        self.check_table_limit()
+        name = table or self.new_name("t")
+        t = Table(self.hub, name, origin, rs, ck, pol, seed=seed, reserved=reserved, player_names=players, full_feed_delay_ms=full_feed_delay_ms)
+        self.tables[name] = t
+        self._changed(t)
+        if t.reserved_tokens:
+            for i, tok in enumerate(t.reserved_tokens):
+                self.reserved[tok] = (t, i)
+        return t
+
+    def sit(self, sess: Session, t: Table, seat: int, rqid: Any) -> None:
+        t.sit(sess, seat)
+        self.hub.reply(sess, t.seated_msg(seat), rqid)
+        if t.full and t.status == WAITING:
+            t.start_game()
+
+    def unseat(self, sess: Session, t: Table) -> None:
+        if not t.unseat(sess):
+            return
+        if t.empty and t.origin != "admin":
+            self.close_table(t, "the last player left")
+        self.hub.desk.maybe_forget(sess)
+
+    def close_table(self, t: Table, reason: str) -> None:
+        desk = self.hub.desk
+        for sess in t.close(reason):
+            desk.maybe_forget(sess)
+        if t.reserved_tokens:
+            for tok in t.reserved_tokens:
+                self.reserved.pop(tok, None)
+                s = desk.sessions.get(tok)
+                if s is not None:
+                    desk.maybe_forget(s)
+        self.tables.pop(t.name, None)
+        self._changed(t)
+
+    def unqueue(self, sess: Session) -> None:
+        for key in sess.queues:
+            q = self.queues.get(key)
+            if q is not None and sess in q:
+                q.remove(sess)
+                if not q:
+                    del self.queues[key]
+        sess.queues.clear()
+
+    def unwatch_all(self, sess: Session) -> None:
+        for name in list(sess.watches):
+            t = self.tables.get(name)
+            if t is not None:
+                t.remove_watcher(sess)
+        sess.watches.clear()
+
+    # ---------------------------------------------------------------- handlers
+    def on_list_tables(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
+        self.hub.reply(sess, {"type": "tables", "tables": [t.info() for t in self.tables.values()]}, rqid)
+
+    def on_queue(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
+        variant = msg.get("variant", "oklahoma")
+        rules = self.rules(variant, msg.get("rules"))
+        rw = rules.to_dict()
+        key = f"{variant}/{hashlib.sha256(canonical_json(rw).encode()).hexdigest()[:8]}"
+        if key in sess.queues:
+            raise ProtocolError("already_seated", f"you are already in queue {key}")
+        self.check_seat_limit(sess)
+        q = self.queues.setdefault(key, [])
+        q.append(sess)
+        sess.queues.add(key)
+        needed = rules.num_players
+        self.hub.reply(sess, {"type": "queued", "queue": key, "variant": variant, "rules": rw, "waiting": len(q), "needed": needed}, rqid)
+        if len(q) >= needed:
+            if len(self.tables) >= self.config.max_tables:
+                return  # they wait until a table is free; the queue keeps its order
+            group = q[:needed]
+            del q[:needed]
+            if not q:
+                del self.queues[key]
+            for s in group:
+                s.queues.discard(key)
+            t = self.create_table(self.new_name("q"), variant, rules, origin="quick")
+            for i, s in enumerate(group):
+                t.sit(s, i)
+            for i, s in enumerate(group):
+                self.hub.send(s, t.seated_msg(i))
+            t.start_game()
+
+    def on_join(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
+        name = msg["table"]
+        t = self.tables.get(name)
+        want = msg.get("seat")
+        if t is None:
+            variant = msg.get("variant", "oklahoma")
+            rules = self.rules(variant, msg.get("rules"))
+            if want is not None and want >= rules.num_players:
+                raise ProtocolError("bad_seat", f"{variant} has seats 0-{rules.num_players - 1}, not {want}", table=name)
+            self.check_seat_limit(sess)
+            self.check_table_limit()
+            t = self.create_table(name, variant, rules, origin="named")
+            self.sit(sess, t, 0 if want is None else want, rqid)
+            return
+        if t.reserved_tokens is not None:
+            raise ProtocolError("forbidden", f"table {name!r} is reserved: its seats are taken with their tokens", table=name)
+        if name in sess.seats:
+            raise ProtocolError("already_seated", f"you already sit at seat {sess.seats[name]} of table {name!r}", table=name)
+        if "variant" in msg and msg["variant"] != t.rules.variant:
+            raise ProtocolError("rules_mismatch", f"table {name!r} plays {t.rules.variant}, not {msg['variant']}", table=name)
+        if "rules" in msg and self.rules(t.rules.variant, msg["rules"]) != t.rules:
+            raise ProtocolError("rules_mismatch", f"table {name!r} plays other rules: {canonical_json(t.rules_wire)}", table=name)
+        free = t.free_seats()
+        if not free:
+            raise ProtocolError("table_full", f"every seat of table {name!r} is taken", table=name)
+        if want is not None:
+            if want >= t.num_seats or t.seats[want] is not None:
+                raise ProtocolError("bad_seat", f"seat {want} of table {name!r} is not free (free: {free})", table=name)
+            seat = want
+        else:
+            seat = free[0]
+        self.check_seat_limit(sess)
+        self.sit(sess, t, seat, rqid)
+
+    def on_leave(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
+        if "table" not in msg:
+            if not sess.queues:
+                raise ProtocolError("not_queued", "you are in no quick-match queue")
+            self.unqueue(sess)
+            self.hub.reply_ok(sess, "leave", rqid)
+            return
+        t, seat = self.table_of(sess, msg["table"])
+        self.hub.reply_ok(sess, "leave", rqid)
+        if t.status == PLAYING:
+            t.forfeit(seat, "resigned")
+        self.unseat(sess, t)
+
+    def on_watch(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
+        name = msg["table"]
+        t = self.tables.get(name)
+        if t is None:
+            raise ProtocolError("no_such_table", f"no table named {name!r}", table=name)
+        full = bool(msg.get("full", False))
+        if full and t.full_feed_delay_ms is None:
+            raise ProtocolError("no_full_feed", f"table {name!r} offers no full-visibility feed", table=name)
+        if name not in sess.watches and len(sess.watches) >= self.config.max_watches_per_session:
+            raise ProtocolError("limit_reached", f"a session may watch at most {self.config.max_watches_per_session} tables", table=name)
+        t.add_watcher(sess, full)
+        self.hub.send(sess, t.snapshot(None, full, rqid))
+
+    def on_unwatch(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
+        name = msg["table"]
+        if name not in sess.watches:
+            raise ProtocolError("not_seated", f"you are not watching table {name!r}", table=name)
+        t = self.tables.get(name)
+        if t is not None:
+            t.remove_watcher(sess)
+        else:
+            sess.watches.pop(name)
+        self.hub.reply_ok(sess, "unwatch", rqid)
+
+    def on_sync(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
+        name = msg["table"]
+        t = self.tables.get(name)
+        if t is None:
+            raise ProtocolError("no_such_table", f"no table named {name!r}", table=name)
+        if name in sess.seats:
+            seat = sess.seats[name]
+            self.hub.send(sess, t.snapshot(seat, False, rqid))
+            t.send_prompt_to(seat)
+        elif name in sess.watches:
+            self.hub.send(sess, t.snapshot(None, sess.watches[name], rqid))
+        else:
+            raise ProtocolError("not_seated", f"you neither sit at nor watch table {name!r}", table=name)
+
+    def on_create_table(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
+        t = self.create_table(
+            table=msg.get("table"),
+            variant=msg.get("variant", "oklahoma"),
+            rules=msg.get("rules"),
+            seed=msg.get("seed"),
+            clock=msg.get("clock"),
+            policies=msg.get("policies"),
+            reserved=bool(msg.get("reserved", False)),
+            players=msg.get("players"),
+            full_feed_delay_ms=msg.get("full_feed_delay_ms"),
+        )
+        self.hub.reply(sess, {"type": "table_created", "table": t.name, "seat_tokens": t.reserved_tokens}, rqid)
+
+    def on_close_table(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
+        name = msg["table"]
+        t = self.tables.get(name)
+        if t is None:
+            raise ProtocolError("no_such_table", f"no table named {name!r}", table=name)
+        self.hub.reply_ok(sess, "close_table", rqid)
+        self.close_table(t, f"closed by {sess.name}")
