@@ -251,14 +251,14 @@ def illegal_flood(ctx: zmq.Context, endpoint: str, key: str, start: float, until
 
 def list_flood(ctx: zmq.Context, endpoint: str, key: str, start: float, until: float, quick: bool) -> dict[str, Any]:
     """Admin connections create small tables (up to 10,000, or until ``limit_reached``;
-    paced under the rate limit) from the moment the process starts (during the honest
-    clients' warm-up: 10,000 take several seconds) until 40% into the window at the
-    latest; then one connection with RCVHWM 4 that never reads sends 40 ``list_tables``:
-    each answer lists every table."""
+    paced under the rate limit) for the first half of the window at most; then one
+    connection with RCVHWM 4 that never reads sends 40 ``list_tables``: each answer lists
+    every table."""
     stats: Counter = Counter()
-    t0 = time.monotonic()
-    create_until = start + 0.4 * (until - start)
     admins = [admin(ctx, endpoint, key, stats) for _ in range(5)]
+    sleep_until(start)
+    t0 = time.monotonic()
+    create_until = t0 + 0.5 * (until - t0)
     target, made, asked = 10000, 0, 0
     out = [0] * len(admins)
     refused = False
@@ -282,7 +282,6 @@ def list_flood(ctx: zmq.Context, endpoint: str, key: str, start: float, until: f
                     refused = refused or m.get("name") == "limit_reached"
         time.sleep(0.001)
     t_created = time.monotonic() - t0
-    sleep_until(start)
     lister = Conn(ctx, endpoint, stats, rcvhwm=4)
     hello(lister, "spectator", "lister")
     for i in range(40):

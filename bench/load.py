@@ -296,12 +296,15 @@ def pct(xs: list[float], p: float) -> float:
 
 
 def start_workers(workdir: Path, specs: list[dict[str, Any]], procs: int, warmup: float, seconds: float,
-                  tail: float | None = None) -> tuple[list[subprocess.Popen[str]], float, float]:
+                  tail: float | None = None, before: Any = None) -> tuple[list[subprocess.Popen[str]], float, float]:
     """The client processes, each with its share of the tables; returns them and the
     measured window (t_from, t_to). ``tail``: the clients read on that long after the
-    window, and an act of the window still unanswered then counts (see worker)."""
+    window, and an act of the window still unanswered then counts (see worker).
+    ``before(t_from, t_to)`` is called first (to start an attacker process)."""
     start = time.monotonic() + 2.0 + len(specs) / 250  # time for the clients to connect
     t_from, t_to = start + warmup, start + warmup + seconds
+    if before is not None:
+        before(t_from, t_to)
     extra = {} if tail is None else {"run_to": t_to + tail, "censor": True,
                                      "limit_s": (HONEST_CLOCK["move_ms"] + HONEST_CLOCK["grace_ms"]) / 1000}
     workers = []
@@ -365,13 +368,14 @@ def attacker(name: str, endpoint: str, start: float, until: float, quick: bool, 
     if nice:
         os.nice(nice)  # before the context: libzmq's I/O thread inherits it
     ctx = zmq.Context()
+    began = time.monotonic() - start  # < 0: ready before the window, as it should be
     try:
         out = attacks.ATTACKS[name](ctx, endpoint, ADMIN_KEY, start, until, quick)
     except Exception as e:  # an attack that breaks still lets the honest figures be reported
         out = {"attack_failed": f"{type(e).__name__}: {e}"}
     ctx.destroy(0)
     t = os.times()
-    out["attacker_cpu_s"] = round(t.user + t.system, 2)
+    out["attacker_cpu_s"], out["attacker_ready_s"] = round(t.user + t.system, 2), round(began, 2)
     print(json.dumps(out), flush=True)
     return 0
 
@@ -389,12 +393,19 @@ def attack_scenario(workdir: Path, attack: str | None, tables: int, procs: int, 
         # "before": the honest tables exist, no client and no attacker has connected yet
         # (the baseline's growth is what 2 x tables clients and their games add)
         rss0, hwm0 = ref.rss_mb(), ref.peak_rss_mb()
-        workers, t_from, t_to = start_workers(workdir, specs, procs, warmup, seconds, tail)
+        procs_started: list[subprocess.Popen[str]] = []
+
+        def launch(t_from: float, t_to: float) -> None:
+            # before the clients: a Python process can take seconds to start on this machine
+            if attack is not None:
+                procs_started.append(subprocess.Popen(
+                    [sys.executable, __file__, "--attacker", attack, "--attack-endpoint", ref.endpoint, "--start", str(t_from),
+                     "--until", str(t_to), "--attack-nice", str(nice), *(["--quick"] if quick else [])],
+                    stdout=subprocess.PIPE, text=True))
+
+        workers, t_from, t_to = start_workers(workdir, specs, procs, warmup, seconds, tail, launch)
+        atk = procs_started[0] if procs_started else None
         run_to = t_to + tail
-        if attack is not None:
-            atk = subprocess.Popen([sys.executable, __file__, "--attacker", attack, "--attack-endpoint", ref.endpoint,
-                                    "--start", str(t_from), "--until", str(t_to), "--attack-nice", str(nice),
-                                    *(["--quick"] if quick else [])], stdout=subprocess.PIPE, text=True)
         rss_max, cpu0, cpu1 = rss0, None, None
         while (now := time.monotonic()) < run_to:
             rss_max = max(rss_max, ref.rss_mb())
