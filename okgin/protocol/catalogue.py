@@ -223,9 +223,10 @@ _BIG_INT = -(2**63)  # 9 bytes of msgpack too
 
 
 def _largest_value(s: dict[str, Any]) -> Any:
-    """The value of a scalar schema fragment (an enum, const, integer, boolean or anyOf
-    of those) that takes the most msgpack bytes; used for the rules/clock/policies maps,
-    so a field added to the schema is counted here without a change."""
+    """The value of a scalar schema fragment (an enum, const, integer, boolean, string
+    with a maxLength, or anyOf of those) that takes the most msgpack bytes; used for the
+    rules/clock/policies maps and for every scalar field the builder does not name, so a
+    field added to the schema is counted here without a change."""
     import msgpack
 
     if "anyOf" in s:
@@ -237,6 +238,8 @@ def _largest_value(s: dict[str, Any]) -> Any:
     t = s.get("type")
     if t == "boolean":
         return True
+    if t == "string" and "maxLength" in s:
+        return _WIDE * s["maxLength"]
     if t == "integer":
         if "maximum" in s:
             return s["maximum"]
@@ -287,4 +290,8 @@ def largest_legal_messages() -> dict[str, dict[str, Any]]:
         "close_table": {"table": table},
     }
     assert set(big) == CLIENT_TYPES, set(big) ^ CLIENT_TYPES
+    for t, fields in big.items():  # fields the schema has and the table above does not name
+        for k, s in defs[f"msg_{t}"]["properties"].items():
+            if k not in fields and k not in ("type", "id"):
+                fields[k] = _largest_value(defs[s["$ref"].rsplit("/", 1)[1]] if "$ref" in s else s)
     return {t: {"type": t, "id": rid, **fields} for t, fields in big.items()}

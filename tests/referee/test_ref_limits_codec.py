@@ -59,7 +59,9 @@ def test_every_largest_legal_message_fits_and_the_limit_is_fitted() -> None:
     the limit is no longer the largest legal message rounded up to a power of two."""
     big = largest_legal_messages()
     sizes = {}
+    props = SCHEMA["$defs"]
     for t, m in big.items():
+        assert set(m) == set(props[f"msg_{t}"]["properties"]), t  # every field present
         validate(m)
         jsonschema.Draft202012Validator({**SCHEMA, "$ref": f"#/$defs/msg_{t}"}).validate(m)
         frame = encode(m)
