@@ -92,6 +92,10 @@ class RefereeConfig:
     liveness: int = 3
     journal_dir: str | None = "journals"
     admin_key: str | None = None
+    # Without an admin key, role admin is refused (auth_failed) unless this is set: an
+    # open admin lets any client that can connect create and close tables (protocol.md
+    # §13; `okgin referee --open-admin`, for local experiments only).
+    open_admin: bool = False
     clock: Clock = field(default_factory=Clock)
     policies: Policies = field(default_factory=Policies)
     max_message_bytes: int = MAX_MESSAGE_BYTES
@@ -107,6 +111,15 @@ class RefereeConfig:
     max_sessions: int = 10000
     max_seats_per_session: int = 64
     max_watches_per_session: int = 64
+    # One client must not use up the global caps: tables a session may have made (by
+    # joining new names) and still open, and sessions one connection may have opened
+    # (hello, bye, hello ...) that are still held.
+    max_tables_per_session: int = 16
+    max_sessions_per_connection: int = 8
+    # Gin in the Box: advice a sitter may give per captain's prompt and per hand (each one
+    # is in every later view of the captain's hand, so each one costs every later message).
+    max_advice_per_prompt: int = 2
+    max_advice_per_hand: int = 40
     # A session holding nothing is forgotten this long after its connection went silent.
     idle_session_ms: int = 0
     # Crash recovery (referee.recovery): keep the state a restart needs in the journal

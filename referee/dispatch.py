@@ -5,6 +5,14 @@ session, role) and hands the message to its owner: the session desk
 (:mod:`referee.sessions`), the lobby (:mod:`referee.lobby`) or a table
 (:mod:`referee.tables`). No client input can raise out of :meth:`Dispatcher.handle`:
 unexpected exceptions become ``internal`` errors and are logged.
+
+Routing ids the client chose are refused (``bad_identity``, protocol 1.4) before
+anything else: libzmq hands a new connection that sets ``ZMQ_ROUTING_ID`` the id it
+asks for as soon as the previous holder's pipe is gone, so a known id was enough to
+speak as a dropped client whose session the referee still thought connected. Ids
+libzmq generates are 5 bytes, a zero byte then a counter; a client-set id of that shape
+still passes (libzmq 4.3 does not refuse zero-led client ids), but it must guess a
+32-bit counter the referee never reveals.
 """
 
 from __future__ import annotations
@@ -14,8 +22,9 @@ import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from okgin.protocol import ROLES, ProtocolError, decode, encode, request_id, validate
+from okgin.protocol import ROLES, ProtocolError, decode, encode, peek_id, request_id, validate
 
+from .sessions import TAKEN_MESSAGE
 from .tables import PLAYING
 
 if TYPE_CHECKING:
@@ -25,6 +34,15 @@ if TYPE_CHECKING:
 log = logging.getLogger("okgin.referee")
 
 Handler = Callable[["Session", dict[str, Any], Any], None]
+# bad_identity is answered at most once per routing id per this many seconds, and at
+# most this many ids are remembered for it (a flood of new ids is bounded by the number
+# of connections libzmq accepts, each answered once).
+IDENTITY_ANSWER_EVERY_S = 1.0
+MAX_REFUSED_IDS = 10_000
+BAD_IDENTITY_MESSAGE = (
+    "this connection set its own routing id: do not set ZMQ_ROUTING_ID / identity on the DEALER"
+    " (the referee knows a client by its token, and refuses client-chosen routing ids)"
+)
 
 
 class Dispatcher:
@@ -33,6 +51,8 @@ class Dispatcher:
     def __init__(self, hub: Referee) -> None:
         self.hub = hub
         self.config = hub.config
+        self.nbytes = 0  # the size of the frame being handled (charged to its sender)
+        self.refused: dict[bytes, float] = {}  # client-chosen routing id -> when bad_identity was sent
         lobby = hub.lobby
         self.handlers: dict[str, Handler] = {
             "heartbeat": self.on_heartbeat,
@@ -56,9 +76,13 @@ class Dispatcher:
     def handle(self, frames: list[bytes]) -> None:
         hub = self.hub
         rid = frames[0]
+        self.nbytes = nbytes = len(frames[-1])
         limiter = hub.limiter
-        if limiter is not None and not limiter.admit(rid):
-            return  # over its rate: dropped unread (referee.ratelimit)
+        if limiter is not None and not limiter.admit(rid, nbytes):
+            return  # over its budget: dropped unread (referee.ratelimit)
+        if len(rid) != 5 or rid[0]:  # not an id libzmq generated: the client chose it
+            self.refuse_identity(rid)
+            return
         t: str | None = None
         rqid: Any = None
         stats = hub.stats
@@ -76,15 +100,20 @@ class Dispatcher:
             try:
                 msg = decode(frames[1], self.config.max_message_bytes)
             except ProtocolError as e:
-                if e.name == "too_large":  # still echo the id if the frame can be read at all
-                    rqid, t = _peek_id(frames[1], self.config.hard_max_bytes)
+                if e.name == "too_large":  # still echo the id if a bounded prefix shows it
+                    rqid, t = peek_id(frames[1])
                 raise
             rqid = request_id(msg)
             t = validate(msg)
             if sess is None:
+                desk = hub.desk
                 if t != "hello":
+                    if desk.taken and desk.still_taken(rid):
+                        raise ProtocolError("session_taken", TAKEN_MESSAGE)
                     raise ProtocolError("hello_first", f"send hello first; this connection has no session yet (got {t})")
-                hub.desk.hello(rid, msg, rqid)
+                if desk.taken:
+                    desk.taken.pop(rid, None)  # a deliberate hello on it: a connection like any other
+                desk.hello(rid, msg, rqid)
                 return
             if t == "hello":
                 raise ProtocolError("already_welcomed", "this connection already has a session; open a new connection to resume another")
@@ -102,6 +131,28 @@ class Dispatcher:
             err = ProtocolError("internal", "the referee failed on this request (a bug, logged); nothing was changed", request=t)
             hub.raw_send(rid, encode(err.to_wire(rqid)))
 
+    def refuse_identity(self, rid: bytes) -> None:
+        """Answer a client-chosen routing id with ``bad_identity``, at most once a second.
+
+        Nothing of the frame is read and no session is made for it. Why bounded: each
+        frame of a flood would otherwise cost an answer; remembered ids are swept when
+        the table of them is full, and cleared if all are recent (then some may be
+        answered twice in a second: still one answer per frame at worst)."""
+        hub = self.hub
+        now = hub.now()
+        refused = self.refused
+        last = refused.get(rid)
+        if last is not None and now - last < IDENTITY_ANSWER_EVERY_S:
+            return
+        if last is None and len(refused) >= MAX_REFUSED_IDS:
+            for k in [k for k, v in refused.items() if now - v >= IDENTITY_ANSWER_EVERY_S]:
+                del refused[k]
+            if len(refused) >= MAX_REFUSED_IDS:
+                refused.clear()
+        refused[rid] = now
+        hub.stats["errors"] += 1
+        hub.raw_send(rid, encode(ProtocolError("bad_identity", BAD_IDENTITY_MESSAGE).to_wire()))
+
     # ---------------------------------------------------------------- session-level
     def on_heartbeat(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
         pass
@@ -117,12 +168,12 @@ class Dispatcher:
         hub = self.hub
         t, seat = hub.lobby.table_of(sess, msg["table"])
         try:
-            t.on_act(sess, seat, msg, rqid)
+            free = t.on_act(sess, seat, msg, rqid)
         except ProtocolError as e:
             e.table = t.name
             raise
-        if hub.limiter is not None and sess.rid is not None:
-            hub.limiter.refund(sess.rid)  # an answer to its own prompt: never counted (referee.ratelimit)
+        if free and hub.limiter is not None and sess.rid is not None:
+            hub.limiter.refund(sess.rid, self.nbytes)  # an answer to its own prompt: not counted (referee.ratelimit)
 
     def on_advise(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
         t, seat = self.hub.lobby.table_of(sess, msg["table"])
@@ -148,12 +199,3 @@ class Dispatcher:
         self.hub.reply_ok(sess, "rematch", rqid)
         t.rematch(seat)
 
-
-def _peek_id(frame: bytes, limit: int) -> tuple[Any, str | None]:
-    """The id and type of an oversize frame, if it is a readable map (for the error)."""
-    try:
-        msg = decode(frame, limit)
-    except ProtocolError:
-        return None, None
-    t = msg.get("type")
-    return request_id(msg), t if isinstance(t, str) and len(t) <= 40 else None

@@ -117,6 +117,15 @@ class RateLimiter:
             b[0] = min(self.burst, b[0] + 1.0)
             b[4] = min(self.bytes_burst, b[4] + min(nbytes, self.bytes_burst))
 
+    def charge(self, rid: bytes, nbytes: int) -> None:
+        """Charge ``nbytes`` more to ``rid``'s byte budget for a request whose *answer* is
+        big (a page of ``list_tables``): the answer's size, not the request's, is what it
+        costs the referee and its send queues. The budget may go below zero: the
+        connection's next frames then wait for it to refill."""
+        b = self.buckets.get(rid)
+        if b is not None and self.bytes_rate:
+            b[4] = max(-self.bytes_burst, b[4] - nbytes)
+
     def _budget(self) -> str:
         parts = []
         if self.rate:

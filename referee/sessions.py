@@ -4,12 +4,19 @@ Identity is the referee-issued token, never the ZeroMQ routing id: libzmq accept
 duplicate routing ids silently and a reconnecting client gets a new one. A session keeps
 its seats while its connection is gone (for the table's grace time) and is rebound to a
 new routing id by a ``hello`` carrying its token.
+
+When two live connections present one token, the newer ``hello`` wins and the older
+connection is told ``session_taken`` (protocol 1.4), at once and for every later
+message it sends, rather than ``hello_first``: §10.1 tells a client that gets
+``hello_first`` to resume, so with that answer two processes sharing a token took the
+seat from each other for ever. ``session_taken`` tells the client to stop.
 """
 
 from __future__ import annotations
 
 import hmac
 import secrets
+from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +27,12 @@ if TYPE_CHECKING:
     from .tables import Table
 
 _PLAYING, _CLOSED = "playing", "closed"  # referee.tables' statuses (tables imports this module)
+#: The longest the referee spends releasing expired seats before it reads its socket again.
+SLICE_S = 0.002
+# Routing ids of connections whose session a newer connection took, remembered at most
+# this many (oldest forgotten first): each costs a few dozen bytes, and a forgotten one
+# only gets ``hello_first`` instead of ``session_taken`` (SessionDesk.taken).
+MAX_TAKEN = 10_000
 
 
 def new_token() -> str:
@@ -43,6 +56,8 @@ class Session:
     dropped: int = 0  # messages that could not be queued for this peer
     events: bool = True  # protocol 1.1: False = no `event` messages for this session's seats
     batch: bool = False  # protocol 1.3: events held and carried by the seat's next prompt/hand_end/...
+    opened_by: bytes | None = None  # the connection whose hello opened it (capped per connection)
+    tables_made: int = 0  # tables this session created by joining new names, still open (capped)
 
     @property
     def batched(self) -> bool:
@@ -67,6 +82,13 @@ class SessionDesk:
         self.config = hub.config
         self.sessions: dict[str, Session] = {}
         self.conns: dict[bytes, Session] = {}
+        self.opened: dict[bytes, int] = {}  # connection -> sessions it opened that are still held
+        # Seats whose grace ran out, released in slices (see grace_expired).
+        self._expired: deque[tuple[Table, int, Session]] = deque()
+        self._reaping = False
+        # routing id of a connection whose session was taken -> (token, when it last spoke);
+        # ordered by that time (re-inserted on every message), so tick() prunes from the front.
+        self.taken: dict[bytes, tuple[str, float]] = {}
 
     # ---------------------------------------------------------------- hello
     def hello(self, rid: bytes, msg: dict[str, Any], rqid: Any) -> None:
@@ -74,11 +96,8 @@ class SessionDesk:
         if msg["protocol"] != PROTOCOL_MAJOR:
             raise ProtocolError("version_mismatch", f"this referee speaks protocol {PROTOCOL_MAJOR}, not {msg['protocol']}")
         role = msg["role"]
-        key = self.config.admin_key
-        if role == "admin" and key is not None:
-            given = msg.get("admin_key")
-            if not isinstance(given, str) or not hmac.compare_digest(given.encode(), key.encode()):
-                raise ProtocolError("auth_failed", "role admin needs this referee's admin_key")
+        if role == "admin":
+            self.check_admin(msg.get("admin_key"))
         token = msg.get("token")
         if token:
             if hub.recovery is not None:
@@ -101,15 +120,38 @@ class SessionDesk:
             return
         if len(self.sessions) >= self.config.max_sessions:
             raise ProtocolError("limit_reached", f"this referee holds {len(self.sessions)} sessions, its limit")
+        cap = self.config.max_sessions_per_connection
+        if self.opened.get(rid, 0) >= cap:
+            raise ProtocolError("limit_reached", f"this connection has opened {cap} sessions that are still held, its limit; resume one with its token")
         sess = self.new_session(rid, msg["name"], role, new_token())
         sess.events = msg.get("events", True)
         sess.batch = msg.get("batch_events", False)
         self.welcome(sess, False, rqid)
 
+    def check_admin(self, given: Any) -> None:
+        """Admin is closed unless the key matches, or the referee was started with admin
+        open (protocol.md §13): an open admin lets anyone who can connect close games."""
+        key = self.config.admin_key
+        if key is None:
+            if self.config.open_admin:
+                return
+            raise ProtocolError(
+                "auth_failed",
+                "role admin is closed on this referee: it has no admin key (an embedded referee: set RefereeConfig.admin_key;"
+                " `okgin referee` generates one at start unless given --admin-key or --open-admin)",
+            )
+        if not isinstance(given, str) or not hmac.compare_digest(given.encode(), key.encode()):
+            raise ProtocolError(
+                "auth_failed",
+                "role admin needs this referee's admin_key (`okgin referee` prints it at start and writes it to"
+                " JOURNAL_DIR/.okgin-state/admin.key, or takes it from --admin-key / OKGIN_ADMIN_KEY)",
+            )
+
     def new_session(self, rid: bytes, name: str, role: str, token: str) -> Session:
         now = self.hub.now()
-        sess = Session(token=token, name=name, role=role, rid=rid, last_recv=now, last_sent=now)
+        sess = Session(token=token, name=name, role=role, rid=rid, last_recv=now, last_sent=now, opened_by=rid)
         self.sessions[token] = sess
+        self.opened[rid] = self.opened.get(rid, 0) + 1
         self.conns[rid] = sess
         if self.hub.recovery is not None:
             self.hub.recovery.session_added(sess)
@@ -148,6 +190,7 @@ class SessionDesk:
         sess.batch = batch
         if sess.rid is not None and sess.rid != rid:
             self.conns.pop(sess.rid, None)
+            self.take(sess.rid, sess.token)
         sess.rid = rid
         self.conns[rid] = sess
         sess.last_recv = self.hub.now()
@@ -160,6 +203,25 @@ class SessionDesk:
             self.hub.send(sess, t.snapshot(seat, False))
             t.send_missed_end(seat, sess)
             t.send_prompt_to(seat)
+
+    def take(self, rid: bytes, token: str) -> None:
+        """A newer connection resumed the session of ``rid``: tell ``rid`` at once, and
+        remember it so that its later messages get ``session_taken`` too (Dispatcher)."""
+        taken = self.taken
+        taken.pop(rid, None)
+        taken[rid] = (token, self.hub.now())
+        while len(taken) > MAX_TAKEN:
+            del taken[next(iter(taken))]
+        err = ProtocolError("session_taken", TAKEN_MESSAGE)
+        self.hub.raw_send(rid, encode(err.to_wire()))
+
+    def still_taken(self, rid: bytes) -> bool:
+        """Whether ``rid`` is a connection whose session was taken (and note that it spoke)."""
+        entry = self.taken.pop(rid, None)
+        if entry is None:
+            return False
+        self.taken[rid] = (entry[0], self.hub.now())
+        return True
 
     # ---------------------------------------------------------------- liveness
     def disconnect(self, sess: Session) -> None:
@@ -178,17 +240,48 @@ class SessionDesk:
         self.maybe_forget(sess)
 
     def grace_expired(self, t: Table, seat: int, sess: Session) -> None:
+        """A seat's grace ran out: release it soon, in a slice of bounded time.
+
+        Why not at once: one session may hold many seats, and many sessions may be cut
+        off together; their timers then all fall due in one turn of the loop, where
+        releasing thousands of seats (forfeits, journals, closing tables) stalled every
+        other table for seconds. Slices of SLICE_S leave the socket a turn between them.
+        """
         t.grace_ended(seat)
+        self._expired.append((t, seat, sess))
+        if not self._reaping:
+            self._reaping = True
+            self.hub.loop.call_soon(self._reap)
+
+    def _reap(self) -> None:
+        now = self.hub.now
+        end = now() + SLICE_S
+        todo = self._expired
+        while todo:
+            self._release(*todo.popleft())
+            if now() >= end:
+                break
+        if todo:
+            self.hub.loop.call_soon(self._reap)
+        else:
+            self._reaping = False
+        self.hub.kick()
+
+    def _release(self, t: Table, seat: int, sess: Session) -> None:
         if t.seats[seat] is not sess or sess.connected or t.status == _CLOSED:
             return
         if t.status == _PLAYING:
             t.forfeit(seat, "disconnect")
         self.hub.lobby.unseat(sess, t)
-        self.hub.kick()
 
     def maybe_forget(self, sess: Session) -> None:
         if sess.rid is None and not sess.seats:
-            self.sessions.pop(sess.token, None)
+            if self.sessions.pop(sess.token, None) is sess and sess.opened_by is not None:
+                left = self.opened.get(sess.opened_by, 0) - 1
+                if left > 0:
+                    self.opened[sess.opened_by] = left
+                else:
+                    self.opened.pop(sess.opened_by, None)
             if self.hub.recovery is not None:
                 self.hub.recovery.session_forgotten(sess)
 
@@ -204,3 +297,15 @@ class SessionDesk:
                 self.disconnect(sess)
             elif now - sess.last_sent >= hb:
                 hub.send_bytes(sess, beat)
+        taken = self.taken
+        while taken:  # ordered by last message: the silent ones are at the front
+            rid = next(iter(taken))
+            if now - taken[rid][1] <= dead_after:
+                break
+            del taken[rid]
+
+
+TAKEN_MESSAGE = (
+    "a newer connection resumed this session with its token, so this connection no longer has it;"
+    " do not resume (two processes sharing one token would take the seat from each other): stop"
+)

@@ -13,14 +13,17 @@ Every request is checked completely before anything changes, so a refused reques
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import secrets
 from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from msgpack import packb
+
 from okgin import Action, Game, HandResult, IllegalAction, RuleSet
 from okgin.protocol import ProtocolError
-from okgin.rng import seed_hash
+from okgin.rng import new_salt, new_seed, seed_hash
 
 from .config import Clock, Policies
 from .defaults import default_action
@@ -32,29 +35,41 @@ if TYPE_CHECKING:
     from .server import Referee
 
 WAITING, PLAYING, FINISHED, CLOSED = "waiting", "playing", "finished", "closed"
+REVEAL_AT_END, REVEAL_DEFERRED = "game_end", "deferred"
+#: How many finished games' seeds and salts a table keeps for ``reveal`` (protocol.md §5.25).
+REVEAL_HISTORY = 64
 
 
-def jsonable(x: Any, depth: int = 0) -> Any:
-    """A JSON-safe copy of something a client sent (for the journal's ``illegal`` lines)."""
-    if depth > 8:
-        return "..."
-    if x is None or isinstance(x, bool | int | str):
-        return x if not isinstance(x, str) else x[:200]
-    if isinstance(x, float):
-        return repr(x)
-    if isinstance(x, bytes):
-        return "bin:" + x[:64].hex()
-    if isinstance(x, dict):
-        return {str(k)[:64]: jsonable(v, depth + 1) for k, v in list(x.items())[:32]}
-    if isinstance(x, list | tuple):
-        return [jsonable(v, depth + 1) for v in list(x)[:64]]
-    return repr(x)[:200]
+#: At most this many characters of a refused input are kept in the journal (its ``head``).
+INPUT_HEAD_CHARS = 120
+#: At most this many characters of an error's sentence go to a client or the journal.
+ERROR_TEXT_CHARS = 300
+
+
+def refused_input(raw: Any) -> dict[str, Any]:
+    """What the journal keeps of an input the referee refused: its size, its hash and a
+    short head, never the input itself.
+
+    Why: the journal is written for every refused ``act``, and what a hostile client
+    sends is its choice. On 1.3 a copy of the payload was kept (cut per field, but a
+    nested map of lists still expanded to hundreds of KB a line): 300 pipelined acts of
+    59 KB wrote 78 MB in 3 s. Now a refused input costs the journal a bounded line
+    whatever its size, and the hash still lets an operator match it with a capture.
+    """
+    try:
+        data = packb(raw, use_bin_type=True)
+    except (TypeError, ValueError, OverflowError):
+        data = repr(type(raw)).encode()
+    head = repr(raw)
+    if len(head) > INPUT_HEAD_CHARS:
+        head = head[: INPUT_HEAD_CHARS - 1] + "…"
+    return {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(), "head": head}
 
 
 class Pending:
     """The prompt waiting for an answer: whose, which ``seq``, since when, until when."""
 
-    __slots__ = ("allowance_ms", "seat", "seq", "start", "timer")
+    __slots__ = ("advised", "allowance_ms", "refused", "seat", "seq", "start", "timer")
 
     def __init__(self, seat: int, seq: int, start: float, allowance_ms: int | None) -> None:
         self.seat = seat
@@ -62,6 +77,10 @@ class Pending:
         self.start = start
         self.allowance_ms = allowance_ms
         self.timer: asyncio.TimerHandle | None = None
+        #: refused answers to this move so far (re-prompts of one move share the count)
+        self.refused = 0
+        #: advice accepted for this prompt (Gin in the Box)
+        self.advised = 0
 
 
 class Table:
@@ -79,9 +98,12 @@ class Table:
         reserved: bool = False,
         player_names: list[str] | None = None,
         full_feed_delay_ms: int | None = None,
+        serial: int = 0,
+        reveal: str = REVEAL_AT_END,
     ) -> None:
         self.hub = hub
         self.name = name
+        self.serial = serial  # the lobby's creation number (list_tables pages by it)
         self.origin = origin
         self.rules = rules
         self.rules_wire = rules.to_dict()
@@ -90,6 +112,9 @@ class Table:
         self._untimed_clock: bytes | None = None  # the packed clock of an untimed prompt (_prompt_frame)
         self.policies = policies
         self.base_seed = seed
+        #: when game_end reveals the seed and salt: REVEAL_AT_END, or REVEAL_DEFERRED
+        #: (game_end carries nulls; an admin's ``reveal`` hands them out, protocol 1.4)
+        self.reveal = reveal
         self.full_feed_delay_ms = full_feed_delay_ms
         self.seats: list[Session | None] = [None] * self.num_seats
         self.names: list[str | None] = [None] * self.num_seats
@@ -103,7 +128,11 @@ class Table:
         self.seq = 0
         self.n = 0
         self.seed: int | str | None = None
+        self.salt: str | None = None  # the commitment's salt (protocol 1.4; None: an older game)
         self.seed_hash: str | None = None
+        #: game number -> (seed, salt, seed_hash) of this table's last REVEAL_HISTORY
+        #: finished games, for the admin's ``reveal`` (Lobby.on_reveal); oldest first
+        self.deals: dict[int, tuple[int | str, str | None, str]] = {}
         self.pending: Pending | None = None
         self.banks: list[int] | None = None
         self.illegal: list[int] = [0] * self.num_seats
@@ -122,6 +151,9 @@ class Table:
         # Full-visibility feed: (time, n, full view) of this game, for delayed snapshots.
         self.full_hist: deque[tuple[float, int, dict[str, Any]]] = deque()
         self.decisions = 0
+        # advice accepted in the current hand (hand number, count): capped (on_advise)
+        self._advice_hand = -1
+        self._advice_count = 0
 
     # ------------------------------------------------------------------ describing
     def players(self) -> list[str | None]:
@@ -282,13 +314,16 @@ class Table:
         self.reserved_tokens[seat] = token
 
     def restore_game(
-        self, game: Game, seed: int | str, n: int, seq: int, banks: list[int] | None, illegal: list[int], decisions: int, journal: Journal
+        self, game: Game, seed: int | str, salt: str | None, n: int, seq: int, banks: list[int] | None, illegal: list[int], decisions: int,
+        journal: Journal,
     ) -> None:
-        """A running game replayed from its journal: take it over as it stood."""
+        """A running game replayed from its journal: take it over as it stood (``salt``
+        None: a game started by a referee before protocol 1.4, unsalted)."""
         self.game = game
         self.views.reset(game)
         self.seed = seed
-        self.seed_hash = seed_hash(seed)
+        self.salt = salt
+        self.seed_hash = seed_hash(seed, salt)
         self.n = n
         self.seq = seq
         self.banks = banks
@@ -326,12 +361,14 @@ class Table:
         if p.allowance_ms is not None:
             p.timer = self.hub.loop.call_at(p.start + (p.allowance_ms + self.clock.grace_ms) / 1000, self._on_timer, p.seq)
 
-    def restore_finished(self, game: Game, seed: int | str, seed_hash_: str, n: int) -> None:
+    def restore_finished(self, game: Game, seed: int | str, salt: str | None, seed_hash_: str, n: int) -> None:
         """A table between games: its last game as recorded."""
         self.game = game
         self.views.reset(game)
         self.seed = seed
+        self.salt = salt
         self.seed_hash = seed_hash_
+        self.remember_deal(self.game_no, seed, salt, seed_hash_)
         self.n = n
         self.status = FINISHED if self.full else WAITING
 
@@ -419,9 +456,34 @@ class Table:
 
     # ------------------------------------------------------------------ game start
     def _seed_for(self, k: int) -> int | str:
-        if self.base_seed is None:
-            return secrets.randbelow(2**53)
-        return self.base_seed if k == 1 else f"{self.base_seed}/{k}"
+        """Game ``k``'s seed: the admin's fixed seed for game 1, else 256 fresh random bits.
+
+        Never derived from an earlier seed: game k's seed is revealed at its end, and a
+        rematch dealt from it (the old ``"S/2"``) would be known to every player before
+        it starts. Fixing the seed is for reproducing one game (tests, transcripts,
+        tournaments' duplicate deals, which use one table per game)."""
+        if self.base_seed is not None and k == 1:
+            return self.base_seed
+        return new_seed()
+
+    def remember_deal(self, game: int, seed: int | str, salt: str | None, hash_: str) -> None:
+        """Keep a finished game's secrets for ``reveal`` (the last REVEAL_HISTORY games)."""
+        deals = self.deals
+        deals.pop(game, None)
+        deals[game] = (seed, salt, hash_)
+        while len(deals) > REVEAL_HISTORY:
+            del deals[next(iter(deals))]
+
+    def restore_deals(self, saved: list[Any]) -> None:
+        """Crash recovery: the finished games' secrets as saved ([game, seed, salt, hash] rows)."""
+        for game, seed, salt, hash_ in saved:
+            self.remember_deal(int(game), seed, salt, hash_)
+
+    def game_end_secrets(self) -> dict[str, Any]:
+        """``game_end``'s ``seed`` and ``salt``: revealed, or nulls at a deferred table."""
+        if self.reveal == REVEAL_DEFERRED:
+            return {"seed": None, "salt": None}
+        return {"seed": self.seed, "salt": self.salt}
 
     def start_game(self) -> None:
         """All seats taken: deal game ``game_no + 1`` and prompt the first seat."""
@@ -430,7 +492,8 @@ class Table:
         self.game = Game(self.rules, self.seed)
         self.views.reset(self.game)
         self.missed_end.clear()
-        self.seed_hash = seed_hash(self.seed)
+        self.salt = new_salt()  # fresh per game: the commitment of protocol.md §5.10
+        self.seed_hash = seed_hash(self.seed, self.salt)
         self.n = 0
         self.banks = [self.clock.bank_ms] * self.num_seats if self.clock.bank_ms > 0 else None
         self.illegal = [0] * self.num_seats
@@ -515,6 +578,8 @@ class Table:
             old.timer.cancel()
         self.seq += 1
         p = Pending(seat, self.seq, start, self._allowance(seat))
+        if not fresh and old is not None:
+            p.refused = old.refused
         if p.allowance_ms is not None:
             deadline = start + (p.allowance_ms + self.clock.grace_ms) / 1000
             p.timer = self.hub.loop.call_at(deadline, self._on_timer, p.seq)
@@ -610,8 +675,14 @@ class Table:
         return frame(fields, ("clock", clock), legal, view)
 
     # ------------------------------------------------------------------ moves
-    def on_act(self, sess: Session, seat: int, msg: dict[str, Any], rqid: Any) -> None:
-        """A seat's answer to a prompt (protocol.md §5.12). Raises ProtocolError to refuse."""
+    def on_act(self, sess: Session, seat: int, msg: dict[str, Any], rqid: Any) -> bool:
+        """A seat's answer to a prompt (protocol.md §5.12). Raises ProtocolError to refuse.
+
+        Returns whether the answer is free of the sender's rate budget: a move applied,
+        or the first refused answer to this move (re-prompts included). Answers come at
+        the referee's pace, so a bot playing flat out is never throttled; but a client
+        that keeps answering with illegal acts is paying for each one past the first
+        (referee.ratelimit), and its table's illegal policy applies as always."""
         if "seat" in msg and msg["seat"] != seat:
             raise ProtocolError("wrong_seat", f"you sit at seat {seat} of table {self.name}, not seat {msg['seat']}")
         game = self.game
@@ -635,20 +706,19 @@ class Table:
         try:
             action = Action.from_wire(msg["action"])
         except Exception as e:  # any malformation of a client's map is bad_action
-            self._illegal(sess, seat, "bad_action", f"bad action: {e}", msg["action"], rqid)
-            return
+            return self._illegal(sess, seat, "bad_action", f"bad action: {e}", msg["action"], None, rqid)
         hand_before = game.hand
         try:
             result = game.apply(action, seat=seat)
         except IllegalAction as e:
-            self._illegal(sess, seat, "illegal_action", f"illegal action {action}: {e}", msg["action"], rqid)
-            return
+            return self._illegal(sess, seat, "illegal_action", f"illegal action {action}: {e}", msg["action"], action, rqid)
         if p.timer is not None:
             p.timer.cancel()
         self.pending = None
         if self.banks is not None:
             self.banks[seat] = max(0, self.banks[seat] - elapsed) + self.clock.increment_ms
         self._after_move(seat, action, hand_before, result, p.seq, elapsed, auto=False)
+        return True
 
     def _after_move(self, actor: int, action: Action, hand_before: Any, result: HandResult | None, seq: int, elapsed: int, auto: bool) -> None:
         game = self.game
@@ -724,18 +794,33 @@ class Table:
                 return
         self._prompt()
 
-    def _illegal(self, sess: Session, seat: int, name: str, message: str, raw: Any, rqid: Any) -> None:
-        """An illegal or malformed action: error, then re-prompt or forfeit (protocol.md §8)."""
+    def _illegal(self, sess: Session, seat: int, name: str, message: str, raw: Any, action: Action | None, rqid: Any) -> bool:
+        """An illegal or malformed action: error, then re-prompt or forfeit (protocol.md §8).
+
+        The journal keeps a well-formed action in its canonical form (small by
+        construction) and of anything else only its size, hash and head
+        (:func:`refused_input`). Returns whether this answer is free (see :meth:`on_act`)."""
         self.illegal[seat] += 1
         count = self.illegal[seat]
+        if len(message) > ERROR_TEXT_CHARS:
+            message = message[: ERROR_TEXT_CHARS - 1] + "…"
         err = ProtocolError(name, message, request="act", table=self.name)
+        p = self.pending
+        free = True
+        if p is not None:
+            p.refused += 1
+            free = p.refused == 1
         if self.journal is not None:
-            self.journal.write("illegal", seat=seat, seq=self.pending.seq if self.pending else None, action=jsonable(raw), error=err.info(), count=count)
+            if action is not None:
+                self.journal.write("illegal", seat=seat, seq=p.seq if p else None, action=action.to_wire(), error=err.info(), count=count)
+            else:
+                self.journal.write("illegal", seat=seat, seq=p.seq if p else None, action=None, input=refused_input(raw), error=err.info(), count=count)
         self.hub.send(sess, err.to_wire(rqid))
         if self.policies.illegal == "forfeit" and count >= self.policies.illegal_limit:
             self.forfeit(seat, "illegal")
         else:
             self._prompt(error=err, fresh=False)
+        return free
 
     def _on_timer(self, seq: int) -> None:
         p = self.pending
@@ -793,10 +878,15 @@ class Table:
         self.views.touch()
         final = game.final_scores()
         if self.journal is not None:
+            # The journal is the operator's: it keeps the seed and salt even when game_end
+            # defers their reveal (protocol.md §12), so that it can still be checked.
+            deferred = {"reveal": REVEAL_DEFERRED} if self.reveal == REVEAL_DEFERRED else {}
             self.journal.write(
                 "end",
                 seed=self.seed,
+                salt=self.salt,
                 seed_hash=self.seed_hash,
+                **deferred,
                 final=final,
                 termination=game.termination,
                 record=game.to_record(),
@@ -806,6 +896,8 @@ class Table:
         self.n += 1
         self.status = FINISHED
         self.rematch_ready = [False] * self.num_seats
+        assert self.seed is not None and self.seed_hash is not None
+        self.remember_deal(self.game_no, self.seed, self.salt, self.seed_hash)
         if self.hub.recovery is not None:
             self.hub.recovery.table_changed(self)
         base = {
@@ -817,7 +909,7 @@ class Table:
             "termination": game.termination,
             "winner": game.winner,
             "at_fault": at_fault,
-            "seed": self.seed,
+            **self.game_end_secrets(),
             "seed_hash": self.seed_hash,
         }
         for seat, sess in enumerate(self.seats):
@@ -840,6 +932,16 @@ class Table:
         if p is None or p.seat != game.roles[1] or msg["seq"] != p.seq:
             now = "no prompt is pending" if p is None else f"the pending prompt is seq {p.seq} for seat {p.seat}"
             raise ProtocolError("stale_seq", f"advice for seq {msg['seq']} is stale: {now}")
+        # Every advice of a hand is in the captain's view (RULES.md 4), so each one makes
+        # every later message to the captain bigger: capped per prompt and per hand.
+        cfg = self.hub.config
+        if p.advised >= cfg.max_advice_per_prompt:
+            raise ProtocolError("limit_reached", f"at most {cfg.max_advice_per_prompt} advice per prompt; seq {p.seq} has had its share")
+        hand_no = game.hand.number
+        if self._advice_hand != hand_no:
+            self._advice_hand, self._advice_count = hand_no, 0
+        if self._advice_count >= cfg.max_advice_per_hand:
+            raise ProtocolError("limit_reached", f"at most {cfg.max_advice_per_hand} advice per hand; this hand has had its share")
         action = None
         raw = msg.get("action")
         if raw is not None:
@@ -852,6 +954,8 @@ class Table:
             game.advise(seat, action, text)
         except IllegalAction as e:
             raise ProtocolError("bad_advice", str(e)) from None
+        p.advised += 1
+        self._advice_count += 1
         self.views.touch()
         if self.journal is not None:
             self.journal.write("advice", seat=seat, action=None if action is None else action.to_wire(), text=text, seq=p.seq)

@@ -264,8 +264,17 @@ class AsyncClient:
     async def sync(self, table: str) -> Snapshot:
         return _typed(await self.request(rq.simple("sync", table=table)), Snapshot)
 
-    async def list_tables(self) -> list[dict[str, Any]]:
-        return _typed(await self.request(rq.simple("list_tables")), Tables).tables
+    async def list_tables(self, max_pages: int = 50, **filters: Any) -> list[dict[str, Any]]:
+        """Every table (``filters``: variant, status, open), page by page (see Client.list_tables)."""
+        out: list[dict[str, Any]] = []
+        cursor = None
+        for _ in range(max_pages):
+            page = _typed(await self.request(rq.simple("list_tables", cursor=cursor, **filters)), Tables)
+            out.extend(page.tables)
+            cursor = page.next
+            if cursor is None:
+                break
+        return out
 
     async def ping(self) -> float:
         t = time.perf_counter()

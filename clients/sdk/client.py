@@ -251,8 +251,18 @@ class Client:
     def sync(self, table: str) -> Snapshot:
         return self._typed(self.request(rq.simple("sync", table=table)), Snapshot)
 
-    def list_tables(self) -> list[dict[str, Any]]:
-        return self._typed(self.request(rq.simple("list_tables")), Tables).tables
+    def list_tables(self, max_pages: int = 50, **filters: Any) -> list[dict[str, Any]]:
+        """Every table (``filters``: variant, status, open), page by page (protocol 1.4; a
+        1.3 referee answers everything in one page)."""
+        out: list[dict[str, Any]] = []
+        cursor = None
+        for _ in range(max_pages):
+            page = self._typed(self.request(rq.simple("list_tables", cursor=cursor, **filters)), Tables)
+            out.extend(page.tables)
+            cursor = page.next
+            if cursor is None:
+                break
+        return out
 
     def ping(self) -> float:
         """Round trip to the referee, in seconds."""

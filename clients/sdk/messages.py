@@ -77,6 +77,8 @@ class ErrorMessage(Message):
 @dataclass(frozen=True)
 class Tables(Message):
     tables: list[dict[str, Any]]
+    next: str | None = None  # 1.4: the cursor of the next page (None: this was the last)
+    total: int | None = None  # 1.4: tables matching the filters, on every page
 
 
 @dataclass(frozen=True)

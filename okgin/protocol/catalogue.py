@@ -18,9 +18,10 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import ProtocolError
+from .text import check_text
 
 PROTOCOL_MAJOR = 1
-PROTOCOL_MINOR = 3
+PROTOCOL_MINOR = 4
 
 MAX_NAME = 40
 MAX_ID = 64
@@ -54,6 +55,7 @@ DIRECTIONS: dict[str, str] = {
     "resign": C2R, "rematch": C2R, "rematch_status": R2C, "watch": C2R, "unwatch": C2R,
     "sync": C2R, "snapshot": R2C, "create_table": C2R, "table_created": R2C,
     "close_table": C2R, "table_closed": R2C, "ok": R2C, "error": R2C, "shutdown": R2C,
+    "reveal": C2R, "revealed": R2C,
 }
 CLIENT_TYPES = frozenset(t for t, d in DIRECTIONS.items() if d in (C2R, BOTH))
 REFEREE_TYPES = frozenset(t for t, d in DIRECTIONS.items() if d in (R2C, BOTH))
@@ -66,7 +68,7 @@ ROLES: dict[str, frozenset[str]] = {
     "queue": frozenset({"player"}), "join": frozenset({"player"}), "leave": frozenset({"player"}),
     "act": frozenset({"player"}), "advise": frozenset({"player"}), "resign": frozenset({"player"}),
     "rematch": frozenset({"player"}),
-    "create_table": frozenset({"admin"}), "close_table": frozenset({"admin"}),
+    "create_table": frozenset({"admin"}), "close_table": frozenset({"admin"}), "reveal": frozenset({"admin"}),
     "hello": ANY_ROLE,
 }
 
@@ -141,9 +143,33 @@ def _text(v: Any) -> str | None:
     return None if isinstance(v, str) and len(v) <= MAX_TEXT else f"a string of at most {MAX_TEXT} characters"
 
 
+def _reveal(v: Any) -> str | None:
+    return None if v in ("game_end", "deferred") else "'game_end' or 'deferred'"
+
+
 def _names(v: Any) -> str | None:
     ok = isinstance(v, list) and len(v) <= 3 and all(isinstance(x, str) and len(x) <= MAX_NAME for x in v)
     return None if ok else f"a list of names (strings of at most {MAX_NAME} characters)"
+
+
+#: list_tables (1.4): at most this many tables per page (and the page size when none is asked).
+MAX_PAGE = 200
+DEFAULT_PAGE = 50
+MAX_CURSOR = 32
+TABLE_STATUSES = ("waiting", "playing", "finished")
+
+
+def _page(v: Any) -> str | None:
+    ok = isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_PAGE
+    return None if ok else f"a whole number from 1 to {MAX_PAGE}"
+
+
+def _cursor(v: Any) -> str | None:
+    return None if isinstance(v, str) and 1 <= len(v) <= MAX_CURSOR else f"the 'next' string of a tables reply (1-{MAX_CURSOR} characters)"
+
+
+def _status(v: Any) -> str | None:
+    return None if isinstance(v, str) and v in TABLE_STATUSES else "'waiting', 'playing' or 'finished'"
 
 
 # type -> {field: (check, required)}. ``id`` and ``type`` are checked by validate().
@@ -151,23 +177,29 @@ FIELDS: dict[str, dict[str, tuple[Check, bool]]] = {
     "hello": {"protocol": (_int, True), "minor": (_nnint, False), "role": (_role, True), "name": (_name, True),
               "token": (_opt_str, False), "admin_key": (_str, False), "events": (_bool, False),
               "batch_events": (_bool, False)},
-    "heartbeat": {}, "ping": {}, "bye": {}, "list_tables": {},
+    "heartbeat": {}, "ping": {}, "bye": {},
+    "list_tables": {"limit": (_page, False), "cursor": (_cursor, False), "variant": (_variant, False), "status": (_status, False),
+                    "open": (_bool, False)},
     "queue": {"variant": (_variant, False), "rules": (_map, False)},
-    "join": {"table": (_table, True), "seat": (_nnint, False), "variant": (_variant, False), "rules": (_map, False)},
+    "join": {"table": (_table, True), "seat": (_nnint, False), "variant": (_variant, False), "rules": (_map, False),
+             "any_rules": (_bool, False)},
     "leave": {"table": (_table, False)},
     "act": {"table": (_table, True), "seq": (_nnint, True), "action": (_map, True), "seat": (_nnint, False)},
     "advise": {"table": (_table, True), "seq": (_nnint, True), "action": (_opt_map, False), "text": (_text, False)},
     "resign": {"table": (_table, True)},
     "rematch": {"table": (_table, True)},
-    "watch": {"table": (_table, True), "full": (_bool, False)},
+    "watch": {"table": (_table, True), "full": (_bool, False), "broadcast_token": (_str, False)},
     "unwatch": {"table": (_table, True)},
     "sync": {"table": (_table, True)},
     "create_table": {"table": (_table, False), "variant": (_variant, False), "rules": (_map, False), "seed": (_seed, False),
                      "clock": (_map, False), "policies": (_map, False), "reserved": (_bool, False),
-                     "players": (_names, False), "full_feed_delay_ms": (_opt_nnint, False)},
+                     "players": (_names, False), "full_feed_delay_ms": (_opt_nnint, False), "reveal": (_reveal, False)},
     "close_table": {"table": (_table, True)},
+    "reveal": {"table": (_table, True), "game": (_nnint, True)},
 }
 assert set(FIELDS) == CLIENT_TYPES, set(FIELDS) ^ CLIENT_TYPES
+# Fields shown to people and written to journals: checked by okgin.protocol.text (protocol.md §13).
+TEXT_FIELDS: dict[str, tuple[str, ...]] = {"hello": ("name",), "advise": ("text",), "create_table": ("players",)}
 
 
 def request_id(msg: dict[str, Any]) -> Any:
@@ -214,6 +246,11 @@ def validate(msg: dict[str, Any]) -> str:
         want = check(msg[field])
         if want is not None:
             raise ProtocolError("bad_message", f"{t}: field '{field}' must be {want}, got {_tn(msg[field])}", request=t)
+    texts = TEXT_FIELDS.get(t)
+    if texts is not None:  # 1.4: names and advice text hold no control/format/separator character
+        for field in texts:
+            if field in msg:
+                check_text(t, field, msg[field])
     return t
 
 
@@ -278,16 +315,17 @@ def largest_legal_messages() -> dict[str, dict[str, Any]]:
                   "admin_key": longest_str, "events": True, "batch_events": True},
         "heartbeat": {}, "ping": {}, "bye": {}, "list_tables": {},
         "queue": {"variant": variant, "rules": partial("RulesPartial")},
-        "join": {"table": table, "seat": _BIG_NNINT, "variant": variant, "rules": partial("RulesPartial")},
+        "join": {"table": table, "seat": _BIG_NNINT, "variant": variant, "rules": partial("RulesPartial"), "any_rules": True},
         "leave": {"table": table},
         "act": {"table": table, "seq": _BIG_NNINT, "action": knock, "seat": _BIG_NNINT},
         "advise": {"table": table, "seq": _BIG_NNINT, "action": knock, "text": _WIDE * MAX_TEXT},
         "resign": {"table": table}, "rematch": {"table": table},
-        "watch": {"table": table, "full": True}, "unwatch": {"table": table}, "sync": {"table": table},
+        "watch": {"table": table, "full": True, "broadcast_token": longest_str}, "unwatch": {"table": table}, "sync": {"table": table},
         "create_table": {"table": table, "variant": variant, "rules": partial("RulesPartial"), "seed": _WIDE * 200,
                          "clock": partial("ClockPartial"), "policies": partial("PoliciesPartial"), "reserved": True,
-                         "players": [name] * 3, "full_feed_delay_ms": _BIG_NNINT},
+                         "players": [name] * 3, "full_feed_delay_ms": _BIG_NNINT, "reveal": "deferred"},
         "close_table": {"table": table},
+        "reveal": {"table": table, "game": _BIG_NNINT},
     }
     assert set(big) == CLIENT_TYPES, set(big) ^ CLIENT_TYPES
     for t, fields in big.items():  # fields the schema has and the table above does not name
