@@ -28,7 +28,7 @@ BOX_BONUS = 25
 # Not in RULES.md (docs/rules-notes.md, "A hand that never ends"): after this many draws
 # from the discard pile in one hand, the next discard ends the hand as a drawn hand.
 # OpenSpiel's gin_rummy caps upcard draws at 50 (kMaxNumDrawUpcardActions), but uniformly
-# random play reaches 50 in about 1 hand in 200; sensible bots stay near 12. At 100 no
+# random play reaches 50 in about 1 hand in 120; sensible bots stay near 12. At 100 no
 # built-in bot is ever affected and a loop still ends within 261 actions (the notes
 # give the measurement).
 DEFAULT_MAX_PILE_DRAWS = 100
