@@ -296,15 +296,14 @@ def pct(xs: list[float], p: float) -> float:
 
 
 def start_workers(workdir: Path, specs: list[dict[str, Any]], procs: int, warmup: float, seconds: float,
-                  tail: float | None = None, before: Any = None) -> tuple[list[subprocess.Popen[str]], float, float]:
+                  tail: float | None = None, start: float | None = None) -> tuple[list[subprocess.Popen[str]], float, float]:
     """The client processes, each with its share of the tables; returns them and the
-    measured window (t_from, t_to). ``tail``: the clients read on that long after the
-    window, and an act of the window still unanswered then counts (see worker).
-    ``before(t_from, t_to)`` is called first (to start an attacker process)."""
-    start = time.monotonic() + 2.0 + len(specs) / 250  # time for the clients to connect
+    measured window (t_from, t_to): from ``start`` (default: when the clients should have
+    connected) + ``warmup``. ``tail``: the clients read on that long after the window,
+    and an act of the window still unanswered then counts (see worker)."""
+    if start is None:
+        start = time.monotonic() + 2.0 + len(specs) / 250  # time for the clients to connect
     t_from, t_to = start + warmup, start + warmup + seconds
-    if before is not None:
-        before(t_from, t_to)
     extra = {} if tail is None else {"run_to": t_to + tail, "censor": True,
                                      "limit_s": (HONEST_CLOCK["move_ms"] + HONEST_CLOCK["grace_ms"]) / 1000}
     workers = []
@@ -389,22 +388,20 @@ def attack_scenario(workdir: Path, attack: str | None, tables: int, procs: int, 
     workers: list[subprocess.Popen[str]] = []
     atk = None
     try:
+        # The window is fixed first and the attacker started at once, before the tables and
+        # the clients: a Python process can take seconds to start on this loaded machine.
+        start = time.monotonic() + 3.0 + tables / 250
+        t_from, t_to = start + warmup, start + warmup + seconds
+        if attack is not None:
+            atk = subprocess.Popen([sys.executable, __file__, "--attacker", attack, "--attack-endpoint", ref.endpoint,
+                                    "--start", str(t_from), "--until", str(t_to), "--attack-nice", str(nice),
+                                    *(["--quick"] if quick else [])], stdout=subprocess.PIPE, text=True)
         specs = create_tables([ref], tables, HONEST_CLOCK, HONEST_POLICIES)
-        # "before": the honest tables exist, no client and no attacker has connected yet
-        # (the baseline's growth is what 2 x tables clients and their games add)
+        # "before": the honest tables exist, no client has connected yet, nor the attacker
+        # unless it starts faster than they are made (the baseline's growth is what
+        # 2 x tables clients and their games add)
         rss0, hwm0 = ref.rss_mb(), ref.peak_rss_mb()
-        procs_started: list[subprocess.Popen[str]] = []
-
-        def launch(t_from: float, t_to: float) -> None:
-            # before the clients: a Python process can take seconds to start on this machine
-            if attack is not None:
-                procs_started.append(subprocess.Popen(
-                    [sys.executable, __file__, "--attacker", attack, "--attack-endpoint", ref.endpoint, "--start", str(t_from),
-                     "--until", str(t_to), "--attack-nice", str(nice), *(["--quick"] if quick else [])],
-                    stdout=subprocess.PIPE, text=True))
-
-        workers, t_from, t_to = start_workers(workdir, specs, procs, warmup, seconds, tail, launch)
-        atk = procs_started[0] if procs_started else None
+        workers, t_from, t_to = start_workers(workdir, specs, procs, warmup, seconds, tail, start)
         run_to = t_to + tail
         rss_max, cpu0, cpu1 = rss0, None, None
         while (now := time.monotonic()) < run_to:
