@@ -49,10 +49,10 @@ def test_reserved_seat_tokens(referee: RefereeProcess, spawn_bot: Callable[..., 
 
 
 def test_bad_bot_spec_is_refused(referee: RefereeProcess) -> None:
-    r = subprocess.run([sys.executable, "-m", "okgin", "bot", "nobody", "--connect", referee.endpoint], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "okgin", "bot", "nobody", "--connect", referee.endpoint], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "unknown bot 'nobody'" in r.stderr
 
 
 def test_bad_rule_is_refused() -> None:
-    r = subprocess.run([sys.executable, "-m", "okgin", "bot", "simple", "--rule", "gin_bonus=x"], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "okgin", "bot", "simple", "--rule", "gin_bonus=x"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "gin_bonus takes a whole number" in r.stderr

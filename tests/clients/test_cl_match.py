@@ -13,7 +13,7 @@ from clients.match import game_seed, plan, run_match, seatings, wilson
 
 
 def okgin(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "okgin", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "okgin", *args], capture_output=True, text=True, timeout=240)
 
 
 def test_plan_is_whole_duplicate_deals() -> None:

@@ -46,7 +46,7 @@ def test_okgin_match_via_referee_cli_json_equals_in_process(tmp_path: Path) -> N
     def run(*extra: str) -> dict:
         out = subprocess.run(
             [sys.executable, "-m", "okgin", "match", "simple", "random", "simple", "--games", "6", "--seed", "5", "--json", *extra],
-            capture_output=True, text=True, check=True, cwd=tmp_path,
+            capture_output=True, text=True, check=True, cwd=tmp_path, timeout=240,
         ).stdout
         d = json.loads(out)
         for k in ("via", "elapsed_s", "referee_endpoint"):

@@ -96,11 +96,11 @@ def test_the_readme_example_bot_is_complete_short_and_plays_both_variants(tmp_pa
     f.write_text(code)
     out = subprocess.run(
         [sys.executable, "-m", "okgin", "match", f"{f}:GreedyBot", "simple", "--games", "4", "--json"],
-        capture_output=True, text=True, check=True, cwd=tmp_path,
+        capture_output=True, text=True, check=True, cwd=tmp_path, timeout=240,
     ).stdout
     assert '"forfeits": 0' in out and '"GreedyBot"' in out
     box = subprocess.run(
         [sys.executable, "-m", "okgin", "match", f"{f}:GreedyBot", "simple", "random", "--games", "6"],
-        capture_output=True, text=True, check=True, cwd=tmp_path,
+        capture_output=True, text=True, check=True, cwd=tmp_path, timeout=240,
     ).stdout
     assert "| box |" in box and "GreedyBot" in box

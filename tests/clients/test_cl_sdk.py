@@ -75,6 +75,7 @@ def test_two_bots_play_games_through_run_bot(referee: RefereeProcess) -> None:
     t.start()
     play("simple", lambda: SimpleBot())
     t.join(60)
+    assert not t.is_alive(), "the random bot's games did not end within 60 s"
     assert [e.game for e in ends["simple"]] == [e.game for e in ends["random"]] == [1, 2]
     for a, b in zip(ends["simple"], ends["random"], strict=True):
         assert a.final == b.final and a.termination == "normal"
@@ -268,17 +269,21 @@ async def test_async_spectator_sees_no_private_card(referee: RefereeProcess, spa
     view in it holds a hand or a card drawn from the stock."""
     watcher = AsyncClient(referee.endpoint, "eve", role="spectator")
     await watcher.connect()
+    # The second bot starts only once the watch holds: a game cannot start with one seat
+    # taken, so the feed from game_start on is the watcher's whatever the machine's load
+    # (spawning both at once let a loaded test watch a game that had already ended: a
+    # 'finished' snapshot, then nothing).
     spawn_bot("simple", "--connect", referee.endpoint, "--table", "show")
-    spawn_bot("random", "--connect", referee.endpoint, "--table", "show")
     snap = None
-    for _ in range(100):  # the table exists once the first bot has joined
+    deadline = time.monotonic() + 60
+    while snap is None:  # the table exists once the first bot has joined
         try:
             snap = await watcher.watch("show")
-            break
         except RefereeError as e:
-            assert e.name == "no_such_table"
+            assert e.name == "no_such_table" and time.monotonic() < deadline, e
             await asyncio.sleep(0.05)
-    assert isinstance(snap, Snapshot) and snap.seat is None
+    assert isinstance(snap, Snapshot) and snap.seat is None and snap.status == "waiting", snap
+    spawn_bot("random", "--connect", referee.endpoint, "--table", "show")
     events = 0
     while True:
         m = await watcher.next(timeout=60)
@@ -343,7 +348,7 @@ async def test_async_client_resumes_after_a_referee_restart(tmp_path, spawn_bot:
         while not isinstance(m, Prompt):
             m = await client.next(timeout=30)
         first.proc.kill()
-        first.proc.wait()
+        first.proc.wait(30)
         second = RefereeProcess(tmp_path, ["--recover", "--bind", first.endpoint], log_path=tmp_path / "second.log")
         with pytest.raises(RefereeError) as e:
             await client.ping()  # any message will do: the new process does not know us

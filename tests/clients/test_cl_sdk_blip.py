@@ -47,7 +47,8 @@ class CuttableProxy:
                 down, _ = self.listener.accept()
             except OSError:
                 return
-            up = socket.create_connection(self.target)
+            up = socket.create_connection(self.target, timeout=10)
+            up.settimeout(None)  # the forwarding threads block on recv by design (daemons)
             with self.lock:
                 self.conns += [down, up]
             for a, b in ((down, up), (up, down)):

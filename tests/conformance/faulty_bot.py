@@ -48,6 +48,7 @@ def main() -> int:
             sock.close(0)
         sock = ctx.socket(zmq.DEALER)
         sock.setsockopt(zmq.LINGER, 0)
+        sock.setsockopt(zmq.SNDTIMEO, 20000)  # a send never hangs it (zmq.Again instead)
         sock.connect(args.connect)
         send({"type": "hello", "protocol": 1, "role": "player", "name": f"faulty-{fault}", "token": args.token})
         last_recv = time.monotonic()

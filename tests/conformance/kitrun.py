@@ -43,7 +43,7 @@ def run_kits(jobs: dict[str, list[str]], timeout: float = 900) -> dict[str, KitR
                 status = proc.wait(timeout)
             except subprocess.TimeoutExpired:
                 proc.kill()
-                status = proc.wait()
+                status = proc.wait(30)
             log.seek(0)
             text = log.read().decode(errors="replace")
             log.close()

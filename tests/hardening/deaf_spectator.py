@@ -33,6 +33,7 @@ def main() -> int:
     s.setsockopt(zmq.LINGER, 0)
     s.setsockopt(zmq.RCVHWM, 1)
     s.setsockopt(zmq.RCVBUF, 4096)
+    s.setsockopt(zmq.SNDTIMEO, 20000)  # a send never hangs it (zmq.Again instead)
     s.connect(args.endpoint)
 
     def send(m: dict) -> None:
@@ -42,7 +43,8 @@ def main() -> int:
     for i, t in enumerate(args.watch):
         send({"type": "watch", "table": t, "id": i + 1})
     print(json.dumps({"ready": True}), flush=True)
-    while not os.path.exists(args.until):  # never reads; beats so that it is not "gone"
+    deadline = time.monotonic() + 600  # the test gives up long before
+    while not os.path.exists(args.until) and time.monotonic() < deadline:  # never reads; beats so that it is not "gone"
         send({"type": "heartbeat"})
         time.sleep(0.1)
     got: dict[str, int] = {}

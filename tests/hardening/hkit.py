@@ -28,6 +28,7 @@ from typing import Any
 import jsonschema
 import msgpack
 import zmq
+from bounded import dealer, readline
 
 from okgin import Action, Game, RuleSet
 from okgin.protocol import ERRORS
@@ -121,7 +122,7 @@ class RefProc:
         self._err = self.stderr_path.open("wb")
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self._err, stdin=subprocess.DEVNULL, text=True)
         assert self.proc.stdout is not None
-        first = self.proc.stdout.readline().strip()
+        first = readline(self.proc.stdout, 60, "the referee, its endpoint line").strip()
         m = ENDPOINT_RE.match(first)
         if not m:
             self.proc.wait(10)
@@ -132,7 +133,7 @@ class RefProc:
 
     def readline(self) -> str:
         assert self.proc.stdout is not None
-        line = self.proc.stdout.readline().strip()
+        line = readline(self.proc.stdout, 60, "the referee").strip()
         self.stdout_lines.append(line)
         return line
 
@@ -201,19 +202,8 @@ class Raw:
         self.sock = self._open()
 
     def _open(self) -> zmq.Socket:
-        s = CTX.socket(zmq.DEALER)
-        s.setsockopt(zmq.LINGER, 0)
-        if self.rcvhwm is not None:
-            s.setsockopt(zmq.RCVHWM, self.rcvhwm)
-        if self.rcvbuf is not None:
-            s.setsockopt(zmq.RCVBUF, self.rcvbuf)
-        if self.curve is not None:
-            server_public, public, secret = self.curve
-            s.curve_serverkey = server_public
-            s.curve_publickey = public
-            s.curve_secretkey = secret
-        s.connect(self.endpoint)
-        return s
+        opts = {k: v for k, v in (("RCVHWM", self.rcvhwm), ("RCVBUF", self.rcvbuf)) if v is not None}
+        return dealer(self.endpoint, ctx=CTX, timeout_ms=RECV_TIMEOUT_MS, curve=self.curve, **opts)  # sends bounded too
 
     def next_id(self) -> int:
         self._ids += 1

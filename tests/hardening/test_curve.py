@@ -9,6 +9,7 @@ fail the handshake — observed through ZeroMQ's socket monitor, not by waiting.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -20,6 +21,7 @@ from pathlib import Path
 import pytest
 import zmq
 import zmq.auth
+from bounded import dealer
 from zmq.utils.monitor import recv_monitor_message
 
 from .hkit import Raw, RefProc, Seats, expected_record, journal_end, reserved_table
@@ -31,7 +33,7 @@ HANDSHAKE = zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_HANDSHAKE_FAILED_AUTH | zm
 
 def gen(directory: Path, name: str) -> Path:
     out = subprocess.run([sys.executable, "-m", "okgin", "referee", "--gen-keys", str(directory), "--key-name", name],
-                         capture_output=True, text=True, check=True)
+                         capture_output=True, text=True, check=True, timeout=60)
     assert f"{name}.key_secret" in out.stdout
     return directory / f"{name}.key_secret"
 
@@ -61,14 +63,19 @@ def keys(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def handshake(endpoint: str, curve: tuple[bytes, bytes, bytes] | None) -> tuple[int, zmq.Socket]:
-    """Connect a DEALER (CURVE or plain), say hello, return the first handshake event."""
-    s = zmq.Context.instance().socket(zmq.DEALER)
-    s.setsockopt(zmq.LINGER, 0)
-    if curve is not None:
-        s.curve_serverkey, s.curve_publickey, s.curve_secretkey = curve
+    """Connect a DEALER (CURVE or plain), say hello, return the first handshake event.
+
+    The hello is sent without blocking: a handshake that already failed by then (the test
+    thread descheduled between connect and send) can leave the DEALER without any pipe
+    (FAILED_AUTH always, FAILED_PROTOCOL when the client noticed the mismatch first), and
+    a blocking send on a DEALER with no pipe never returns. Not queued, it cannot be
+    answered either, which is what the tests check.
+    """
+    s = dealer(curve=curve)
     mon = s.get_monitor_socket(HANDSHAKE)
     s.connect(endpoint)
-    s.send(b"\x83\xa4type\xa5hello\xa8protocol\x01\xa4name\xa1x")  # a (bad) hello: anything would do
+    with contextlib.suppress(zmq.Again):
+        s.send(b"\x83\xa4type\xa5hello\xa8protocol\x01\xa4name\xa1x", zmq.NOBLOCK)  # a (bad) hello: anything would do
     try:
         assert mon.poll(20000), "no handshake event"
         ev = recv_monitor_message(mon)["event"]
@@ -94,7 +101,8 @@ class Relay(threading.Thread):
 
         self.listener.settimeout(30)
         client, _ = self.listener.accept()
-        upstream = socket.create_connection(("127.0.0.1", self.target))
+        upstream = socket.create_connection(("127.0.0.1", self.target), timeout=30)
+        client.settimeout(30)  # sendall below: bounded even if a side stops reading
         sel = selectors.DefaultSelector()
         sel.register(client, selectors.EVENT_READ, upstream)
         sel.register(upstream, selectors.EVENT_READ, client)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bounded import readline
 
 from referee.replay import check_file
 
@@ -248,7 +249,7 @@ def test_a_spectator_that_never_reads(tmp_path: Path) -> None:
         deaf = subprocess.Popen([sys.executable, str(HERE / "deaf_spectator.py"), ref.endpoint, *[a for t in games for a in ("--watch", t)],
                                  "--until", str(flag)], stdout=subprocess.PIPE, text=True)
         assert deaf.stdout is not None
-        assert json.loads(deaf.stdout.readline())["ready"]
+        assert json.loads(readline(deaf.stdout, 60, "the deaf spectator"))["ready"]
         feed = [0]
         watcher = Raw(ref.endpoint, validate="errors")  # a reading spectator, to count the feed
         watcher.hello("reader", role="spectator")
@@ -273,5 +274,5 @@ def test_a_spectator_that_never_reads(tmp_path: Path) -> None:
     finally:
         if deaf is not None and deaf.poll() is None:
             deaf.kill()
-            deaf.wait()
+            deaf.wait(30)
         ref.stop()

@@ -153,7 +153,7 @@ def test_kill9_with_20_live_games_then_recover(tmp_path: Path) -> None:
         for b in bots:
             if b.poll() is None:
                 b.kill()
-                b.wait()
+                b.wait(30)
         ref2.stop()
 
 

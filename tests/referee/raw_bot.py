@@ -137,6 +137,7 @@ class Bot:
             self.sock.close(0)
         self.sock = self.ctx.socket(zmq.DEALER)
         self.sock.setsockopt(zmq.LINGER, 0)
+        self.sock.setsockopt(zmq.SNDTIMEO, 20000)  # a send never hangs the bot (it raises zmq.Again)
         self.sock.connect(self.args.endpoint)
         hello: dict[str, Any] = {"type": "hello", "id": next(self.ids), "protocol": 1, "role": "player", "name": self.args.name}
         if self.token:

@@ -24,6 +24,7 @@ from typing import Any
 import jsonschema
 import msgpack
 import zmq
+from bounded import dealer
 
 from referee.config import RefereeConfig
 from referee.server import Referee
@@ -91,7 +92,7 @@ class RefereeThread:
 
         self.thread = threading.Thread(target=run, name="referee", daemon=True)
         self.thread.start()
-        started.wait(10)
+        assert started.wait(30), "the referee thread did not start within 30 s"
         if self.error is not None:
             raise self.error
         assert self.ref.endpoint is not None
@@ -122,9 +123,7 @@ class Client:
         self.endpoint = endpoint
         self.validate = validate
         self._seen: dict[str, int] = {}
-        self.sock = self.ctx.socket(zmq.DEALER)
-        self.sock.setsockopt(zmq.LINGER, 0)
-        self.sock.connect(endpoint)
+        self.sock = dealer(endpoint, ctx=self.ctx, timeout_ms=RECV_TIMEOUT_MS)  # sends bounded too (tests/bounded.py)
         self.received: list[dict[str, Any]] = []
         self.token: str | None = None
         self._next_id = 0

@@ -49,7 +49,7 @@ def driver() -> Path:
     missing = [tool for tool in ("make", "cc", "pkg-config") if shutil.which(tool) is None]
     if missing:
         pytest.skip(f"{', '.join(missing)} missing: cannot build bench/loaddriver")
-    if subprocess.run(["pkg-config", "--exists", "libzmq", "msgpack"]).returncode != 0:
+    if subprocess.run(["pkg-config", "--exists", "libzmq", "msgpack"], timeout=60).returncode != 0:
         pytest.skip("pkg-config finds no libzmq or msgpack (apt: libzmq3-dev libmsgpack-dev): cannot build bench/loaddriver")
     proc = subprocess.run(["make", "-C", str(DRIVER_DIR), "-s"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, f"bench/loaddriver does not build:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
@@ -68,7 +68,7 @@ def reap(proc: subprocess.Popen[str]) -> None:
     """End a driver a test left running (only the one it started, by its handle)."""
     if proc.poll() is None:
         proc.kill()
-        proc.wait()
+        proc.wait(30)
 
 
 def check_output(proc: subprocess.CompletedProcess[str], seconds: float) -> dict[str, Any]:
@@ -316,7 +316,7 @@ def test_zmtp_answers_libzmq_heartbeats(driver: Path) -> None:
     ctx = zmq.Context.instance()
     router = ctx.socket(zmq.ROUTER)
     for opt, val in ((zmq.HEARTBEAT_IVL, 20), (zmq.HEARTBEAT_TIMEOUT, 100), (zmq.ROUTER_MANDATORY, 1),
-                     (zmq.LINGER, 0), (zmq.RCVTIMEO, 20000)):
+                     (zmq.LINGER, 0), (zmq.RCVTIMEO, 20000), (zmq.SNDTIMEO, 20000)):
         router.setsockopt(opt, val)
     router.bind("tcp://127.0.0.1:0")
     proc = start(driver, "--endpoint", router.getsockopt_string(zmq.LAST_ENDPOINT), "--tables", "1",

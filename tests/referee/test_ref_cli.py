@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from bounded import readline
 from refharness import Client, play_until_end
 
 from referee.replay import check_file
@@ -28,7 +29,7 @@ class RefereeProcess:
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
         )
         assert self.proc.stdout is not None
-        first = self.proc.stdout.readline()
+        first = readline(self.proc.stdout, 60, "the referee, its endpoint line")
         m = re.match(r"okgin referee listening on (tcp://127\.0\.0\.1:(\d+))$", first.strip())
         assert m, f"first line should give the endpoint, got {first!r} (stderr: {self.proc.stderr.read() if self.proc.poll() is not None else ''})"
         assert int(m.group(2)) > 0
@@ -36,7 +37,7 @@ class RefereeProcess:
 
     def readline(self) -> str:
         assert self.proc.stdout is not None
-        return self.proc.stdout.readline().strip()
+        return readline(self.proc.stdout, 60, "the referee").strip()
 
     def stop(self, sig: int = signal.SIGTERM) -> int:
         if self.proc.poll() is None:
@@ -46,7 +47,7 @@ class RefereeProcess:
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()
-                self.proc.wait()
+                self.proc.wait(20)
 
 
 @pytest.fixture

@@ -182,7 +182,7 @@ def test_libzmq_drops_a_bigger_frame_and_that_connection_only() -> None:
         bad, honest = ctx.socket(zmq.DEALER), ctx.socket(zmq.DEALER)
         socks += [bad, honest]
         for s in (bad, honest):
-            s.setsockopt(zmq.LINGER, 0)
+            limit(s, 10000)  # sends bounded: tests/bounded.py
             s.connect(ep)
 
         def recv() -> list[bytes]:

@@ -19,6 +19,7 @@ import time
 import msgpack
 import pytest
 import zmq
+from bounded import dealer
 from refharness import Client
 from test_ref_cli import RefereeProcess, spawn  # noqa: F401  (the fixture)
 
@@ -32,10 +33,7 @@ SNAPSHOTS = 20000  # about 10 MB of replies: more than the kernel's socket buffe
 def _backed_up_spectator(endpoint: str, table: str, n: int) -> zmq.Socket:
     """A spectator that asks for ``n`` snapshots of ``table`` and reads none yet (its
     small receive buffer keeps the replies beyond its own queue waiting at the referee)."""
-    sock = Client.ctx.socket(zmq.DEALER)
-    sock.setsockopt(zmq.LINGER, 0)
-    sock.setsockopt(zmq.RCVBUF, 4096)
-    sock.connect(endpoint)
+    sock = dealer(endpoint, ctx=Client.ctx, RCVBUF=4096)
     sock.send(msgpack.packb({"type": "hello", "id": 0, "protocol": 1, "role": "spectator", "name": "slow"}))
     assert sock.poll(20000), "no welcome"
     assert msgpack.unpackb(sock.recv())["type"] == "welcome"

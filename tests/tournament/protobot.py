@@ -61,6 +61,7 @@ def main() -> int:
     ctx = zmq.Context()
     s = ctx.socket(zmq.DEALER)
     s.setsockopt(zmq.LINGER, 0)
+    s.setsockopt(zmq.SNDTIMEO, 20000)  # a send never hangs the bot (zmq.Again instead)
     s.connect(a.endpoint)
 
     def send(m: dict) -> None:

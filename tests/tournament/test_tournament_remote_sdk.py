@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from bounded import readline
 
 from okgin import Game
 from referee.tournament.store import ResultsStore
@@ -26,7 +27,7 @@ pytestmark = pytest.mark.timeout(240)
 def _gateway_endpoint(runner: subprocess.Popen[str]) -> str:
     assert runner.stdout is not None
     for _ in range(20):
-        m = re.search(r"remote bots connect to (tcp://\S+)", runner.stdout.readline())
+        m = re.search(r"remote bots connect to (tcp://\S+)", readline(runner.stdout, 60, "the runner"))
         if m:
             return m.group(1)
     raise AssertionError("the runner did not print the gateway's endpoint")
@@ -35,7 +36,7 @@ def _gateway_endpoint(runner: subprocess.Popen[str]) -> str:
 def _end(p: subprocess.Popen[str] | None) -> None:
     if p is not None and p.poll() is None:
         p.kill()
-        p.wait()
+        p.wait(30)
 
 
 def test_okgin_bot_plays_every_game_through_the_gateway_and_exits_at_the_end(tmp_path: Path) -> None:
@@ -83,9 +84,9 @@ def test_games_zero_with_a_token_plays_until_the_referee_shuts_down(tmp_path: Pa
     bots: list[subprocess.Popen[str]] = []
     try:
         assert ref.stdout is not None
-        endpoint = ref.stdout.readline().split()[-1]
-        assert ref.stdout.readline().strip() == "table solo"
-        toks = [ref.stdout.readline().split()[-1] for _ in range(2)]
+        endpoint = readline(ref.stdout, 60, "the referee").split()[-1]
+        assert readline(ref.stdout, 60, "the referee").strip() == "table solo"
+        toks = [readline(ref.stdout, 60, "the referee").split()[-1] for _ in range(2)]
         bots = [subprocess.Popen([sys.executable, "-m", "okgin", "bot", "simple", "--connect", endpoint, "--token", tok,
                                   *(["--games", "0"] if i == 0 else [])],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+from bounded import limit, readline
 
 from okgin import Game
 from referee.tournament.cli import main
@@ -214,7 +215,7 @@ def test_remote_referee_records_come_from_the_public_feed(tmp_path: Path) -> Non
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         assert ref.stdout is not None
-        endpoint = re.search(r"tcp://\S+", ref.stdout.readline()).group(0)  # type: ignore[union-attr]
+        endpoint = re.search(r"tcp://\S+", readline(ref.stdout, 60, "the referee")).group(0)  # type: ignore[union-attr]
         cfg = write_config(tmp_path / "far.toml", GREEDY[:2], rules=FAST_RULES,
                            tournament={"seed": "far", "games_per_pairing": 4, "referee_endpoints": [endpoint]})
         assert main([str(cfg), "--quiet"]) == 0
@@ -296,13 +297,13 @@ def test_remote_bot_plays_through_the_gateway(tmp_path: Path) -> None:
         assert runner.stdout is not None
         endpoint = None
         for _ in range(20):
-            line = runner.stdout.readline()
+            line = readline(runner.stdout, 60, "the runner")
             m = re.search(r"remote bots connect to (tcp://\S+)", line)
             if m:
                 endpoint = m.group(1)
                 break
         assert endpoint, "the runner prints the gateway's real endpoint"
-        assert "far: far-secret-1" in runner.stdout.readline()
+        assert "far: far-secret-1" in readline(runner.stdout, 60, "the runner")
         # The remote bot connects once, with the organiser's token, and plays every game.
         remote = subprocess.Popen([sys.executable, PROTOBOT, endpoint, "far-secret-1", "--serve", "--random", "9"],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -312,7 +313,7 @@ def test_remote_bot_plays_through_the_gateway(tmp_path: Path) -> None:
         for p in (runner, remote):
             if p is not None and p.poll() is None:
                 p.kill()
-                p.wait()
+                p.wait(30)
     games = ResultsStore.open_existing(tmp_path / "gw.sqlite").games(with_records=True)
     assert len(games) == 4 and all(g.termination == "normal" for g in games)
     for g in games:
@@ -330,8 +331,7 @@ def test_gateway_refuses_strangers(tmp_path: Path) -> None:
         ctx = zmq.asyncio.Context()
         gw = Gateway(ctx, "tcp://127.0.0.1:0", {"far": "tok"})
         ep = await gw.start()
-        s = ctx.socket(zmq.DEALER)
-        s.setsockopt(zmq.LINGER, 0)
+        s = limit(ctx.socket(zmq.DEALER), 10000)  # sends bounded too (tests/bounded.py)
         s.connect(ep)
         out = []
         for m in ({"type": "act", "table": "x", "seq": 1, "action": {"kind": "pass"}},

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import zmq
 import zmq.asyncio
+from bounded import limit
 
 from clients.tui.app import OkginApp
 from clients.tui.model import CONNECTED, LOST, TableState
@@ -36,8 +37,7 @@ async def opponent(endpoint: str, token: str | None, stop: asyncio.Event, rematc
     deadwood; passes the upcard; draws from the stock; always agrees to a rematch.
     With ``token`` None it sends ``join`` (a queue or join request) after hello."""
     ctx = zmq.asyncio.Context()
-    sock = ctx.socket(zmq.DEALER)
-    sock.setsockopt(zmq.LINGER, 0)
+    sock = limit(ctx.socket(zmq.DEALER))  # sends and receives bounded (tests/bounded.py)
     sock.connect(endpoint)
     try:
         hello = {"type": "hello", "id": 1, "protocol": 1, "role": "player", "name": "opponent"}
