@@ -71,6 +71,7 @@ class Dispatcher:
             "sync": lobby.on_sync,
             "create_table": lobby.on_create_table,
             "close_table": lobby.on_close_table,
+            "reveal": lobby.on_reveal,
         }
 
     def handle(self, frames: list[bytes]) -> None:
@@ -99,9 +100,8 @@ class Dispatcher:
                     hub.lag.on_message(sess)
             try:
                 msg = decode(frames[1], self.config.max_message_bytes)
-            except ProtocolError as e:
-                if e.name == "too_large":  # still echo the id if a bounded prefix shows it
-                    rqid, t = peek_id(frames[1])
+            except ProtocolError:
+                rqid, t = peek_id(frames[1])  # still echo the id if a bounded prefix shows it
                 raise
             rqid = request_id(msg)
             t = validate(msg)

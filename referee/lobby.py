@@ -17,7 +17,7 @@ from okgin.protocol import ProtocolError
 from okgin.protocol.catalogue import DEFAULT_PAGE, MAX_NAME
 
 from .config import MAX_MS, Clock, Policies
-from .tables import PLAYING, WAITING, Table
+from .tables import PLAYING, REVEAL_AT_END, REVEAL_DEFERRED, WAITING, Table
 
 if TYPE_CHECKING:
     from .server import Referee
@@ -92,11 +92,17 @@ class Lobby:
         players: list[str] | None = None,
         full_feed_delay_ms: int | None = None,
         origin: str = "admin",
+        reveal: str = REVEAL_AT_END,
     ) -> Table:
         """Create a table (the admin message, the CLI's one table, and embedding programs).
 
+        ``reveal`` (protocol 1.4): ``"game_end"`` reveals each game's seed and salt in its
+        ``game_end``; ``"deferred"`` sends nulls there and keeps them for an admin's
+        ``reveal`` (secret deals: a tournament may reuse a deal with other players).
         Raises :class:`ProtocolError` (nothing created) on a bad setting.
         """
+        if reveal not in (REVEAL_AT_END, REVEAL_DEFERRED):
+            raise ProtocolError("bad_message", f"reveal must be {REVEAL_AT_END!r} or {REVEAL_DEFERRED!r}, not {reveal!r}")
         if table is not None and table in self.tables:
             raise ProtocolError("table_exists", f"a table named {table!r} exists")
         rs = rules if isinstance(rules, RuleSet) else self.rules(variant, rules)
@@ -116,6 +122,7 @@ class Lobby:
             self.hub, name, origin, rs, ck, pol, seed=seed, reserved=reserved, player_names=players, full_feed_delay_ms=full_feed_delay_ms,
             serial=self._serial,
         )
+        t.reveal = reveal
         self.tables[name] = t
         self._changed(t)
         if t.reserved_tokens:
@@ -263,10 +270,8 @@ class Lobby:
             raise ProtocolError("forbidden", f"table {name!r} is reserved: its seats are taken with their tokens", table=name)
         if name in sess.seats:
             raise ProtocolError("already_seated", f"you already sit at seat {sess.seats[name]} of table {name!r}", table=name)
-        if "variant" in msg and msg["variant"] != t.rules.variant:
-            raise ProtocolError("rules_mismatch", f"table {name!r} plays {t.rules.variant}, not {msg['variant']}", table=name)
-        if "rules" in msg and self.rules(t.rules.variant, msg["rules"]) != t.rules:
-            raise ProtocolError("rules_mismatch", f"table {name!r} plays other rules: {canonical_json(t.rules_wire)}", table=name)
+        if not msg.get("any_rules", False):
+            self.check_join_rules(t, msg)
         free = t.free_seats()
         if not free:
             raise ProtocolError("table_full", f"every seat of table {name!r} is taken", table=name)
@@ -278,6 +283,33 @@ class Lobby:
             seat = free[0]
         self.check_seat_limit(sess)
         self.sit(sess, t, seat, rqid)
+
+    def check_join_rules(self, t: Table, msg: dict[str, Any]) -> None:
+        """Refuse (``rules_mismatch``) a join whose rules are not the table's (protocol.md §5.8).
+
+        Why a join naming no rules asks for the defaults, not for "whatever": a join is
+        create-or-join, and the first to name a table sets its rules; were an absent
+        ``rules`` to mean "any", whoever squats a well-known name with ``target_score`` 1
+        would silently hand those rules to everyone who joins it. So a join asks for
+        exactly the rules it would have created (``variant`` default oklahoma, ``rules``
+        over that variant's defaults); ``any_rules`` true sits whatever they are. The
+        error lists each difference, so a client can show it or join again with them.
+        """
+        partial = msg.get("rules")
+        variant = msg.get("variant")
+        if variant is None:  # a rules map may name the variant alone
+            v = partial.get("variant") if isinstance(partial, dict) else None
+            variant = v if v in ("oklahoma", "box") else "oklahoma"
+        wanted = self.rules(variant, partial).to_dict()
+        have = t.rules_wire
+        diffs = [f"{k} {canonical_json(have.get(k))} (you asked {canonical_json(wanted.get(k))})" for k in sorted(set(have) | set(wanted)) if have.get(k) != wanted.get(k)]
+        if diffs:
+            raise ProtocolError(
+                "rules_mismatch",
+                f"table {t.name!r} plays other rules than your join asks for: {'; '.join(diffs)}. "
+                "Join naming those rules, or with any_rules true to sit whatever they are",
+                table=t.name,
+            )
 
     def on_leave(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
         if "table" not in msg:
@@ -298,12 +330,33 @@ class Lobby:
         if t is None:
             raise ProtocolError("no_such_table", f"no table named {name!r}", table=name)
         full = bool(msg.get("full", False))
-        if full and t.full_feed_delay_ms is None:
-            raise ProtocolError("no_full_feed", f"table {name!r} offers no full-visibility feed", table=name)
+        if full:
+            self.check_full_watch(sess, t, msg.get("broadcast_token"))
         if name not in sess.watches and len(sess.watches) >= self.config.max_watches_per_session:
             raise ProtocolError("limit_reached", f"a session may watch at most {self.config.max_watches_per_session} tables", table=name)
         t.add_watcher(sess, full)
         self.hub.send(sess, t.snapshot(None, full, rqid))
+
+    def check_full_watch(self, sess: Session, t: Table, token: Any) -> None:
+        """May ``sess`` watch ``t``'s full feed? Raises ``no_full_feed`` or ``broadcast_only``.
+
+        Why a credential: the full feed shows every hand and the stock, so it is for the
+        organiser's broadcast (an admin session, or whoever the organiser gives the
+        table's broadcast token). Why a player is refused even with one: its own session
+        must never see the cards it plays against; a second session it opens with a
+        token it was given is the organiser's trust, not the referee's to judge (§11).
+        """
+        name = t.name
+        if t.full_feed_delay_ms is None:
+            raise ProtocolError("no_full_feed", f"table {name!r} offers no full-visibility feed", table=name)
+        if t.is_player(sess):
+            raise ProtocolError(
+                "broadcast_only", f"you play at table {name!r}: its full feed is never for its players (watch without full)", table=name
+            )
+        if sess.role != "admin" and not t.broadcast_ok(token):
+            raise ProtocolError(
+                "broadcast_only", f"table {name!r}'s full feed needs its broadcast_token (from table_created) or an admin session", table=name
+            )
 
     def on_unwatch(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
         name = msg["table"]
@@ -341,8 +394,31 @@ class Lobby:
             reserved=bool(msg.get("reserved", False)),
             players=msg.get("players"),
             full_feed_delay_ms=msg.get("full_feed_delay_ms"),
+            reveal=msg.get("reveal", REVEAL_AT_END),
         )
-        self.hub.reply(sess, {"type": "table_created", "table": t.name, "seat_tokens": t.reserved_tokens}, rqid)
+        reply = {"type": "table_created", "table": t.name, "seat_tokens": t.reserved_tokens, "broadcast_token": t.broadcast_token}
+        self.hub.reply(sess, reply, rqid)
+
+    def on_reveal(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
+        """An admin asks for a finished game's seed and salt (protocol 1.4, §5.25).
+
+        Why only admins, and why at any table: at a ``deferred`` table the seed stays
+        secret after the game (the organiser may deal it again to other players) and the
+        organiser decides when to publish it; at an ordinary table it was revealed
+        already, so answering costs nothing. A running game's seed is never handed out.
+        """
+        name, game = msg["table"], msg["game"]
+        t = self.tables.get(name)
+        if t is None:
+            raise ProtocolError("no_such_table", f"no table named {name!r}", table=name)
+        if game == t.game_no and t.status == PLAYING:
+            raise ProtocolError("game_in_progress", f"game {game} of table {name!r} is still running: its seed is secret until it ends", table=name)
+        deal = t.deals.get(game)
+        if deal is None:
+            kept = f"games {min(t.deals)}-{max(t.deals)}" if t.deals else "no finished game"
+            raise ProtocolError("no_such_game", f"table {name!r} keeps the seeds of {kept}, not of game {game}", table=name)
+        seed, salt, hash_ = deal
+        self.hub.reply(sess, {"type": "revealed", "table": name, "game": game, "seed": seed, "salt": salt, "seed_hash": hash_}, rqid)
 
     def on_close_table(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
         name = msg["table"]

@@ -62,7 +62,10 @@ class Referee:
         self.lobby = Lobby(self)
         self.dispatcher = Dispatcher(self)
         self.transport = tr = Transport(cfg, self.dispatcher.handle, self.desk.conns, self.now)
-        self.limiter = RateLimiter(self, cfg.rate_limit_per_s, cfg.rate_limit_burst) if cfg.rate_limit_per_s > 0 else None
+        limited = cfg.rate_limit_per_s > 0 or cfg.rate_limit_bytes_per_s > 0
+        self.limiter = (
+            RateLimiter(self, cfg.rate_limit_per_s, cfg.rate_limit_burst, cfg.rate_limit_bytes_per_s, cfg.rate_limit_bytes_burst) if limited else None
+        )
         self.lag = LagGuard(self, cfg.watcher_drop_limit) if cfg.watcher_drop_limit > 0 else None
         if self.lag is not None:
             tr.on_drop = self.lag.on_drop
@@ -166,9 +169,10 @@ class Referee:
         players: list[str] | None = None,
         full_feed_delay_ms: int | None = None,
         origin: str = "admin",
+        reveal: str = "game_end",
     ) -> Table:
         """Create a table (embedding programs, the CLI's one table): see :meth:`Lobby.create_table`."""
-        return self.lobby.create_table(table, variant, rules, seed, clock, policies, reserved, players, full_feed_delay_ms, origin)
+        return self.lobby.create_table(table, variant, rules, seed, clock, policies, reserved, players, full_feed_delay_ms, origin, reveal)
 
     # For tests and tools that drive the referee by hand.
     def _handle(self, frames: list[bytes]) -> None:

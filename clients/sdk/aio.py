@@ -48,7 +48,7 @@ from okgin.protocol import decode, encode
 from . import requests as rq
 from .client import DEFAULT_ENDPOINT
 from .curve import CurveKeys
-from .errors import ConnectionLost, RefereeError, SDKError, Timeout
+from .errors import ConnectionLost, RefereeError, SDKError, SessionTaken, Timeout
 from .messages import (
     Disconnected,
     ErrorMessage,
@@ -129,6 +129,8 @@ class AsyncClient:
         """Resume the session with its token on a new socket, waiting up to ``timeout``
         (one hello, kept queued by ZeroMQ until the referee is reachable: see
         :meth:`clients.sdk.client.Client.reconnect`)."""
+        if isinstance(self._fatal, SessionTaken):
+            raise self._fatal  # final: another connection has the session (see Client.reconnect)
         if self.token is None:
             raise SDKError("cannot resume: no session token yet (connect first)")
         self._reconnecting = True
@@ -177,6 +179,8 @@ class AsyncClient:
 
     # --------------------------------------------------------------------- I/O
     async def send(self, msg: dict[str, Any]) -> None:
+        if isinstance(self._fatal, SessionTaken):
+            raise self._fatal
         if self._sock is None:
             raise SDKError("not connected")
         await self._sock.send(encode(msg))
@@ -229,8 +233,10 @@ class AsyncClient:
         return reply
 
     # ------------------------------------------------------------ requests
-    async def join(self, table: str, seat: int | None = None, variant: str | None = None, rules: rq.Rules = None) -> Seated:
-        return _typed(await self.request(rq.join(table, seat, variant, rules)), Seated)
+    async def join(self, table: str, seat: int | None = None, variant: str | None = None, rules: rq.Rules = None,
+                   any_rules: bool = False) -> Seated:
+        """See :func:`clients.sdk.requests.join` (``any_rules``: sit whatever the table's rules)."""
+        return _typed(await self.request(rq.join(table, seat, variant, rules, any_rules)), Seated)
 
     async def queue(self, variant: str = "oklahoma", rules: rq.Rules = None) -> Queued:
         return _typed(await self.request(rq.queue(variant, rules)), Queued)
@@ -255,8 +261,9 @@ class AsyncClient:
     async def rematch(self, table: str) -> None:
         await self.request(rq.simple("rematch", table=table))
 
-    async def watch(self, table: str, full: bool = False) -> Snapshot:
-        return _typed(await self.request(rq.simple("watch", table=table, full=full or None)), Snapshot)
+    async def watch(self, table: str, full: bool = False, broadcast_token: str | None = None) -> Snapshot:
+        """``full``: the table's full feed (1.4: with its ``broadcast_token``, or as admin)."""
+        return _typed(await self.request(rq.simple("watch", table=table, full=full or None, broadcast_token=broadcast_token)), Snapshot)
 
     async def unwatch(self, table: str) -> None:
         await self.request(rq.simple("unwatch", table=table))
@@ -327,12 +334,22 @@ class AsyncClient:
                 return
             self._last_recv = time.monotonic()
             try:
-                m = parse_message(decode(frame, max_bytes=1 << 24))
+                m = parse_message(decode(frame, max_bytes=1 << 24, strict=False))
             except Exception as e:  # a malformed frame is reported, never fatal to the reader
                 self._queue.put_nowait(ErrorMessage("error", code=0, name="malformed_message", message=str(e), request=None, table=None))
                 continue
             if isinstance(m, Heartbeat):
                 continue
+            if isinstance(m, ErrorMessage) and m.name == "session_taken":
+                # Another connection resumed the session (protocol 1.4): never resume
+                # (the newer one would resume back, for ever). Fail every waiting
+                # request, end next(), stop the heartbeats; this reader stops too.
+                self._fatal = err = SessionTaken(m.message)
+                for fut in self._waiters.values():
+                    if not fut.done():
+                        fut.set_exception(err)
+                self._queue.put_nowait(_Fatal(err))
+                return
             if isinstance(m, ErrorMessage) and m.name == "hello_first" and self.welcome is not None and not self._reconnecting:
                 # Protocol 1.2 §10.1: the referee no longer knows this connection (it
                 # restarted, or the network dropped and ZeroMQ reconnected underneath);
@@ -356,6 +373,8 @@ class AsyncClient:
         while not self._closed:
             await asyncio.sleep(max(0.005, min(0.25, self.heartbeat_s / 4)))
             now = time.monotonic()
+            if self._fatal is not None:
+                return  # session_taken: no heartbeats, no resume
             if self._sock is None or self._reconnecting:
                 continue
             silent = now - self._last_recv > self.heartbeat_s * self.liveness

@@ -15,7 +15,10 @@ What it does for you (protocol.md §4.1, §10):
   referee then re-sends snapshots and the pending prompt;
 - ``request()`` waits for the reply carrying its ``id`` and raises
   :class:`~clients.sdk.errors.RefereeError` (code, name, sentence) on ``error``, while
-  every other message that arrives meanwhile is kept, in order, for ``recv()``.
+  every other message that arrives meanwhile is kept, in order, for ``recv()``;
+- never resumes after ``session_taken`` (protocol 1.4: another connection resumed the
+  session with its token): every call then raises :class:`~clients.sdk.errors.SessionTaken`,
+  so two processes sharing a token cannot take the seat from each other in a loop.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from okgin.protocol import decode, encode
 
 from . import requests as rq
 from .curve import CurveKeys
-from .errors import ConnectionLost, RefereeError, SDKError, Timeout
+from .errors import ConnectionLost, RefereeError, SDKError, SessionTaken, Timeout
 from .messages import (
     Disconnected,
     ErrorMessage,
@@ -99,6 +102,7 @@ class Client:
         self._last_sent = 0.0
         self._last_recv = 0.0
         self._unknown_to_referee = False  # got hello_first after welcome: the referee restarted
+        self.taken: SessionTaken | None = None  # got session_taken: this client is done
 
     # ------------------------------------------------------------------ session
     def connect(self, timeout: float = 10.0) -> Welcome:
@@ -114,8 +118,11 @@ class Client:
         and delivers it as soon as the referee is reachable again. (Retrying with fresh
         sockets would leave answers to the abandoned hellos, and the prompts re-sent
         after them, travelling to sockets nobody reads.) ``bad_token`` — the referee no
-        longer holds the session — is final.
+        longer holds the session — is final, and so is ``session_taken`` (raised again
+        here: make a new client with the token to take the session back knowingly).
         """
+        if self.taken is not None:
+            raise self.taken
         if self.token is None:
             raise SDKError("cannot resume: no session token yet (connect first)")
         self._close_socket()
@@ -164,6 +171,8 @@ class Client:
     # --------------------------------------------------------------------- I/O
     def send(self, msg: dict[str, Any]) -> None:
         """Send one message as it is (no reply awaited)."""
+        if self.taken is not None:
+            raise self.taken
         if self._sock is None:
             raise SDKError("not connected")
         self._sock.send(encode(msg))
@@ -210,8 +219,10 @@ class Client:
             self._pump(left)
 
     # ------------------------------------------------------------ requests
-    def join(self, table: str, seat: int | None = None, variant: str | None = None, rules: rq.Rules = None) -> Seated:
-        return self._typed(self.request(rq.join(table, seat, variant, rules)), Seated)
+    def join(self, table: str, seat: int | None = None, variant: str | None = None, rules: rq.Rules = None,
+             any_rules: bool = False) -> Seated:
+        """See :func:`clients.sdk.requests.join` (``any_rules``: sit whatever the table's rules)."""
+        return self._typed(self.request(rq.join(table, seat, variant, rules, any_rules)), Seated)
 
     def queue(self, variant: str = "oklahoma", rules: rq.Rules = None) -> Queued:
         return self._typed(self.request(rq.queue(variant, rules)), Queued)
@@ -242,8 +253,9 @@ class Client:
     def rematch(self, table: str) -> None:
         self.request(rq.simple("rematch", table=table))
 
-    def watch(self, table: str, full: bool = False) -> Snapshot:
-        return self._typed(self.request(rq.simple("watch", table=table, full=full or None)), Snapshot)
+    def watch(self, table: str, full: bool = False, broadcast_token: str | None = None) -> Snapshot:
+        """``full``: the table's full feed (1.4: with its ``broadcast_token``, or as admin)."""
+        return self._typed(self.request(rq.simple("watch", table=table, full=full or None, broadcast_token=broadcast_token)), Snapshot)
 
     def unwatch(self, table: str) -> None:
         self.request(rq.simple("unwatch", table=table))
@@ -332,6 +344,8 @@ class Client:
         """Wait up to ``timeout`` for traffic; returns once something arrived or a
         housekeeping deadline (heartbeat, liveness) passed. During a handshake no
         heartbeat is sent (the referee would answer it with ``hello_first``)."""
+        if self.taken is not None:
+            raise self.taken
         if self._sock is None:
             raise SDKError("not connected")
         now = time.monotonic()
@@ -343,6 +357,9 @@ class Client:
         events = dict(self._poller.poll(max(0, int(wait * 1000) + 1)))
         if self._sock in events:
             self._drain()
+            if self.taken is not None:
+                self._close_socket()  # another connection has the session: nothing more to say
+                raise self.taken
         now = time.monotonic()
         if not handshake and self.welcome is not None and now - self._last_sent >= self.heartbeat_s:
             self.send({"type": "heartbeat"})
@@ -371,9 +388,14 @@ class Client:
             except zmq.Again:
                 return
             self._last_recv = time.monotonic()
-            m = parse_message(decode(frame, max_bytes=1 << 24))
+            m = parse_message(decode(frame, max_bytes=1 << 24, strict=False))
             if isinstance(m, Heartbeat):
                 continue
+            if isinstance(m, ErrorMessage) and m.name == "session_taken":
+                # Not hello_first: resuming now would take the seat back from the newer
+                # connection, which would do the same (protocol.md §10.1). Stop.
+                self.taken = SessionTaken(m.message)
+                return
             if isinstance(m, ErrorMessage) and m.name == "hello_first" and self.welcome is not None:
                 self._unknown_to_referee = True
                 if m.id is None:

@@ -56,6 +56,12 @@ _LIMITS: dict[str, Any] = {
 }
 
 
+def _lenient(max_bytes: int) -> dict[str, Any]:
+    """msgpack's limits for a referee message: containers no larger than the frame."""
+    return {"raw": False, "strict_map_key": False, "max_array_len": max_bytes, "max_map_len": max_bytes, "max_str_len": max_bytes,
+            "max_bin_len": max_bytes, "max_ext_len": max_bytes}
+
+
 def encode(msg: dict[str, Any]) -> bytes:
     """One message to one frame."""
     return _packer.pack(msg)
@@ -125,19 +131,22 @@ def _count_objects(frame: bytes, cap: int = MAX_OBJECTS) -> int:
     return count
 
 
-def decode(frame: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
+def decode(frame: bytes, max_bytes: int = MAX_MESSAGE_BYTES, strict: bool = True) -> dict[str, Any]:
     """One frame to one message map, or ProtocolError (bad_frame, not_a_map, too_large).
 
-    The length is checked before anything; the structure within the limits of the
-    module docstring before anything is built."""
+    The length is checked before anything; with ``strict`` (a client's message, read by
+    the referee) the structure within the limits of the module docstring before
+    anything is built. ``strict=False`` is for clients reading the referee's messages,
+    which are larger (views, pages of tables) and come from the party they trust: only
+    the frame's size bounds them."""
     if len(frame) > max_bytes:
         raise ProtocolError("too_large", f"the frame has {len(frame)} bytes; the limit is {max_bytes}")
-    if len(frame) > MAX_OBJECTS and _count_objects(frame) > MAX_OBJECTS:
+    if strict and len(frame) > MAX_OBJECTS and _count_objects(frame) > MAX_OBJECTS:
         raise ProtocolError(
             "bad_frame", f"the frame holds more than {MAX_OBJECTS} msgpack objects (keys, values, items); no message has that many"
         )
     try:
-        obj = msgpack.unpackb(frame, **_LIMITS)
+        obj = msgpack.unpackb(frame, **(_LIMITS if strict else _lenient(max_bytes)))
     except msgpack.ExtraData:
         raise ProtocolError("bad_frame", "the frame has bytes after the msgpack map; send exactly one map per frame") from None
     except ValueError as e:

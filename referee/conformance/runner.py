@@ -159,7 +159,7 @@ class Admin:
         while True:
             frame = await self.sock.recv()
             try:
-                msg = decode(frame)
+                msg = decode(frame, max_bytes=1 << 24, strict=False)
             except ProtocolError:
                 continue
             rid = msg.get("id")

@@ -39,7 +39,7 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
-from okgin.protocol import ERRORS, ProtocolError, decode, encode
+from okgin.protocol import ERRORS, MAX_MESSAGE_BYTES, ProtocolError, decode, encode
 
 HEARTBEAT_MS = 5000
 LIVENESS = 3
@@ -156,7 +156,7 @@ class Gateway:
 
     async def _upstream_loop(self, r: _Remote, link: _Upstream) -> None:
         while True:
-            msg = decode(await link.sock.recv(), max_bytes=1 << 20)
+            msg = decode(await link.sock.recv(), max_bytes=1 << 20, strict=False)
             if msg.get("type") == "welcome" and str(msg.get("id", "")).startswith("gw-"):
                 continue  # the bot already has the gateway's welcome
             if msg.get("type") == "error" and str(msg.get("id", "")).startswith("gw-"):
@@ -226,7 +226,7 @@ class Gateway:
         self.by_route[route] = name
         await self._reply(route, {
             "type": "welcome", "id": rid, "protocol": 1, "minor": 0, "token": r.token, "role": "player", "name": name,
-            "resumed": resumed, "heartbeat_ms": HEARTBEAT_MS, "liveness": LIVENESS, "max_message_bytes": 65536,
+            "resumed": resumed, "heartbeat_ms": HEARTBEAT_MS, "liveness": LIVENESS, "max_message_bytes": MAX_MESSAGE_BYTES,
             "referee": "okgin tournament gateway",
         })
         r.last_sent = time.monotonic()

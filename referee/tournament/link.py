@@ -150,7 +150,7 @@ class AdminLink:
                 return
             self.last_heard = time.monotonic()
             try:
-                msg = decode(frame, max_bytes=1 << 20)
+                msg = decode(frame, max_bytes=1 << 20, strict=False)
             except ProtocolError:
                 continue
             kind = msg.get("type")
@@ -220,7 +220,7 @@ async def resign_seat(ctx: zmq.asyncio.Context, endpoint: str, token: str, table
         while time.monotonic() < deadline:
             if not await sock.poll(max(1, int((deadline - time.monotonic()) * 1000))):
                 break
-            msg = decode(await sock.recv(), max_bytes=1 << 20)
+            msg = decode(await sock.recv(), max_bytes=1 << 20, strict=False)
             kind = msg.get("type")
             if kind == "error" and msg.get("id") == 1:
                 return f"could not take the seat: {msg.get('name')}"

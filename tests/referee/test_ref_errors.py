@@ -114,8 +114,14 @@ def test_framing_errors(scene, make_client):
     expect_error(r, alice, msgpack.packb(None), "not_a_map")
     expect_error(r, alice, msgpack.packb({1: "ping"}), "not_a_map")
     expect_error(r, fresh, msgpack.packb("hello"), "not_a_map")
-    m = expect_error(r, alice, {"type": "ping", "pad": "x" * 70000}, "too_large")
-    assert m["request"] == "ping"
+    # 1.4: ZMQ_MAXMSGSIZE equals max_message_bytes, so libzmq closes a connection that
+    # sends more (test_ref_limits_codec); a frame within a larger hard limit is refused
+    # too_large, echoing its type. This referee keeps the default hard limit: one byte
+    # under it is read and refused by content instead.
+    # The id is echoed when it is in the frame's first 512 bytes (okgin.protocol.peek_id).
+    alice.send({"type": "ping", "id": "big", "pad": "x" * 3000}, check=False)
+    m = error_of(alice.wait_for(lambda m: m["type"] == "error"), "bad_frame")
+    assert m["id"] == "big" and m["request"] == "ping"
     expect_error(r, alice, {"type": 5}, "bad_message")
     expect_error(r, alice, {"kind": "ping"}, "bad_message")
     expect_error(r, alice, {"type": "act", "table": "g", "seq": "one", "action": {"kind": "pass"}}, "bad_message")
@@ -177,8 +183,8 @@ def test_table_errors(scene, make_client):
     expect_error(r, dave, {"type": "leave", "table": "g"}, "not_seated")
     expect_error(r, dave, {"type": "unwatch", "table": "g"}, "not_seated")
     expect_error(r, dave, {"type": "sync", "table": "g"}, "not_seated")
-    expect_error(r, dave, {"type": "join", "table": "w", "seat": 7}, "bad_seat")
-    expect_error(r, dave, {"type": "join", "table": "w", "seat": 0}, "bad_seat")
+    expect_error(r, dave, {"type": "join", "table": "w", "variant": "box", "seat": 7}, "bad_seat")
+    expect_error(r, dave, {"type": "join", "table": "w", "variant": "box", "seat": 0}, "bad_seat")
     expect_error(r, dave, {"type": "join", "table": "new", "seat": 2}, "bad_seat")
     expect_error(r, alice, {"type": "rematch", "table": "g"}, "game_in_progress")
     expect_error(r, spect, {"type": "watch", "table": "g", "full": True}, "no_full_feed")
