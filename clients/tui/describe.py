@@ -84,7 +84,9 @@ def result_sentence(state: TableState, r: HandResult) -> str:
     """How a hand ended, in one sentence."""
     pts = f"{r.points} point{'s' if r.points != 1 else ''}" + (" (doubled: spade upcard)" if r.doubled and r.points else "")
     if r.outcome == "drawn":
-        return f"Hand {r.hand_number + 1} was drawn: the stock ran down to 2 cards. Nobody scores."
+        cap = state.rules.max_pile_draws if state.rules is not None else None
+        why = "the stock ran down to 2 cards" + (f" or the discard pile was drawn from {cap} times" if cap else "")
+        return f"Hand {r.hand_number + 1} was drawn: {why}. Nobody scores."
     knocker = state.name(r.knocker)
     winner = scores_verb(state.name(r.winner))
     kd, dd = r.knocker_deadwood, r.defender_deadwood

@@ -27,7 +27,7 @@ from okgin.protocol.catalogue import FIELDS
 CARDS = [r + s for s in "cdhs" for r in "A23456789TJQK"]
 KINDS = ["take", "pass", "draw_stock", "draw_discard", "discard", "knock", "big_gin"]
 RULE_KEYS = ["knock_limit", "ace_upcard_gin_only", "spade_upcard_doubles", "allow_discard_of_taken_card", "big_gin",
-             "big_gin_bonus", "gin_bonus", "undercut_bonus", "tie_is_undercut", "target_score", "classic_bonuses", "variant"]
+             "big_gin_bonus", "gin_bonus", "undercut_bonus", "tie_is_undercut", "target_score", "classic_bonuses", "max_pile_draws", "variant"]
 
 
 def pack(obj: Any) -> bytes:
