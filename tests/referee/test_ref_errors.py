@@ -8,7 +8,7 @@ from typing import Any
 
 import msgpack
 import pytest
-import zmq
+from bounded import dealer
 from refharness import Client, RefereeThread, error_of
 
 from okgin import canonical_json
@@ -301,11 +301,7 @@ def test_rate_limited_and_lagging(make_referee, make_client):
     b.request({"type": "join", "table": "busy"}, "seated")
     slow = make_client(r2.endpoint)
     slow.sock.close(0)  # a receive queue of one message, set before connecting
-    slow.sock = Client.ctx.socket(zmq.DEALER)
-    slow.sock.setsockopt(zmq.RCVHWM, 1)
-    slow.sock.setsockopt(zmq.RCVBUF, 4096)
-    slow.sock.setsockopt(zmq.LINGER, 0)
-    slow.sock.connect(r2.endpoint)
+    slow.sock = dealer(r2.endpoint, ctx=Client.ctx, RCVHWM=1, RCVBUF=4096)  # sends bounded (tests/bounded.py)
     slow.hello("slow", role="spectator")
     slow.request({"type": "watch", "table": "busy"}, "snapshot")
     before = r2.call(lambda: r2.ref.stats["received"])

@@ -170,7 +170,7 @@ def test_libzmq_drops_a_bigger_frame_and_that_connection_only() -> None:
     and another connection is not affected."""
     limit = RefereeConfig().hard_max_bytes
     ctx = zmq.Context()
-    router = ctx.socket(zmq.ROUTER)
+    router = limit(ctx.socket(zmq.ROUTER), 10000)  # bounded: tests/bounded.py
     socks = [router]
     try:
         router.setsockopt(zmq.MAXMSGSIZE, limit)
@@ -179,10 +179,9 @@ def test_libzmq_drops_a_bigger_frame_and_that_connection_only() -> None:
         ep = router.getsockopt(zmq.LAST_ENDPOINT).decode()
         mon = router.get_monitor_socket(zmq.EVENT_DISCONNECTED)
         socks.append(mon)
-        bad, honest = ctx.socket(zmq.DEALER), ctx.socket(zmq.DEALER)
+        bad, honest = limit(ctx.socket(zmq.DEALER), 10000), limit(ctx.socket(zmq.DEALER), 10000)
         socks += [bad, honest]
         for s in (bad, honest):
-            limit(s, 10000)  # sends bounded: tests/bounded.py
             s.connect(ep)
 
         def recv() -> list[bytes]:
