@@ -9,6 +9,10 @@ with the token a tournament organiser handed out and the tournament's gateway as
 ``--plan`` file instead: a JSON list of ``{"token": ..., "seed": ...}``, played in order,
 one fresh bot (seeded) per entry; this is how ``okgin match --via-referee`` puts the same
 bot, with the same seeds as in-process, on every seat it needs.
+
+Exit status: 0 done, 1 refused or connection lost, 2 bad arguments, 3 another process
+resumed this session with the same token (``session_taken``: the bot stops rather than
+take the seat back).
 """
 
 from __future__ import annotations
@@ -21,8 +25,10 @@ from pathlib import Path
 from okgin import RuleError, RuleSet
 
 from .bots import BUILTIN_BOTS, BotNotFound, bot_class, get_bot
-from .sdk import ConnectionLost, RefereeError, SDKError, play_reserved, run_bot
+from .sdk import ConnectionLost, RefereeError, SDKError, SessionTaken, play_reserved, run_bot
 from .sdk.client import DEFAULT_ENDPOINT
+
+EXIT_SESSION_TAKEN = 3  # exit status when another connection took the session (session_taken)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -85,6 +91,11 @@ def main(argv: list[str]) -> int:
     except RefereeError as e:
         print(f"okgin bot: the referee refused: {e.name} ({e.code}): {e.message}", file=sys.stderr)
         return 1
+    except SessionTaken as e:
+        # Another process resumed this session with the same token; resuming would take
+        # it back, and that one would do the same (protocol.md §10.1): stop, status 3.
+        print(f"okgin bot: another connection took this session (same token); stopping: {e.message}", file=sys.stderr)
+        return EXIT_SESSION_TAKEN
     except ConnectionLost as e:
         print(f"okgin bot: connection lost: {e}", file=sys.stderr)
         return 1

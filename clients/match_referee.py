@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -46,13 +47,18 @@ STARTUP_TIMEOUT = 30.0
 
 
 class RefereeProcess:
-    """A referee subprocess on a loopback port chosen by the OS; stopped by its PID."""
+    """A referee subprocess on a loopback port chosen by the OS; stopped by its PID.
+
+    It gets a random admin key (``admin_key``) through its environment, not its command
+    line, which other local users can read: admin is closed on a referee without one."""
 
     def __init__(self, journal_dir: Path, extra_args: Sequence[str] = (), log_path: Path | None = None) -> None:
         self.log_path = log_path or journal_dir / "referee.log"
         self._log = open(self.log_path, "w", encoding="utf-8")  # kept for the process's lifetime
+        self.admin_key = secrets.token_hex(16)
         cmd = [sys.executable, "-m", "okgin", "referee", "--bind", "tcp://127.0.0.1:0", "--journal-dir", str(journal_dir), *extra_args]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self._log, text=True)
+        env = {**os.environ, "OKGIN_ADMIN_KEY": self.admin_key}
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self._log, text=True, env=env)
         self.endpoint = self._read_endpoint()
 
     def _read_endpoint(self) -> str:
@@ -125,7 +131,7 @@ def run_match_via_referee(
         ref = RefereeProcess(jdir, referee_args, Path(tmp) / "referee.log")
         procs: list[subprocess.Popen[bytes]] = []
         try:
-            tables = _create_tables(ref.endpoint, rules, seed, order)
+            tables = _create_tables(ref.endpoint, ref.admin_key, rules, seed, order)
             lanes = max(1, min(jobs, len(order)))
             for lane in range(lanes):
                 mine = [(k, d, s) for k, (d, s) in enumerate(order) if k % lanes == lane]
@@ -167,10 +173,11 @@ def run_match_via_referee(
     return res
 
 
-def _create_tables(endpoint: str, rules: RuleSet, seed: int | str, order: list[tuple[int, tuple[int, ...]]]) -> list[tuple[str, list[str]]]:
+def _create_tables(endpoint: str, admin_key: str, rules: RuleSet, seed: int | str,
+                   order: list[tuple[int, tuple[int, ...]]]) -> list[tuple[str, list[str]]]:
     """One reserved admin table per game: (table name, seat tokens)."""
     out = []
-    with Client(endpoint, "okgin-match", "admin") as admin:
+    with Client(endpoint, "okgin-match", "admin", admin_key=admin_key) as admin:
         admin.connect()
         for k, (d, _s) in enumerate(order):
             name = f"m{k}-d{d}"

@@ -4,6 +4,15 @@ Binds first, then prints the real endpoint on the first line of standard output 
 ``--bind tcp://127.0.0.1:0`` works for scripts and tests), then one line per one-table
 setting. A clean stop abandons running games, closes every journal and tells every
 client (``shutdown``).
+
+Admin is closed by default (protocol.md §13): without ``--admin-key`` (or
+``$OKGIN_ADMIN_KEY``) a random key is generated at start, printed once on standard
+error (standard output's first line stays the endpoint) and written to
+``JOURNAL_DIR/.okgin-state/admin.key`` (mode 0600, beside the recovery state, which is
+already as private as the referee's memory; never in the journals themselves, which are
+meant to be shared), or to ``--admin-key-file``. With ``--recover`` a key file left by
+the crashed referee is reused, so that admin sessions can resume. ``--open-admin``
+restores the old open admin, for local experiments.
 """
 
 from __future__ import annotations
@@ -13,15 +22,25 @@ import asyncio
 import gc
 import logging
 import os
+import secrets
 import signal
 import sys
+from pathlib import Path
 
 from okgin import RuleError, RuleSet
 from okgin.protocol import ProtocolError
 
 from .config import Clock, Policies, RefereeConfig
+from .recovery import STATE_DIR
 from .security import CurveError
 from .server import Referee
+
+# A network referee's tables have a move clock unless --untimed (issue 14): without one a
+# player who stops answering holds the game, and the opponent's seat, for ever. A minute
+# is far above any bot (milliseconds) and above nearly every human move in gin rummy;
+# the lag allowance (--grace-ms, 1 s) and the disconnect grace (30 s) are apart from it.
+# The embeddable Referee (RefereeConfig) stays untimed: `okgin play` and tests build their own.
+DEFAULT_MOVE_MS = 60000
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,7 +52,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="resume the games a crashed referee left in --journal-dir (docs/operations.md); without it they are closed as abandoned")
     p.add_argument("--heartbeat-ms", type=int, default=5000, help="heartbeat interval (default %(default)s)")
     p.add_argument("--liveness", type=int, default=3, help="missed heartbeats before a peer is gone (default %(default)s)")
-    p.add_argument("--admin-key", default=os.environ.get("OKGIN_ADMIN_KEY"), help="key required for role admin (default: $OKGIN_ADMIN_KEY; none: admin is open)")
+    p.add_argument("--admin-key", default=os.environ.get("OKGIN_ADMIN_KEY") or None,
+                   help="key required for role admin (default: $OKGIN_ADMIN_KEY; none: a random key is generated, printed on stderr"
+                        " and written to --admin-key-file)")
+    p.add_argument("--admin-key-file", metavar="PATH",
+                   help=f"where a generated admin key is written, mode 0600 (default: JOURNAL_DIR/{STATE_DIR}/admin.key; with --no-journal: nowhere)")
+    p.add_argument("--open-admin", action="store_true",
+                   help="no admin key: role admin is open to every client that can connect (local experiments only)")
     p.add_argument("--max-tables", type=int, default=10000)
     p.add_argument("--max-sessions", type=int, default=10000)
     p.add_argument("--rate-limit", type=float, default=2000, metavar="PER_S",
@@ -41,15 +66,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rate-burst", type=int, default=4000, help="messages one connection may send at once (default %(default)s)")
     p.add_argument("--watcher-drop-limit", type=int, default=200,
                    help="undeliverable messages in a row after which a session's watches are dropped (0: never; default %(default)s)")
-    g = p.add_argument_group("default time control and policies (quick-match and named tables; --table)")
-    g.add_argument("--move-ms", type=int, default=0, help="per-move limit, 0 = none")
+    g = p.add_argument_group(
+        "default time control and policies (quick-match and named tables; --table)",
+        f"Every table gets a clock unless --untimed: {DEFAULT_MOVE_MS // 1000} s a move (bots answer in milliseconds, "
+        "a person rarely needs more), then --grace-ms for the network; a seat out of time loses (--timeout-policy). "
+        "Without a clock a silent opponent could hold a game for ever (docs/operations.md). "
+        "An admin's create_table may set its own clock.",
+    )
+    g.add_argument("--move-ms", type=int, default=None, help=f"per-move limit, 0 = none (default {DEFAULT_MOVE_MS}, or 0 with --untimed)")
     g.add_argument("--bank-ms", type=int, default=0, help="per-game bank per seat, 0 = none")
+    g.add_argument("--untimed", action="store_true",
+                   help="tables get no clock (move and bank 0): only for trusted players; a silent one stalls the game for ever")
     g.add_argument("--increment-ms", type=int, default=0, help="added to the bank after each move")
     g.add_argument("--grace-ms", type=int, default=1000, help="lag allowance (default %(default)s)")
     g.add_argument("--timeout-policy", choices=("forfeit", "default_move"), default="forfeit")
     g.add_argument("--illegal-policy", choices=("reprompt", "forfeit"), default="reprompt")
     g.add_argument("--illegal-limit", type=int, default=3, help="with --illegal-policy forfeit: the Nth illegal move loses")
-    g.add_argument("--disconnect-grace-ms", type=int, default=30000)
+    g.add_argument("--disconnect-grace-ms", type=int, default=30000,
+                   help="a seat whose connection is gone this long loses (default %(default)s: time to reconnect after a network blip)")
     t = p.add_argument_group("one table created at start (admin-style)")
     t.add_argument("--table", help="create this table at start")
     t.add_argument("--variant", choices=("oklahoma", "box"), default="oklahoma")
@@ -57,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", help="seed of game 1 (integer or text; default random)")
     t.add_argument("--reserved", action="store_true", help="seats only by tokens, printed one per line")
     t.add_argument("--player", action="append", default=[], metavar="NAME", help="name of a reserved seat (repeatable)")
-    t.add_argument("--full-feed-delay-ms", type=int, help="offer a full-visibility spectator feed delayed by this much")
+    t.add_argument("--full-feed-delay-ms", type=int, help="offer a full-visibility feed for broadcasters: each hand's cards this long after the hand ended (its broadcast token is printed)")
     c = p.add_argument_group("CURVE encryption and client keys (referee/security.py, docs/operations.md)")
     c.add_argument("--curve-keys", metavar="DIR", help="encrypt all traffic with the referee's key pair DIR/server.key_secret")
     c.add_argument("--allow", metavar="KEYS", help="with --curve-keys: a directory of allowed client public keys (*.key), or 'any'")
@@ -76,6 +110,52 @@ def _seed(text: str | None) -> int | str | None:
         return text
 
 
+def admin_key_path(args: argparse.Namespace) -> Path | None:
+    """Where a generated admin key goes: --admin-key-file, else the journal directory's state directory."""
+    if args.admin_key_file:
+        return Path(args.admin_key_file)
+    if args.no_journal:
+        return None
+    return Path(args.journal_dir) / STATE_DIR / "admin.key"
+
+
+def write_key_file(path: Path, key: str) -> None:
+    """Write ``key`` to ``path`` with mode 0600 from the start (never readable by others,
+    not even for a moment), replacing any older file atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.unlink(missing_ok=True)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.fchmod(fd, 0o600)  # whatever the umask
+        os.write(fd, (key + "\n").encode())
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+def resolve_admin_key(args: argparse.Namespace) -> tuple[str | None, str]:
+    """The admin key to start with and the stderr line announcing it ("" for none).
+
+    A given key is used as it is and never written anywhere. Otherwise a key file left
+    by a crashed referee is reused with --recover; else a fresh 128-bit key is made."""
+    if args.open_admin:
+        return None, ("okgin referee: WARNING: --open-admin: role admin is open to every client that can connect"
+                      " (it can create and close any table); for local experiments only")
+    if args.admin_key:
+        return args.admin_key, ""
+    path = admin_key_path(args)
+    if args.recover and path is not None and path.is_file():
+        old = path.read_text().strip()
+        if old:
+            return old, f"okgin referee: admin key {old} (reused from {path})"
+    key = secrets.token_hex(16)
+    if path is None:
+        return key, f"okgin referee: admin key {key} (generated; give --admin-key-file to keep it in a file)"
+    write_key_file(path, key)
+    return key, f"okgin referee: admin key {key} (generated; also in {path}, mode 0600)"
+
+
 async def run(args: argparse.Namespace) -> int:
     if args.gen_keys:
         from .security import generate_keys
@@ -86,19 +166,32 @@ async def run(args: argparse.Namespace) -> int:
     if args.curve_keys and not args.allow:
         print("okgin referee: --curve-keys needs --allow (a directory of client public keys, or 'any')", file=sys.stderr)
         return 2
+    if args.untimed and (args.move_ms or args.bank_ms):
+        print("okgin referee: --untimed means no clock; drop --move-ms/--bank-ms (or drop --untimed)", file=sys.stderr)
+        return 2
+    move_ms = 0 if args.untimed else (DEFAULT_MOVE_MS if args.move_ms is None else args.move_ms)
     try:
-        clock = Clock().merge({"move_ms": args.move_ms, "bank_ms": args.bank_ms, "increment_ms": args.increment_ms, "grace_ms": args.grace_ms})
+        clock = Clock().merge({"move_ms": move_ms, "bank_ms": args.bank_ms, "increment_ms": args.increment_ms, "grace_ms": args.grace_ms})
         policies = Policies(args.timeout_policy, args.illegal_policy, args.illegal_limit, args.disconnect_grace_ms)
         rules = RuleSet(variant=args.variant).with_assignments(args.rule)
     except (ProtocolError, RuleError) as e:
         print(f"okgin referee: {e}", file=sys.stderr)
         return 2
+    if args.open_admin and args.admin_key:
+        print("okgin referee: --open-admin and an admin key (--admin-key or $OKGIN_ADMIN_KEY) contradict each other", file=sys.stderr)
+        return 2
+    try:
+        admin_key, key_line = resolve_admin_key(args)
+    except OSError as e:
+        print(f"okgin referee: cannot write the admin key file: {e}", file=sys.stderr)
+        return 1
     cfg = RefereeConfig(
         bind=args.bind,
         heartbeat_ms=args.heartbeat_ms,
         liveness=args.liveness,
         journal_dir=None if args.no_journal else args.journal_dir,
-        admin_key=args.admin_key,
+        admin_key=admin_key,
+        open_admin=args.open_admin,
         clock=clock,
         policies=policies,
         max_tables=args.max_tables,
@@ -132,6 +225,8 @@ async def run(args: argparse.Namespace) -> int:
         loop.add_signal_handler(sig, on_signal, sig.name)
     if ref.recovery_summary:  # on stderr, before the endpoint line that scripts wait for
         print(f"okgin referee: {ref.recovery_summary}", file=sys.stderr, flush=True)
+    if key_line:  # stderr too: standard output's first line is the endpoint
+        print(key_line, file=sys.stderr, flush=True)
     print(f"okgin referee listening on {endpoint}", flush=True)
     if args.table and args.table in ref.tables:
         print(f"table {args.table} (recovered; its seat tokens are those printed at the first start)", flush=True)
@@ -146,6 +241,8 @@ async def run(args: argparse.Namespace) -> int:
             await ref.stop()
             return 2
         print(f"table {t.name}", flush=True)
+        if t.broadcast_token is not None:
+            print(f"broadcast token {t.broadcast_token}", flush=True)
         for i, tok in enumerate(t.reserved_tokens or []):
             print(f"seat {i} token {tok}", flush=True)
     tune_gc()

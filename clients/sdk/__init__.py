@@ -15,7 +15,7 @@
 
 from .aio import AsyncClient
 from .client import DEFAULT_ENDPOINT, Client
-from .errors import ConnectionLost, RefereeError, SDKError, Timeout
+from .errors import ConnectionLost, RefereeError, SDKError, SessionTaken, Timeout
 from .messages import (
     AdviceReceived,
     AdvisePrompt,
@@ -45,7 +45,7 @@ from .runner import BotDriver, drive, play_reserved, run_bot, serve
 __all__ = [
     "DEFAULT_ENDPOINT", "AdviceReceived", "AdvisePrompt", "AsyncClient", "BotDriver", "Client", "ConnectionLost",
     "Disconnected", "ErrorMessage", "GameEnd", "GameStart", "HandEnd", "Message", "MoveEvent", "Ok", "Prompt",
-    "Queued", "Reconnected", "RefereeError", "RematchStatus", "SDKError", "Seated", "Shutdown", "Snapshot",
+    "Queued", "Reconnected", "RefereeError", "RematchStatus", "SDKError", "Seated", "SessionTaken", "Shutdown", "Snapshot",
     "TableClosed", "TableCreated", "Timeout", "Unknown", "Welcome", "drive", "parse_message", "play_reserved",
     "run_bot", "serve",
 ]

@@ -49,5 +49,18 @@ class ConnectionLost(SDKError):
     session it held for our token is gone (``bad_token`` on resume)."""
 
 
+class SessionTaken(ConnectionLost):
+    """Another connection resumed this session with its token: the referee answered
+    ``session_taken`` (protocol 1.4, §10.1). The client does not resume on its own:
+    two live processes sharing one token would otherwise take the seat from each other
+    for ever. The newer one keeps the session; this one must stop (``okgin bot`` exits
+    with status 3). A program that really wants the session back makes a new client
+    with the token, knowingly."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"session_taken (2008): {message}")
+        self.message = message
+
+
 class Timeout(SDKError):
     """A reply did not arrive in time."""

@@ -49,7 +49,7 @@ from ..bot import Bot
 from ..local import overrides
 from . import requests as rq
 from .client import Client
-from .errors import ConnectionLost, SDKError
+from .errors import ConnectionLost, SDKError, SessionTaken
 from .messages import (
     AdviceReceived,
     AdvisePrompt,
@@ -408,11 +408,14 @@ def _queue_and_play(client: Client, driver: BotDriver, variant: str, rules: rq.R
     """Queue and play one game. A session lost while still waiting in the queue is
     forgotten by the referee (protocol.md §10: queue places are dropped, and a session
     holding no seat is forgotten), so resuming gets ``bad_token``: then start a fresh
-    session and queue again. Once seated, a lost session is final."""
+    session and queue again. Once seated, a lost session is final, and so is
+    :class:`SessionTaken` at any time: another process plays with this token."""
     for attempt in range(attempts):
         client.queue(variant, rules)
         try:
             return drive(client, driver, 1, threaded)
+        except SessionTaken:
+            raise
         except ConnectionLost:
             if driver.table is not None or attempt == attempts - 1:
                 raise

@@ -20,6 +20,7 @@ Failures, as the player sees them:
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -154,7 +155,9 @@ class NetworkBackend(Backend):
             self._feed(app, (await client.watch(self.table, s.full)).raw)
             return
         if s.mode == "create":
-            admin = AsyncClient(self.endpoint, self.name, "admin", admin_key=s.admin_key, reconnect=False)
+            # Admin is closed on a referee without a key (protocol 1.4): the key given, or $OKGIN_ADMIN_KEY.
+            key = s.admin_key or os.environ.get("OKGIN_ADMIN_KEY") or None
+            admin = AsyncClient(self.endpoint, self.name, "admin", admin_key=key, reconnect=False)
             try:
                 await admin.connect(HELLO_TIMEOUT_S)
                 made = await admin.create_table(table=s.table, variant=s.variant, rules=s.rules or None, clock=s.clock)

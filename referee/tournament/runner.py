@@ -30,6 +30,7 @@ import contextlib
 import json
 import os
 import re
+import secrets
 import signal
 import time
 from collections import deque
@@ -129,6 +130,9 @@ class Runner:
         self.logdir = self.workdir / "logs"
         self.logdir.mkdir(parents=True, exist_ok=True)
         self.admin_key = opts.admin_key or cfg.admin_key or os.environ.get("OKGIN_ADMIN_KEY") or None
+        # The referees this runner starts itself get this key (admin is closed on a referee
+        # without one): the given key, else a random one that never leaves this process.
+        self.local_admin_key = self.admin_key or secrets.token_hex(16)
         self.concurrency = opts.concurrency or cfg.concurrency
         self.state = RunState()
         self.active_queues: set[asyncio.Queue[dict[str, Any]]] = set()
@@ -159,8 +163,8 @@ class Runner:
         self.slots = list(await asyncio.gather(*(self._start_local(f"r{i}") for i in range(n))))
 
     async def _start_local(self, label: str, restarts: int = 0) -> Slot:
-        ref = await LocalReferee.start(self.workdir, label, self.admin_key)
-        link = AdminLink(self.ctx, ref.endpoint, f"organiser-{self.cfg.name}", self.admin_key)
+        ref = await LocalReferee.start(self.workdir, label, self.local_admin_key)
+        link = AdminLink(self.ctx, ref.endpoint, f"organiser-{self.cfg.name}", self.local_admin_key)
         try:
             await link.connect(timeout=30.0)
         except (RefereeGone, RequestFailed):

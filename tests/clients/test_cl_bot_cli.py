@@ -35,7 +35,7 @@ def test_quick_match_queue_box(referee: RefereeProcess, spawn_bot: Callable[...,
 
 
 def test_reserved_seat_tokens(referee: RefereeProcess, spawn_bot: Callable[..., subprocess.Popen[str]]) -> None:
-    with Client(referee.endpoint, "organiser", "admin") as admin:
+    with Client(referee.endpoint, "organiser", "admin", admin_key=referee.admin_key) as admin:
         admin.connect()
         t = admin.create_table(table="final", seed=871, reserved=True)
         assert t.seat_tokens is not None and len(t.seat_tokens) == 2

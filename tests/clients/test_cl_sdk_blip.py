@@ -84,8 +84,8 @@ class CuttableProxy:
         self.cut()
 
 
-def _reserved_table(endpoint: str, name: str) -> list[str]:
-    admin = Client(endpoint, "organiser", "admin", reconnect=False)
+def _reserved_table(endpoint: str, name: str, admin_key: str) -> list[str]:
+    admin = Client(endpoint, "organiser", "admin", admin_key=admin_key, reconnect=False)
     try:
         admin.connect()
         return list(admin.create_table(table=name, reserved=True, rules={"target_score": 30}).seat_tokens or [])
@@ -96,7 +96,7 @@ def _reserved_table(endpoint: str, name: str) -> list[str]:
 def test_blocking_client_resumes_on_hello_first_after_a_blip(start_referee: Callable, spawn_bot: Callable) -> None:
     ref = start_referee(*HEARTBEAT)
     proxy = CuttableProxy(ref.endpoint)
-    toks = _reserved_table(ref.endpoint, "blip")
+    toks = _reserved_table(ref.endpoint, "blip", ref.admin_key)
     opponent = spawn_bot("simple", "--connect", ref.endpoint, "--token", toks[1])
     client = Client(proxy.endpoint, "blipper", token=toks[0], events=False)
     driver = BotDriver(SimpleBot())
@@ -135,7 +135,7 @@ def test_blocking_client_resumes_on_hello_first_after_a_blip(start_referee: Call
 def test_async_client_resumes_on_hello_first_after_a_blip(start_referee: Callable, spawn_bot: Callable) -> None:
     ref = start_referee(*HEARTBEAT)
     proxy = CuttableProxy(ref.endpoint)
-    toks = _reserved_table(ref.endpoint, "ablip")
+    toks = _reserved_table(ref.endpoint, "ablip", ref.admin_key)
     opponent = spawn_bot("simple", "--connect", ref.endpoint, "--token", toks[1])
     bot = SimpleBot()
 

@@ -12,11 +12,18 @@ game, the views, the filtering or the encoding is bypassed.
 
 Because frames are captured synchronously, each can be checked against the referee's
 *own* game state at the moment it was sent: the oracle needs no full-feed watcher.
+
+Tests name connections with readable labels (``b"admin"``); the referee refuses routing
+ids libzmq would not have generated (``bad_identity``), so each label is mapped to one of
+that shape (a zero byte, then a counter) on the way in and back on the way out. The
+referee has its own random admin key, added to every admin ``hello`` that lacks one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import secrets
+import struct
 from collections.abc import Callable
 from typing import Any
 
@@ -32,6 +39,10 @@ class InProcReferee:
     def __init__(self, **config: Any) -> None:
         config.setdefault("bind", "tcp://127.0.0.1:0")
         config.setdefault("journal_dir", None)
+        config.setdefault("admin_key", secrets.token_hex(16))
+        self.admin_key: str | None = config["admin_key"]
+        self._rids: dict[bytes, bytes] = {}  # label -> routing id as libzmq makes them
+        self._labels: dict[bytes, bytes] = {}  # and back
         self.loop = asyncio.new_event_loop()
         self.ref = Referee(RefereeConfig(**config))
         self.loop.run_until_complete(self.ref.start())
@@ -40,14 +51,20 @@ class InProcReferee:
 
         def capture(rid: bytes, data: bytes) -> bool:
             self.sent += 1
-            self.on_send(rid, data)
+            self.on_send(self._labels.get(rid, rid), data)
             return True
 
         self.ref._raw_send = capture  # type: ignore[method-assign]
 
     def send(self, rid: bytes, msg: dict[str, Any]) -> None:
-        """Deliver one request as the socket reader would."""
-        self.ref._handle([rid, msgpack.packb(msg, use_bin_type=True)])
+        """Deliver one request as the socket reader would (``rid``: the connection's label)."""
+        if msg.get("type") == "hello" and msg.get("role") == "admin" and "admin_key" not in msg and self.admin_key:
+            msg = {**msg, "admin_key": self.admin_key}
+        real = self._rids.get(rid)
+        if real is None:
+            real = self._rids[rid] = b"\0" + struct.pack(">I", len(self._rids))
+            self._labels[real] = rid
+        self.ref._handle([real, msgpack.packb(msg, use_bin_type=True)])
 
     def close(self) -> None:
         self.loop.run_until_complete(self.ref.stop("test over"))

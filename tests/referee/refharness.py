@@ -9,6 +9,10 @@ undocumented field may appear), so the schema, the text and the referee cannot d
 Validation with the reference ``jsonschema`` costs milliseconds per view-carrying
 message, so clients validate ``"all"`` messages in the dedicated schema tests and, by
 default, a ``"sample"``: the first few of every type, then one in 25.
+
+Admin is closed on a referee without an admin key, so every harness referee gets
+:data:`ADMIN_KEY` unless the test gives its own, and :meth:`Client.hello` presents it for
+role admin unless the test passes ``admin_key`` itself.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import secrets
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -32,6 +37,7 @@ from referee.server import Referee
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "protocol.schema.json").read_text())
 RECV_TIMEOUT_MS = 10000  # an upper bound for failures only; never asserted on
+ADMIN_KEY = secrets.token_hex(16)  # every harness referee's admin key, unless a test sets its own
 
 
 def _closed(schema: Any) -> Any:
@@ -73,6 +79,7 @@ class RefereeThread:
     def __init__(self, **config: Any) -> None:
         config.setdefault("bind", "tcp://127.0.0.1:0")
         config.setdefault("journal_dir", None)
+        config.setdefault("admin_key", ADMIN_KEY)
         self.config = RefereeConfig(**config)
         self.ref = Referee(self.config)
         self.loop = asyncio.new_event_loop()
@@ -183,6 +190,8 @@ class Client:
         return m
 
     def hello(self, name: str = "tester", role: str = "player", **extra: Any) -> dict[str, Any]:
+        if role == "admin":
+            extra.setdefault("admin_key", ADMIN_KEY)
         w = self.request({"type": "hello", "protocol": 1, "role": role, "name": name, **extra}, "welcome")
         self.token = w["token"]
         return w

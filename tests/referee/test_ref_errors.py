@@ -325,3 +325,18 @@ def test_rate_limited_and_lagging(make_referee, make_client):
     assert len(got) < 4000  # most answers were dropped, never queued
     error_of(slow.request({"type": "sync", "table": "busy"}), "not_seated")  # no longer watching
     assert slow.request({"type": "watch", "table": "busy"}, "snapshot")["table"] == "busy"
+
+
+def test_session_taken_and_bad_identity(referee, make_client):
+    """Protocol 1.4 (details: test_ref_identity.py): the older of two connections holding
+    one token is told ``session_taken``; a client-chosen routing id gets ``bad_identity``."""
+    old, new = make_client(referee.endpoint), make_client(referee.endpoint)
+    old.hello("a")
+    new.hello("a", token=old.token)
+    assert error_of(old.recv(), "session_taken").get("id") is None  # at once, unasked
+    error_of(old.request({"type": "ping"}), "session_taken")
+    chosen = make_client(referee.endpoint)
+    chosen.sock.close(0)
+    chosen.sock = dealer(referee.endpoint, ctx=Client.ctx, ROUTING_ID=b"mine")
+    chosen.send({"type": "hello", "protocol": 1, "role": "player", "name": "b"})
+    error_of(chosen.recv(), "bad_identity")

@@ -38,7 +38,7 @@ class Scene:
     """One referee for the whole fuzz run, with a game in progress to poke at."""
 
     def __init__(self) -> None:
-        self.r = RefereeThread(admin_key=None)
+        self.r = RefereeThread(admin_key=None, open_admin=True)  # admin open: its requests fuzzed too
         self.players = [Client(self.r.endpoint, validate="none"), Client(self.r.endpoint, validate="none")]
         for i, c in enumerate(self.players):
             c.hello(f"p{i}")

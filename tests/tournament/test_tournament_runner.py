@@ -211,13 +211,13 @@ def test_a_dead_referee_has_its_games_replayed_elsewhere(tmp_path: Path) -> None
 
 
 def test_remote_referee_records_come_from_the_public_feed(tmp_path: Path) -> None:
-    ref = subprocess.Popen([sys.executable, "-m", "okgin", "referee", "--bind", "tcp://127.0.0.1:0", "--no-journal"],
+    ref = subprocess.Popen([sys.executable, "-m", "okgin", "referee", "--bind", "tcp://127.0.0.1:0", "--no-journal", "--admin-key", "far-key"],
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         assert ref.stdout is not None
         endpoint = re.search(r"tcp://\S+", readline(ref.stdout, 60, "the referee")).group(0)  # type: ignore[union-attr]
         cfg = write_config(tmp_path / "far.toml", GREEDY[:2], rules=FAST_RULES,
-                           tournament={"seed": "far", "games_per_pairing": 4, "referee_endpoints": [endpoint]})
+                           tournament={"seed": "far", "games_per_pairing": 4, "referee_endpoints": [endpoint], "admin_key": "far-key"})
         assert main([str(cfg), "--quiet"]) == 0
     finally:
         ref.send_signal(signal.SIGTERM)

@@ -61,7 +61,8 @@ async def test_lobby_quick_match_starts_a_game() -> None:
 
 
 async def test_lobby_lists_tables_and_creates_one_with_a_clock() -> None:
-    ref = Referee(RefereeConfig(bind="tcp://127.0.0.1:0", journal_dir=None))
+    # The lobby creates tables with an admin request: a local referee with admin open.
+    ref = Referee(RefereeConfig(bind="tcp://127.0.0.1:0", journal_dir=None, open_admin=True))
     endpoint = await ref.start()
     ref.create_table(table="friday", variant="oklahoma")
     stop = asyncio.Event()
