@@ -238,8 +238,11 @@ static void on_error(client_t *c, const msgpack_object *msg) {
     /* Advice racing the captain's move (or the hand's end) is refused as stale: expected. */
     bool late_advice = strcmp(request, "advise") == 0 && (strcmp(name, "stale_seq") == 0 || strcmp(name, "forbidden") == 0);
     logf_(c, !late_advice, "error %lld %s (to %s): %s", (long long)wire_int(msg, "code", 0), name, request, message);
-    if (strcmp(name, "version_mismatch") == 0 || strcmp(name, "bad_token") == 0 || strcmp(name, "auth_failed") == 0) {
-        finish(c, 1); /* the session cannot exist: nothing more to try */
+    /* 1.4: session_taken = another connection resumed our session with the token: stop, never
+     * resume (the two would take the seat from each other for ever); bad_identity = do not set a routing id. */
+    if (strcmp(name, "version_mismatch") == 0 || strcmp(name, "bad_token") == 0 || strcmp(name, "auth_failed") == 0 ||
+        strcmp(name, "session_taken") == 0 || strcmp(name, "bad_identity") == 0) {
+        finish(c, 1); /* the session cannot exist (or is another connection's): nothing more to try */
     } else if (strcmp(name, "hello_first") == 0) {
         open_socket(c); /* this connection lost its session: resume it with the token */
     }

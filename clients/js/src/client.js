@@ -13,7 +13,9 @@ export const PROTOCOL_MAJOR = 1;
 export const PROTOCOL_MINOR = 2; // 1.1: hello.events; 1.2: hello_first after welcome = resume
 
 /** Errors after which the session cannot exist: no point in trying again. */
-const FATAL_ERRORS = new Set(["version_mismatch", "bad_token", "auth_failed"]);
+// 1.4: session_taken = another connection resumed our session with the token: stop, never
+// resume (the two would take the seat from each other for ever); bad_identity = do not set a routing id.
+const FATAL_ERRORS = new Set(["version_mismatch", "bad_token", "auth_failed", "session_taken", "bad_identity"]);
 
 export class Client {
   /**

@@ -29,7 +29,9 @@ pub struct Options {
 pub static STOP: AtomicBool = AtomicBool::new(false);
 
 /// Errors after which the session cannot exist: no point in trying again.
-const FATAL_ERRORS: [&str; 3] = ["version_mismatch", "bad_token", "auth_failed"];
+// 1.4: session_taken = another connection resumed our session with the token: stop, never
+// resume (the two would take the seat from each other for ever); bad_identity = do not set a routing id.
+const FATAL_ERRORS: [&str; 5] = ["version_mismatch", "bad_token", "auth_failed", "session_taken", "bad_identity"];
 
 pub struct Client {
     opt: Options,

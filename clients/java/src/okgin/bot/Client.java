@@ -17,7 +17,9 @@ public final class Client {
     static final int PROTOCOL_MINOR = 2; // 1.1: hello.events; 1.2: hello_first after welcome = resume
 
     /** Errors after which the session cannot exist: no point in trying again. */
-    private static final Set<String> FATAL_ERRORS = Set.of("version_mismatch", "bad_token", "auth_failed");
+    // 1.4: session_taken = another connection resumed our session with the token: stop, never
+    // resume (the two would take the seat from each other for ever); bad_identity = do not set a routing id.
+    private static final Set<String> FATAL_ERRORS = Set.of("version_mismatch", "bad_token", "auth_failed", "session_taken", "bad_identity");
 
     /** How the bot was asked to play. */
     public record Options(String endpoint, String name, String token, String table, String variant, int games,
