@@ -9,6 +9,8 @@ labelled seed, with rejection sampling, so a deal is a pure function of
 from __future__ import annotations
 
 import hashlib
+import re
+import secrets
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -63,6 +65,52 @@ def seed_text(seed: int | str) -> str:
     return str(seed)
 
 
-def seed_hash(seed: int | str) -> str:
-    """The SHA-256 of a seed's text, published at a game's start, before the seed itself."""
-    return hashlib.sha256(seed_text(seed).encode()).hexdigest()
+SEED_BYTES = 32
+"""A referee's own seeds: 256 bits from the OS's secure source (protocol.md §5.10)."""
+SALT_BYTES = 16
+"""A commitment's salt: 128 bits, fresh for every game (protocol.md §5.10)."""
+_SALT_RE = re.compile(r"[0-9a-f]{32}\Z")
+
+
+def new_seed() -> str:
+    """A fresh seed: 64 lowercase hex digits of ``secrets.token_bytes(32)``.
+
+    Why so wide: a seed fixes every hand and the stock, so a bot that could guess it
+    would see its opponent's cards. 256 bits cannot be enumerated; being text, it goes
+    through :func:`seed_text` and :class:`SeedStream` like any admin's seed."""
+    return secrets.token_bytes(SEED_BYTES).hex()
+
+
+def new_salt() -> str:
+    """A fresh salt: 32 lowercase hex digits of ``secrets.token_bytes(16)``.
+
+    Why a salt at all: an admin may fix a small seed (``871``), and an unsalted hash of
+    a small seed is found by trying numbers. The salt makes the commitment unguessable
+    whatever the seed, and revealing it with the seed lets anyone check the deal."""
+    return secrets.token_bytes(SALT_BYTES).hex()
+
+
+def is_salt(salt: object) -> bool:
+    """True for a salt as the referee writes them: exactly 32 lowercase hex digits."""
+    return isinstance(salt, str) and _SALT_RE.match(salt) is not None
+
+
+def seed_hash(seed: int | str, salt: str | None = None) -> str:
+    """The commitment to a seed, published at a game's start, before the seed itself.
+
+    Protocol 1.4 (``salt`` given): lowercase hex of ``SHA-256(salt_bytes || seed_bytes)``
+    where ``salt_bytes`` are the 16 bytes the 32 hex digits of ``salt`` spell and
+    ``seed_bytes`` the UTF-8 of :func:`seed_text`. Without a salt (referees before 1.4,
+    old journals): ``SHA-256(seed_bytes)``, kept so that old journals still check.
+
+    >>> seed_hash("abc") == hashlib.sha256(b"abc").hexdigest()
+    True
+    >>> seed_hash(871, "00" * 16) == hashlib.sha256(bytes(16) + b"871").hexdigest()
+    True
+    """
+    text = seed_text(seed).encode()
+    if salt is None:
+        return hashlib.sha256(text).hexdigest()
+    if not is_salt(salt):
+        raise ValueError(f"a salt is 32 lowercase hex digits, got {salt!r}")
+    return hashlib.sha256(bytes.fromhex(salt) + text).hexdigest()

@@ -15,9 +15,11 @@ in ``JOURNAL_DIR/.okgin-state/`` (directory mode 0700, files 0600):
   restart by presenting the token, which is hashed and looked up.
 - ``tables/NAME.json``: per table, its settings, who sits where (token hashes), the
   reserved-seat token hashes, the game number, the ``seq`` before the running game's
-  first prompt, and the running game's **seed** and journal path. The seed is a secret
-  until the game ends (a journal holds only its hash), so this directory must be kept
-  as private as the referee's memory. Rewritten atomically (temporary file, then
+  first prompt, the running game's **seed and salt** and journal path, and the seeds and
+  salts of the table's last finished games (``deals``, for an admin's ``reveal`` at a
+  table that defers it, protocol 1.4). A seed is a secret until its game ends (a
+  journal's start line holds only the salted hash), and at a deferred table after that
+  too, so this directory must be kept as private as the referee's memory. Rewritten atomically (temporary file, then
   rename) whenever it changes: table created, a seat taken or left, a game started or
   ended; removed when the table closes.
 
@@ -267,6 +269,9 @@ class Recovery:
             "seq": t.seq,
             "seq_base": self._seq_base.get(t.name, t.seq) if playing else None,
             "seed": t.seed,
+            "salt": t.salt,
+            "reveal": t.reveal,
+            "deals": [[g, seed, salt, h] for g, (seed, salt, h) in t.deals.items()],
             "journal": self._journal_path(t),
         }
         _write_private(self.tables_dir / f"{t.name}.json", json.dumps(state, separators=(",", ":")))
@@ -340,9 +345,10 @@ class Recovery:
         rules = RuleSet.from_dict(dict(st["rules"]))
         t = hub.create_table(
             st["table"], rules.variant, rules, seed=st["base_seed"], clock=Clock(**st["clock"]), policies=Policies(**st["policies"]),
-            full_feed_delay_ms=st["full_feed_delay_ms"], origin=st["origin"],
+            full_feed_delay_ms=st["full_feed_delay_ms"], origin=st["origin"], reveal=st.get("reveal", "game_end"),
         )
         t.restore_counters(list(st["names"]), int(st["game_no"]), int(st["seq"]), st["reserved"] is not None)
+        t.restore_deals(st.get("deals") or [])
         if st["reserved"] is not None:
             self._reserved[t.name] = list(st["reserved"])
         for i, h in enumerate(st["seats"]):
@@ -386,7 +392,8 @@ class Recovery:
         path = Path(st["journal"])
         entries = self._read_journal(path)
         seed = st["seed"]
-        if entries[0].get("seed_hash") != seed_hash(seed):
+        salt = st.get("salt")  # absent in a state saved before protocol 1.4: unsalted
+        if entries[0].get("seed_hash") != seed_hash(seed, salt):
             raise RecoveryError("the saved seed does not match the journal's seed_hash")
         if entries[-1]["t"] == "end":  # it ended just before the crash
             self._restore_finished(t, path)
@@ -429,7 +436,7 @@ class Recovery:
                 game.abandon(e["reason"])
         journal = Journal.reopen(path)
         journal.write("recover", seq=seq + 1, n=n, at=iso_now())
-        t.restore_game(game, seed, n, seq, banks, illegal, decisions, journal)
+        t.restore_game(game, seed, salt, n, seq, banks, illegal, decisions, journal)
         self._seq_base[t.name] = int(st["seq_base"] if st.get("seq_base") is not None else st["seq"])
         self._journals[t.name] = str(path)
         if missing_hand_end is not None:  # the hand ended just before the crash: record its end
@@ -453,7 +460,7 @@ class Recovery:
         if end["t"] != "end":
             raise RecoveryError(f"{path} has no end line but its table was not playing")
         game = Game.from_record(end["record"], verify=False)
-        t.restore_finished(game, end["seed"], end["seed_hash"], 1 + max((e["n"] for e in entries if isinstance(e.get("n"), int)), default=0))
+        t.restore_finished(game, end["seed"], end.get("salt"), end["seed_hash"], 1 + max((e["n"] for e in entries if isinstance(e.get("n"), int)), default=0))
         self._journals[t.name] = str(path)
 
     def _start_clock(self, t: Table, seq: int) -> None:

@@ -3,7 +3,9 @@
 Why a separate check: a journal is the referee's testimony about a game. Re-deriving
 every step with :class:`okgin.Game` from the revealed seed proves the referee applied
 only legal moves in turn, refused only illegal ones, scored every hand right, and
-published a seed hash that matches the seed. Any disagreement is reported with its line.
+published a seed hash that matches the seed (hashed with the revealed salt since protocol
+1.4; a journal without a salt is checked by the older, unsalted rule). Any disagreement
+is reported with its line.
 
 Exit status: 0 every journal agrees, 1 a mismatch (or an incomplete journal), 2 a file
 that cannot be read as a journal.
@@ -19,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from okgin import Action, Game, IllegalAction, RuleSet, canonical_json
-from okgin.rng import seed_hash
+from okgin.rng import is_salt, seed_hash
 
 from .journal import JOURNAL_FORMAT, JOURNAL_VERSION
 
@@ -79,8 +81,14 @@ def check_entries(entries: list[dict[str, Any]], path: str = "<journal>") -> Che
     if end["t"] != "end":
         raise Mismatch(end["_line"], "the journal has no 'end' line (the referee stopped before the game ended); without the seed it cannot be checked")
     seed = end.get("seed")
-    if seed_hash(seed) != start.get("seed_hash") or end.get("seed_hash") != start.get("seed_hash"):
-        raise Mismatch(end["_line"], f"the seed {seed!r} does not hash to the seed_hash published at the start ({start.get('seed_hash')})")
+    if isinstance(seed, bool) or not isinstance(seed, int | str):
+        raise Mismatch(end["_line"], f"the end line's seed is {seed!r}, not an integer or a string")
+    salt = end.get("salt")  # 1.4; absent or null in older journals: the unsalted hash
+    if salt is not None and not is_salt(salt):
+        raise Mismatch(end["_line"], f"the end line's salt {salt!r} is not 32 lowercase hex digits")
+    if seed_hash(seed, salt) != start.get("seed_hash") or end.get("seed_hash") != start.get("seed_hash"):
+        how = "unsalted (a journal before protocol 1.4)" if salt is None else f"with the salt {salt}"
+        raise Mismatch(end["_line"], f"the seed {seed!r}, {how}, does not hash to the seed_hash published at the start ({start.get('seed_hash')})")
     try:
         rules = RuleSet.from_dict(dict(start["rules"]))
     except (ValueError, TypeError, KeyError) as e:
@@ -149,9 +157,24 @@ def check_entries(entries: list[dict[str, Any]], path: str = "<journal>") -> Che
     if end.get("termination") != game.termination:
         raise Mismatch(end["_line"], f"termination {end.get('termination')!r} but the engine says {game.termination!r}")
     record = game.to_record()
-    if canonical_json(end.get("record")) != canonical_json(record):
+    if canonical_json(_with_full_rules(end.get("record"))) != canonical_json(record):
         raise Mismatch(end["_line"], "the recorded game record differs from the engine's")
     return CheckReport(path, rules.variant, len(game.results), actions, game.winner, game.termination, game)
+
+
+def _with_full_rules(record: Any) -> Any:
+    """A recorded game record with its rules completed by today's defaults.
+
+    Why: a journal written before a rule option existed (``max_pile_draws``, protocol
+    1.4) records rules without it, while the engine's record lists every option. The
+    game was replayed under the completed rules (the start line's, parsed the same way)
+    and every move, result and score agreed, so only the record's spelling differs."""
+    if not isinstance(record, dict) or not isinstance(record.get("rules"), dict):
+        return record
+    try:
+        return {**record, "rules": RuleSet.from_dict(dict(record["rules"])).to_dict()}
+    except (ValueError, TypeError, KeyError):
+        return record
 
 
 def check_file(path: str | Path) -> CheckReport:

@@ -90,6 +90,7 @@ def _defs() -> J:
         "Card": {"type": "string", "pattern": "^[A23456789TJQK][cdhs]$", "description": "rank A23456789TJQK then suit cdhs"},
         "Id": {"anyOf": [INT, {"type": "string", "maxLength": 64}], "description": "a request id chosen by the client"},
         "Seed": {"anyOf": [INT, STR]},
+        "Salt": {"type": "string", "pattern": "^[0-9a-f]{32}$", "description": "16 random bytes in lowercase hex (1.4, protocol.md 5.10)"},
         "TableName": {"type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$"},
         "Action": {
             "type": "object",
@@ -317,7 +318,8 @@ def _messages() -> dict[str, J]:
                 "termination": STR,
                 "winner": nullable(seat),
                 "at_fault": nullable(seat),
-                "seed": ref("Seed"),
+                "seed": nullable(ref("Seed")),  # null: the table defers the reveal (1.4)
+                "salt": nullable(ref("Salt")),  # 1.4; absent from a 1.3 referee's
                 "seed_hash": STR,
                 "view": view,
                 "events": held,
@@ -358,12 +360,18 @@ def _messages() -> dict[str, J]:
                 "reserved": BOOL,
                 "players": arr({"type": "string", "maxLength": 40}),
                 "full_feed_delay_ms": nullable(NNINT),
+                "reveal": {"enum": ["game_end", "deferred"]},  # 1.4
             },
             [],
         ),
         "table_created": ({"table": tname, "seat_tokens": nullable(arr(STR))}, ["table", "seat_tokens"]),
         "close_table": ({"table": table}, ["table"]),
         "table_closed": ({"table": tname, "reason": STR}, ["table", "reason"]),
+        "reveal": ({"table": table, "game": NNINT}, ["table", "game"]),  # 1.4
+        "revealed": (
+            {"table": tname, "game": NNINT, "seed": ref("Seed"), "salt": nullable(ref("Salt")), "seed_hash": STR},
+            ["table", "game", "seed", "salt", "seed_hash"],
+        ),
         # --- generic
         "ok": ({"request": STR}, ["request"]),
         "error": (

@@ -74,6 +74,7 @@ def test_every_message_of_the_catalogue(make_referee, make_client):
         seats[s] = client(f"p{s}", token=tok)
     # the sitter's advice must reach the captain: answer advise prompts before acting
     play_until_end(seats, "box", advise=True)
+    admin.request({"type": "reveal", "table": "box", "game": 1}, "revealed")
     p0 = seats[0]
     p0.request({"type": "sync", "table": "box"}, "snapshot")
     p0.request({"type": "rematch", "table": "box"}, "ok")

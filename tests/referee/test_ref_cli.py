@@ -16,6 +16,7 @@ import pytest
 from bounded import readline
 from refharness import Client, play_until_end
 
+from okgin.rng import seed_hash
 from referee.replay import check_file
 from referee.replay import main as replay_main
 
@@ -81,7 +82,8 @@ def test_one_table_referee_and_clean_shutdown(spawn, tmp_path, sig):
         assert c.expect("seated")["players"][s] == f"bot{s}"
         clients[s] = c
     start = clients[0].expect("game_start")
-    assert start["seed_hash"] == "062f50753b9095ee2eff40f888d93e61f2ffeb661bb126d15229f03e0463bdb4"
+    # 1.4: salted, so not the bare SHA-256 of "871" (062f...bdb4) that anyone could find
+    assert re.fullmatch(r"[0-9a-f]{64}", start["seed_hash"]) and start["seed_hash"] != seed_hash(871)
     # a few moves, then stop the referee mid-game
     moves = 0
     while moves < 6:
@@ -95,6 +97,7 @@ def test_one_table_referee_and_clean_shutdown(spawn, tmp_path, sig):
     for c in clients.values():
         end = c.wait_for(lambda m: m["type"] == "game_end")
         assert end["termination"] == "abandoned" and end["seed"] == 871
+        assert seed_hash(871, end["salt"]) == start["seed_hash"] == end["seed_hash"]
         assert c.wait_for(lambda m: m["type"] == "shutdown")["reason"]
         c.close()
     journal = next(tmp_path.glob("final-g1-*.jsonl"))

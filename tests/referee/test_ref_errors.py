@@ -187,6 +187,8 @@ def test_table_errors(scene, make_client):
     expect_error(r, dave, {"type": "join", "table": "w", "variant": "box", "seat": 0}, "bad_seat")
     expect_error(r, dave, {"type": "join", "table": "new", "seat": 2}, "bad_seat")
     expect_error(r, alice, {"type": "rematch", "table": "g"}, "game_in_progress")
+    expect_error(r, admin, {"type": "reveal", "table": "g", "game": 1}, "game_in_progress")
+    expect_error(r, admin, {"type": "reveal", "table": "w", "game": 1}, "no_such_game")
     expect_error(r, spect, {"type": "watch", "table": "g", "full": True}, "no_full_feed")
     expect_error(r, dave, {"type": "join", "table": "b"}, "forbidden")  # reserved seats
     spect.request({"type": "watch", "table": "g"}, "snapshot")

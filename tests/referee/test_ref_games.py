@@ -34,10 +34,11 @@ def test_complete_game(referee, make_client, variant, n):
     assert end["termination"] == "normal"
     assert max(end["final"]["scores"]) >= 40
     assert end["winner"] == end["final"]["winner"]
-    assert end["seed"] == 11 and end["seed_hash"] == seed_hash(11)
+    # 1.4: the hash commits to the seed and a secret salt, both revealed at the end
+    assert end["seed"] == 11 and end["seed_hash"] == seed_hash(11, end["salt"]) != seed_hash(11)
     # game_start published the same hash before the seed
     starts = [m for m in clients[0].received if m["type"] == "game_start"]
-    assert starts and starts[0]["seed_hash"] == seed_hash(11)
+    assert starts and starts[0]["seed_hash"] == end["seed_hash"]
     # feed numbers to each seat are 0, 1, 2, ... without a gap
     for c in clients.values():
         ns = [m["n"] for m in c.received if m["type"] in ("game_start", "event", "hand_end", "game_end")]

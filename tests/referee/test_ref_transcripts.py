@@ -45,7 +45,7 @@ def test_transcript_oklahoma_hand(referee, make_client):
     assert s0["seat"] == 0 and s0["players"] == ["alice", None] and s0["status"] == "waiting"
     assert bob.request({"type": "join", "table": "demo"}, "seated")["seat"] == 1
     g0 = alice.expect("game_start")
-    assert g0["seed_hash"] in text
+    assert re.fullmatch(r"[0-9a-f]{64}", g0["seed_hash"]) and '"seed_hash":"<64 hex digits: salted' in text  # 1.4: new every game
     assert g0["view"]["hand"] == ["4c", "5c", "Jc", "Td", "Ah", "5h", "Th", "Kh", "4s", "7s"]
     assert bob.expect("game_start")["view"]["hand"] == ["Ac", "2c", "Ad", "3d", "5d", "6d", "7d", "3h", "As", "3s"]
     p = prompt_of(alice)
@@ -94,7 +94,7 @@ def test_transcript_box_hand(referee, make_client):
         c[s].hello(["carol", "dan", "erin"][s], token=tok)
         assert c[s].expect("seated")["seat"] == s
     starts = {s: c[s].expect("game_start") for s in c}
-    assert starts[0]["seed_hash"] in text
+    assert re.fullmatch(r"[0-9a-f]{64}", starts[0]["seed_hash"]) and '"seed_hash":"<64 hex digits: salted' in text  # 1.4: new every game
     assert starts[0]["view"]["roles"] == ["captain", "box", "sitter"]
     assert starts[0]["view"]["role_draws"] == [[[0, "Jd"], [1, "Qd"], [2, "5d"]]]
     assert starts[2]["view"]["hand"] == starts[0]["view"]["hand"] and starts[2]["view"]["hand_of"] == 0
