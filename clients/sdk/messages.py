@@ -185,9 +185,10 @@ class GameEnd(Message):
     termination: str
     winner: int | None
     at_fault: int | None
-    seed: int | str
+    seed: int | str | None  # None at a table that defers the reveal (1.4)
     seed_hash: str
     view: View | None
+    salt: str | None = None  # 1.4: seed_hash = SHA-256(salt || seed text) (protocol.md 12.1)
 
 
 @dataclass(frozen=True)
@@ -220,6 +221,7 @@ class Snapshot(Message):
 class TableCreated(Message):
     table: str
     seat_tokens: list[str] | None
+    broadcast_token: str | None = None  # 1.4: the table's full feed, for its broadcaster
 
 
 @dataclass(frozen=True)
@@ -317,7 +319,7 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "game_end": lambda m: {
         "table": m["table"], "game": m["game"], "n": m["n"], "final": dict(m["final"]), "termination": m["termination"],
         "winner": m.get("winner"), "at_fault": m.get("at_fault"), "seed": m.get("seed"), "seed_hash": m.get("seed_hash", ""),
-        "view": _view(m.get("view")),
+        "view": _view(m.get("view")), "salt": m.get("salt"),
     },
     "rematch_status": lambda m: {"table": m["table"], "ready": list(m["ready"]), "game": m["game"]},
     "snapshot": lambda m: {
@@ -327,7 +329,7 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
         "policies": m.get("policies", {}), "seed_hash": m.get("seed_hash"), "clocks": m.get("clocks"),
         "view": _view(m.get("view")),
     },
-    "table_created": lambda m: {"table": m["table"], "seat_tokens": m.get("seat_tokens")},
+    "table_created": lambda m: {"table": m["table"], "seat_tokens": m.get("seat_tokens"), "broadcast_token": m.get("broadcast_token")},
     "table_closed": lambda m: {"table": m["table"], "reason": m.get("reason", "")},
     "shutdown": lambda m: {"reason": m.get("reason", "")},
 }
