@@ -46,6 +46,9 @@ DEFAULT_MOVE_MS = 60000
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="okgin referee", description="Run a referee: the server that owns every game (protocol.md).")
     p.add_argument("--bind", default="tcp://127.0.0.1:7117", help="ZeroMQ endpoint to bind (port 0: any free port; default %(default)s)")
+    p.add_argument("--also-bind", action="append", default=[], metavar="ENDPOINT",
+                   help="bind this endpoint too (repeatable), e.g. ipc:///run/okgin/ref.sock beside --bind; "
+                        "standard output's first line still names --bind's endpoint")
     p.add_argument("--journal-dir", default="journals", help="directory for game journals (default %(default)s)")
     p.add_argument("--no-journal", action="store_true", help="write no journals")
     p.add_argument("--recover", action="store_true",
@@ -187,6 +190,7 @@ async def run(args: argparse.Namespace) -> int:
         return 1
     cfg = RefereeConfig(
         bind=args.bind,
+        extra_binds=tuple(args.also_bind),
         heartbeat_ms=args.heartbeat_ms,
         liveness=args.liveness,
         journal_dir=None if args.no_journal else args.journal_dir,

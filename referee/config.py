@@ -88,6 +88,9 @@ class RefereeConfig:
     """Everything a referee needs to start. ``journal_dir`` None: no journals (tests, embedding)."""
 
     bind: str = "tcp://127.0.0.1:7117"
+    # More endpoints the same ROUTER binds (a ROUTER may bind several): e.g. an ipc://
+    # socket beside the TCP one, for sandboxed tournament bots that have no network.
+    extra_binds: tuple[str, ...] = ()
     heartbeat_ms: int = 5000
     liveness: int = 3
     journal_dir: str | None = "journals"

@@ -89,6 +89,9 @@ class Transport:
             if cfg.curve_keys is not None:  # CURVE + ZAP allow-list (referee.security), before binding
                 self._auth = start_curve(ctx, sock, cfg.curve_keys, cfg.curve_allow or "")
             sock.bind(cfg.bind)
+            endpoint = sock.getsockopt_string(zmq.LAST_ENDPOINT)  # the real one (port 0), before any extra bind
+            for ep in cfg.extra_binds:
+                sock.bind(ep)
         except (zmq.ZMQError, CurveError):
             if self._auth is not None:
                 self._auth.stop()
@@ -98,7 +101,7 @@ class Transport:
             raise
         self.ctx = ctx
         self.sock = sock
-        self.endpoint = sock.getsockopt_string(zmq.LAST_ENDPOINT)
+        self.endpoint = endpoint
         return self.endpoint
 
     def serve(self) -> None:
