@@ -65,9 +65,35 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         raise
     try:
-        return int(module.main(rest) or 0)
+        code = int(module.main(rest) or 0)
+        sys.stdout.flush()  # a pipe closed early shows here, not at exit, where it cannot be caught
+        return code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return broken_pipe()
+
+
+SIGPIPE_STATUS = 128 + 13  # what a shell reports for a writer killed by SIGPIPE (`seq 1e9 | head`)
+
+
+def broken_pipe() -> int:
+    """The reader of our stdout went away (``okgin ... | head``): stop writing, quietly.
+
+    Python's recommended handling (docs: signal, "Note on SIGPIPE"): point stdout at
+    devnull, so the flush at exit raises nothing and prints no "Exception ignored"; then
+    exit with 141, the status a shell gives a writer ended by SIGPIPE (so ``set -o pipefail``
+    sees the output was cut short, as with any Unix tool).
+    """
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real stdout file descriptor (captured in tests)
+        pass
+    return SIGPIPE_STATUS
 
 
 if __name__ == "__main__":

@@ -1,10 +1,12 @@
 """``okgin tournament``: run a tournament from a TOML file, or print a results file's table.
 
     okgin tournament CONFIG.toml [--resume] [--concurrency K] [--referees N | --referee-endpoints EP ...]
-    okgin tournament report DB [--csv FILE] [--json FILE] [--chart FILE.png]
+    okgin tournament report DB [--csv FILE] [--json FILE] [--chart FILE.png|FILE.svg] [--games]
 
-Exit status: 0 done, 1 the run stopped with games unplayed (e.g. interrupted), 2 bad
-config, results file or arguments.
+Exit status: 0 done, 1 the run stopped with games unplayed (e.g. interrupted), or
+``report --chart`` without matplotlib (everything else is still written), 2 bad config,
+results file or arguments, 141 ``report``'s reader closed the pipe early (``| head``;
+the files asked for are still written).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ def _report_parser() -> argparse.ArgumentParser:
     p.add_argument("db", help="the results file (.sqlite) a run wrote")
     p.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
     p.add_argument("--json", metavar="FILE", help="also write the table, pairs and terminations as JSON")
-    p.add_argument("--chart", metavar="FILE", help="also write the ratings chart as a PNG image")
+    p.add_argument("--chart", metavar="FILE", help="also write the ratings chart, PNG or SVG by the extension (needs okgin[charts])")
     p.add_argument("--prior-draws", type=float, help="virtual draws per pair for the ratings (default: as configured)")
     p.add_argument("--anchor", metavar="NAME", help="hold this participant at --anchor-rating (default: mean 0)")
     p.add_argument("--anchor-rating", type=float, default=None)
@@ -50,32 +52,51 @@ def _run_parser() -> argparse.ArgumentParser:
 
 
 def report_main(argv: list[str]) -> int:
-    from .chart import write_chart
+    from okgin.cli import broken_pipe
+
+    from .chart import ChartError, chart_format, write_chart
     from .report import report_from_store
 
     args = _report_parser().parse_args(argv)
+    if args.chart:
+        try:
+            chart_format(args.chart)
+        except ChartError as e:
+            print(f"okgin tournament report: {e}", file=sys.stderr)
+            return 2
     try:
         store = ResultsStore.open_existing(args.db)
     except StoreError as e:
         print(f"okgin tournament report: {e}", file=sys.stderr)
         return 2
+    code = 0
     try:
         rep = report_from_store(store, prior_draws=args.prior_draws, anchor=args.anchor, anchor_rating=args.anchor_rating)
-        print(rep.to_text())
-        if args.games:
-            for gm in store.games():
-                print(f"  {gm.index:5d} {gm.key:30s} {' v '.join(gm.seats):30s} winner {gm.winner or '-':12s} "
-                      f"{gm.termination:10s} {gm.reason}")
+        try:
+            print(rep.to_text())
+            if args.games:
+                for gm in store.games():
+                    print(f"  {gm.index:5d} {gm.key:30s} {' v '.join(gm.seats):30s} winner {gm.winner or '-':12s} "
+                          f"{gm.termination:10s} {gm.reason}")
+            sys.stdout.flush()
+        except BrokenPipeError:
+            # `report DB --games | head`: the reader has all it wanted; the files asked
+            # for are still written.
+            code = broken_pipe()
         for path, text in ((args.csv, rep.to_csv()), (args.json, rep.to_json())):
             if path:
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
                 Path(path).write_text(text, encoding="utf-8")
         if args.chart:
             Path(args.chart).parent.mkdir(parents=True, exist_ok=True)
-            write_chart(rep, args.chart)
+            try:
+                write_chart(rep, args.chart)
+            except ChartError as e:
+                print(f"okgin tournament report: no chart written: {e}", file=sys.stderr)
+                code = code or 1
     finally:
         store.close()
-    return 0
+    return code
 
 
 def main(argv: list[str]) -> int:

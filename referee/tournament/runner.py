@@ -599,7 +599,7 @@ async def _done(task: asyncio.Task[str] | None) -> str:
 
 
 def write_outputs(cfg: TournamentConfig, store: ResultsStore, output: Path) -> list[Path]:
-    from .chart import write_chart
+    from .chart import ChartError, write_chart
 
     rep = report_from_store(store)
     output.mkdir(parents=True, exist_ok=True)
@@ -608,9 +608,13 @@ def write_outputs(cfg: TournamentConfig, store: ResultsStore, output: Path) -> l
     png_path = output / f"{cfg.name}-ratings.png"
     csv_path.write_text(rep.to_csv(), encoding="utf-8")
     json_path.write_text(rep.to_json(), encoding="utf-8")
-    write_chart(rep, png_path)
+    paths = [csv_path, json_path]
+    try:
+        paths.append(write_chart(rep, png_path))
+    except ChartError as e:  # matplotlib is an optional extra: the run's results do not depend on it
+        print(f"okgin tournament: no chart: {e}", flush=True)
     print(rep.to_text())
-    return [csv_path, json_path, png_path]
+    return paths
 
 
 def run_tournament(cfg: TournamentConfig, opts: RunOptions) -> int:

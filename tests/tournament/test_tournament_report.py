@@ -1,21 +1,28 @@
-"""The final table, its exports and the PNG chart, from a results file."""
+"""The final table, its exports and the ratings chart, from a results file."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+import re
 import struct
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 
 import pytest
+from bounded import readline
 
-from referee.tournament.chart import ratings_png
+from referee.tournament.chart import CHART_HINT, ChartError, write_chart
 from referee.tournament.cli import main
 from referee.tournament.config import parse_config
 from referee.tournament.report import build_report, report_from_store
+from referee.tournament.runner import write_outputs
 from referee.tournament.store import GameResult, ResultsStore
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def g(i: int, seats: tuple[str, ...], scores: tuple[int, ...], winner: str | None, termination: str = "normal",
@@ -67,51 +74,103 @@ def test_exports_round_trip() -> None:
     assert {(p["a"], p["b"]) for p in data["pairs"]} == {("a", "b"), ("a", "c"), ("b", "c")}
 
 
-def read_png(data: bytes) -> tuple[int, int, bytes]:
+def png_size(data: bytes) -> tuple[int, int]:
+    """The size from a PNG's header, after checking its signature and the IHDR chunk's CRC."""
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, idat = 8, b""
-    w = h = 0
-    while pos < len(data):
-        (n,) = struct.unpack(">I", data[pos:pos + 4])
-        kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + n]
-        (crc,) = struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])
-        assert crc == zlib.crc32(kind + body) & 0xFFFFFFFF
-        if kind == b"IHDR":
-            w, h = struct.unpack(">II", body[:8])
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + n
-    raw = zlib.decompress(idat)
-    assert len(raw) == h * (1 + 3 * w)
-    return w, h, raw
+    (n,) = struct.unpack(">I", data[8:12])
+    assert data[12:16] == b"IHDR" and n == 13
+    (crc,) = struct.unpack(">I", data[16 + n:20 + n])
+    assert crc == zlib.crc32(data[12:16 + n]) & 0xFFFFFFFF
+    return struct.unpack(">II", data[16:24])
 
 
-def test_chart_is_a_valid_png_with_a_row_per_player() -> None:
+def test_chart_is_written_as_png_or_svg_by_the_extension(tmp_path: Path) -> None:
     r = build_report("cup", "round_robin", ["a", "b", "c"], GAMES)
-    png = ratings_png(r)
-    w, h, raw = read_png(png)
-    assert w == 900 and h == 64 + 3 * 34 + 60
-    assert bytes((31, 92, 170)) in raw  # the whiskers are drawn
-    assert png == ratings_png(r)  # deterministic bytes
-    empty = build_report("cup", "round_robin", ["a", "b"], [])
-    read_png(ratings_png(empty))
+    w, h = png_size(write_chart(r, tmp_path / "c.png").read_bytes())
+    assert w > 400 and h > 100
+    svg = write_chart(r, tmp_path / "c.svg").read_text(encoding="utf-8")
+    assert svg.startswith("<?xml") and "<svg" in svg and "</svg>" in svg
+    assert svg == write_chart(r, tmp_path / "again.svg").read_text(encoding="utf-8")  # no date, fixed ids
+    png_size(write_chart(build_report("cup", "round_robin", ["a", "b"], []), tmp_path / "empty.png").read_bytes())
+    with pytest.raises(ChartError, match=r"\.png or \.svg"):
+        write_chart(r, tmp_path / "c.gif")
 
 
-def test_report_command_reads_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def without_matplotlib(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make every ``import matplotlib...`` fail, as on an installation without okgin[charts]."""
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")] + ["matplotlib"]:
+        monkeypatch.setitem(sys.modules, name, None)
+
+
+def test_without_matplotlib_the_report_says_how_to_get_the_chart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    without_matplotlib(monkeypatch)
+    r = build_report("cup", "round_robin", ["a", "b", "c"], GAMES)
+    with pytest.raises(ChartError, match=re.escape(CHART_HINT)):
+        write_chart(r, tmp_path / "c.png")
+    assert "pip install 'okgin[charts]'" in CHART_HINT
+    db = results_file(tmp_path)
+    out = tmp_path / "out"
+    assert main(["report", str(db), "--csv", str(out / "t.csv"), "--json", str(out / "t.json"),
+                 "--chart", str(out / "t.png")]) == 1
+    cap = capsys.readouterr()
+    assert "6/6 games" in cap.out and "pip install 'okgin[charts]'" in cap.err
+    assert (out / "t.csv").is_file() and (out / "t.json").is_file() and not (out / "t.png").exists()
+    # The end of a run: CSV and JSON written, the chart's absence explained.
+    cfg = parse_config({"tournament": {"seed": "s", "name": "cup"}, "participant": [{"name": n, "bot": "random"} for n in "abc"]})
+    st = ResultsStore.open_existing(db)
+    try:
+        paths = write_outputs(cfg, st, tmp_path / "run")
+    finally:
+        st.close()
+    assert [p.name for p in paths] == ["cup.csv", "cup.json"]
+    assert "pip install 'okgin[charts]'" in capsys.readouterr().out
+
+
+def results_file(tmp_path: Path) -> Path:
     cfg = parse_config({"tournament": {"seed": "s"}, "participant": [{"name": n, "bot": "random"} for n in "abc"]})
     st = ResultsStore.for_run(cfg, tmp_path / "cup.sqlite", resume=False)
     for x in GAMES:
         st.record_game(x)
     st.set_meta("games_total", "6")
     st.close()
+    return tmp_path / "cup.sqlite"
+
+
+def test_report_command_reads_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    results_file(tmp_path)
     out = tmp_path / "out"
     assert main(["report", str(tmp_path / "cup.sqlite"), "--csv", str(out / "t.csv"), "--json", str(out / "t.json"),
-                 "--chart", str(out / "t.png")]) == 0
+                 "--chart", str(out / "t.svg")]) == 0
     text = capsys.readouterr().out
     assert "6/6 games" in text and "Elo" in text
     assert (out / "t.csv").read_text().startswith("rank,name,games")
-    read_png((out / "t.png").read_bytes())
+    assert "<svg" in (out / "t.svg").read_text(encoding="utf-8")
     st = ResultsStore.open_existing(tmp_path / "cup.sqlite")
     assert report_from_store(st).to_json() == (out / "t.json").read_text()
+    st.close()
     assert main(["report", str(tmp_path / "nope.sqlite")]) == 2
     assert "no such results file" in capsys.readouterr().err
+    assert main(["report", str(tmp_path / "cup.sqlite"), "--chart", str(out / "t.jpeg")]) == 2
+    assert ".png or .svg" in capsys.readouterr().err
+
+
+def test_report_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    """`okgin tournament report DB --games | head -1`: exit 141 (as a shell reports a writer
+    ended by SIGPIPE), no traceback, and the files asked for are still written."""
+    db = results_file(tmp_path)
+    st = ResultsStore.open_existing(db)
+    for i in range(6, 3000):  # more than a pipe's buffer, so the writer meets the closed end
+        st.record_game(g(i, ("a", "b"), (104, 30), "a"))
+    st.close()
+    csv_path = tmp_path / "t.csv"
+    proc = subprocess.Popen([sys.executable, "-m", "okgin", "tournament", "report", str(db), "--games", "--csv", str(csv_path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, text=True)
+    assert proc.stdout is not None
+    first = readline(proc.stdout, 60, "okgin tournament report")
+    proc.stdout.close()  # what head -1 does after its line
+    _, err = proc.communicate(timeout=60)
+    assert first.startswith("Tournament tournament: round robin")
+    assert proc.returncode == 141, err
+    assert err == ""
+    assert csv_path.read_text().startswith("rank,name,games")
