@@ -34,6 +34,7 @@ import secrets
 import signal
 import time
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -47,7 +48,7 @@ from .link import AdminLink, RefereeGone, RequestFailed, resign_seat
 from .procs import LocalReferee, okgin_argv, spawn, stop
 from .progress import Progress
 from .records import FeedRecorder, find_journal, read_journal
-from .report import report_from_store
+from .report import report_from_store, sprt_status
 from .schedule import Schedule, ScheduledGame
 from .sprt import Sprt
 from .store import GameResult, ResultsStore
@@ -505,6 +506,13 @@ class Runner:
                 self.store.log_event("sprt", f"{decision} accepted after {sum(c)} games ({c[0]}-{c[1]}-{c[2]})")
                 self.abort_all(f"SPRT decided {decision}")
 
+    def sprt_figures(self, games: Sequence[GameResult]) -> tuple[float, float, float]:
+        """(LLR, lower, upper) for the live display: the final report's computation
+        (:func:`.report.sprt_status`, whichever model it uses), so the two never disagree."""
+        assert self.cfg.sprt is not None
+        st = sprt_status(asdict(self.cfg.sprt), games)
+        return st["llr"], st["lower"], st["upper"]
+
     def abort_all(self, reason: str) -> None:
         self.state.stop_reason = reason
         self.stop_event.set()
@@ -549,7 +557,8 @@ class Runner:
                 self.state.stop_reason = "SPRT already decided"
         self.queue.extend((i, 1) for i in range(len(self.schedule)) if i not in done)
         self.progress = Progress(len(self.schedule), [p.name for p in self.cfg.participants], games,
-                                 enabled=self.opts.progress, prior_draws=self.cfg.ratings.prior_draws)
+                                 enabled=self.opts.progress, prior_draws=self.cfg.ratings.prior_draws,
+                                 sprt=None if self.cfg.sprt is None else self.sprt_figures)
         if not self.queue or self.state.stop_reason:
             return 0
         loop = asyncio.get_running_loop()
