@@ -2,10 +2,12 @@
 
     okgin tournament CONFIG.toml [--resume] [--concurrency K] [--referees N | --referee-endpoints EP ...]
     okgin tournament report DB [--csv FILE] [--json FILE] [--chart FILE.png|FILE.svg] [--games]
+    okgin tournament verify DB
 
-Exit status: 0 done, 1 the run stopped with games unplayed (e.g. interrupted), or
-``report --chart`` without matplotlib (everything else is still written), 2 bad config,
-results file or arguments, 141 ``report``'s reader closed the pipe early (``| head``;
+Exit status: 0 done, 1 the run stopped with games unplayed (e.g. interrupted), a
+participant lost every game to crashes, or ``report --chart`` without matplotlib
+(everything else is still written), 2 bad config, results file or arguments, or a
+participant failed the preflight (no results file is left), 141 ``report``'s reader closed the pipe early (``| head``;
 the files asked for are still written).
 """
 
@@ -74,6 +76,10 @@ def report_main(argv: list[str]) -> int:
         rep = report_from_store(store, prior_draws=args.prior_draws, anchor=args.anchor, anchor_rating=args.anchor_rating)
         try:
             print(rep.to_text())
+            from .verify import secrecy_lines
+
+            for line in secrecy_lines(store):
+                print(line)
             if args.games:
                 for gm in store.games():
                     print(f"  {gm.index:5d} {gm.key:30s} {' v '.join(gm.seats):30s} winner {gm.winner or '-':12s} "
@@ -102,6 +108,10 @@ def report_main(argv: list[str]) -> int:
 def main(argv: list[str]) -> int:
     if argv and argv[0] == "report":
         return report_main(argv[1:])
+    if argv and argv[0] == "verify":
+        from .verify import verify_main
+
+        return verify_main(argv[1:])
     args = _run_parser().parse_args(argv)
     try:
         cfg = load_config(args.config)

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from okgin import RuleError, RuleSet
+from okgin.schedule import commitment, parse_secret, secret_from_seed
 
 FORMATS = ("round_robin", "gauntlet", "box", "sprt")
 TIMEOUT_POLICIES = ("forfeit", "default_move")
@@ -147,7 +148,11 @@ class TournamentConfig:
     format: str
     participants: tuple[Participant, ...]
     rules: RuleSet
-    seed: str
+    # None: a random event secret (secret deals). Otherwise a *fixed* secret, which makes
+    # the event reproducible but not secret: ``seed`` (any text, hashed) or ``secret``
+    # (64 hex digits, used as it is). See :mod:`okgin.schedule`.
+    seed: str | None = None
+    secret: str | None = None
     games_per_pairing: int = 2
     duplicate: bool = True
     champion: str | None = None
@@ -175,6 +180,15 @@ class TournamentConfig:
         """Games that share one deal: every seating of the pairing (2, or 6 for a triple)."""
         return math.factorial(self.seats) if self.duplicate else 1
 
+    @property
+    def fixed_secret(self) -> bytes | None:
+        """The organiser's fixed secret, or None for a random one (the default)."""
+        if self.secret is not None:
+            return parse_secret(self.secret)
+        if self.seed is not None:
+            return secret_from_seed(self.seed)
+        return None
+
     def participant(self, name: str) -> Participant:
         for p in self.participants:
             if p.name == name:
@@ -191,6 +205,8 @@ class TournamentConfig:
             ],
             "rules": self.rules.to_dict(),
             "seed": self.seed,
+            # The commitment of a fixed secret (never the secret: this goes into reports).
+            "secret": None if self.fixed_secret is None else commitment(self.fixed_secret),
             "games_per_pairing": self.games_per_pairing,
             "duplicate": self.duplicate,
             "champion": self.champion,
@@ -412,7 +428,15 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
     if len(tokens) != len(set(tokens)):
         raise ConfigError("two remote participants were given the same token")
 
-    seed = _seed_text(t.get("seed", name), "tournament.seed")
+    raw_seed = t.get("seed")
+    seed = None if raw_seed is None else _seed_text(raw_seed, "tournament.seed")
+    secret = t.string("secret")
+    if secret is not None:
+        if not re.fullmatch(r"[0-9a-f]{64}", secret):
+            raise ConfigError("tournament.secret must be 64 lowercase hex digits (32 bytes), e.g. from "
+                              "`python -c 'import secrets; print(secrets.token_hex(32))'`")
+        if seed is not None:
+            raise ConfigError("give tournament.seed or tournament.secret (both fix the deals), not both")
     duplicate = t.boolean("duplicate", True)
     seatings = math.factorial(rules.num_players) if duplicate else 1
     games = t.integer("games_per_pairing", seatings, 1, 1_000_000)
@@ -522,6 +546,7 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
         participants=participants,
         rules=rules,
         seed=seed,
+        secret=secret,
         games_per_pairing=games,
         duplicate=duplicate,
         champion=champion,

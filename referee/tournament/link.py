@@ -161,7 +161,7 @@ class AdminLink:
                     self.rtt_ms.append((time.monotonic() - sent) * 1000.0)
                 continue
             if isinstance(rid, int) and rid in self._pending and kind in (
-                    "welcome", "ok", "error", "table_created", "snapshot", "tables", "pong"):
+                    "welcome", "ok", "error", "table_created", "snapshot", "tables", "pong", "revealed"):
                 fut = self._pending[rid]
                 if not fut.done():
                     fut.set_result(msg)

@@ -36,6 +36,7 @@ class FeedRecorder:
         self.to_act: int | None = None
         self.started = False
         self.end: dict[str, Any] | None = None
+        self.seed_hash: str | None = None  # game_start's commitment to the (secret) seed
         self.last_at = time.monotonic()
         self.think_ms: list[float] = []
         self.moves_by_seat: list[int] = []
@@ -53,6 +54,8 @@ class FeedRecorder:
             self.n = n
         if kind == "game_start":
             self.started = True
+            if isinstance(msg.get("seed_hash"), str):
+                self.seed_hash = msg["seed_hash"]
             seats = int(msg.get("num_seats") or self.rules.num_players)
             self.think_ms = [0.0] * seats
             self.moves_by_seat = [0] * seats

@@ -27,15 +27,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import re
 import secrets
+import shutil
 import signal
+import sys
 import time
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -45,18 +48,26 @@ import zmq.asyncio
 from .config import Participant, TournamentConfig
 from .gateway import Gateway
 from .link import AdminLink, RefereeGone, RequestFailed, resign_seat
+from .preflight import PreflightFailed, all_crashed, preflight
 from .procs import LocalReferee, okgin_argv, spawn, stop
 from .progress import Progress
 from .records import FeedRecorder, find_journal, read_journal
 from .report import report_from_store, sprt_status
 from .schedule import Schedule, ScheduledGame
 from .sprt import Sprt
-from .store import GameResult, ResultsStore
+from .store import GameResult, ResultsStore, discard
+from .verify import secrecy_lines
 
 MAX_ATTEMPTS = 5
 MAX_RESTARTS = 3
 CRASH_GRACE_S = 1.0  # after a bot exits, wait this long for a game_end already on its way
 PLACEHOLDER_RE = re.compile(r"\{(endpoint|token|table|name|game|config_dir)\}")
+
+
+class StartError(Exception):
+    """A bad argument or config value found only once the run has begun (an endpoint
+    ZeroMQ refuses): exit status 2, and the results file of a new run is discarded like
+    any failed start's."""
 
 
 @dataclass
@@ -69,6 +80,7 @@ class RunOptions:
     output: str | None = None
     admin_key: str | None = None
     progress: bool = True
+    keep_logs: bool = False  # keep every bot's log, not only those of games that ended abnormally
 
 
 @dataclass
@@ -124,7 +136,8 @@ class Runner:
         self.cfg = cfg
         self.opts = opts
         self.store = store
-        self.schedule = Schedule(cfg)
+        self.schedule = Schedule(cfg, store.secret())
+        self.done: set[int] = set()  # recorded game indices: a deal is revealed once all of its are
         self.ctx = zmq.asyncio.Context()
         self.slots: list[Slot] = []
         self.workdir = store.path.with_name(store.path.stem + "-run")
@@ -156,6 +169,9 @@ class Runner:
                 except (RefereeGone, RequestFailed) as e:
                     await link.close()
                     raise RuntimeError(f"cannot use the referee at {ep}: {e}") from None
+                except zmq.ZMQError as e:
+                    await link.close()
+                    raise StartError(f"referee endpoint {ep!r}: {e.strerror}") from None
                 slot = Slot(f"r{i}", ep, link)
                 link.on_gone(lambda why, s=slot: self._slot_gone(s, why))
                 self.slots.append(slot)
@@ -232,10 +248,26 @@ class Runner:
                   "config_dir": self.cfg.config_dir}
         return [PLACEHOLDER_RE.sub(lambda m: values[m.group(1)], w) for w in p.command]
 
+    def open_log(self, sg: ScheduledGame, seat: int, name: str, attempt: int, table: str) -> tuple[Path, IO[bytes]]:
+        """A new log file for this seat of this attempt: ``KEY-aN-sSEAT-NAME.log``.
+
+        Never an existing one: attempts count from 1 again in a resumed run, so the log of
+        an attempt a killed run left behind (the one an organiser wants to read) would be
+        overwritten. N is then the next number free on disk; the header names the table.
+        """
+        for n in itertools.count(attempt):
+            path = self.logdir / f"{sg.key}-a{n}-s{seat}-{name}.log"
+            try:
+                log = path.open("xb")
+            except FileExistsError:
+                continue
+            log.write(f"# {sg.key} seat {seat} ({name}), table {table}\n".encode())
+            return path, log
+        raise AssertionError("unreachable")
+
     async def launch(self, p: Participant, seat: int, endpoint: str, token: str, table: str, sg: ScheduledGame,
                      attempt: int, q: asyncio.Queue[dict[str, Any]]) -> _Bot:
-        log_path = self.logdir / f"{sg.key}-a{attempt}-s{seat}-{p.name}.log"
-        log = log_path.open("wb")
+        log_path, log = self.open_log(sg, seat, p.name, attempt, table)
         if p.kind == "remote":
             assert self.gateway is not None
             log.write(f"# remote bot {p.name}, relayed by the gateway\n".encode())
@@ -294,6 +326,9 @@ class Runner:
                     "type": "create_table", "table": table, "variant": cfg.rules.variant, "rules": cfg.rules.to_dict(),
                     "seed": sg.seed, "clock": cfg.time_control.to_wire(), "policies": cfg.policies.to_wire(),
                     "reserved": True, "players": list(sg.seats),
+                    # Secret deals: game_end reveals nothing; the runner asks for the salt
+                    # (5.25) and publishes the seed once every game of the deal has ended.
+                    "reveal": "deferred",
                 })
                 tokens = list(reply.get("seat_tokens") or [])
                 if len(tokens) != len(sg.seats):
@@ -360,7 +395,10 @@ class Runner:
                 rec.feed(msg)
                 last_progress = time.monotonic()
             ended = True
-            return await self._finish(sg, attempt, slot, table, rec, override, started, rtt_from, bots)
+            result = await self._finish(sg, attempt, slot, table, rec, override, started, rtt_from, bots)
+            if isinstance(result, GameResult):
+                result = await self._revealed(slot, table, sg, rec, result)
+            return result
         finally:
             slot.link.unsubscribe(table)
             self.active_queues.discard(q)
@@ -450,7 +488,7 @@ class Runner:
         rtt = slot.link.rtt_ms[rtt_from:]
         if rtt:
             clocks["referee_rtt_ms"] = {"pings": len(rtt), "max": round(max(rtt), 2), "median": round(sorted(rtt)[len(rtt) // 2], 2)}
-        keep_logs = term != "normal"
+        keep_logs = self.opts.keep_logs or term != "normal"
         if not keep_logs:
             for b in bots:
                 b.log.close()
@@ -463,6 +501,29 @@ class Runner:
             clocks=clocks, record=record, referee=slot.endpoint, table_id=table, attempts=attempt, started=started,
             finished=time.time(),
         )
+
+    async def _revealed(self, slot: Slot, table: str, sg: ScheduledGame, rec: FeedRecorder, g: GameResult) -> GameResult:
+        """The referee's salt for this game (``reveal``, protocol.md §5.25, before the
+        table is closed), kept with game_start's ``seed_hash`` so that ``okgin tournament
+        verify`` can check the commitment. A referee that dealt another seed than the
+        schedule's is logged (verify then fails on it); the game stands as played."""
+        try:
+            rv = await slot.link.request({"type": "reveal", "table": table, "game": 1}, timeout=10.0)
+        except (RefereeGone, RequestFailed) as e:
+            self.store.log_event("reveal-failed", f"{sg.key}: the referee did not reveal the salt: {e}", game=sg.index)
+            return replace(g, seed_hash=rec.seed_hash or "")
+        start_hash = rec.seed_hash or str(rv.get("seed_hash") or "")
+        if str(rv.get("seed")) != sg.seed or rv.get("seed_hash") != start_hash:
+            self.store.log_event("seed-mismatch", f"{sg.key}: the referee revealed seed {rv.get('seed')!r} with hash "
+                                 f"{rv.get('seed_hash')!r}; the schedule's seed is {sg.seed!r}, game_start's hash "
+                                 f"{rec.seed_hash!r}", game=sg.index)
+        return replace(g, seed_hash=start_hash, salt=str(rv.get("salt") or ""))
+
+    def _reveal_finished_deals(self, deals: set[int]) -> None:
+        """Publish the seed of each of ``deals`` whose every game has been recorded."""
+        for deal in sorted(deals):
+            if all(i in self.done for i in self.schedule.deal_games(deal)):
+                self.store.reveal_deal(deal, self.schedule.seed(deal))
 
     def _reason(self, term: str, sg: ScheduledGame, winner: Any, at_fault: Any, scores: tuple[int, ...]) -> str:
         who = sg.seats[int(at_fault)] if isinstance(at_fault, int) else "?"
@@ -494,6 +555,8 @@ class Runner:
             # game in progress at that moment.
             return
         self.store.record_game(g)
+        self.done.add(g.index)
+        self._reveal_finished_deals({g.deal})
         if self.progress is not None:
             self.progress.add(g)
         if self.sprt is not None and self.cfg.sprt is not None:
@@ -548,6 +611,8 @@ class Runner:
     async def run(self) -> int:
         games = self.store.games()
         done = {g.index for g in games}
+        self.done = set(done)
+        self._reveal_finished_deals({g.deal for g in games})  # a kill between a game and its deal's reveal
         if self.cfg.sprt is not None:
             for g in games:
                 c = self.state.sprt_counts
@@ -570,11 +635,15 @@ class Runner:
             if remote:
                 tokens = {n: t for n, t in self.store.tokens().items() if n in remote}
                 self.gateway = Gateway(self.ctx, self.cfg.gateway, tokens)
-                endpoint = await self.gateway.start()
+                try:
+                    endpoint = await self.gateway.start()
+                except zmq.ZMQError as e:
+                    raise StartError(f"gateway {self.cfg.gateway!r}: cannot listen there: {e.strerror}") from None
                 print(f"remote bots connect to {endpoint} with their tokens:", flush=True)
                 for n in sorted(tokens):
                     print(f"  {n}: {tokens[n]}", flush=True)
             await self.start_referees()
+            await preflight(self)
             self.progress.draw(force=True)
             workers = [asyncio.ensure_future(self.worker()) for _ in range(min(self.concurrency, len(self.queue)))]
             await asyncio.gather(*workers)
@@ -630,26 +699,59 @@ def run_tournament(cfg: TournamentConfig, opts: RunOptions) -> int:
     """Run (or resume) ``cfg``; print the final table; return the exit status."""
     db = Path(opts.database).expanduser() if opts.database else cfg.database_path
     store = ResultsStore.for_run(cfg, db, resume=opts.resume)
+    workdir = store.path.with_name(store.path.stem + "-run")
+    new_workdir = not workdir.exists()
+    closed = False
     try:
-        schedule = Schedule(cfg)
+        schedule = Schedule(cfg, store.secret())
         store.set_meta("games_total", str(len(schedule)))
         store.set_meta("ratings", json.dumps(asdict(cfg.ratings)))
+        print(f"secret deals: the event secret's commitment is {store.get_meta('secret_commitment')} "
+              "(SHA-256 of the secret, revealed when the event is complete)", flush=True)
+        if store.get_meta("secret_fixed") == "1":
+            print("okgin tournament: warning: tournament.seed / tournament.secret fixes the event secret: the deals "
+                  "are reproducible but NOT secret (anyone who knows the config can compute every deal); "
+                  "remove it for secret deals", file=sys.stderr, flush=True)
         runner = Runner(cfg, opts, store)
         if opts.progress:
             print(f"tournament {cfg.name}: {len(schedule)} games ({store.count_games()} already played), "
                   f"concurrency {runner.concurrency}", flush=True)
         try:
             code = asyncio.run(runner.run())
+        except PreflightFailed as e:
+            print(f"okgin tournament: {e}", file=sys.stderr, flush=True)
+            code = 2
         except RuntimeError as e:
             print(f"okgin tournament: {e}", flush=True)
             code = 1
+        if code == 2 or (code == 1 and store.count_games() == 0 and not opts.resume):
+            # A failed start leaves no results file behind (nor the run directory it made).
+            store.close()
+            closed = True
+            if not opts.resume:
+                discard(db)
+                if new_workdir:
+                    shutil.rmtree(workdir, ignore_errors=True)
+            return code
         complete = store.count_games() == len(schedule) or store.get_meta("sprt_decision") is not None
         if complete and store.get_meta("finished") is None:
             store.set_meta("finished", f"{time.time():.3f}")
             store.log_event("finish", f"{store.count_games()} games recorded")
+        if complete:
+            # Every deal played is over: publish the seeds and the secret itself.
+            for deal in sorted({g.deal for g in store.games()}):
+                store.reveal_deal(deal, schedule.seed(deal))
+            store.reveal_secret()
         output = Path(opts.output).expanduser() if opts.output else cfg.output_path
         paths = write_outputs(cfg, store, output)
+        for line in secrecy_lines(store):
+            print(line)
+        crashed = all_crashed(store)
+        if crashed:
+            print("okgin tournament: " + crashed, flush=True)
+            code = max(code, 1)
         print("wrote " + ", ".join(str(p) for p in paths) + f"; results in {db}")
         return code
     finally:
-        store.close()
+        if not closed:
+            store.close()

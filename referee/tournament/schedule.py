@@ -1,24 +1,24 @@
 """The schedule: which games a tournament plays, in which order, with which seeds.
 
+The order and the seeds are :mod:`okgin.schedule`'s, shared with ``okgin match``: deal
+``k``'s seed is HMAC-SHA256(event secret, ASCII decimal of ``k``), every pairing plays
+every deal in every seating (2 for two players, seats swapped; 6 for a triple), the
+seatings of a deal are adjacent and a deal's games all come before the next deal's.
 It is a pure function of the config (format, participants in file order, games per
-pairing, duplicate, seed), computed arithmetically from a game's index, so that:
+pairing, duplicate) and of the event secret (kept in the results file), computed from
+a game's index, so that:
 
 - a resumed run plays exactly the games an uninterrupted run would have played, with the
   same seats and the same seeds (the index is the game's identity in the results file);
-- a long SPRT run does not hold millions of games in memory.
-
-Duplicate deals (GUIDE §6): deal ``k`` has the seed ``"{seed}/{k}"`` and is played in
-every seating of the pairing (2 for two players, seats swapped; 6 for a triple), so luck
-of the cards cancels out. Every pairing plays the same deals, in the same order, so the
-whole field faces the same cards. The order is deal by deal, then pairing by pairing, so
-standings stay balanced while a run is in progress and the seatings of one deal are
-played side by side.
+- a long SPRT run does not hold millions of games in memory;
+- the worker pool, taking games in index order, starts the seatings of a deal together,
+  and a deal is over (its seeds may be revealed) as early as possible.
 
 >>> from referee.tournament.config import parse_config
->>> cfg = parse_config({"tournament": {"seed": "s"}, "participant": [
+>>> cfg = parse_config({"tournament": {}, "participant": [
 ...     {"name": "a", "bot": "random"}, {"name": "b", "bot": "simple"}, {"name": "c", "bot": "simple"}]})
->>> [(g.seats, g.seed) for g in Schedule(cfg)]
-[(('a', 'b'), 's/0'), (('b', 'a'), 's/0'), (('a', 'c'), 's/0'), (('c', 'a'), 's/0'), (('b', 'c'), 's/0'), (('c', 'b'), 's/0')]
+>>> [(g.seats, g.deal) for g in Schedule(cfg, bytes(32))][:3]
+[(('a', 'b'), 0), (('b', 'a'), 0), (('a', 'c'), 0)]
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+from okgin.schedule import DealSchedule, deal_seed
 
 from .config import TournamentConfig
 
@@ -39,7 +41,7 @@ class ScheduledGame:
     deal: int
     seating: int  # which permutation of the pairing sits down
     seats: tuple[str, ...]  # participant at seat 0, 1 (, 2)
-    seed: str
+    seed: str  # the deal's seed: secret until every game of the deal has ended
 
     @property
     def key(self) -> str:
@@ -60,35 +62,37 @@ def pairings(cfg: TournamentConfig) -> list[tuple[str, ...]]:
 
 
 class Schedule:
-    """The tournament's games, indexable and iterable, computed on demand."""
+    """The tournament's games, indexable and iterable, computed on demand.
 
-    def __init__(self, cfg: TournamentConfig) -> None:
+    ``secret`` is the event's 32-byte secret; without one (reading a schedule's shape
+    only) every seed is the empty string.
+    """
+
+    def __init__(self, cfg: TournamentConfig, secret: bytes | None = None) -> None:
         self.cfg = cfg
+        self.secret = secret
         self.pairings = pairings(cfg)
-        self.perms = list(itertools.permutations(range(cfg.seats)))
-        self.per_deal = cfg.seatings_per_deal  # games sharing one seed, per pairing
-        if cfg.sprt is not None:
-            per_pairing = -(-cfg.sprt.max_games // self.per_deal) * self.per_deal
-        else:
-            per_pairing = cfg.games_per_pairing
-        self.games_per_pairing = per_pairing
-        self.total = per_pairing * len(self.pairings)
+        per_pairing = cfg.sprt.max_games if cfg.sprt is not None else cfg.games_per_pairing
+        self.deals = DealSchedule(len(self.pairings), cfg.seats, per_pairing, cfg.duplicate)
+        self.per_deal = self.deals.per_deal  # games sharing one seed, per pairing
+        self.games_per_pairing = self.deals.games_per_group
+        self.total = len(self.deals)
 
     def __len__(self) -> int:
         return self.total
 
+    def seed(self, deal: int) -> str:
+        return "" if self.secret is None else deal_seed(self.secret, deal)
+
     def __getitem__(self, index: int) -> ScheduledGame:
-        if not 0 <= index < self.total:
-            raise IndexError(f"game index {index} is outside the schedule (0..{self.total - 1})")
-        block = len(self.pairings) * self.per_deal
-        deal, r = divmod(index, block)
-        p, seating = divmod(r, self.per_deal)
-        if not self.cfg.duplicate:
-            # One seed per game; the seats still rotate through every seating.
-            seating = deal % len(self.perms)
-        pairing = self.pairings[p]
-        seats = tuple(pairing[i] for i in self.perms[seating])
-        return ScheduledGame(index, pairing, deal, seating, seats, f"{self.cfg.seed}/{deal}")
+        s = self.deals.slot(index)
+        pairing = self.pairings[s.group]
+        seats = tuple(pairing[i] for i in s.order)
+        return ScheduledGame(index, pairing, s.deal, s.seating, seats, self.seed(s.deal))
+
+    def deal_games(self, deal: int) -> range:
+        """The indices of every game (all pairings, all seatings) that plays ``deal``."""
+        return self.deals.deal_games(deal)
 
     def __iter__(self) -> Iterator[ScheduledGame]:
         for i in range(self.total):

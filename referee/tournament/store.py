@@ -10,11 +10,23 @@ A game's identity is its schedule index (``games.idx``, the primary key): a game
 never be counted twice, and the set of recorded indices is exactly what a resumed run
 skips. The config's fingerprint is kept in ``meta``; resuming with a different one is
 refused (it would mix two tournaments).
+
+Secret deals (docs/tournaments.md, *Secret deals*): the event's 32-byte secret, from
+which every deal's seed is derived (:mod:`okgin.schedule`), is kept here and nowhere
+else, in ``meta.secret``; the file is therefore created mode 0600 (its ``-wal`` and
+``-shm`` side files too). ``meta.secret_commitment`` (SHA-256 of the secret) is public
+from the start. A deal's seed goes into ``deals`` once every game of the deal has
+ended, and ``meta.secret_revealed`` is set when the event is complete: only what these
+two hold may be shown to anyone. ``commitments`` keeps each game's ``seed_hash`` (from
+``game_start``) and the referee's salt, so that ``okgin tournament verify`` can check
+every game's commitment.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import secrets
 import sqlite3
 import time
@@ -23,9 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from okgin.schedule import commitment, new_secret
+
 from .config import TournamentConfig
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: secret deals (meta.secret, deals, commitments)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -59,6 +73,16 @@ CREATE TABLE IF NOT EXISTS games (
     attempts    INTEGER NOT NULL,    -- 1, or more if a dying referee made the runner replay it
     started     REAL NOT NULL,       -- wall-clock (unix seconds), for people; never used for ordering
     finished    REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS commitments (
+    idx       INTEGER PRIMARY KEY,   -- games.idx
+    seed_hash TEXT NOT NULL,         -- game_start's commitment: SHA-256(salt || seed)
+    salt      TEXT NOT NULL          -- the referee's salt, from its reveal after the game ('' if it gave none)
+);
+CREATE TABLE IF NOT EXISTS deals (
+    deal     INTEGER PRIMARY KEY,
+    seed     TEXT NOT NULL,          -- revealed: every game of this deal had ended
+    revealed REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS events (
     id     INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -97,6 +121,29 @@ class GameResult:
     attempts: int = 1
     started: float = 0.0
     finished: float = 0.0
+    seed_hash: str = ""  # game_start's commitment to the seed
+    salt: str = ""  # the referee's salt, revealed to the runner after the game
+
+
+def side_files(path: Path) -> list[Path]:
+    """The results file and the side files SQLite keeps beside it in WAL mode."""
+    return [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"),
+            path.with_name(path.name + "-journal")]
+
+
+def discard(path: str | Path) -> None:
+    """Remove a results file a failed start made (and its side files): a run that
+    never played leaves nothing behind to be mistaken for a tournament."""
+    for f in side_files(Path(path)):
+        with contextlib.suppress(FileNotFoundError):
+            f.unlink()
+
+
+def _private(path: Path) -> None:
+    """Mode 0600 for the file and its side files: they hold the event secret."""
+    for f in side_files(path):
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(f, 0o600)
 
 
 class ResultsStore:
@@ -143,6 +190,12 @@ class ResultsStore:
         if not exists and resume:
             raise StoreError(f"--resume: {path} does not exist (nothing to resume); run without --resume to start")
         path.parent.mkdir(parents=True, exist_ok=True)
+        if not exists:
+            # Created private before SQLite opens it (SQLite gives its -wal and -shm the
+            # database's mode); no moment exists where the secret is in a readable file.
+            with contextlib.suppress(FileExistsError):
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        _private(path)
         store = cls(path)
         if exists:
             fp = store.get_meta("fingerprint")
@@ -157,9 +210,18 @@ class ResultsStore:
                     f"{path} holds a different tournament (changed: {', '.join(diff) or 'unknown'}); "
                     "resuming would mix two tournaments: restore the old config or use a new database"
                 )
+            if store.get_meta("secret") is None:
+                store.close()
+                raise StoreError(f"{path} was made by an okgin before secret deals (its seeds are public); "
+                                 "it cannot be resumed by this one: start a new database")
             store.log_event("resume", f"resumed with {store.count_games()} games recorded")
+            _private(path)
             return store
         store.conn.executescript(SCHEMA)
+        secret = cfg.fixed_secret
+        fixed = secret is not None
+        if secret is None:
+            secret = new_secret()
         with store.transaction():
             for k, v in {
                 "schema_version": str(SCHEMA_VERSION),
@@ -167,6 +229,9 @@ class ResultsStore:
                 "fingerprint": cfg.fingerprint(),
                 "config": json.dumps(cfg.fingerprint_data(), sort_keys=True),
                 "created": f"{time.time():.3f}",
+                "secret": secret.hex(),
+                "secret_commitment": commitment(secret),
+                "secret_fixed": "1" if fixed else "0",
             }.items():
                 store.conn.execute("INSERT INTO meta(key, value) VALUES (?, ?)", (k, v))
             for pos, p in enumerate(cfg.participants):
@@ -177,7 +242,8 @@ class ResultsStore:
                     "INSERT INTO participants(name, position, kind, description, token) VALUES (?, ?, ?, ?, ?)",
                     (p.name, pos, p.kind, p.describe(), token),
                 )
-        store.log_event("start", f"tournament {cfg.name} created")
+        store.log_event("start", f"tournament {cfg.name} created; secret commitment {commitment(secret)}")
+        _private(path)
         return store
 
     def close(self) -> None:
@@ -223,6 +289,44 @@ class ResultsStore:
                     g.started, g.finished,
                 ),
             )
+            if g.seed_hash:
+                self.conn.execute("INSERT INTO commitments(idx, seed_hash, salt) VALUES (?, ?, ?)",
+                                  (g.index, g.seed_hash, g.salt))
+
+    # ------------------------------------------------------------ secret deals
+    def secret(self) -> bytes | None:
+        """The event secret (None in a file made before secret deals). Never show it
+        before :meth:`secret_revealed` does."""
+        text = self.get_meta("secret")
+        return None if text is None else bytes.fromhex(text)
+
+    def secret_revealed(self) -> str | None:
+        """The secret, hex, once the event is complete and it was revealed."""
+        return self.get_meta("secret_revealed")
+
+    def reveal_secret(self) -> None:
+        secret = self.secret()
+        if secret is not None and self.secret_revealed() is None:
+            self.set_meta("secret_revealed", secret.hex())
+            self.log_event("reveal", f"secret {secret.hex()} revealed (commitment {commitment(secret)})")
+
+    def reveal_deal(self, deal: int, seed: str) -> None:
+        """Publish deal ``deal``'s seed: only once every game of the deal has ended."""
+        with self.transaction():
+            self.conn.execute("INSERT OR IGNORE INTO deals(deal, seed, revealed) VALUES (?, ?, ?)", (deal, seed, time.time()))
+
+    def revealed_deals(self) -> dict[int, str]:
+        try:
+            return {int(r[0]): str(r[1]) for r in self.conn.execute("SELECT deal, seed FROM deals")}
+        except sqlite3.OperationalError:
+            return {}  # a file made before secret deals
+
+    def commitments(self) -> dict[int, tuple[str, str]]:
+        """Per game index: (seed_hash, salt)."""
+        try:
+            return {int(r[0]): (str(r[1]), str(r[2])) for r in self.conn.execute("SELECT idx, seed_hash, salt FROM commitments")}
+        except sqlite3.OperationalError:
+            return {}
 
     def done_indices(self) -> set[int]:
         return {r[0] for r in self.conn.execute("SELECT idx FROM games")}

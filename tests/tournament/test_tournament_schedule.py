@@ -10,7 +10,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from referee.tournament.config import parse_config
+from okgin.schedule import deal_seed, secret_from_seed
 from referee.tournament.schedule import Schedule
+
+CUP = secret_from_seed("cup")
+
+
+def seed(k: int) -> str:
+    return deal_seed(CUP, k)
 
 
 def config(fmt: str = "round_robin", n: int = 3, games: int = 2, **t: object):
@@ -24,7 +31,7 @@ def config(fmt: str = "round_robin", n: int = 3, games: int = 2, **t: object):
 
 
 def test_round_robin_every_pair_every_seating_same_deals() -> None:
-    s = Schedule(config(n=4, games=4))
+    s = Schedule(secret=CUP, cfg=config(n=4, games=4))
     games = list(s)
     assert len(s) == len(games) == 6 * 4
     per_pair = Counter(g.pairing for g in games)
@@ -33,7 +40,7 @@ def test_round_robin_every_pair_every_seating_same_deals() -> None:
     # Each deal is played by every pairing, in both seatings, with one seed.
     for deal in (0, 1):
         dg = [g for g in games if g.deal == deal]
-        assert {g.seed for g in dg} == {f"cup/{deal}"}
+        assert {g.seed for g in dg} == {seed(deal)}
         for pair in per_pair:
             seatings = sorted(g.seats for g in dg if g.pairing == pair)
             assert seatings == sorted([pair, pair[::-1]])
@@ -42,27 +49,27 @@ def test_round_robin_every_pair_every_seating_same_deals() -> None:
 
 
 def test_gauntlet_only_meets_the_champion() -> None:
-    s = Schedule(config("gauntlet", n=4, games=2, champion="p2"))
+    s = Schedule(secret=CUP, cfg=config("gauntlet", n=4, games=2, champion="p2"))
     assert {g.pairing for g in s} == {("p2", "p0"), ("p2", "p1"), ("p2", "p3")}
 
 
 def test_box_every_triple_every_seating() -> None:
-    s = Schedule(config("box", n=4, games=6))
+    s = Schedule(secret=CUP, cfg=config("box", n=4, games=6))
     games = list(s)
     assert len(games) == 4 * 6
     for triple in itertools.combinations([f"p{i}" for i in range(4)], 3):
         seatings = {g.seats for g in games if g.pairing == triple}
         assert seatings == set(itertools.permutations(triple))
-        assert {g.seed for g in games if g.pairing == triple} == {"cup/0"}
+        assert {g.seed for g in games if g.pairing == triple} == {seed(0)}
 
 
 def test_no_duplicate_gives_each_game_its_own_deal_and_rotates_seats() -> None:
-    s = Schedule(config(n=2, games=3, duplicate=False))
-    assert [(g.seats, g.seed) for g in s] == [(("p0", "p1"), "cup/0"), (("p1", "p0"), "cup/1"), (("p0", "p1"), "cup/2")]
+    s = Schedule(secret=CUP, cfg=config(n=2, games=3, duplicate=False))
+    assert [(g.seats, g.seed) for g in s] == [(("p0", "p1"), seed(0)), (("p1", "p0"), seed(1)), (("p0", "p1"), seed(2))]
 
 
 def test_sprt_schedule_is_lazy_and_long() -> None:
-    s = Schedule(config("sprt", n=2, games=1_000_001))
+    s = Schedule(secret=CUP, cfg=config("sprt", n=2, games=1_000_001))
     assert len(s) == 1_000_002  # rounded up to whole deals
     last = s[len(s) - 1]
     assert last.pairing == ("p1", "p0") and last.seats == ("p0", "p1") and last.deal == 500_000
@@ -75,6 +82,6 @@ def test_same_config_same_schedule(n: int, games: int, seed: str) -> None:
     """A resumed run must play exactly the games of an uninterrupted one."""
     parts = [{"name": f"p{i}", "bot": "random"} for i in range(n)]
     data = {"tournament": {"seed": seed, "games_per_pairing": games}, "participant": parts}
-    a, b = list(Schedule(parse_config(data))), list(Schedule(parse_config(data)))
+    a, b = (list(Schedule(c, c.fixed_secret)) for c in (parse_config(data), parse_config(data)))
     assert a == b
     assert len(a) == n * (n - 1) // 2 * games

@@ -58,7 +58,7 @@ def test_refuses_to_mix_tournaments(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="already exists: add --resume"):
         ResultsStore.for_run(parse_config(DATA), db, resume=False)
     other = parse_config({**DATA, "tournament": {"seed": "other", "gateway": "tcp://127.0.0.1:7200"}})
-    with pytest.raises(StoreError, match=r"different tournament \(changed: seed\)"):
+    with pytest.raises(StoreError, match=r"different tournament \(changed: secret, seed\)"):
         ResultsStore.for_run(other, db, resume=True)
     with pytest.raises(StoreError, match="nothing to resume"):
         ResultsStore.for_run(other, tmp_path / "none.sqlite", resume=True)
