@@ -6,10 +6,15 @@ bots (twice with two bots, seats swapped; six times with three, every permutatio
 each bot gets every other bot's cards exactly as often as its own and most of the luck
 cancels. ``games`` is rounded up to a whole number of deals.
 
-Seeds: deal ``d`` of a match with seed ``S`` is the game seed ``"S/d"``; the bot with
-index ``i`` in that deal gets the bot seed ``"S/d/i"`` (whatever its seat), so a match
-is a pure function of its arguments and replays exactly, in-process or through a
-referee (:mod:`clients.match_referee` uses the same seeds and gets the same games).
+Seeds and order are :mod:`okgin.schedule`'s, the scheme ``okgin tournament`` uses: a
+match seeded ``S`` has the fixed secret SHA-256(``S``'s text); deal ``d`` is the game seed
+HMAC-SHA256(secret, ASCII decimal of ``d``) and the bot with index ``i`` gets
+HMAC-SHA256(secret, ``"bot/d/i"``) (whatever its seat). So a match is a pure function
+of its arguments and replays exactly, in-process or through a referee
+(:mod:`clients.match_referee` uses the same seeds and gets the same games), a
+tournament with ``seed = S`` deals the same deals, and no bot can derive a deal from
+its own seed or from an earlier deal's. (Reproducible is not secret: whoever knows
+``S`` knows every deal; a tournament's default random secret is for that.)
 
 Use from Python (the strength tests of ``clients/bots/strong`` do)::
 
@@ -33,10 +38,10 @@ import multiprocessing
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from itertools import permutations
 from typing import Any
 
 from okgin import Game, RuleSet
+from okgin import schedule as deals_scheme
 from okgin.roles import draw_roles, rotate
 
 from .bot import Bot
@@ -50,32 +55,25 @@ Z95 = 1.959963984540054
 
 
 # --------------------------------------------------------------------------- seeds
-def seatings(num_seats: int) -> list[tuple[int, ...]]:
-    """Every seating of ``num_seats`` bots: ``seating[seat]`` is the bot index there.
-
-    >>> seatings(2)
-    [(0, 1), (1, 0)]
-    >>> len(seatings(3))
-    6
-    """
-    return list(permutations(range(num_seats)))
+seatings = deals_scheme.seatings
+"""Every seating of ``num_seats`` bots: ``seating[seat]`` is the bot index there."""
 
 
 def game_seed(seed: int | str, deal: int) -> str:
-    """The game seed of deal ``deal`` in a match seeded ``seed``."""
-    return f"{seed}/{deal}"
+    """The game seed of deal ``deal`` in a match seeded ``seed`` (okgin.schedule)."""
+    return deals_scheme.deal_seed(deals_scheme.secret_from_seed(seed), deal)
 
 
 def bot_seed(seed: int | str, deal: int, bot_index: int) -> str:
     """The seed given to bot ``bot_index`` for deal ``deal`` (the same in every seating)."""
-    return f"{seed}/{deal}/{bot_index}"
+    return deals_scheme.bot_seed(deals_scheme.secret_from_seed(seed), deal, bot_index)
 
 
 def plan(num_bots: int, games: int) -> tuple[int, list[tuple[int, tuple[int, ...]]]]:
-    """The number of deals and the (deal, seating) of every game, in play order."""
-    seats = seatings(num_bots)
-    deals = max(1, math.ceil(games / len(seats)))
-    return deals, [(d, s) for d in range(deals) for s in seats]
+    """The number of deals and the (deal, seating) of every game, in play order: the
+    tournament's order (okgin.schedule.DealSchedule) for one group of ``num_bots``."""
+    sched = deals_scheme.DealSchedule(groups=1, seats=num_bots, games_per_group=max(1, games))
+    return sched.deals, [(sl.deal, sl.order) for sl in map(sched.slot, range(len(sched)))]
 
 
 # ------------------------------------------------------------------------ results

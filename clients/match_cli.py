@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("bots", nargs="+", metavar="BOT", help="two bots (Oklahoma Gin) or three (Gin in the Box)")
     p.add_argument("--games", type=int, default=100, help="games to play, rounded up to whole deals (default 100)")
-    p.add_argument("--seed", default="0", help="match seed; deal d is played with the game seed SEED/d (default 0)")
+    p.add_argument("--seed", default="0", help="match seed (default 0): the fixed secret SHA-256(SEED) of okgin.schedule; deal d is played with the game seed HMAC-SHA256(secret, d), as in okgin tournament with seed = SEED")
     p.add_argument("--variant", choices=["oklahoma", "box"], help="default: oklahoma for two bots, box for three")
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule option (repeatable); see okgin rules")
     p.add_argument("--jobs", type=int, default=1, help="worker processes in-process, or lanes of bot processes with --via-referee (default 1)")
