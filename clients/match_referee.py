@@ -90,7 +90,7 @@ def _bot_command(spec: str, endpoint: str, plan_file: Path, name: str) -> list[s
 def read_journal_record(path: Path) -> dict[str, Any] | None:
     """The engine record from a journal's ``end`` line (None if the game did not end)."""
     last = None
-    with open(path, encoding="utf-8") as f:
+    with open(path, encoding="utf-8", newline="\n") as f:  # lines end at "\n" only (protocol.md §12)
         for line in f:
             if line.strip():
                 last = line

@@ -291,15 +291,17 @@ class Lobby:
         create-or-join, and the first to name a table sets its rules; were an absent
         ``rules`` to mean "any", whoever squats a well-known name with ``target_score`` 1
         would silently hand those rules to everyone who joins it. So a join asks for
-        exactly the rules it would have created (``variant`` default oklahoma, ``rules``
-        over that variant's defaults); ``any_rules`` true sits whatever they are. The
-        error lists each difference, so a client can show it or join again with them.
+        ``rules`` laid over its variant's defaults; ``any_rules`` true sits whatever they
+        are. The variant alone defaults to the table's, as before 1.4: it is a table's
+        headline (its seat count, in every listing), and people and bots join a box table
+        by name without naming it. The error lists each difference, so a client can show
+        it or join again with them.
         """
         partial = msg.get("rules")
         variant = msg.get("variant")
         if variant is None:  # a rules map may name the variant alone
             v = partial.get("variant") if isinstance(partial, dict) else None
-            variant = v if v in ("oklahoma", "box") else "oklahoma"
+            variant = v if v in ("oklahoma", "box") else t.rules.variant
         wanted = self.rules(variant, partial).to_dict()
         have = t.rules_wire
         diffs = [f"{k} {canonical_json(have.get(k))} (you asked {canonical_json(wanted.get(k))})" for k in sorted(set(have) | set(wanted)) if have.get(k) != wanted.get(k)]

@@ -293,7 +293,8 @@ class Recovery:
     def _load(self) -> tuple[dict[str, tuple[str, str]], list[dict[str, Any]]]:
         sessions: dict[str, tuple[str, str]] = {}
         if self.log_path.exists():
-            for ln in self.log_path.read_text(encoding="utf-8", errors="replace").splitlines():
+            # "\n" only, as every journal reader (protocol.md §12); this log is ASCII (json.dumps escapes)
+            for ln in self.log_path.read_text(encoding="utf-8", errors="replace").split("\n"):
                 try:
                     e = json.loads(ln)
                 except json.JSONDecodeError:
@@ -378,7 +379,7 @@ class Recovery:
         data = path.read_bytes()
         good = data.rfind(b"\n") + 1
         entries = []
-        for ln in data[:good].splitlines():
+        for ln in data[:good].split(b"\n"):  # "\n" only (protocol.md §12)
             if ln.strip():
                 entries.append(json.loads(ln))
         if good < len(data):

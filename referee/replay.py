@@ -55,7 +55,9 @@ def read_journal(path: str | Path) -> list[dict[str, Any]]:
     except (OSError, UnicodeDecodeError) as e:
         raise JournalError(f"cannot read {path}: {e}") from None
     entries = []
-    for i, line in enumerate(text.splitlines(), 1):
+    # split on "\n" only (protocol.md §12): str.splitlines also ends lines at U+2028, U+2029
+    # and U+0085, which JSON strings may hold raw (canonical_json keeps non-ASCII as is)
+    for i, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:

@@ -39,8 +39,11 @@ def hello(name: str, role: str, token: str | None = None, admin_key: str | None 
     )
 
 
-def join(table: str, seat: int | None = None, variant: str | None = None, rules: Rules = None) -> dict[str, Any]:
-    return _put({"type": "join", "table": table}, seat=seat, variant=variant, rules=rules_map(rules))
+def join(table: str, seat: int | None = None, variant: str | None = None, rules: Rules = None, any_rules: bool = False) -> dict[str, Any]:
+    """A join asks for ``variant`` (default oklahoma) with ``rules`` (default: its defaults):
+    an existing table with other rules refuses it with ``rules_mismatch`` listing them.
+    ``any_rules`` (protocol 1.4): sit whatever the existing table's rules are."""
+    return _put({"type": "join", "table": table}, seat=seat, variant=variant, rules=rules_map(rules), any_rules=any_rules or None)
 
 
 def queue(variant: str = "oklahoma", rules: Rules = None) -> dict[str, Any]:

@@ -169,7 +169,11 @@ class NetworkBackend(Backend):
         else:
             assert self.table is not None
             create = s.mode == "join"
-            reply = await client.join(self.table, s.seat, s.variant if create else None, (s.rules or None) if create else None)
+            # mode create: the table was just made above with its rules, so sit whatever they are;
+            # mode join: ask for the chosen rules, so a squatted name is refused (rules_mismatch
+            # lists the table's rules and _refused shows them) rather than silently seating us.
+            reply = await client.join(self.table, s.seat, s.variant if create else None, (s.rules or None) if create else None,
+                                      any_rules=not create)
             self._feed(app, reply.raw)
 
     async def _on_message(self, app: OkginApp, msg: Any) -> None:

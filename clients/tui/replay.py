@@ -45,7 +45,7 @@ def read_journal(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
     except OSError as e:
         raise JournalError(f"cannot read {p}: {e.strerror or e}") from None
     start = end = None
-    for i, line in enumerate(text.splitlines(), 1):
+    for i, line in enumerate(text.split("\n"), 1):  # "\n" only, not splitlines' U+2028 etc. (protocol.md §12)
         if not line.strip():
             continue
         try:

@@ -28,7 +28,7 @@ ERRORS: dict[str, tuple[int, str]] = {
     "no_such_table": (3001, "no table of that name"),
     "table_full": (3002, "every seat is taken"),
     "bad_rules": (3003, "unknown rule option or bad value"),
-    "rules_mismatch": (3004, "join with a variant or rules unlike the existing table's"),
+    "rules_mismatch": (3004, "join with a variant or rules unlike the existing table's (1.4: naming none asks for the defaults)"),
     "already_seated": (3005, "already at this table or in this queue"),
     "table_exists": (3006, "create_table with a name in use"),
     "not_seated": (3007, "a table request from a session with no seat there (or not watching)"),

@@ -20,6 +20,7 @@ import sys
 from typing import Any
 
 from .catalogue import CLIENT_TYPES, DIRECTIONS, PROTOCOL_MAJOR, PROTOCOL_MINOR
+from .text import SCHEMA_PATTERN
 
 J = dict[str, Any]
 
@@ -230,7 +231,7 @@ def _messages() -> dict[str, J]:
                 "protocol": INT,
                 "minor": NNINT,
                 "role": {"enum": ["player", "spectator", "admin"]},
-                "name": {"type": "string", "minLength": 1, "maxLength": 40},
+                "name": {"type": "string", "minLength": 1, "maxLength": 40, "pattern": SCHEMA_PATTERN},  # 1.4: §13 text rule
                 "token": nullable(STR),
                 "admin_key": STR,
                 "events": BOOL,
@@ -271,7 +272,7 @@ def _messages() -> dict[str, J]:
             ["queue", "variant", "rules", "waiting", "needed"],
         ),
         "join": (
-            {"table": table, "seat": NNINT, "variant": {"enum": ["oklahoma", "box"]}, "rules": ref("RulesPartial")},
+            {"table": table, "seat": NNINT, "variant": {"enum": ["oklahoma", "box"]}, "rules": ref("RulesPartial"), "any_rules": BOOL},
             ["table"],
         ),
         "seated": (
@@ -299,7 +300,7 @@ def _messages() -> dict[str, J]:
             ["table", "game", "seq", "captain", "legal", "view"],
         ),
         "advise": (
-            {"table": table, "seq": NNINT, "action": nullable(ref("Action")), "text": {"type": "string", "maxLength": 280}},
+            {"table": table, "seq": NNINT, "action": nullable(ref("Action")), "text": {"type": "string", "maxLength": 280, "pattern": SCHEMA_PATTERN}},
             ["table", "seq"],
         ),
         "advice": (
@@ -358,7 +359,7 @@ def _messages() -> dict[str, J]:
                 "clock": ref("ClockPartial"),
                 "policies": ref("PoliciesPartial"),
                 "reserved": BOOL,
-                "players": arr({"type": "string", "maxLength": 40}),
+                "players": arr({"type": "string", "maxLength": 40, "pattern": SCHEMA_PATTERN}),
                 "full_feed_delay_ms": nullable(NNINT),
                 "reveal": {"enum": ["game_end", "deferred"]},  # 1.4
             },

@@ -140,7 +140,7 @@ def read_journal(path: Path) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     timeouts: dict[int, int] = {}
     illegal: dict[int, int] = {}
     seats = 0
-    with path.open(encoding="utf-8") as f:
+    with path.open(encoding="utf-8", newline="\n") as f:  # lines end at "\n" only (protocol.md §12)
         for line in f:
             try:
                 e = json.loads(line)

@@ -86,7 +86,7 @@ def test_batch_with_events_off_and_mixed_seats(referee, make_client):
     full = make_client(referee.endpoint)
     assert full.hello("full")["batch_events"] is False
     lean.request({"type": "join", "table": "m", "rules": {"target_score": 20}}, "seated")
-    full.request({"type": "join", "table": "m"}, "seated")
+    full.request({"type": "join", "table": "m", "rules": {"target_score": 20}}, "seated")
     play_until_end({0: lean, 1: full}, "m")
     assert not told(lean) and not [m for m in lean.received if m["type"] in CARRIERS and "events" in m]
     assert told(full)
@@ -96,7 +96,7 @@ def test_batch_with_events_off_and_mixed_seats(referee, make_client):
     other = make_client(referee.endpoint)
     other.hello("o")
     batched.request({"type": "join", "table": "x", "rules": {"target_score": 20}}, "seated")
-    other.request({"type": "join", "table": "x"}, "seated")
+    other.request({"type": "join", "table": "x", "any_rules": True}, "seated")
     play_until_end({0: batched, 1: other}, "x")
     assert "event" not in {m["type"] for m in batched.received}
     assert [n for n, _, _ in told(batched)] == [n for n, mv, _ in told(other)]

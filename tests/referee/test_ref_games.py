@@ -89,7 +89,7 @@ def test_named_table_rematch_same_table(referee, make_client):
     b.hello("bob")
     sa = a.request({"type": "join", "table": "friday", "rules": {"target_score": 20}}, "seated")
     assert sa["seat"] == 0 and sa["status"] == "waiting" and sa["players"] == ["alice", None]
-    sb = b.request({"type": "join", "table": "friday"}, "seated")
+    sb = b.request({"type": "join", "table": "friday", "rules": {"target_score": 20}}, "seated")
     assert sb["seat"] == 1 and sb["players"] == ["alice", "bob"]
     ends = play_until_end({0: a, 1: b}, "friday")
     assert ends[0]["game"] == 1

@@ -168,7 +168,7 @@ def test_sessions_may_decline_events(referee, make_client):
     spect = make_client(referee.endpoint)
     spect.hello("v", role="spectator", events=False)
     lean.request({"type": "join", "table": "e", "rules": {"target_score": 25}}, "seated")
-    full.request({"type": "join", "table": "e"}, "seated")
+    full.request({"type": "join", "table": "e", "rules": {"target_score": 25}}, "seated")
     spect.request({"type": "watch", "table": "e"}, "snapshot")
     ends = play_until_end({0: lean, 1: full}, "e")
     assert ends[0]["final"] == ends[1]["final"]

@@ -81,7 +81,7 @@ async def test_lobby_lists_tables_and_creates_one_with_a_clock() -> None:
             await click_button(pilot, app, "#create")
             await until(pilot, lambda: isinstance(app.screen, TableScreen) and app.state.table == "timed")
             assert "waiting for 1 more player" in (app.state.notice or "")
-            task = asyncio.create_task(opponent(endpoint, None, stop, join={"type": "join", "table": "timed"}))
+            task = asyncio.create_task(opponent(endpoint, None, stop, join={"type": "join", "table": "timed", "any_rules": True}))
             await until(pilot, lambda: app.state.view is not None)
             assert app.state.rules is not None and app.state.rules.knock_limit == 10
             assert ref.tables["timed"].clock.move_ms == 30000
