@@ -91,8 +91,10 @@ def _classify(log_path: Path, code: int | None, tail: str) -> str:
     return f"crashed: exited with status {code} before its hello" + (f"; stderr: {tail}" if tail else " (no output)")
 
 
-async def check(runner: Runner, slot: Slot, p: Participant, timeout: float = HELLO_TIMEOUT_S) -> str | None:
-    """Start ``p`` once at a reserved preflight table; None if it took its seat in time."""
+async def check(runner: Runner, slot: Slot, p: Participant, timeout: float | None = None) -> str | None:
+    """Start ``p`` once at a reserved preflight table; None if it took its seat in time
+    (``timeout``, default :data:`HELLO_TIMEOUT_S`, read at the call so tests may lower it)."""
+    timeout = HELLO_TIMEOUT_S if timeout is None else timeout
     cfg = runner.cfg
     table = f"{cfg.name}-preflight-{p.name}-{secrets.token_hex(3)}"
     sg = ScheduledGame(index=-1, pairing=("preflight", p.name), deal=0, seating=0, seats=(p.name,), seed="")

@@ -7,11 +7,18 @@ protocol or plays illegal moves after a number of its own moves:
 
     python protobot.py ENDPOINT TOKEN [--random SEED] [--crash-after N] [--hang-after N]
                        [--garbage-after N] [--illegal-after N] [--exit-at-start] [--never-knock] [--serve]
+                       [--record]
+
+``--record`` writes every message the bot receives to its stderr (its log, kept by
+``okgin tournament --keep-logs``), one ``protobot-recv JSON`` line each: what a bot
+sees, for the tests of secret deals (stderr, because a sandboxed bot can write nowhere
+else that outlives its game).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import time
@@ -53,6 +60,7 @@ def main() -> int:
     p.add_argument("--exit-at-start", action="store_true")
     p.add_argument("--never-knock", action="store_true")
     p.add_argument("--serve", action="store_true", help="keep playing game after game (a remote bot)")
+    p.add_argument("--record", action="store_true", help="write every received message to stderr (JSON lines)")
     a = p.parse_args()
     if a.exit_at_start:
         print("protobot: exiting before connecting, as asked", file=sys.stderr)
@@ -78,6 +86,8 @@ def main() -> int:
             continue
         m = msgpack.unpackb(s.recv(), raw=False)
         t = m.get("type")
+        if a.record:
+            print("protobot-recv " + json.dumps(m, default=repr), file=sys.stderr, flush=True)
         if t == "welcome":
             heartbeat = m.get("heartbeat_ms", 5000) / 1000
         elif t == "prompt":
