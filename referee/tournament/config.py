@@ -24,12 +24,14 @@ import math
 import re
 import shlex
 import tomllib
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from okgin import RuleError, RuleSet
 from okgin.schedule import commitment, parse_secret, secret_from_seed
+
+from .sandbox import LIMIT_KEYS, NETWORKS, Limits
 
 FORMATS = ("round_robin", "gauntlet", "box", "sprt")
 TIMEOUT_POLICIES = ("forfeit", "default_move")
@@ -66,6 +68,11 @@ class Participant:
     cwd: str | None = None
     env: tuple[tuple[str, str], ...] = ()
     token: str | None = None
+    # The sandbox (see .sandbox): its program directories, shown read-only (empty: the
+    # command's own), limits overriding [limits], and "host" for a bot that cannot use ipc://.
+    dirs: tuple[str, ...] = ()
+    limits: tuple[tuple[str, int], ...] = ()
+    network: str = "none"
 
     def describe(self) -> str:
         if self.kind == "bot":
@@ -170,6 +177,11 @@ class TournamentConfig:
     gateway: str = ""
     admin_key: str = ""
     config_dir: str = "."
+    config_file: str = ""
+    # Local participants run in a bubblewrap sandbox (.sandbox); False runs them unconfined
+    # and the report marks the event "unsandboxed".
+    sandbox: bool = True
+    limits: Limits = field(default_factory=Limits)
 
     @property
     def seats(self) -> int:
@@ -347,10 +359,22 @@ def _participant(i: int, data: Any) -> Participant:
         raise ConfigError(f"{s.where('env')} must be a table of string values")
     cwd = s.string("cwd")
     args = s.string_list("args") or ()
+    raw_dir = s.get("dir")
+    if raw_dir is None:
+        dirs: tuple[str, ...] = ()
+    elif isinstance(raw_dir, str) and raw_dir:
+        dirs = (raw_dir,)
+    elif isinstance(raw_dir, list) and raw_dir and all(isinstance(x, str) and x for x in raw_dir):
+        dirs = tuple(raw_dir)
+    else:
+        raise ConfigError(f"{s.where('dir')} must be a directory or a list of directories, not {_kind(raw_dir)} {raw_dir!r}")
+    limits = _limits(s.get("limits"), s.where("limits")) if s.has("limits") else ()
+    network = s.choice("network", "none", NETWORKS)
     token = s.string("token")
     if kind == "bot":
         bot = s.string("bot", required=True)
-        p = Participant(name, "bot", bot=bot, args=args, cwd=cwd, env=tuple(sorted(env_data.items())))
+        p = Participant(name, "bot", bot=bot, args=args, cwd=cwd, env=tuple(sorted(env_data.items())), dirs=dirs,
+                        limits=limits, network=network)
     elif kind == "command":
         raw = s.get("command")
         if isinstance(raw, str):
@@ -373,17 +397,28 @@ def _participant(i: int, data: Any) -> Participant:
                     )
         if args:
             raise ConfigError(f"{s.where('args')} is for built-in bots; put a command's arguments in the command itself")
-        p = Participant(name, "command", command=cmd, cwd=cwd, env=tuple(sorted(env_data.items())))
+        p = Participant(name, "command", command=cmd, cwd=cwd, env=tuple(sorted(env_data.items())), dirs=dirs,
+                        limits=limits, network=network)
     else:
         if s.get("remote") is not True:
             raise ConfigError(f"{s.where('remote')} must be true (a remote bot connects by itself)")
-        if cwd or env_data or args:
-            raise ConfigError(f"participant[{i}] ({name}) is remote: cwd, env and args do not apply")
+        if cwd or env_data or args or dirs or limits or s.has("network"):
+            raise ConfigError(f"participant[{i}] ({name}) is remote: cwd, env, args, dir, limits and network do not apply "
+                              "(it runs outside the sandbox, elsewhere)")
         p = Participant(name, "remote", token=token)
     if token and kind != "remote":
         raise ConfigError(f"{s.where('token')}: only remote bots are handed a token in advance (the runner issues the others)")
     s.done()
     return p
+
+
+def _limits(data: Any, where: str) -> tuple[tuple[str, int], ...]:
+    """A limits table ([limits] or a participant's limits = {...}): whole numbers >= 1."""
+    s = _Section(data if data is not None else {}, where)
+    his = {"memory_mb": 1 << 20, "cpu_s": 10 * 86400, "processes": 1 << 16, "file_mb": 1 << 20}
+    out = tuple((k, s.integer(k, 0, 1, his[k])) for k in LIMIT_KEYS if s.has(k))
+    s.done()
+    return out
 
 
 def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_name: str = "tournament") -> TournamentConfig:
@@ -538,6 +573,8 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
     database = t.string("database", "") or ""
     output_dir = t.string("output_dir", "") or ""
     stall = t.number("stall_timeout", 120.0, 1, 86400)
+    sandbox = t.boolean("sandbox", True)
+    limits = Limits().merged(_limits(top.get("limits"), "limits"))
     t.done()
     top.done()
     return TournamentConfig(
@@ -563,6 +600,8 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
         gateway=gateway,
         admin_key=admin_key,
         config_dir=str(Path(config_dir)),
+        sandbox=sandbox,
+        limits=limits,
     )
 
 
@@ -579,6 +618,6 @@ def load_config(path: str | Path) -> TournamentConfig:
         raise ConfigError(f"{path} is not valid TOML: {e}") from None
     stem = re.sub(r"[^A-Za-z0-9_.+-]", "-", path.stem)[:40] or "tournament"
     try:
-        return parse_config(data, path.resolve().parent, default_name=stem)
+        return replace(parse_config(data, path.resolve().parent, default_name=stem), config_file=str(path.resolve()))
     except ConfigError as e:
         raise ConfigError(f"{path}: {e}") from None

@@ -18,7 +18,7 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -43,11 +43,20 @@ def okgin_argv(*args: str) -> list[str]:
 
 
 async def spawn(argv: Sequence[str], cwd: str | None = None, env: dict[str, str] | None = None,
-                log: IO[bytes] | None = None, stdout_pipe: bool = False) -> asyncio.subprocess.Process:
+                log: IO[bytes] | None = None, stdout_pipe: bool = False,
+                preexec: Callable[[], None] | None = None) -> asyncio.subprocess.Process:
+    """``preexec``: more to do in the child before exec (a sandbox's resource limits)."""
     parent = os.getpid()
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
+
+    def before_exec() -> None:
+        if sys.platform.startswith("linux"):
+            _die_with_parent(parent)
+        if preexec is not None:
+            preexec()
+
     return await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,
@@ -55,7 +64,7 @@ async def spawn(argv: Sequence[str], cwd: str | None = None, env: dict[str, str]
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE if stdout_pipe else (log or asyncio.subprocess.DEVNULL),
         stderr=log or asyncio.subprocess.DEVNULL,
-        preexec_fn=(lambda: _die_with_parent(parent)) if sys.platform.startswith("linux") else None,
+        preexec_fn=before_exec if sys.platform.startswith("linux") or preexec is not None else None,
     )
 
 
@@ -83,11 +92,17 @@ class LocalReferee:
         self.log_path = log_path
 
     @classmethod
-    async def start(cls, workdir: Path, label: str, admin_key: str | None = None, timeout: float = 60.0) -> LocalReferee:
+    async def start(cls, workdir: Path, label: str, admin_key: str | None = None, timeout: float = 60.0,
+                    ipc: Path | None = None) -> LocalReferee:
+        """``ipc``: also bind this Unix socket (sandboxed bots have no network; .sandbox)."""
         journal_dir = workdir / f"journals-{label}"
         journal_dir.mkdir(parents=True, exist_ok=True)
         log_path = workdir / f"referee-{label}.log"
         args = ["referee", "--bind", "tcp://127.0.0.1:0", "--journal-dir", str(journal_dir)]
+        if ipc is not None:
+            with contextlib.suppress(FileNotFoundError):
+                ipc.unlink()  # a dead referee's socket: bind would take it over anyway
+            args += ["--also-bind", f"ipc://{ipc}"]
         env = {"OKGIN_ADMIN_KEY": admin_key} if admin_key else None
         proc = await spawn(okgin_argv(*args), env=env, stdout_pipe=True, log=log_path.open("ab"))
         assert proc.stdout is not None
@@ -102,6 +117,14 @@ class LocalReferee:
             await stop(proc)
             raise RuntimeError(f"referee {label} did not start: {first.decode(errors='replace').strip() or 'no output'} "
                                f"(see {log_path})")
+        if ipc is not None:
+            # Bound before the endpoint line. A bot running as another uid needs write
+            # permission to connect; its directory (the runner's, 0700) keeps others out.
+            try:
+                os.chmod(ipc, 0o666)
+            except OSError as e:
+                await stop(proc)
+                raise RuntimeError(f"referee {label} did not make its socket {ipc}: {e.strerror} (see {log_path})") from None
         ref = cls(proc, m.group(1), journal_dir, log_path)
         # Keep draining its standard output so that it can never block on a full pipe.
         ref._drain = asyncio.ensure_future(ref._drain_stdout())

@@ -35,6 +35,7 @@ import secrets
 import shutil
 import signal
 import sys
+import tempfile
 import time
 from collections import deque
 from collections.abc import Sequence
@@ -53,6 +54,7 @@ from .procs import LocalReferee, okgin_argv, spawn, stop
 from .progress import Progress
 from .records import FeedRecorder, find_journal, read_journal
 from .report import report_from_store, sprt_status
+from .sandbox import SOCKET_PATH, Sandbox, default_dirs, limit_hit, probe, rlimit_preexec
 from .schedule import Schedule, ScheduledGame
 from .sprt import Sprt
 from .store import GameResult, ResultsStore, discard
@@ -157,6 +159,11 @@ class Runner:
         self.sprt = None if cfg.sprt is None else Sprt(cfg.sprt.elo0, cfg.sprt.elo1, cfg.sprt.alpha, cfg.sprt.beta)
         self.gateway: Gateway | None = None
         self.stop_event = asyncio.Event()
+        # The sandbox of local bots (.sandbox), set up by run(); the ipc socket of each
+        # referee, by the endpoint the runner knows it by.
+        self.sandbox: Sandbox | None = None
+        self.ipc_dir: Path | None = None
+        self.ipc_for: dict[str, Path] = {}
 
     # ------------------------------------------------------------------ referees
     async def start_referees(self) -> None:
@@ -175,12 +182,22 @@ class Runner:
                 slot = Slot(f"r{i}", ep, link)
                 link.on_gone(lambda why, s=slot: self._slot_gone(s, why))
                 self.slots.append(slot)
+                if ep.startswith("ipc://"):
+                    self.ipc_for[ep] = Path(ep[len("ipc://"):])
+                elif self.sandbox is not None and any(p.kind != "remote" and p.network == "none" for p in self.cfg.participants):
+                    raise StartError(
+                        f"referee endpoint {ep}: sandboxed local bots have no network and reach a referee only through an "
+                        "ipc:// socket on this host: give its ipc endpoint (okgin referee --also-bind ipc://PATH), let the "
+                        "runner start its referees, or set tournament.sandbox = false (docs/tournaments.md, Sandbox)")
             return
         n = self.opts.referees or self.cfg.referees
         self.slots = list(await asyncio.gather(*(self._start_local(f"r{i}") for i in range(n))))
 
     async def _start_local(self, label: str, restarts: int = 0) -> Slot:
-        ref = await LocalReferee.start(self.workdir, label, self.local_admin_key)
+        ipc = None if self.ipc_dir is None else self.ipc_dir / f"{label}.sock"
+        ref = await LocalReferee.start(self.workdir, label, self.local_admin_key, ipc=ipc)
+        if ipc is not None:
+            self.ipc_for[ref.endpoint] = ipc
         link = AdminLink(self.ctx, ref.endpoint, f"organiser-{self.cfg.name}", self.local_admin_key)
         try:
             await link.connect(timeout=30.0)
@@ -273,13 +290,24 @@ class Runner:
             log.write(f"# remote bot {p.name}, relayed by the gateway\n".encode())
             await self.gateway.attach(p.name, endpoint, token, table)
             return _Bot(seat, p.name, None, log_path, log, remote_table=table)
+        cwd = str(self.cfg.resolve_path(p.cwd)) if p.cwd else self.cfg.config_dir
+        socket = self.ipc_for.get(endpoint) if self.sandbox is not None and p.network == "none" else None
+        if socket is not None:
+            endpoint = f"ipc://{SOCKET_PATH}"  # the referee's socket, as the sandbox shows it
         argv = self.bot_argv(p, endpoint, token, table, sg)
+        env = {"OKGIN_ENDPOINT": endpoint, "OKGIN_TOKEN": token, "OKGIN_TABLE": table, "OKGIN_NAME": p.name, **dict(p.env)}
+        limits = self.cfg.limits.merged(p.limits)
+        preexec = rlimit_preexec(limits)
+        if self.sandbox is not None:
+            argv, preexec = self.sandbox.wrap(argv, visible=self.visible_dirs(p), cwd=Path(cwd), env=env, socket=socket,
+                                              limits=limits, network=p.network,
+                                              others=[d for o in self.cfg.participants if o.name != p.name
+                                                      for d in self.visible_dirs(o)])
+            env = {}
         log.write(f"# {' '.join(argv)}\n".encode())
         log.flush()
-        cwd = str(self.cfg.resolve_path(p.cwd)) if p.cwd else self.cfg.config_dir
-        env = {"OKGIN_ENDPOINT": endpoint, "OKGIN_TOKEN": token, "OKGIN_TABLE": table, "OKGIN_NAME": p.name, **dict(p.env)}
         try:
-            proc: asyncio.subprocess.Process | None = await spawn(argv, cwd=cwd, env=env, log=log)
+            proc: asyncio.subprocess.Process | None = await spawn(argv, cwd=cwd, env=env, log=log, preexec=preexec)
         except OSError as e:
             # A program that cannot even start has crashed at once.
             log.write(f"# could not start: {e}\n".encode())
@@ -294,6 +322,39 @@ class Runner:
 
         bot.exit_task = asyncio.ensure_future(watch_exit())
         return bot
+
+    def visible_dirs(self, p: Participant) -> list[Path]:
+        """The program directories a participant's sandbox shows: its ``dir``, else the
+        directories of its command's files (plus the Python installation for ``bot``)."""
+        if p.kind == "remote":
+            return []
+        cwd = self.cfg.resolve_path(p.cwd) if p.cwd else Path(self.cfg.config_dir)
+        if p.dirs:
+            return [self.cfg.resolve_path(d) for d in p.dirs] + ([] if p.kind != "bot" else default_dirs([], cwd, True))
+        if p.kind == "bot":
+            assert p.bot is not None
+            spec = p.bot.rsplit(":", 1)[0]
+            return default_dirs([spec] if spec.endswith(".py") else [], cwd, True)
+        return default_dirs(list(p.command), cwd, False)
+
+    def setup_sandbox(self) -> None:
+        """Probe bubblewrap once; refuse (StartError) to run local bots unconfined unless
+        the config says ``sandbox = false``."""
+        if not self.cfg.sandbox or all(p.kind == "remote" for p in self.cfg.participants):
+            return
+        why = probe()
+        if why is not None:
+            raise StartError(f"local participants run in a sandbox, and it cannot start here: {why}. "
+                             "Install bubblewrap, or set tournament.sandbox = false to run them unconfined "
+                             "(the report then marks the event unsandboxed)")
+        self.ipc_dir = Path(tempfile.mkdtemp(prefix="okgin-ipc-"))  # 0700: only the runner and its referees
+        store = self.store.path
+        hidden = [store, *(store.with_name(store.name + x) for x in ("-wal", "-shm", "-journal")), self.workdir,
+                  self.ipc_dir, *(self.cfg.output_path / f"{self.cfg.name}{x}" for x in (".csv", ".json", "-ratings.png",
+                                                                                         "-ratings.svg"))]
+        if self.cfg.config_file:
+            hidden.append(Path(self.cfg.config_file))
+        self.sandbox = Sandbox(hidden)
 
     @staticmethod
     def log_tail(path: Path, lines: int = 3) -> str:
@@ -385,8 +446,9 @@ class Runner:
                     if any(m2.get("type") != "_exit" for m2 in later):
                         continue
                     tail = self.log_tail(bots[seat].log_path)
+                    hit = limit_hit(msg["code"], tail, self.cfg.limits.merged(cfg.participant(sg.seats[seat]).limits))
                     override = _Override(seat, "crash", f"{sg.seats[seat]}'s process exited with status {msg['code']} "
-                                         f"before the game ended" + (f": {tail}" if tail else ""))
+                                         f"before the game ended" + (f" ({hit})" if hit else "") + (f": {tail}" if tail else ""))
                     takeover = asyncio.ensure_future(resign_seat(self.ctx, slot.endpoint, tokens[seat], table))
                     last_progress = time.monotonic()
                     continue
@@ -642,6 +704,7 @@ class Runner:
                 print(f"remote bots connect to {endpoint} with their tokens:", flush=True)
                 for n in sorted(tokens):
                     print(f"  {n}: {tokens[n]}", flush=True)
+            self.setup_sandbox()
             await self.start_referees()
             await preflight(self)
             self.progress.draw(force=True)
@@ -654,6 +717,8 @@ class Runner:
             await asyncio.gather(*(self._retire(s) for s in self.slots), return_exceptions=True)
             if self.gateway is not None:
                 await self.gateway.close()
+            if self.ipc_dir is not None:
+                shutil.rmtree(self.ipc_dir, ignore_errors=True)
             self.progress.finish()
         left = len(self.schedule) - self.store.count_games()
         if self.state.stop_reason and self.state.stop_reason.startswith("SPRT"):
@@ -713,6 +778,11 @@ def run_tournament(cfg: TournamentConfig, opts: RunOptions) -> int:
                   "are reproducible but NOT secret (anyone who knows the config can compute every deal); "
                   "remove it for secret deals", file=sys.stderr, flush=True)
         runner = Runner(cfg, opts, store)
+        if not cfg.sandbox and any(p.kind != "remote" for p in cfg.participants):
+            store.set_meta("unsandboxed", "1")  # once unconfined, the event stays marked, resumed or not
+            print("okgin tournament: warning: tournament.sandbox = false: local bots run unconfined, as you, and can read "
+                  "the config, the results file (the event secret) and the journals; the report marks the event "
+                  "unsandboxed", file=sys.stderr, flush=True)
         if opts.progress:
             print(f"tournament {cfg.name}: {len(schedule)} games ({store.count_games()} already played), "
                   f"concurrency {runner.concurrency}", flush=True)
