@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from .ratings import RatingError, game_pairs, rate
+from .ratings import LiveRatings
 from .store import GameResult
 
 # (llr, lower bound, upper bound) of the SPRT after the given games.
@@ -67,7 +67,7 @@ class Progress:
         self.total = total
         self.names = list(names)
         self.games = list(games)
-        self.pairs = [p for g in games for p in game_pairs(g.seats, g.scores, g.winner, g.culprit)]
+        self.ratings = LiveRatings(names, prior_draws)  # Elo, or OpenSkill's ordinal for box
         self.wins = {n: 0 for n in names}
         self.played = {n: 0 for n in names}
         for g in games:
@@ -95,12 +95,12 @@ class Progress:
             self.played[s] += 1
         if g.winner is not None:
             self.wins[g.winner] += 1
+        self.ratings.add(g.seats, g.scores, g.winner, g.culprit)
 
     def add(self, g: GameResult) -> None:
         self.done += 1
         self.games.append(g)
         self._count(g)
-        self.pairs.extend(game_pairs(g.seats, g.scores, g.winner, g.culprit))
         self.draw()
 
     # ---------------------------------------------------------------- figures
@@ -117,14 +117,11 @@ class Progress:
 
     def standings(self) -> list[Row]:
         """Participants that played, best first by the current Elo (file order without ratings)."""
-        try:
-            table = rate(self.names, self.pairs, prior_draws=self.prior) if self.pairs else None
-        except RatingError:
-            table = None
+        table = self.ratings.current()
         if table is None:
             return [Row(n, self.wins[n], self.played[n], None) for n in self.names if self.played[n]]
-        order = sorted((n for n in self.names if self.played[n]), key=lambda n: -table.rating[n])
-        return [Row(n, self.wins[n], self.played[n], table.rating[n]) for n in order]
+        order = sorted((n for n in self.names if self.played[n]), key=lambda n: -table[n])
+        return [Row(n, self.wins[n], self.played[n], table[n]) for n in order]
 
     # ------------------------------------------------------------------ plain
     def line(self, width: int = 100) -> str:
@@ -166,7 +163,7 @@ class Progress:
             table.add_column("#", justify="right")
             table.add_column("name")
             table.add_column("W/games", justify="right")
-            table.add_column("Elo", justify="right")
+            table.add_column(self.ratings.label, justify="right")
             for k, r in enumerate(rows, 1):
                 table.add_row(str(k), r.name, f"{r.wins}/{r.played}", "-" if r.elo is None else f"{r.elo:+.0f}")
             parts.append(table)

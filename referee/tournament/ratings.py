@@ -10,18 +10,25 @@ or holds one participant (``anchor``) at a given rating.
 - **Prior.** ``prior_draws`` virtual draws are added to every pair that met. Without it,
   a player that won every game has an infinite rating; with 1 (the default) a 3-0 record
   is read as 3.5-0.5. Set it to 0 for the pure maximum-likelihood fit.
-- **Error bars.** The covariance of the fitted ratings is the pseudo-inverse of the
-  Fisher information at the fit (the normal approximation; the pseudo-inverse because
-  only differences are identified). A rating's 95% interval is ``± 1.96`` standard
-  errors, relative to the mean (or to the anchor, which then has none).
+- **Error bars, duplicate deals.** The two games of a duplicate deal are correlated (the
+  same cards in both seatings), so they are not two independent trials. Results carry
+  the *unit* they belong to (:attr:`PairResult.unit`: the pairing and the deal), and the
+  covariance is the cluster-robust ("sandwich") one, ``C = F^+ B F^+``: ``F`` is the
+  Fisher information of the fit (prior included), ``B = sum_u g_u g_u^T`` the spread of
+  the units' score vectors ``g_u`` (the gradient of the log-likelihood contributed by
+  the games of unit ``u``) at the fit, and ``^+`` the pseudo-inverse (only differences
+  are identified). For two players and no prior it is exactly the pentanomial standard
+  error of fishtest (:mod:`.pairs`): ``sd(d) = sqrt(var_pair / N) / (c mu (1 - mu))``
+  with ``c = ln 10 / 400``. Results without a unit are independent games: they add
+  their expected information to ``B``, so with no units at all ``C = F^+`` (the
+  classical inverse Fisher information). A rating's 95% interval is ``± 1.96``
+  standard errors, relative to the mean (or to the anchor, which then has none).
 - **Likelihood of superiority** (LOS) of ``i`` over ``j``: ``Phi((r_i - r_j) / sd)``
   where ``sd`` is the standard error of the *difference* from the same covariance, so it
   is defined between any two rated players, even ones that never met.
-- **Three-player games** (Gin in the Box): each game is read as its three pairwise
-  results, from the final order of the seats: the winner first, a seat that forfeited
-  last, the others by final score (equal scores are a draw). Each pairwise result has
-  weight 1/2, so every player's game counts as one game's worth of evidence, as in a
-  two-player game, instead of two correlated ones.
+- **Three-player games** (Gin in the Box) are not Bradley-Terry pairs: each game's
+  finishing order (:func:`finish_ranks`) updates OpenSkill ratings (Weng-Lin
+  Plackett-Luce, the ``openskill`` package), see :class:`BoxRatings`.
 - A game nobody won (abandoned) counts as a draw between all its seats.
 
 Two players, A won 3 of 4, no prior (checked in tests/tournament/test_ratings.py by
@@ -31,12 +38,21 @@ hand): ``r_A - r_B = 400 log10(3) = 190.8``; standard error of the difference
 >>> t = rate(["a", "b"], [PairResult("a", "b", 3.0, 4.0)], prior_draws=0)
 >>> round(t.rating["a"] - t.rating["b"], 1), round(t.los("a", "b"), 3)
 (190.8, 0.829)
+
+The same 3 of 4 as two duplicate deals, one won twice and one split: the pair scores
+per game are 1 and 1/2 around the mean 3/4, a variance of 1/16 per pair, so
+``sd = sqrt(1/16 / 2) / (c * 3/4 * 1/4) = 163.8``, where four independent games gave 200.6.
+
+>>> u = [PairResult("a", "b", 1.0, 1.0, unit=0), PairResult("a", "b", 1.0, 1.0, unit=0),
+...      PairResult("a", "b", 1.0, 1.0, unit=1), PairResult("a", "b", 0.0, 1.0, unit=1)]
+>>> round(rate(["a", "b"], u, prior_draws=0).diff_se("a", "b"), 1)
+163.8
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 LN10_400 = math.log(10) / 400.0
@@ -49,12 +65,18 @@ class RatingError(ValueError):
 
 @dataclass(frozen=True)
 class PairResult:
-    """``a`` scored ``score`` (wins + draws/2, weighted) out of ``games`` against ``b``."""
+    """``a`` scored ``score`` (wins + draws/2) out of ``games`` against ``b``.
+
+    ``unit``: any hashable naming the group of correlated games this belongs to (the
+    pairing and the deal of a duplicate deal); ``None`` for independent games. It only
+    changes the error bars (the module docstring), never the ratings.
+    """
 
     a: str
     b: str
     score: float
     games: float
+    unit: Hashable | None = None
 
 
 def expected(diff: float) -> float:
@@ -74,37 +96,57 @@ def phi(x: float) -> float:
     return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
 
 
-def game_pairs(seats: Sequence[str], scores: Sequence[int], winner: str | None, culprit: str | None = None) -> list[PairResult]:
-    """The pairwise results one game stands for (see the module docstring).
+def finish_ranks(seats: Sequence[str], scores: Sequence[int], winner: str | None, culprit: str | None = None) -> list[int]:
+    """Each seat's place in a game, 1 the best: the winner first, a seat that forfeited
+    (``culprit``) last, the others by final score; equal places for equal scores. A game
+    nobody won and nobody lost by fault puts every seat first (a draw).
 
-    >>> game_pairs(["a", "b"], [100, 40], "a")
-    [PairResult(a='a', b='b', score=1.0, games=1.0)]
-    >>> [(p.a, p.b, p.score, p.games) for p in game_pairs(["a", "b", "c"], [20, 104, 20], "b")]
-    [('a', 'b', 0.0, 0.5), ('a', 'c', 0.25, 0.5), ('b', 'c', 0.5, 0.5)]
+    >>> finish_ranks(["a", "b", "c"], [20, 104, 20], "b")
+    [2, 1, 2]
+    >>> finish_ranks(["a", "b", "c"], [90, 30, 10], "b", culprit="a")
+    [3, 1, 2]
     """
-    n = len(seats)
-    if n < 2:
-        return []
-    weight = 1.0 / (n - 1)
+    if winner is None and culprit is None:
+        return [1] * len(seats)
 
-    def rank_key(s: int) -> tuple[int, int, int]:
+    def key(s: int) -> tuple[int, int]:
         name = seats[s]
         if winner is not None and name == winner:
-            return (0, 0, 0)
+            return (0, 0)
         if culprit is not None and name == culprit:
-            return (2, 0, 0)
-        return (1, -scores[s], 0)
+            return (2, 0)
+        return (1, -scores[s])
 
-    out = []
-    for i in range(n):
-        for j in range(i + 1, n):
-            if winner is None and culprit is None:
-                si = 0.5
-            else:
-                ki, kj = rank_key(i), rank_key(j)
-                si = 1.0 if ki < kj else 0.0 if ki > kj else 0.5
-            out.append(PairResult(seats[i], seats[j], si * weight, weight))
-    return out
+    keys = [key(s) for s in range(len(seats))]
+    # Standard competition ranking: 1 + the number of seats strictly ahead.
+    return [1 + sum(1 for k in keys if k < mine) for mine in keys]
+
+
+def finish_scores(seats: Sequence[str], scores: Sequence[int], winner: str | None, culprit: str | None = None) -> list[float]:
+    """Each seat's share of the opponents it finished ahead of (ties count half): the
+    table's descriptive "score" for a game of any size (1 a win, 0 a loss with two seats)."""
+    ranks = finish_ranks(seats, scores, winner, culprit)
+    n = len(seats)
+    if n < 2:
+        return [0.5] * n
+    return [sum(1.0 if ranks[i] < ranks[j] else 0.5 if ranks[i] == ranks[j] else 0.0 for j in range(n) if j != i) / (n - 1)
+            for i in range(n)]
+
+
+def game_pairs(seats: Sequence[str], scores: Sequence[int], winner: str | None, culprit: str | None = None,
+               unit: Hashable | None = None) -> list[PairResult]:
+    """The Bradley-Terry result a two-player game stands for (1, 0, or 1/2 if nobody won).
+
+    Games of three are rated from their finishing order by :class:`BoxRatings` instead:
+    splitting them into pairs would read one finishing order as correlated pairwise games.
+
+    >>> game_pairs(["a", "b"], [100, 40], "a", unit=("ab", 3))
+    [PairResult(a='a', b='b', score=1.0, games=1.0, unit=('ab', 3))]
+    """
+    if len(seats) != 2:
+        raise ValueError(f"game_pairs rates two-player games; a game of {len(seats)} is rated with BoxRatings")
+    score = 0.5 if winner is None else 1.0 if winner == seats[0] else 0.0
+    return [PairResult(seats[0], seats[1], score, 1.0, unit)]
 
 
 @dataclass
@@ -225,6 +267,44 @@ def _check_finite(members: list[int], s: dict[tuple[int, int], float], n: dict[t
         )
 
 
+def _unit_spread(x: list[float], pos: dict[int, int], units: dict[Hashable, dict[tuple[int, int], list[float]]],
+                 loose: dict[tuple[int, int], float]) -> list[list[float]]:
+    """``B`` of the sandwich: the sum over units of the outer product of the unit's
+    score vector (its games' log-likelihood gradient at the fit ``x``), plus the expected
+    information of the games that belong to no unit (independent games, as in ``F``)."""
+    k = len(x)
+    b = [[0.0] * k for _ in range(k)]
+    for per_pair in units.values():
+        g: dict[int, float] = {}
+        for (i, j), (sc, gm) in per_pair.items():
+            if i not in pos or j not in pos:
+                continue
+            gr = LN10_400 * (sc - gm * expected(x[pos[i]] - x[pos[j]]))
+            g[pos[i]] = g.get(pos[i], 0.0) + gr
+            g[pos[j]] = g.get(pos[j], 0.0) - gr
+        for a, ga in g.items():
+            for bb, gb in g.items():
+                b[a][bb] += ga * gb
+    for (i, j), gm in loose.items():
+        if i not in pos or j not in pos:
+            continue
+        a, bb = pos[i], pos[j]
+        p = expected(x[a] - x[bb])
+        w = LN10_400 * LN10_400 * gm * p * (1.0 - p)
+        b[a][a] += w
+        b[bb][bb] += w
+        b[a][bb] -= w
+        b[bb][a] -= w
+    return b
+
+
+def _sandwich(c: list[list[float]], b: list[list[float]]) -> list[list[float]]:
+    """``C B C`` (``C`` the pseudo-inverse of the Fisher information)."""
+    k = len(c)
+    cb = [[sum(c[a][m] * b[m][bb] for m in range(k)) for bb in range(k)] for a in range(k)]
+    return [[sum(cb[a][m] * c[m][bb] for m in range(k)) for bb in range(k)] for a in range(k)]
+
+
 def rate(
     names: Sequence[str],
     results: Iterable[PairResult],
@@ -239,12 +319,23 @@ def rate(
     # s[(i, j)]: i's score against j; n[(i, j)]: games between them (i < j stored both ways).
     s: dict[tuple[int, int], float] = {}
     n: dict[tuple[int, int], float] = {}
+    # For the sandwich: each unit's results by (i, j), i < j, as [score of i, games]; and
+    # the games between i < j that belong to no unit.
+    units: dict[Hashable, dict[tuple[int, int], list[float]]] = {}
+    loose: dict[tuple[int, int], float] = {}
     for pr in results:
         if pr.a not in idx or pr.b not in idx:
             raise RatingError(f"result between unknown players {pr.a!r} and {pr.b!r}")
         i, j = idx[pr.a], idx[pr.b]
         if i == j:
             raise RatingError(f"{pr.a!r} cannot play itself")
+        lo_hi, sc = ((i, j), pr.score) if i < j else ((j, i), pr.games - pr.score)
+        if pr.unit is None:
+            loose[lo_hi] = loose.get(lo_hi, 0.0) + pr.games
+        else:
+            acc = units.setdefault(pr.unit, {}).setdefault(lo_hi, [0.0, 0.0])
+            acc[0] += sc
+            acc[1] += pr.games
         s[(i, j)] = s.get((i, j), 0.0) + pr.score
         s[(j, i)] = s.get((j, i), 0.0) + (pr.games - pr.score)
         n[(i, j)] = n.get((i, j), 0.0) + pr.games
@@ -310,6 +401,8 @@ def rate(
                 break
         inv = _inverse([[f[a][b] + 1.0 / k for b in range(k)] for a in range(k)])
         c = [[inv[a][b] - 1.0 / k for b in range(k)] for a in range(k)]
+        if units:
+            c = _sandwich(c, _unit_spread(x, pos, units, loose))
         for a, i in enumerate(members):
             r[i] = x[a]
             for b, j in enumerate(members):
@@ -332,3 +425,98 @@ def rate(
         cov = new_cov
     se = {nm: math.sqrt(max(cov[(nm, nm)], 0.0)) if math.isfinite(cov[(nm, nm)]) else math.inf for nm in names}
     return RatingTable(names, rating, se, cov, games, rated_groups)
+
+
+OPENSKILL_HINT = "OpenSkill ratings for Gin in the Box need the openskill package: pip install 'openskill>=6,<7' (an okgin dependency)"
+
+
+class BoxRatings:
+    """OpenSkill ratings of Gin in the Box players, updated game by game in game order.
+
+    Why not Bradley-Terry pairs: a three-player game is one finishing order, not three
+    independent pairwise games; Plackett-Luce models exactly that (the winner is drawn
+    first from all three seats, the second from the remaining two) and, in the Weng-Lin
+    Bayesian form the ``openskill`` package implements, gives each player a mean ``mu``
+    and an uncertainty ``sigma``. The *ordinal* ``mu - 3 sigma`` is a conservative
+    estimate to rank by (a newcomer with few games ranks low until its sigma shrinks).
+    The package's defaults are kept (mu 25, sigma 25/3, beta 25/6, tau 25/300), so figures
+    compare across events. The update is sequential: the same games in the same order
+    (game index) always give the same table, and a resumed run gives the one an
+    uninterrupted run would have.
+
+    >>> b = BoxRatings(["a", "b", "c"])
+    >>> b.add(["a", "b", "c"], [20, 104, 20], "b")
+    >>> b.mu["b"] > b.mu["a"] == b.mu["c"], round(b.ordinal("b"), 2)
+    (True, 3.25)
+    """
+
+    def __init__(self, names: Sequence[str]) -> None:
+        try:
+            from openskill.models import PlackettLuce
+        except ImportError as e:  # pragma: no cover - a dependency; only a broken install lacks it
+            raise RatingError(OPENSKILL_HINT) from e
+        self.model = PlackettLuce()
+        self._rating = {n: self.model.rating(name=n) for n in names}
+        self.games = {n: 0 for n in names}
+
+    def add(self, seats: Sequence[str], scores: Sequence[int], winner: str | None, culprit: str | None = None) -> None:
+        teams = [[self._rating[s]] for s in seats]
+        new = self.model.rate(teams, ranks=[float(r) for r in finish_ranks(seats, scores, winner, culprit)])
+        for s, team in zip(seats, new, strict=True):
+            self._rating[s] = team[0]
+            self.games[s] += 1
+
+    @property
+    def mu(self) -> dict[str, float]:
+        return {n: float(r.mu) for n, r in self._rating.items()}
+
+    @property
+    def sigma(self) -> dict[str, float]:
+        return {n: float(r.sigma) for n, r in self._rating.items()}
+
+    def ordinal(self, name: str) -> float:
+        """``mu - 3 sigma``: the conservative figure the table ranks by."""
+        r = self._rating[name]
+        return float(r.mu) - 3.0 * float(r.sigma)
+
+
+class LiveRatings:
+    """The running ratings the live progress shows, updated game by game.
+
+    Two-player games: the Bradley-Terry fit (:func:`rate`) on head-to-head totals, kept
+    aggregated so that a redraw costs one small fit, not a pass over every game (the
+    progress shows no error bars, so the deal units are not needed). Gin in the Box: the
+    OpenSkill ordinal (:class:`BoxRatings`), which is incremental anyway. ``label`` names
+    the figure for a column header.
+    """
+
+    def __init__(self, names: Sequence[str], prior_draws: float = 1.0) -> None:
+        self.names = list(names)
+        self.prior = prior_draws
+        self._h2h: dict[tuple[str, str], list[float]] = {}
+        self._box: BoxRatings | None = None
+        self.label = "Elo"
+
+    def add(self, seats: Sequence[str], scores: Sequence[int], winner: str | None, culprit: str | None = None) -> None:
+        if len(seats) != 2:
+            if self._box is None:
+                self._box = BoxRatings(self.names)
+                self.label = "ordinal"
+            self._box.add(seats, scores, winner, culprit)
+            return
+        (pr,) = game_pairs(seats, scores, winner, culprit)
+        acc = self._h2h.setdefault((pr.a, pr.b), [0.0, 0.0])
+        acc[0] += pr.score
+        acc[1] += pr.games
+
+    def current(self) -> dict[str, float] | None:
+        """Each player's current figure (higher is better), or None if there is none yet."""
+        if self._box is not None:
+            return {n: self._box.ordinal(n) for n in self.names}
+        if not self._h2h:
+            return None
+        try:
+            t = rate(self.names, [PairResult(a, b, v[0], v[1]) for (a, b), v in self._h2h.items()], prior_draws=self.prior)
+        except RatingError:
+            return None
+        return t.rating

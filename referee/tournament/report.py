@@ -5,10 +5,16 @@ Everything here is computed from the SQLite file (and the config copy kept in it
 later, without the config file. Ratings come from :mod:`.ratings` (method in its
 docstring); the SPRT verdict from :mod:`.sprt`.
 
-Columns: games, wins, losses, draws (a game nobody won), score (the pairwise score used
-for ratings, as a percentage), points for and against (final game scores; in a 3-player
-game "against" is the mean of the two opponents' scores), Elo with its 95% interval,
-and LOS, the likelihood that the player is stronger than the one ranked below it.
+Columns: games, wins, losses, draws (a game nobody won), score (the share of opponents
+finished ahead of, as a percentage: wins + draws/2 in a two-player game), points for and
+against (final game scores; in a 3-player game "against" is the mean of the two
+opponents' scores), Elo with its 95% interval, and LOS, the likelihood that the player
+is stronger than the one ranked below it. Gin in the Box shows OpenSkill's mu, sigma and
+ordinal instead of Elo (:class:`.ratings.BoxRatings`).
+
+Two-player events also get the head-to-head of every pairing on *deal pairs* (the games
+of one deal in both seatings, :mod:`.pairs`): the pair cells, the Elo difference with its
+95% interval and the LOS; games whose deal is not complete are counted as unpaired.
 """
 
 from __future__ import annotations
@@ -23,8 +29,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .ratings import RatingError, RatingTable, game_pairs, rate
-from .sprt import Sprt
+from .pairs import paired
+from .ratings import BoxRatings, RatingError, RatingTable, finish_ranks, finish_scores, game_pairs, rate
+from .sprt import Sprt, status_of
 from .store import GameResult, ResultsStore
 
 FORFEITS = ("timeout", "illegal", "disconnect", "crash", "resigned")
@@ -38,13 +45,16 @@ class Standing:
     wins: int = 0
     losses: int = 0
     draws: int = 0
-    score: float = 0.0  # pairwise score fraction (0..1)
+    score: float = 0.0  # share of opponents finished ahead of (0..1)
     points_for: int = 0
     points_against: float = 0.0
     elo: float | None = None
     err95: float | None = None
     los_next: float | None = None  # likelihood of superiority over the next row
     forfeits: int = 0  # games this participant lost by timeout, illegal move, crash, disconnect
+    mu: float | None = None  # OpenSkill (Gin in the Box only)
+    sigma: float | None = None
+    ordinal: float | None = None  # mu - 3 sigma, what a box table ranks by
 
 
 @dataclass
@@ -59,21 +69,29 @@ class Report:
     sprt: dict[str, Any] | None = None
     rating_note: str = ""
     finished: bool = False
+    unsandboxed: bool = False  # tournament.sandbox = false: local bots ran unconfined (.sandbox)
 
     # ------------------------------------------------------------------- text
     def to_text(self) -> str:
         total = f"/{self.games_total}" if self.games_total else ""
         state = "finished" if self.finished else "in progress"
-        lines = [f"Tournament {self.name}: {self.format.replace('_', ' ')}, {self.games_played}{total} games, {state}"]
-        head = ["#", "name", "games", "W", "L", "D", "score", "pts for", "pts agst", "Elo", "±95%", "LOS", "forfeits"]
+        lines = [f"Tournament {self.name}: {self.format.replace('_', ' ')}, {self.games_played}{total} games, {state}"
+                 + (", UNSANDBOXED (local bots ran unconfined: tournament.sandbox = false)" if self.unsandboxed else "")]
+        box = any(s.ordinal is not None for s in self.standings)
+        rating_head = ["mu", "sigma", "ordinal"] if box else ["Elo", "±95%", "LOS"]
+        head = ["#", "name", "games", "W", "L", "D", "score", "pts for", "pts agst", *rating_head, "forfeits"]
         rows = [head]
         for s in self.standings:
+            if box:
+                rating_cells = ["-" if v is None else f"{v:.2f}" for v in (s.mu, s.sigma, s.ordinal)]
+            else:
+                rating_cells = [_fmt_elo(s.elo), "-" if s.err95 is None else ("inf" if math.isinf(s.err95) else f"{s.err95:.0f}"),
+                                "-" if s.los_next is None else f"{100 * s.los_next:.1f}%"]
             rows.append([
                 str(s.rank), s.name, str(s.games), str(s.wins), str(s.losses), str(s.draws),
                 f"{100 * s.score:.1f}%" if s.games else "-",
                 str(s.points_for), f"{s.points_against:.0f}",
-                _fmt_elo(s.elo), "-" if s.err95 is None else ("inf" if math.isinf(s.err95) else f"{s.err95:.0f}"),
-                "-" if s.los_next is None else f"{100 * s.los_next:.1f}%",
+                *rating_cells,
                 str(s.forfeits),
             ])
         widths = [max(len(r[c]) for r in rows) for c in range(len(head))]
@@ -84,15 +102,22 @@ class Report:
             lines.append("terminations: " + ", ".join(f"{k} {v}" for k, v in sorted(self.terminations.items())))
         if self.rating_note:
             lines.append(self.rating_note)
+        h2h = [p for p in self.pairs if "elo_diff" in p]
+        if h2h and not self.sprt:
+            if len(h2h) <= MAX_TEXT_PAIRINGS:
+                lines.append("head-to-head on deal pairs (a's points per pair 0/½/1/1½/2; Elo difference a - b, 95% interval, LOS):")
+                lines.extend("  " + _fmt_h2h(p) for p in h2h)
+            else:
+                lines.append(f"head-to-head on deal pairs: {len(h2h)} pairings, in the JSON export")
         if self.sprt:
             sp = self.sprt
-            verdict = {"H1": f"H1 accepted: {sp['candidate']} is at least {sp['elo1']:g} Elo stronger",
-                       "H0": f"H0 accepted: {sp['candidate']} is not {sp['elo1']:g} Elo stronger (at most {sp['elo0']:g})",
+            who = f"{sp['candidate']} - {sp['baseline']}"
+            verdict = {"H1": f"H1 accepted: Elo difference {who} >= {sp['elo1']:g}",
+                       "H0": f"H0 accepted: Elo difference {who} <= {sp['elo0']:g}",
                        None: "no decision yet"}[sp["decision"]]
             lines.append(
-                f"SPRT elo0={sp['elo0']:g} elo1={sp['elo1']:g} alpha={sp['alpha']:g} beta={sp['beta']:g}: "
-                f"{sp['wins']}-{sp['losses']}-{sp['draws']} (W-L-D of {sp['candidate']}), LLR {sp['llr']:.3f} "
-                f"[{sp['lower']:.3f}, {sp['upper']:.3f}]: {verdict}"
+                f"SPRT elo0={sp['elo0']:g} elo1={sp['elo1']:g} alpha={sp['alpha']:g} beta={sp['beta']:g} on deal pairs: "
+                f"{_fmt_h2h(sp)}; LLR {sp['llr']:.3f} [{sp['lower']:.3f}, {sp['upper']:.3f}]: {verdict}"
             )
         return "\n".join(lines)
 
@@ -104,7 +129,7 @@ class Report:
         w.writeheader()
         for s in self.standings:
             row = asdict(s)
-            for k in ("score", "elo", "err95", "los_next", "points_against"):
+            for k in ("score", "elo", "err95", "los_next", "points_against", "mu", "sigma", "ordinal"):
                 if isinstance(row[k], float):
                     row[k] = "inf" if math.isinf(row[k]) else f"{row[k]:.4f}"
             w.writerow(row)
@@ -138,7 +163,23 @@ class Report:
 def _fmt_elo(e: float | None) -> str:
     if e is None:
         return "-"
+    if math.isinf(e):
+        return "+inf" if e > 0 else "-inf"
     return f"{round(e):+d}"
+
+
+MAX_TEXT_PAIRINGS = 28  # head-to-head lines in the text table (8 players); more go to JSON only
+
+
+def _fmt_h2h(p: dict[str, Any]) -> str:
+    """One pairing (or the SPRT) on deal pairs: cells, Elo difference, interval, LOS."""
+    who = f"{p['a']} - {p['b']}: " if "a" in p else ""
+    cells = "/".join(f"{c:g}" for c in p["cells"])
+    unpaired = f", {p['unpaired']} unpaired" if p["unpaired"] else ""
+    if not p["units"]:
+        return f"{who}no complete pair yet{unpaired}"
+    return (f"{who}{p['units']:g} pair{'' if p['units'] == 1 else 's'} {cells}{unpaired}; Elo difference {_fmt_elo(p['elo_diff'])} "
+            f"[{_fmt_elo(p['elo_diff_low95'])}, {_fmt_elo(p['elo_diff_high95'])}], LOS {100 * p['los']:.1f}%")
 
 
 def build_report(
@@ -152,20 +193,32 @@ def build_report(
     anchor_rating: float = 0.0,
     sprt: dict[str, Any] | None = None,
     finished: bool = False,
+    per_unit: int = 2,
 ) -> Report:
-    """The table for ``games`` among ``participants`` (in file order)."""
+    """The table for ``games`` among ``participants`` (in file order).
+
+    ``per_unit``: the games of one deal in one pairing (2 with duplicate deals, 1
+    without), the unit of the pair statistics and of the rating error bars."""
     st = {n: Standing(0, n) for n in participants}
     terms: Counter[str] = Counter()
     pair_results = []
+    box = fmt == "box" or any(len(g.seats) > 2 for g in games)
+    pos = {n: i for i, n in enumerate(participants)}
+    # Head-to-head: the games of each pairing (2 players), or finishing-order scores (box).
+    by_pairing: dict[tuple[str, str], list[GameResult]] = {}
     h2h: dict[tuple[str, str], list[float]] = {}
+    own: dict[str, list[float]] = {n: [0.0, 0.0] for n in participants}
     for g in games:
         terms[g.termination] += 1
         n = len(g.seats)
+        shares = finish_scores(g.seats, g.scores, g.winner, g.culprit)
         for s, who in enumerate(g.seats):
             row = st[who]
             row.games += 1
             row.points_for += int(g.scores[s])
             row.points_against += sum(g.scores[o] for o in range(n) if o != s) / max(n - 1, 1)
+            own[who][0] += shares[s]
+            own[who][1] += 1
             if g.winner is None:
                 row.draws += 1
             elif g.winner == who:
@@ -174,28 +227,40 @@ def build_report(
                 row.losses += 1
             if g.culprit == who and g.termination in FORFEITS:
                 row.forfeits += 1
-        for pr in game_pairs(g.seats, g.scores, g.winner, g.culprit):
-            pair_results.append(pr)
-            key = (pr.a, pr.b) if participants.index(pr.a) < participants.index(pr.b) else (pr.b, pr.a)
-            sc = pr.score if key[0] == pr.a else pr.games - pr.score
-            acc = h2h.setdefault(key, [0.0, 0.0])
-            acc[0] += sc
-            acc[1] += pr.games
-    own: dict[str, list[float]] = {n: [0.0, 0.0] for n in participants}
-    for pr in pair_results:
-        own[pr.a][0] += pr.score
-        own[pr.a][1] += pr.games
-        own[pr.b][0] += pr.games - pr.score
-        own[pr.b][1] += pr.games
+        if n == 2:
+            a, b = sorted(g.seats, key=pos.__getitem__)
+            by_pairing.setdefault((a, b), []).append(g)
+            pair_results.extend(game_pairs(g.seats, g.scores, g.winner, g.culprit, unit=(a, b, g.deal)))
+        else:
+            # Descriptive only (who finished ahead of whom); the ratings are OpenSkill's.
+            place = dict(zip(g.seats, finish_ranks(g.seats, g.scores, g.winner, g.culprit), strict=True))
+            for x, y in itertools.combinations(sorted(g.seats, key=pos.__getitem__), 2):
+                acc = h2h.setdefault((x, y), [0.0, 0.0])
+                acc[0] += 1.0 if place[x] < place[y] else 0.5 if place[x] == place[y] else 0.0
+                acc[1] += 1.0
     for n, (sc, gm) in own.items():
         st[n].score = sc / gm if gm else 0.0
 
     table: RatingTable | None = None
     note = ""
-    try:
-        table = rate(participants, pair_results, prior_draws=prior_draws, anchor=anchor, anchor_rating=anchor_rating)
-    except RatingError as e:
-        note = f"no ratings: {e}"
+    if box:
+        try:
+            boxr = BoxRatings(participants)
+            for g in sorted(games, key=lambda g: g.index):
+                boxr.add(g.seats, g.scores, g.winner, g.culprit)
+            mu, sigma = boxr.mu, boxr.sigma
+            for n in participants:
+                if st[n].games:
+                    st[n].mu, st[n].sigma, st[n].ordinal = mu[n], sigma[n], boxr.ordinal(n)
+            note = ("OpenSkill (Weng-Lin Plackett-Luce) on each game's finishing order, in game order; "
+                    "ordinal = mu - 3 sigma")
+        except RatingError as e:
+            note = f"no ratings: {e}"
+    else:
+        try:
+            table = rate(participants, pair_results, prior_draws=prior_draws, anchor=anchor, anchor_rating=anchor_rating)
+        except RatingError as e:
+            note = f"no ratings: {e}"
     if table is not None:
         for n in participants:
             if st[n].games:
@@ -203,14 +268,17 @@ def build_report(
                 st[n].err95 = table.error95(n)
         if not table.comparable:
             note = "ratings are relative within groups of players that met: " + " | ".join(", ".join(g) for g in table.groups)
-        elif prior_draws:
-            note = f"Elo: Bradley-Terry maximum likelihood, mean 0{'' if anchor is None else f' ({anchor} held at {anchor_rating:g})'}, " \
-                   f"{prior_draws:g} virtual draw(s) per pair as prior; ±95% = 1.96 standard errors"
+        else:
+            note = (f"Elo: Bradley-Terry maximum likelihood, mean 0{'' if anchor is None else f' ({anchor} held at {anchor_rating:g})'}"
+                    + (f", {prior_draws:g} virtual draw(s) per pair as prior" if prior_draws else "")
+                    + "; ±95% = 1.96 standard errors, the games of a deal taken together (deal pairs)")
 
-    # Elo rounded for the order: equal records must not be split by floating-point noise.
-    order = sorted(participants, key=lambda n: (
-        -(round(st[n].elo, 6) if st[n].elo is not None else -math.inf), -st[n].score, -st[n].points_for,
-        participants.index(n)))
+    # Elo (or the ordinal) rounded for the order: equal records must not be split by floating-point noise.
+    def strength(n: str) -> float:
+        v = st[n].ordinal if box else st[n].elo
+        return round(v, 6) if v is not None else -math.inf
+
+    order = sorted(participants, key=lambda n: (-strength(n), -st[n].score, -st[n].points_for, participants.index(n)))
     standings = []
     for rank, n in enumerate(order, 1):
         s = st[n]
@@ -220,19 +288,27 @@ def build_report(
         for a, b in itertools.pairwise(standings):
             if a.games and b.games:
                 a.los_next = table.los(a.name, b.name)
-    pairs = [
-        {"a": a, "b": b, "score_a": round(v[0], 6), "games": round(v[1], 6)}
-        for (a, b), v in sorted(h2h.items(), key=lambda kv: (participants.index(kv[0][0]), participants.index(kv[0][1])))
-    ]
+    pairs: list[dict[str, Any]] = []
+    for (a, b), gs in sorted(by_pairing.items(), key=lambda kv: (pos[kv[0][0]], pos[kv[0][1]])):
+        pr = paired(gs, a, b, per_unit)
+        score_a = sum(1.0 if g.winner == a else 0.5 if g.winner is None else 0.0 for g in gs)
+        pairs.append({"a": a, "b": b, "score_a": round(score_a, 6), "games": len(gs), **pr.to_dict()})
+    for (a, b), v in sorted(h2h.items(), key=lambda kv: (pos[kv[0][0]], pos[kv[0][1]])):
+        pairs.append({"a": a, "b": b, "score_a": round(v[0], 6), "games": round(v[1], 6)})
     return Report(name, fmt, len(games), games_total, standings, dict(terms), pairs, sprt, note, finished)
 
 
-def sprt_status(cfg: dict[str, Any], games: Sequence[GameResult]) -> dict[str, Any]:
-    """The SPRT's counts, log-likelihood ratio and decision for the games so far."""
+def sprt_status(cfg: dict[str, Any], games: Sequence[GameResult], per_unit: int = 2) -> dict[str, Any]:
+    """The SPRT on the deal pairs so far (:mod:`.sprt`): cells, Elo difference, LLR, decision.
+
+    ``wins``/``losses``/``draws`` count every game of the candidate, paired or not."""
     t = Sprt(cfg["elo0"], cfg["elo1"], cfg["alpha"], cfg["beta"])
-    cand = cfg["candidate"]
+    cand, base = cfg["candidate"], cfg["baseline"]
+    st = status_of(t, games, cand, base, per_unit)
     w = lo = d = 0
     for g in games:
+        if cand not in g.seats:
+            continue
         if g.winner is None:
             d += 1
         elif g.winner == cand:
@@ -242,7 +318,8 @@ def sprt_status(cfg: dict[str, Any], games: Sequence[GameResult]) -> dict[str, A
     return {
         **{k: cfg[k] for k in ("candidate", "baseline", "elo0", "elo1", "alpha", "beta")},
         "wins": w, "losses": lo, "draws": d,
-        "llr": t.llr(w, lo, d), "lower": t.lower, "upper": t.upper, "decision": t.decide(w, lo, d),
+        **st.paired.to_dict(),
+        "llr": st.llr, "lower": st.lower, "upper": st.upper, "decision": st.decision,
     }
 
 
@@ -254,8 +331,10 @@ def report_from_store(store: ResultsStore, prior_draws: float | None = None, anc
     names = [p["name"] for p in store.participants()]
     games = store.games()
     total = store.get_meta("games_total")
-    sp = sprt_status(cfg["sprt"], games) if cfg.get("sprt") else None
-    return build_report(
+    # A unit is the games of one deal in one pairing: both seatings with duplicate deals.
+    per_unit = 2 if cfg.get("duplicate", True) else 1
+    sp = sprt_status(cfg["sprt"], games, per_unit) if cfg.get("sprt") else None
+    rep = build_report(
         store.get_meta("name") or "tournament",
         cfg.get("format", "?"),
         names,
@@ -266,4 +345,7 @@ def report_from_store(store: ResultsStore, prior_draws: float | None = None, anc
         anchor_rating=rat.get("anchor_rating", 0.0) if anchor_rating is None else anchor_rating,
         sprt=sp,
         finished=store.get_meta("finished") is not None,
+        per_unit=per_unit,
     )
+    rep.unsandboxed = store.get_meta("unsandboxed") == "1"
+    return rep

@@ -39,7 +39,7 @@ import tempfile
 import time
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -56,7 +56,7 @@ from .records import FeedRecorder, find_journal, read_journal
 from .report import report_from_store, sprt_status
 from .sandbox import SOCKET_PATH, Sandbox, default_dirs, limit_hit, probe, rlimit_preexec
 from .schedule import Schedule, ScheduledGame
-from .sprt import Sprt
+from .sprt import Sprt, SprtMonitor
 from .store import GameResult, ResultsStore, discard
 from .verify import secrecy_lines
 
@@ -130,7 +130,6 @@ class _Bot:
 @dataclass
 class RunState:
     stop_reason: str | None = None
-    sprt_counts: list[int] = field(default_factory=lambda: [0, 0, 0])  # candidate W, L, D
 
 
 class Runner:
@@ -157,6 +156,9 @@ class Runner:
         self._slot_lock = asyncio.Lock()
         self.progress: Progress | None = None
         self.sprt = None if cfg.sprt is None else Sprt(cfg.sprt.elo0, cfg.sprt.elo1, cfg.sprt.alpha, cfg.sprt.beta)
+        # The test reads complete deal pairs (the pentanomial GSPRT, see .sprt).
+        self.sprt_monitor = None if cfg.sprt is None or self.sprt is None else SprtMonitor(
+            self.sprt, cfg.sprt.candidate, cfg.sprt.baseline, cfg.seatings_per_deal)
         self.gateway: Gateway | None = None
         self.stop_event = asyncio.Event()
         # The sandbox of local bots (.sandbox), set up by run(); the ipc socket of each
@@ -621,21 +623,23 @@ class Runner:
         self._reveal_finished_deals({g.deal})
         if self.progress is not None:
             self.progress.add(g)
-        if self.sprt is not None and self.cfg.sprt is not None:
-            c = self.state.sprt_counts
-            c[0 if g.winner == self.cfg.sprt.candidate else 2 if g.winner is None else 1] += 1
-            decision = self.sprt.decide(c[0], c[1], c[2])
+        if self.sprt_monitor is not None:
+            decision = self.sprt_monitor.add(g)
             if decision and self.state.stop_reason is None:
-                self.store.set_meta("sprt_decision", json.dumps({"decision": decision, "games": sum(c), "wins": c[0],
-                                                                 "losses": c[1], "draws": c[2]}))
-                self.store.log_event("sprt", f"{decision} accepted after {sum(c)} games ({c[0]}-{c[1]}-{c[2]})")
+                st = self.sprt_monitor.status()
+                cells = [int(c) for c in st.paired.counts]
+                self.store.set_meta("sprt_decision", json.dumps({
+                    "decision": decision, "games": self.sprt_monitor.tracker.recorded, "pairs": int(st.paired.units),
+                    "cells": cells, "unpaired": st.paired.unpaired, "llr": st.llr}))
+                self.store.log_event("sprt", f"{decision} accepted after {int(st.paired.units)} pairs "
+                                             f"(cells {'/'.join(map(str, cells))}), LLR {st.llr:.3f}")
                 self.abort_all(f"SPRT decided {decision}")
 
     def sprt_figures(self, games: Sequence[GameResult]) -> tuple[float, float, float]:
         """(LLR, lower, upper) for the live display: the final report's computation
         (:func:`.report.sprt_status`, whichever model it uses), so the two never disagree."""
         assert self.cfg.sprt is not None
-        st = sprt_status(asdict(self.cfg.sprt), games)
+        st = sprt_status(asdict(self.cfg.sprt), games, per_unit=self.cfg.seatings_per_deal)
         return st["llr"], st["lower"], st["upper"]
 
     def abort_all(self, reason: str) -> None:
@@ -675,12 +679,10 @@ class Runner:
         done = {g.index for g in games}
         self.done = set(done)
         self._reveal_finished_deals({g.deal for g in games})  # a kill between a game and its deal's reveal
-        if self.cfg.sprt is not None:
+        if self.sprt_monitor is not None:
             for g in games:
-                c = self.state.sprt_counts
-                c[0 if g.winner == self.cfg.sprt.candidate else 2 if g.winner is None else 1] += 1
-            assert self.sprt is not None
-            if self.sprt.decide(*self.state.sprt_counts):
+                self.sprt_monitor.add(g)
+            if self.sprt_monitor.status().decision:
                 self.state.stop_reason = "SPRT already decided"
         self.queue.extend((i, 1) for i in range(len(self.schedule)) if i not in done)
         self.progress = Progress(len(self.schedule), [p.name for p in self.cfg.participants], games,

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from referee.tournament import ratings as ratings_mod
 from referee.tournament import schedule as schedule_mod
 from referee.tournament import sprt as sprt_mod
-from referee.tournament.ratings import PairResult, RatingError, expected, game_pairs, rate
+from referee.tournament.ratings import PairResult, RatingError, expected, finish_ranks, finish_scores, game_pairs, rate
 from referee.tournament.sprt import Sprt
 
 
@@ -70,15 +70,18 @@ def test_disconnected_groups_are_reported() -> None:
     assert math.isinf(lone.se["X"])
 
 
-def test_three_player_games_become_weighted_pairs() -> None:
-    # The winner beats both; the others by score; equal scores draw; each pair weighs 1/2.
-    pairs = game_pairs(["a", "b", "c"], [40, 101, 40], winner="b")
-    assert [(p.a, p.b, p.score, p.games) for p in pairs] == [("a", "b", 0, 0.5), ("a", "c", 0.25, 0.5), ("b", "c", 0.5, 0.5)]
-    # A forfeiting seat loses to both, whatever its score.
-    pairs = game_pairs(["a", "b", "c"], [90, 30, 10], winner="b", culprit="a")
-    assert {(p.a, p.b): p.score for p in pairs} == {("a", "b"): 0, ("a", "c"): 0, ("b", "c"): 0.5}
-    # Nobody won (abandoned): all draws.
+def test_three_player_games_are_finishing_orders_not_pairs() -> None:
+    # The winner first; the others by score; equal scores share a place.
+    assert finish_ranks(["a", "b", "c"], [40, 101, 40], winner="b") == [2, 1, 2]
+    assert finish_scores(["a", "b", "c"], [40, 101, 40], winner="b") == [0.25, 1.0, 0.25]
+    # A forfeiting seat is last, whatever its score.
+    assert finish_ranks(["a", "b", "c"], [90, 30, 10], winner="b", culprit="a") == [3, 1, 2]
+    # Nobody won (abandoned): a draw, everyone first.
+    assert finish_ranks(["a", "b", "c"], [0, 0, 0], None) == [1, 1, 1]
     assert {p.score for p in game_pairs(["a", "b"], [0, 0], None)} == {0.5}
+    # Games of three are OpenSkill's (BoxRatings), never split into Bradley-Terry pairs.
+    with pytest.raises(ValueError, match="BoxRatings"):
+        game_pairs(["a", "b", "c"], [40, 101, 40], winner="b")
 
 
 @settings(max_examples=40)
@@ -105,26 +108,27 @@ def test_fit_matches_actual_scores(games: list[tuple[int, int, int]], prior: flo
 
 # ------------------------------------------------------------------------------- SPRT
 def test_sprt_llr_by_hand() -> None:
+    # One game per unit (duplicate = false), no draws: the GSPRT is Wald's Bernoulli test.
     t = Sprt(elo0=0, elo1=20, alpha=0.05, beta=0.05)
     s0, s1 = 0.5, 1 / (1 + 10 ** (-20 / 400))
     assert s1 == pytest.approx(0.528751, abs=1e-6)
-    # 10 wins, 4 losses: 10 ln(s1/s0) + 4 ln((1-s1)/(1-s0))
-    assert t.llr(10, 4) == pytest.approx(10 * math.log(s1 / s0) + 4 * math.log((1 - s1) / (1 - s0)))
-    assert t.llr(10, 4, draws=2) == pytest.approx(t.llr(11, 5))
+    # 10 wins, 4 losses (cells: losses, draws, wins): 10 ln(s1/s0) + 4 ln((1-s1)/(1-s0))
+    assert t.llr((4, 0, 10)) == pytest.approx(10 * math.log(s1 / s0) + 4 * math.log((1 - s1) / (1 - s0)), rel=1e-9)
     assert t.upper == pytest.approx(math.log(19)) and t.lower == pytest.approx(-math.log(19))
-    # Decisive streaks: each win adds ln(s1/s0) = 0.055880, so 53 straight wins cross ln 19 = 2.944.
-    assert t.decide(52, 0) is None and t.decide(53, 0) == "H1"
-    assert t.decide(0, 53) == "H0"
+    # Decisive streaks: each win adds about ln(s1/s0) = 0.055880 (the empty loss cell holds
+    # 1e-3 of a game, fishtest's regularisation), so 53 straight wins cross ln 19 = 2.944.
+    assert t.decide((0, 0, 52)) is None and t.decide((0, 0, 53)) == "H1"
+    assert t.decide((53, 0, 0)) == "H0"
+    # Pairs: a pair won twice moves the LLR less than two independent wins would.
+    assert 0 < t.llr((0, 0, 0, 0, 1)) < t.llr((0, 0, 2))
 
 
 def run_sprt(p_win: float, test: Sprt, rng: random.Random, limit: int = 20000) -> tuple[str | None, int]:
-    w = lo = 0
+    """Independent games (one per unit): counts are (losses, draws, wins)."""
+    counts = [0, 0, 0]
     for n in range(1, limit + 1):
-        if rng.random() < p_win:
-            w += 1
-        else:
-            lo += 1
-        d = test.decide(w, lo)
+        counts[2 if rng.random() < p_win else 0] += 1
+        d = test.decide(counts)
         if d:
             return d, n
     return None, limit

@@ -26,7 +26,7 @@ from referee.tournament.cli import main
 from referee.tournament.config import load_config
 from referee.tournament.report import report_from_store
 from referee.tournament.runner import Runner, RunOptions
-from referee.tournament.sprt import Sprt
+from referee.tournament.sprt import Sprt, status_of
 from referee.tournament.store import ResultsStore
 
 from .tourkit import PROTOBOT, alive, children_of, games_recorded, protobot, write_config
@@ -239,13 +239,17 @@ def test_sprt_stops_as_soon_as_it_decides(tmp_path: Path, capsys: pytest.Capture
     st = ResultsStore.open_existing(tmp_path / "ab.sqlite")
     decision = json.loads(st.get_meta("sprt_decision") or "{}")
     assert decision["decision"] == "H1"
-    # It stopped at once: the game in progress when it decided was dropped, not recorded,
-    # and one game fewer would not have decided (the deciding game was a win).
-    n, w, lo = decision["games"], decision["wins"], decision["losses"]
-    assert st.count_games() == n < 400
+    # It stopped at once, on the pair that completed the decision: games in progress were
+    # dropped, not recorded; a game whose deal partner never finished is unpaired. The test
+    # reads complete deal pairs only (pentanomial cells, the candidate's points 0..2), and
+    # one pair won twice fewer would not have decided (only such a pair raises the LLR enough).
+    n, cells = decision["games"], decision["cells"]
+    assert st.count_games() == n < 400 and n == 2 * decision["pairs"] + decision["unpaired"]
     test = Sprt(0, 200)
-    assert test.decide(w, lo) == "H1" and test.decide(w - 1, lo) is None
-    assert "H1 accepted: greedy is at least 200 Elo stronger" in capsys.readouterr().out
+    assert status_of(test, st.games(), "greedy", "passive").paired.counts == tuple(cells)
+    assert test.decide(cells) == "H1" and cells[4] > 0
+    assert test.decide([*cells[:4], cells[4] - 1]) is None
+    assert "H1 accepted: Elo difference greedy - passive >= 200" in capsys.readouterr().out
     # Resuming a decided SPRT plays nothing more.
     assert main([str(cfg), "--resume", "--quiet"]) == 0
     assert ResultsStore.open_existing(tmp_path / "ab.sqlite").count_games() == n
@@ -263,7 +267,10 @@ def test_box_tournament_every_seating(tmp_path: Path) -> None:
         assert len(g.scores) == 3 and g.record["rules"]["variant"] == "box"
         Game.from_record(g.record, verify=True)
     rep = report_from_store(st)
-    assert all(s.elo is not None and s.games == 6 for s in rep.standings)
+    # Rated by OpenSkill on each game's finishing order (not as Bradley-Terry pairs).
+    assert all(s.elo is None and s.mu is not None and s.sigma is not None and s.games == 6 for s in rep.standings)
+    assert all(s.ordinal == pytest.approx(s.mu - 3 * s.sigma) for s in rep.standings)
+    assert [s.ordinal for s in rep.standings] == sorted((s.ordinal for s in rep.standings), reverse=True)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc")
