@@ -49,7 +49,9 @@ def _run_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", metavar="PATH", help="the results file (default: from the file, else NAME.sqlite beside it)")
     p.add_argument("--output", metavar="DIR", help="where the CSV, JSON and PNG go (default: beside the results file)")
     p.add_argument("--admin-key", metavar="KEY", help="admin key of remote referees (default: $OKGIN_ADMIN_KEY)")
-    p.add_argument("--quiet", action="store_true", help="no live progress line (the final table is still printed)")
+    p.add_argument("--quiet", action="store_true", help="no live progress display (the final table is still printed)")
+    p.add_argument("--keep-logs", action="store_true",
+                   help="keep every bot's log in NAME-run/logs (by default only those of games that did not end normally)")
     return p
 
 
@@ -129,6 +131,7 @@ def main(argv: list[str]) -> int:
         output=args.output,
         admin_key=args.admin_key,
         progress=not args.quiet,
+        keep_logs=args.keep_logs,
     )
     if opts.concurrency is not None and opts.concurrency < 1:
         print("okgin tournament: --concurrency must be at least 1", file=sys.stderr)

@@ -790,7 +790,7 @@ def run_tournament(cfg: TournamentConfig, opts: RunOptions) -> int:
                   f"concurrency {runner.concurrency}", flush=True)
         try:
             code = asyncio.run(runner.run())
-        except PreflightFailed as e:
+        except (PreflightFailed, StartError) as e:
             print(f"okgin tournament: {e}", file=sys.stderr, flush=True)
             code = 2
         except RuntimeError as e:

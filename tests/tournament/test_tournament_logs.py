@@ -1,0 +1,67 @@
+"""Bot logs (--keep-logs, one file per game, seat and attempt) and starts that fail late."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from referee.tournament.cli import main
+from referee.tournament.config import parse_config
+from referee.tournament.runner import Runner, RunOptions
+from referee.tournament.store import ResultsStore
+
+from .tourkit import protobot, write_config
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def test_a_replayed_attempt_never_overwrites_an_earlier_log(tmp_path: Path) -> None:
+    cfg = parse_config({"tournament": {"name": "cup"}, "participant": [{"name": n, "bot": "random"} for n in "ab"]})
+    store = ResultsStore.for_run(cfg, tmp_path / "cup.sqlite", resume=False)
+    try:
+        runner = Runner(cfg, RunOptions(progress=False), store)
+        sg = runner.schedule[0]
+        # What a killed run left: attempt 1 of this game's seat 0.
+        killed = runner.logdir / f"{sg.key}-a1-s0-{sg.seats[0]}.log"
+        killed.write_text("the killed run's last words\n")
+        path, log = runner.open_log(sg, 0, sg.seats[0], 1, "cup-0-1")
+        log.close()
+        assert path.name == f"{sg.key}-a2-s0-{sg.seats[0]}.log"
+        assert killed.read_text() == "the killed run's last words\n"
+        assert "table cup-0-1" in path.read_text()
+        # The next attempt of this run goes on numbering; another seat has its own file.
+        path3, log = runner.open_log(sg, 0, sg.seats[0], 2, "cup-0-2")
+        log.close()
+        other, log = runner.open_log(sg, 1, sg.seats[1], 1, "cup-0-1")
+        log.close()
+        assert path3.name == f"{sg.key}-a3-s0-{sg.seats[0]}.log" and other.name == f"{sg.key}-a1-s1-{sg.seats[1]}.log"
+        runner.ctx.term()
+    finally:
+        store.close()
+
+
+def test_keep_logs_keeps_every_bots_log(tmp_path: Path) -> None:
+    parts = [{"name": "g1", "command": protobot("--random", "1")}, {"name": "g2", "command": protobot("--random", "2")}]
+    cfg = write_config(tmp_path / "kl.toml", parts, tournament={"games_per_pairing": 2, "concurrency": 2},
+                       rules={"target_score": 40}, clock={"move_ms": 10000})
+    assert main([str(cfg), "--quiet", "--keep-logs"]) == 0
+    games = ResultsStore.open_existing(tmp_path / "kl.sqlite").games()
+    assert len(games) == 2 and {g.termination for g in games} == {"normal"}
+    logs = sorted(p.name for p in (tmp_path / "kl-run" / "logs").iterdir() if p.name.startswith(tuple(g.key for g in games)))
+    assert logs == sorted(f"{g.key}-a1-s{s}-{name}.log" for g in games for s, name in enumerate(g.seats))
+
+
+def test_an_endpoint_refused_after_the_start_leaves_no_results_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = write_config(tmp_path / "late.toml", [{"name": n, "bot": "random"} for n in ("a", "b")], tournament={})
+    assert main([str(cfg), "--quiet", "--referee-endpoints", "not-an-endpoint"]) == 2
+    assert "referee endpoint 'not-an-endpoint'" in capsys.readouterr().err
+    assert not (tmp_path / "late.sqlite").exists() and not (tmp_path / "late-run").exists()
+
+
+def test_a_gateway_that_cannot_listen_leaves_no_results_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = write_config(tmp_path / "gw.toml", [{"name": "a", "bot": "random"}, {"name": "b", "remote": True}],
+                       tournament={"gateway": "tcp://256.0.0.1:1"})
+    assert main([str(cfg), "--quiet"]) == 2
+    assert "gateway 'tcp://256.0.0.1:1': cannot listen there" in capsys.readouterr().err
+    assert not (tmp_path / "gw.sqlite").exists() and not (tmp_path / "gw-run").exists()
