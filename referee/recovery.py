@@ -261,6 +261,7 @@ class Recovery:
             "policies": t.policies.to_wire(),
             "base_seed": t.base_seed,
             "full_feed_delay_ms": t.full_feed_delay_ms,
+            "broadcast_hash": t.broadcast_hash,  # the broadcast token stays valid across a restart
             "names": t.names,
             "reserved": None if t.reserved_tokens is None else [self._reserved_hash(t, i) for i in range(t.num_seats)],
             "seats": [None if s is None else self._hash.get(s) for s in t.seats],
@@ -349,6 +350,8 @@ class Recovery:
             full_feed_delay_ms=st["full_feed_delay_ms"], origin=st["origin"], reveal=st.get("reveal", "game_end"),
         )
         t.restore_counters(list(st["names"]), int(st["game_no"]), int(st["seq"]), st["reserved"] is not None)
+        if st.get("broadcast_hash"):
+            t.broadcast_hash, t.broadcast_token = st["broadcast_hash"], None
         t.restore_deals(st.get("deals") or [])
         if st["reserved"] is not None:
             self._reserved[t.name] = list(st["reserved"])

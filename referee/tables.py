@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import hmac
 import secrets
 from collections import deque
 from collections.abc import Callable
@@ -35,6 +36,10 @@ if TYPE_CHECKING:
     from .server import Referee
 
 WAITING, PLAYING, FINISHED, CLOSED = "waiting", "playing", "finished", "closed"
+#: The full feed holds at most this many messages of the running hand (Table._hold_full);
+#: the rules bound a hand to about 2,100 (max_pile_draws <= 1000 draws from the pile, each
+#: with its discard, plus the stock), the default cap of 100 to about 300.
+FULL_HELD_MAX = 4096
 REVEAL_AT_END, REVEAL_DEFERRED = "game_end", "deferred"
 #: How many finished games' seeds and salts a table keeps for ``reveal`` (protocol.md §5.25).
 REVEAL_HISTORY = 64
@@ -148,8 +153,22 @@ class Table:
         #: A resume delivers it after the snapshot; without it a client waiting for the
         #: end of its game would wait for ever (protocol.md §10).
         self.missed_end: dict[int, tuple[Session, dict[str, Any]]] = {}
-        # Full-visibility feed: (time, n, full view) of this game, for delayed snapshots.
-        self.full_hist: deque[tuple[float, int, dict[str, Any]]] = deque()
+        # Full-visibility feed (protocol.md §11, 1.4): the running hand's messages, held
+        # until that hand ends (_hold_full), and the (n, view) of the last one with a view;
+        # hands that ended, waiting out full_feed_delay_ms: (game, messages, (n, view));
+        # the last point released to the full watchers: (game, n, view), for snapshots.
+        self.full_held: deque[bytes] = deque(maxlen=FULL_HELD_MAX)
+        self.full_held_view: tuple[int, dict[str, Any]] | None = None
+        self.full_out: deque[tuple[int, list[bytes], tuple[int, dict[str, Any]] | None]] = deque()
+        self.full_released: tuple[int, int, dict[str, Any]] | None = None
+        #: The secret that admits a broadcaster to the full feed: only its SHA-256 is kept
+        #: for checking (and by referee.recovery); ``broadcast_token`` itself is known only
+        #: from creation until the ``table_created`` reply (None after a restart).
+        self.broadcast_token: str | None = secrets.token_hex(16) if full_feed_delay_ms is not None else None
+        self.broadcast_hash: str | None = None if self.broadcast_token is None else _sha256(self.broadcast_token)
+        #: Tokens of the sessions seated here since the current game started (and of those
+        #: still seated from before): they may never watch the full feed (Lobby.on_watch).
+        self.game_tokens: set[str] = set()
         self.decisions = 0
         # advice accepted in the current hand (hand number, count): capped (on_advise)
         self._advice_hand = -1
@@ -211,6 +230,10 @@ class Table:
         self.seats[seat] = sess
         self.held[seat].clear()
         sess.seats[self.name] = seat
+        if sess.token:
+            self.game_tokens.add(sess.token)
+        if self.watchers.get(sess):
+            self.remove_watcher(sess)  # a player never keeps the full feed of its own table (§11)
         if self.status == FINISHED:
             self.status = WAITING
         self._changed()
@@ -281,6 +304,19 @@ class Table:
         self.status = CLOSED
         return unseated
 
+    def is_player(self, sess: Session) -> bool:
+        """Whether ``sess`` plays here: seated now, seated since the current game started,
+        or holding one of the table's reserved seat tokens (then it is that seat)."""
+        if self.name in sess.seats or sess.token in self.game_tokens:
+            return True
+        return self.reserved_tokens is not None and sess.token in self.reserved_tokens
+
+    def broadcast_ok(self, token: Any) -> bool:
+        """Whether ``token`` is this table's broadcast token (compared in constant time)."""
+        if self.broadcast_hash is None or not isinstance(token, str):
+            return False
+        return hmac.compare_digest(_sha256(token), self.broadcast_hash)
+
     def add_watcher(self, sess: Session, full: bool) -> None:
         self.watchers[sess] = full
         sess.watches[self.name] = full
@@ -341,9 +377,8 @@ class Table:
 
     def resume_restored(self) -> Pending | None:
         """After :meth:`restore_game`: issue the pending prompt again (same seq), with its
-        clock stopped until the seat is back (:meth:`restart_clock`); nobody is connected."""
-        if self.full_feed_delay_ms is not None:
-            self.full_hist.append((self.hub.now(), self.n, self._full_view()))
+        clock stopped until the seat is back (:meth:`restart_clock`); nobody is connected.
+        The full feed resumes with the hand's next message: what it held was lost."""
         self._prompt()
         p = self.pending
         assert p is not None
@@ -413,12 +448,7 @@ class Table:
                 for w in watchers:
                     send(w, data)
         if self.full_feed_delay_ms is not None and full_build is not None:
-            msg = full_build()
-            view = msg.get("view")
-            if view is not None:
-                self.full_hist.append((self.hub.now(), msg["n"], view))
-            data = self.hub.encode(msg)
-            self.hub.loop.call_later(self.full_feed_delay_ms / 1000, self._deliver_full, data)
+            self._hold_full(full_build())
 
     def _first_frames(self, build: Callable[[int | None], bytes], seats: tuple[int, ...]) -> list[tuple[Session, bytes]]:
         """An ``event``'s frames for ``seats`` only, to go out just ahead of the next
@@ -444,10 +474,43 @@ class Table:
         held.clear()
         return data
 
-    def _deliver_full(self, data: bytes) -> None:
+    def _hold_full(self, msg: dict[str, Any]) -> None:
+        """Keep a full-feed message until its hand has ended (protocol.md §11, 1.4).
+
+        Why held, not merely delayed: a hand's stock keeps its order, so a seat reading a
+        full feed delayed by any number of milliseconds knew its next draws (issue 14).
+        A ``hand_end`` or ``game_end`` closes the hand: everything held goes out
+        ``full_feed_delay_ms`` later, in order, with its ``n``. Before that, nothing of
+        the running hand reaches a full watcher (not even the public copy: one ``n``,
+        one content). The bound only matters for rules beyond the engine's (FULL_HELD_MAX);
+        a watcher that misses messages sees the gap in ``n`` and syncs.
+        """
+        view = msg.get("view")
+        self.full_held.append(self.hub.encode(msg))
+        if view is not None:
+            self.full_held_view = (msg["n"], view)
+        if msg["type"] not in ("hand_end", "game_end"):
+            return
+        assert self.full_feed_delay_ms is not None
+        self.full_out.append((self.game_no, list(self.full_held), self.full_held_view))
+        self.full_held.clear()
+        self.full_held_view = None
+        self.hub.loop.call_later(self.full_feed_delay_ms / 1000, self._release_full)
+
+    def _release_full(self) -> None:
+        """An ended hand's delay is over: its messages to the full watchers. Each timer
+        releases the oldest waiting hand, so hands go out in order even when two timers
+        are due at the same instant (the loop does not promise their order)."""
+        if not self.full_out:
+            return
+        game, batch, point = self.full_out.popleft()
+        if point is not None:
+            self.full_released = (game, *point)
+        send = self.hub.send_bytes
         for w, full in list(self.watchers.items()):
             if full and w.rid is not None:
-                self.hub.send_bytes(w, data)
+                for data in batch:
+                    send(w, data)
         self.hub.kick()
 
     def _full_view(self) -> dict[str, Any]:
@@ -498,7 +561,9 @@ class Table:
         self.banks = [self.clock.bank_ms] * self.num_seats if self.clock.bank_ms > 0 else None
         self.illegal = [0] * self.num_seats
         self.rematch_ready = [False] * self.num_seats
-        self.full_hist.clear()
+        self.full_held.clear()
+        self.full_held_view = None
+        self.game_tokens = {s.token for s in self.seats if s is not None and s.token}
         for held in self.held:
             held.clear()
         self.status = PLAYING
@@ -786,7 +851,8 @@ class Table:
             hbase = {"type": "hand_end", "table": self.name, "game": self.game_no, "n": self.n}
             self._feed(
                 lambda seat: frame(hbase, ("result", rb), ("view", self.views.packed(seat))),
-                lambda: {**hbase, "result": rw, "view": self._full_view()},
+                # the full view now shows the next hand's deal: that waits for the next hand's end
+                lambda: {**hbase, "result": rw, "view": self._full_view() if game.is_over else self.views.wire(None)},
                 carrier=True,
             )
             if game.is_over:
@@ -984,14 +1050,13 @@ class Table:
         view: dict[str, Any] | None = None
         if self.game is not None:
             if full:
-                cutoff = self.hub.now() - (self.full_feed_delay_ms or 0) / 1000
-                while len(self.full_hist) > 1 and self.full_hist[1][0] <= cutoff:
-                    self.full_hist.popleft()
-                if self.full_hist and self.full_hist[0][0] <= cutoff:
-                    _, n, view = self.full_hist[0]
+                # As of the last message released to the full watchers (_release_full),
+                # never a look into a hand still running or still waiting out its delay.
+                # Nothing of this game released yet: no view, n 0; its game_start follows.
+                rel = self.full_released
+                if rel is not None and rel[0] == self.game_no:
+                    _, n, view = rel
                 else:
-                    # Nothing of this game is older than the delay yet: no view (the
-                    # delayed game_start, n 0, follows), never an early look at the deal.
                     n = 0
             else:
                 view = self.views.wire(seat)
@@ -1011,6 +1076,10 @@ class Table:
         if rqid is not None:
             msg["id"] = rqid
         return msg
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _cs(card: int) -> str:

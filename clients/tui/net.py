@@ -58,6 +58,7 @@ class Seating:
     clock: dict[str, int] | None = None
     admin_key: str | None = None
     full: bool = False
+    broadcast_token: str | None = None  # with ``full``: the table's broadcast token (1.4)
 
 
 def sentence(e: BaseException) -> str:
@@ -152,7 +153,7 @@ class NetworkBackend(Backend):
         if s.mode == "watch":
             if not self.table:
                 raise RefereeError(0, "bad_message", "name the table to watch (--table)")
-            self._feed(app, (await client.watch(self.table, s.full)).raw)
+            self._feed(app, (await client.watch(self.table, s.full, s.broadcast_token)).raw)
             return
         if s.mode == "create":
             # Admin is closed on a referee without a key (protocol 1.4): the key given, or $OKGIN_ADMIN_KEY.

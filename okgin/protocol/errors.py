@@ -38,6 +38,7 @@ ERRORS: dict[str, tuple[int, str]] = {
     "limit_reached": (3011, "too many tables, seats or watches"),
     "not_queued": (3012, "leave without table while in no queue"),
     "lagging": (3013, "too many messages to this session could not be delivered: its watches were dropped (1.2)"),
+    "broadcast_only": (3014, "watch with full without a broadcast credential, or by a player of that table (1.4)"),
     "no_such_game": (3015, "reveal of a game the table has not played, or no longer keeps (1.4)"),
     "not_your_turn": (4001, "act with no prompt pending for your seat"),
     "stale_seq": (4002, "act or advise whose seq is not the pending prompt's"),

@@ -331,7 +331,7 @@ def _messages() -> dict[str, J]:
         "rematch": ({"table": table}, ["table"]),
         "rematch_status": ({"table": tname, "ready": arr(BOOL), "game": NNINT}, ["table", "ready", "game"]),
         # --- spectators
-        "watch": ({"table": table, "full": BOOL}, ["table"]),
+        "watch": ({"table": table, "full": BOOL, "broadcast_token": STR}, ["table"]),
         "unwatch": ({"table": table}, ["table"]),
         "sync": ({"table": table}, ["table"]),
         "snapshot": (
@@ -365,7 +365,7 @@ def _messages() -> dict[str, J]:
             },
             [],
         ),
-        "table_created": ({"table": tname, "seat_tokens": nullable(arr(STR))}, ["table", "seat_tokens"]),
+        "table_created": ({"table": tname, "seat_tokens": nullable(arr(STR)), "broadcast_token": nullable(STR)}, ["table", "seat_tokens"]),
         "close_table": ({"table": table}, ["table"]),
         "table_closed": ({"table": tname, "reason": STR}, ["table", "reason"]),
         "reveal": ({"table": table, "game": NNINT}, ["table", "game"]),  # 1.4

@@ -54,7 +54,10 @@ class InProcReferee:
             self.on_send(self._labels.get(rid, rid), data)
             return True
 
-        self.ref._raw_send = capture  # type: ignore[method-assign]
+        # the transport sends (referee.transport, since the split by role) and the hub
+        # holds its bound raw_send: both are replaced, or nothing would be captured
+        self.ref.transport.raw_send = capture  # type: ignore[method-assign]
+        self.ref.raw_send = capture
 
     def send(self, rid: bytes, msg: dict[str, Any]) -> None:
         """Deliver one request as the socket reader would (``rid``: the connection's label)."""

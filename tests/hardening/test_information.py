@@ -28,7 +28,7 @@ import msgpack
 import pytest
 import zmq
 
-from .hkit import RECV_TIMEOUT_MS, Raw, RefProc, admin, reserved_table, simple_choice
+from .hkit import RECV_TIMEOUT_MS, Raw, RefProc, admin, simple_choice
 from .inproc import InProcReferee
 
 pytestmark = pytest.mark.timeout(900)
@@ -66,6 +66,23 @@ def cards_fast(m: dict[str, Any]) -> set[str]:
     if isinstance(v, dict):
         stripped["view"] = {k: x for k, x in v.items() if k not in REVEALED_KEYS}
     return {c.decode() for c in _CARD_RE.findall(_pack(stripped))}
+
+
+def fill_hand_ends(full: dict[int, dict[str, Any]], moves: dict[int, dict[str, Any]]) -> None:
+    """Protocol 1.4: a full-feed ``hand_end`` followed by another hand carries the public
+    view (the full one would show the next deal, that hand's secret until it ends). The
+    state at such an ``n`` is the next message's full view with its move undone: only a
+    draw from the stock changes a hidden card's place (takes and passes are public)."""
+    for n, v in list(full.items()):
+        if "stock" in v:
+            continue
+        nxt = full[n + 1]
+        stock, hands = list(nxt["stock"]), [list(h) for h in nxt["all_hands"]]
+        mv = moves.get(n + 1)
+        if mv is not None and mv["kind"] == "draw_stock":
+            hands[mv["seat"]].remove(mv["card"])
+            stock.append(mv["card"])
+        full[n] = {**nxt, "stock": stock, "all_hands": hands}
 
 
 def hidden_from(full_view: dict[str, Any], seat: int | None) -> set[str]:
@@ -247,10 +264,12 @@ FEED = ("game_start", "event", "hand_end", "game_end")
 def _socket_game(ref: RefProc, adm: Raw, k: int, rng: random.Random) -> int:
     variant = "box" if k % 2 else "oklahoma"
     table = f"s{k}"
-    toks = reserved_table(adm, table, rng.randrange(10**9), variant, rules={"target_score": 30}, full_feed_delay_ms=0)
+    made = adm.request({"type": "create_table", "table": table, "variant": variant, "seed": rng.randrange(10**9), "reserved": True,
+                        "rules": {"target_score": 30}, "full_feed_delay_ms": 0}, "table_created")
+    toks = made["seat_tokens"]
     oracle = Raw(ref.endpoint, validate="none")
     oracle.hello("oracle", role="spectator")
-    oracle.request({"type": "watch", "table": table, "full": True}, "snapshot")
+    oracle.request({"type": "watch", "table": table, "full": True, "broadcast_token": made["broadcast_token"]}, "snapshot")
     public = Raw(ref.endpoint, validate="none")
     public.hello("public", role="spectator")
     public.request({"type": "watch", "table": table}, "snapshot")
@@ -261,6 +280,7 @@ def _socket_game(ref: RefProc, adm: Raw, k: int, rng: random.Random) -> int:
         seats[s] = c
     log: list[tuple[int | None, int, dict[str, Any]]] = []
     full: dict[int, dict[str, Any]] = {}
+    moves: dict[int, dict[str, Any]] = {}
     cur: dict[Any, int] = defaultdict(int)
     poller = zmq.Poller()
     who: dict[Any, tuple[Any, Raw]] = {}
@@ -279,6 +299,8 @@ def _socket_game(ref: RefProc, adm: Raw, k: int, rng: random.Random) -> int:
             if key == "oracle":
                 if m["type"] in FEED and m.get("view") is not None:
                     full[m["n"]] = m["view"]
+                if m["type"] == "event":
+                    moves[m["n"]] = m["move"]
                 continue
             if m["type"] in FEED:
                 cur[key] = m["n"]
@@ -288,6 +310,7 @@ def _socket_game(ref: RefProc, adm: Raw, k: int, rng: random.Random) -> int:
                 c.send({"type": "act", "table": table, "seq": m["seq"], "action": rng.choice(legal) if rng.random() < 0.2 else simple_choice(legal)})
             elif m["type"] == "advise_prompt":
                 c.send({"type": "advise", "table": table, "seq": m["seq"], "action": rng.choice(m["legal"]), "text": "x"})
+    fill_hand_ends(full, moves)
     checked = 0
     for seat, n, m in log:
         if m["type"] in ("error", "ok", "heartbeat", "seated", "welcome") or (m["type"] == "event" and m["view"] is None):

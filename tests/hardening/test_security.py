@@ -203,7 +203,9 @@ def test_spectators_get_no_hidden_state(ref: RefProc) -> None:
     adm = admin(ref.endpoint)
     rules = {"variant": "box", "target_score": 30}
     toks = reserved_table(adm, "secret", 41, "box", rules=rules)
-    delayed = reserved_table(adm, "delayed", 42, rules={"target_score": 30}, full_feed_delay_ms=600000)
+    made = adm.request({"type": "create_table", "table": "delayed", "variant": "oklahoma", "seed": 42, "reserved": True,
+                        "rules": {"target_score": 30}, "full_feed_delay_ms": 600000}, "table_created")
+    delayed = made["seat_tokens"]
     seats = Seats()
     clients = seat_all(ref.endpoint, "secret", toks, seats)
     seat_all(ref.endpoint, "delayed", delayed, seats)
@@ -224,8 +226,9 @@ def test_spectators_get_no_hidden_state(ref: RefProc) -> None:
         c = Raw(ref.endpoint)
         error_of(c.request({"type": "hello", "protocol": 1, "role": "spectator", "name": "s", "token": tok}), "forbidden")
         c.close()
-    # the full feed of a table that offers one shows nothing younger than its delay
-    full = spect.request({"type": "watch", "table": "delayed", "full": True}, "snapshot")
+    # the full feed of a table that offers one is for its broadcaster (1.4), and shows no running hand
+    error_of(spect.request({"type": "watch", "table": "delayed", "full": True}), "broadcast_only")
+    full = spect.request({"type": "watch", "table": "delayed", "full": True, "broadcast_token": made["broadcast_token"]}, "snapshot")
     assert full["view"] is None and full["n"] == 0
     # a player of one table sees another table as the public does
     peek = clients[0]

@@ -65,10 +65,11 @@ def test_every_message_of_the_catalogue(make_referee, make_client):
     admin.send({"type": "heartbeat"})
     admin.request({"type": "ping"}, "pong")
     admin.request({"type": "list_tables"}, "tables")
-    toks = admin.request({"type": "create_table", "table": "box", "variant": "box", "seed": 247, "reserved": True,
-                          "rules": {"target_score": 30}, "full_feed_delay_ms": 0}, "table_created")["seat_tokens"]
+    made = admin.request({"type": "create_table", "table": "box", "variant": "box", "seed": 247, "reserved": True,
+                          "rules": {"target_score": 30}, "full_feed_delay_ms": 0}, "table_created")
+    toks = made["seat_tokens"]
     watcher = client("w", "spectator")
-    watcher.request({"type": "watch", "table": "box", "full": True}, "snapshot")
+    watcher.request({"type": "watch", "table": "box", "full": True, "broadcast_token": made["broadcast_token"]}, "snapshot")
     seats = {}
     for s, tok in enumerate(toks):
         seats[s] = client(f"p{s}", token=tok)

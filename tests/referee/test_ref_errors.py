@@ -190,6 +190,9 @@ def test_table_errors(scene, make_client):
     expect_error(r, admin, {"type": "reveal", "table": "g", "game": 1}, "game_in_progress")
     expect_error(r, admin, {"type": "reveal", "table": "w", "game": 1}, "no_such_game")
     expect_error(r, spect, {"type": "watch", "table": "g", "full": True}, "no_full_feed")
+    bt = admin.request({"type": "create_table", "table": "f", "full_feed_delay_ms": 0}, "table_created")["broadcast_token"]
+    expect_error(r, spect, {"type": "watch", "table": "f", "full": True}, "broadcast_only")  # 1.4: no credential
+    expect_error(r, spect, {"type": "watch", "table": "f", "full": True, "broadcast_token": bt[::-1]}, "broadcast_only")
     expect_error(r, dave, {"type": "join", "table": "b"}, "forbidden")  # reserved seats
     spect.request({"type": "watch", "table": "g"}, "snapshot")
     spect.request({"type": "watch", "table": "w"}, "snapshot")

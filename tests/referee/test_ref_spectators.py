@@ -34,6 +34,23 @@ def cards_in(x: Any, out: set[str]) -> set[str]:
     return out
 
 
+def fill_hand_ends(full: dict[int, dict[str, Any]], moves: dict[int, dict[str, Any]]) -> None:
+    """Protocol 1.4: a full-feed ``hand_end`` followed by another hand carries the public
+    view (the full one would show the next deal, that hand's secret until it ends). The
+    state at such an ``n`` is the next message's full view with its move undone: only a
+    draw from the stock changes a hidden card's place (takes and passes are public)."""
+    for n, v in list(full.items()):
+        if "stock" in v:
+            continue
+        nxt = full[n + 1]
+        stock, hands = list(nxt["stock"]), [list(h) for h in nxt["all_hands"]]
+        mv = moves.get(n + 1)
+        if mv is not None and mv["kind"] == "draw_stock":
+            hands[mv["seat"]].remove(mv["card"])
+            stock.append(mv["card"])
+        full[n] = {**nxt, "stock": stock, "all_hands": hands}
+
+
 def hidden_from(full_view: dict[str, Any], seat: int | None) -> set[str]:
     """Cards hidden from ``seat`` (None: a spectator) in the state ``full_view`` shows."""
     roles = full_view["roles"]
@@ -53,15 +70,16 @@ def run_watched_game(r, make_client, variant: str, seed: int, target: int) -> tu
     admin = make_client(r.endpoint)
     admin.hello("org", role="admin")
     n = 2 if variant == "oklahoma" else 3
-    toks = admin.request({"type": "create_table", "table": f"w{seed}{variant}", "variant": variant, "seed": seed,
-                          "rules": {"target_score": target}, "reserved": True, "full_feed_delay_ms": 0}, "table_created")["seat_tokens"]
+    made = admin.request({"type": "create_table", "table": f"w{seed}{variant}", "variant": variant, "seed": seed,
+                          "rules": {"target_score": target}, "reserved": True, "full_feed_delay_ms": 0}, "table_created")
+    toks = made["seat_tokens"]
     table = f"w{seed}{variant}"
     public = make_client(r.endpoint, validate="none")
     public.hello("watcher", role="spectator")
     assert public.request({"type": "watch", "table": table}, "snapshot")["view"] is None
     oracle = make_client(r.endpoint, validate="none")
     oracle.hello("oracle", role="spectator")
-    oracle.request({"type": "watch", "table": table, "full": True}, "snapshot")
+    oracle.request({"type": "watch", "table": table, "full": True, "broadcast_token": made["broadcast_token"]}, "snapshot")
     seats = {}
     for s, tok in enumerate(toks):
         c = make_client(r.endpoint, validate="none")
@@ -71,6 +89,7 @@ def run_watched_game(r, make_client, variant: str, seed: int, target: int) -> tu
     log: dict[Any, list[tuple[int, dict[str, Any]]]] = {s: [] for s in seats}
     log["public"] = []
     full: dict[int, dict[str, Any]] = {}
+    moves: dict[int, dict[str, Any]] = {}
     cur = {k: 0 for k in log}
     poller = zmq.Poller()
     who = {}
@@ -89,6 +108,8 @@ def run_watched_game(r, make_client, variant: str, seed: int, target: int) -> tu
             if k == "oracle":
                 if m["type"] in FEED and m.get("view") is not None:
                     full[m["n"]] = m["view"]
+                if m["type"] == "event":
+                    moves[m["n"]] = m["move"]
                 continue
             if m["type"] in FEED:
                 cur[k] = m["n"]
@@ -97,6 +118,7 @@ def run_watched_game(r, make_client, variant: str, seed: int, target: int) -> tu
                 c.send({"type": "act", "table": table, "seq": m["seq"], "action": simple_choice(m["legal"])})
             elif m["type"] == "advise_prompt":
                 c.send({"type": "advise", "table": table, "seq": m["seq"], "action": simple_choice(m["legal"]), "text": "x"})
+    fill_hand_ends(full, moves)
     return log, full, public, oracle
 
 
@@ -157,7 +179,8 @@ def test_full_feed_is_delayed(make_referee, make_client):
     r = make_referee()
     admin = make_client(r.endpoint)
     admin.hello("org", role="admin")
-    toks = admin.request({"type": "create_table", "table": "d", "reserved": True, "full_feed_delay_ms": 600000}, "table_created")["seat_tokens"]
+    made = admin.request({"type": "create_table", "table": "d", "reserved": True, "full_feed_delay_ms": 600000}, "table_created")
+    toks = made["seat_tokens"]
     seats = {}
     for s, tok in enumerate(toks):
         c = make_client(r.endpoint)
@@ -165,7 +188,8 @@ def test_full_feed_is_delayed(make_referee, make_client):
         seats[s] = c
     fw = make_client(r.endpoint)
     fw.hello("broadcast", role="spectator")
-    snap = fw.request({"type": "watch", "table": "d", "full": True}, "snapshot")
+    error_of(fw.request({"type": "watch", "table": "d", "full": True}), "broadcast_only")  # 1.4: the broadcaster's credential
+    snap = fw.request({"type": "watch", "table": "d", "full": True, "broadcast_token": made["broadcast_token"]}, "snapshot")
     # ten minutes of delay: nothing of this game may be shown yet, not even the deal
     assert snap["full"] is True and snap["view"] is None and snap["n"] == 0 and snap["status"] == "playing"
     assert not fw.sock.poll(200) or fw.expect("heartbeat")

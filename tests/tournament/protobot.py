@@ -6,7 +6,7 @@ It plays greedily (see :func:`choose`) and on request crashes, hangs, breaks the
 protocol or plays illegal moves after a number of its own moves:
 
     python protobot.py ENDPOINT TOKEN [--random SEED] [--crash-after N] [--hang-after N]
-                       [--garbage-after N] [--illegal-after N] [--exit-at-start] [--never-knock] [--serve]
+                       [--garbage-after N] [--illegal-after N] [--exit-at-start] [--exit-after-hello] [--never-knock] [--serve]
                        [--record]
 
 ``--record`` writes every message the bot receives to its stderr (its log, kept by
@@ -58,6 +58,7 @@ def main() -> int:
     p.add_argument("--garbage-after", type=int, default=-1)
     p.add_argument("--illegal-after", type=int, default=-1)
     p.add_argument("--exit-at-start", action="store_true")
+    p.add_argument("--exit-after-hello", action="store_true", help="exit at welcome: passes a preflight, loses every game")
     p.add_argument("--never-knock", action="store_true")
     p.add_argument("--serve", action="store_true", help="keep playing game after game (a remote bot)")
     p.add_argument("--record", action="store_true", help="write every received message to stderr (JSON lines)")
@@ -90,6 +91,9 @@ def main() -> int:
             print("protobot-recv " + json.dumps(m, default=repr), file=sys.stderr, flush=True)
         if t == "welcome":
             heartbeat = m.get("heartbeat_ms", 5000) / 1000
+            if a.exit_after_hello:
+                print("protobot: exiting after hello, as asked", file=sys.stderr, flush=True)
+                return 4
         elif t == "prompt":
             if moves == a.crash_after:
                 raise RuntimeError("protobot: crashing on purpose")
