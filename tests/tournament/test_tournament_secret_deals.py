@@ -193,3 +193,18 @@ def test_a_fixed_seed_is_reproducible_and_said_not_secret(tmp_path: Path, capsys
         assert {g.seed for g in st.games()} == {game_seed("fixed", 0)}  # what okgin match --seed fixed deals
     finally:
         st.close()
+
+
+def test_resume_keeps_the_secret_and_keeps_it_secret(tmp_path: Path) -> None:
+    parts = [{"name": "a", "command": protobot()}, {"name": "b", "command": protobot()}]
+    cfg = load_config(write_config(tmp_path / "rs.toml", parts, tournament={"games_per_pairing": 2}))
+    db = tmp_path / "rs.sqlite"
+    first = ResultsStore.for_run(cfg, db, resume=False)
+    secret = first.secret()
+    first.close()
+    again = ResultsStore.for_run(cfg, db, resume=True)
+    try:
+        assert again.secret() == secret and again.secret_revealed() is None
+        assert stat.S_IMODE(db.stat().st_mode) == 0o600
+    finally:
+        again.close()
