@@ -54,7 +54,7 @@ from .procs import LocalReferee, okgin_argv, spawn, stop
 from .progress import Progress
 from .records import FeedRecorder, find_journal, read_journal
 from .report import report_from_store, sprt_status
-from .sandbox import SOCKET_PATH, Sandbox, default_dirs, limit_hit, probe, rlimit_preexec
+from .sandbox import SOCKET_PATH, Sandbox, default_dirs, is_python, limit_hit, probe, rlimit_preexec
 from .schedule import Schedule, ScheduledGame
 from .sprt import Sprt, SprtMonitor
 from .store import GameResult, ResultsStore, discard
@@ -172,6 +172,17 @@ class Runner:
         endpoints = self.opts.referee_endpoints or self.cfg.referee_endpoints
         if endpoints:
             for i, ep in enumerate(endpoints):
+                if ep.startswith("ipc://"):
+                    self.ipc_for[ep] = Path(ep[len("ipc://"):])
+                    if self.sandbox is not None and self.sandbox.root:
+                        # The bots run as other uids and need write permission to connect.
+                        with contextlib.suppress(OSError):
+                            os.chmod(self.ipc_for[ep], 0o666)
+                elif self.sandbox is not None and any(p.kind != "remote" and p.network == "none" for p in self.cfg.participants):
+                    raise StartError(
+                        f"referee endpoint {ep}: sandboxed local bots have no network and reach a referee only through an "
+                        "ipc:// socket on this host: give its ipc endpoint (okgin referee --also-bind ipc://PATH), let the "
+                        "runner start its referees, or set tournament.sandbox = false (docs/tournaments.md, Sandbox)")
                 link = AdminLink(self.ctx, ep, f"organiser-{self.cfg.name}", self.admin_key)
                 try:
                     await link.connect(timeout=15.0)
@@ -184,13 +195,6 @@ class Runner:
                 slot = Slot(f"r{i}", ep, link)
                 link.on_gone(lambda why, s=slot: self._slot_gone(s, why))
                 self.slots.append(slot)
-                if ep.startswith("ipc://"):
-                    self.ipc_for[ep] = Path(ep[len("ipc://"):])
-                elif self.sandbox is not None and any(p.kind != "remote" and p.network == "none" for p in self.cfg.participants):
-                    raise StartError(
-                        f"referee endpoint {ep}: sandboxed local bots have no network and reach a referee only through an "
-                        "ipc:// socket on this host: give its ipc endpoint (okgin referee --also-bind ipc://PATH), let the "
-                        "runner start its referees, or set tournament.sandbox = false (docs/tournaments.md, Sandbox)")
             return
         n = self.opts.referees or self.cfg.referees
         self.slots = list(await asyncio.gather(*(self._start_local(f"r{i}") for i in range(n))))
@@ -331,8 +335,9 @@ class Runner:
         if p.kind == "remote":
             return []
         cwd = self.cfg.resolve_path(p.cwd) if p.cwd else Path(self.cfg.config_dir)
-        if p.dirs:
-            return [self.cfg.resolve_path(d) for d in p.dirs] + ([] if p.kind != "bot" else default_dirs([], cwd, True))
+        if p.dirs:  # declared: these, plus the Python installation for a Python program
+            python = p.kind == "bot" or is_python(p.command[0])
+            return [self.cfg.resolve_path(d) for d in p.dirs] + (default_dirs([], cwd, True) if python else [])
         if p.kind == "bot":
             assert p.bot is not None
             spec = p.bot.rsplit(":", 1)[0]

@@ -113,7 +113,8 @@ def python_dirs() -> list[Path]:
     return sorted(dirs)
 
 
-def _is_python(word: str) -> bool:
+def is_python(word: str) -> bool:
+    """Is this command word a Python interpreter (it then needs the Python installation)?"""
     name = Path(word).name
     return name.startswith("python") or os.path.realpath(shutil.which(word) or word) == os.path.realpath(sys.executable)
 
@@ -141,7 +142,7 @@ def default_dirs(argv: Sequence[str], cwd: Path, python: bool) -> list[Path]:
             for p in {path.parent, real.parent}:
                 if not _system(p):
                     dirs.append(p)
-    if python or (argv and _is_python(argv[0])):
+    if python or (argv and is_python(argv[0])):
         dirs += python_dirs()
     return dirs
 
@@ -283,7 +284,7 @@ def rlimit_preexec(limits: Limits) -> Callable[[], None]:
 
 SIGNAL_LIMITS = {128 + 24: "cpu_s", -24: "cpu_s", 128 + 25: "file_mb", -25: "file_mb"}  # SIGXCPU, SIGXFSZ
 TAIL_LIMITS = (
-    ("file_mb", ("File too large", "EFBIG", "SIGXFSZ")),
+    ("file_mb", ("File too large", "EFBIG", "SIGXFSZ", "No space left on device", "ENOSPC")),  # /tmp is file_mb too
     ("processes", ("Resource temporarily unavailable", "can't start new thread", "EAGAIN", "unable to create native thread",
                    "fork: retry", "BlockingIOError")),
     ("memory_mb", ("MemoryError", "Cannot allocate memory", "out of memory", "OutOfMemoryError", "bad_alloc", "ENOMEM",

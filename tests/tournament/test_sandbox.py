@@ -1,0 +1,186 @@
+"""The sandbox of local participants (issue 15 item 1), with real bubblewrap sandboxes.
+
+A hostile participant (``spy_bot.py``) sits beside the config, the results file and the
+run directory (its ``dir`` is the config's directory, so the runner's own files there
+must be covered), plays legal moves, and first tries every attack of the issue. Each
+fails, and every game completes normally. Then: each exhausted limit is named in the
+forfeit, ``sandbox = false`` marks the event, and the referee's extra ipc bind.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from bounded import readline
+
+from referee.tournament.cli import main
+from referee.tournament.config import load_config
+from referee.tournament.report import report_from_store
+from referee.tournament.sandbox import Limits, limit_hit, probe
+from referee.tournament.store import ResultsStore
+
+from .tourkit import write_config
+
+SPY = Path(__file__).with_name("spy_bot.py")
+MARK = "spy-bait-5c1e"  # in the config: a bot that can read the config would see it
+
+pytestmark = pytest.mark.skipif(probe() is not None, reason=f"no bubblewrap sandbox here: {probe()}")
+
+
+def spy_lines(logdir: Path) -> list[dict]:
+    out = []
+    for log in sorted(logdir.glob("*-spy.log")):
+        for line in log.read_text(errors="replace").splitlines():
+            if line.startswith("{") and '"spy"' in line:
+                out.append(json.loads(line))
+    return out
+
+
+def games(db: Path) -> list[tuple]:
+    with sqlite3.connect(db) as c:
+        return c.execute("SELECT idx, termination, culprit, reason FROM games ORDER BY idx").fetchall()
+
+
+def test_a_hostile_participant_learns_nothing_and_every_game_completes(tmp_path: Path) -> None:
+    cup = tmp_path / "cup"
+    cup.mkdir(mode=0o755)
+    cup.chmod(0o755)  # the bot runs as another uid: its own directory must be readable by others
+    shutil.copy(SPY, cup / "spy_bot.py")
+    (cup / "spy_bot.py").chmod(0o644)
+    listener = socket.create_server(("127.0.0.1", 0))  # a host port the spy must not reach
+    port = listener.getsockname()[1]
+    cfg_path = cup / "cup.toml"
+    db = cup / "cup.sqlite"
+    run = cup / "cup-run"
+    attacks = [
+        "--read", str(cfg_path), "--read", str(db), "--read", f"{db}-wal",
+        "--read", str(run / "journals-r0" / ".okgin-state" / "admin.key"), "--read", str(run / "referee-r0.log"),
+        "--list", str(run), "--list", str(run / "journals-r0"), "--list", str(Path.home()),
+        "--list", str(SPY.parent),  # another participant's directory (protobot's)
+        "--write", str(cup / "planted.txt"), "--write", "planted.txt", "--write", "/planted.txt",
+        "--write", str(Path.home() / "planted.txt"),
+        "--tcp", f"127.0.0.1:{port}", "--tcp", "1.1.1.1:53",
+        "--fork", "200", "--alloc-mb", "2048",
+    ]
+    parts = [
+        {"name": "spy", "command": [sys.executable, "spy_bot.py", "{endpoint}", "{token}", *attacks], "dir": ".",
+         "limits_processes": 24},
+        {"name": "proto", "command": [sys.executable, str(SPY.with_name("protobot.py")), "{endpoint}", "{token}"]},
+    ]
+    text = write_config(cfg_path, [], tournament={"name": "cup", "games_per_pairing": 4, "concurrency": 2},
+                        rules={"target_score": 10}, limits={"memory_mb": 1024}).read_text()
+    # limits per participant as an inline table (write_config writes flat keys only)
+    body = "\n".join(
+        "[[participant]]\n"
+        f"name = {json.dumps(p['name'])}\ncommand = {json.dumps(p['command'])}\n"
+        + (f"dir = {json.dumps(p['dir'])}\nlimits = {{ processes = {p['limits_processes']} }}\n" if "dir" in p else "")
+        for p in parts)
+    cfg_path.write_text(f"# {MARK}\n{text}\n{body}")
+    try:
+        code = main([str(cfg_path), "--quiet", "--keep-logs"])
+    finally:
+        listener.close()
+    assert code == 0
+    rows = games(db)
+    assert len(rows) == 4 and all(t == "normal" for _, t, _, _ in rows), rows
+    seen = spy_lines(run / "logs")
+    by_game = len([s for s in seen if s["spy"] == "note"])
+    assert by_game == 4, seen  # one report per game (preflight logs are not kept)
+    worked = [s for s in seen if s["ok"]]
+    assert not worked, worked
+    for s in seen:
+        if s["spy"] == "fork":
+            assert s["forked"] < 24, s  # the processes limit, not the spy's own 200
+        if s["spy"] == "env":
+            assert not any(k.startswith(("OKGIN_ADMIN", "PYTEST")) for k in s["keys"]), s
+    # Nothing was planted, and the runner's files are intact.
+    assert not (cup / "planted.txt").exists() and not (Path.home() / "planted.txt").exists()
+    assert MARK in cfg_path.read_text()
+    assert report_from_store(ResultsStore.open_existing(db)).games_played == 4
+
+
+def test_each_limit_is_named_in_the_forfeit(tmp_path: Path) -> None:
+    spy = [sys.executable, str(SPY), "{endpoint}", "{token}", "--hog"]
+    lines = [
+        "[tournament]", 'format = "gauntlet"', 'champion = "simple"', "games_per_pairing = 2", "concurrency = 2",
+        "[rules]", "target_score = 10",
+        "[limits]", "cpu_s = 2", "file_mb = 8", "memory_mb = 768", "processes = 32",
+        "[[participant]]", 'name = "simple"', 'bot = "simple"',
+    ]
+    for kind in ("cpu", "file", "memory", "fork"):
+        lines += ["[[participant]]", f'name = "{kind}-hog"', f"command = {json.dumps([*spy, kind])}"]
+    cfg = tmp_path / "hogs.toml"
+    cfg.write_text("\n".join(lines) + "\n")
+    assert main([str(cfg), "--quiet"]) == 1  # every hog lost every game to crashes
+    want = {"cpu-hog": "hit the CPU limit of 2 s", "file-hog": "the file size limit of 8 MB",
+            "memory-hog": "the memory limit of 768 MB", "fork-hog": "the limit of 32 processes"}
+    rows = games(tmp_path / "hogs.sqlite")
+    assert len(rows) == 8
+    for _, term, culprit, reason in rows:
+        assert term == "crash" and culprit in want, (term, culprit, reason)
+        assert want[culprit] in reason, reason
+
+
+def test_sandbox_false_marks_the_event_unsandboxed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = write_config(tmp_path / "open.toml", [{"name": "a", "bot": "random"}, {"name": "b", "bot": "simple"}],
+                       tournament={"sandbox": False, "games_per_pairing": 2}, rules={"target_score": 10})
+    assert main([str(cfg), "--quiet"]) == 0
+    out = capsys.readouterr()
+    assert "UNSANDBOXED" in out.out and "unconfined" in out.err
+    st = ResultsStore.open_existing(tmp_path / "open.sqlite")
+    assert st.get_meta("unsandboxed") == "1"
+    assert "UNSANDBOXED" in report_from_store(st).to_text()
+
+
+def test_a_tcp_referee_endpoint_is_refused_for_sandboxed_bots(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = write_config(tmp_path / "far.toml", [{"name": "a", "bot": "random"}, {"name": "b", "bot": "simple"}],
+                       tournament={"referee_endpoints": ["tcp://127.0.0.1:9"]})
+    assert main([str(cfg), "--quiet"]) == 2
+    assert "ipc://" in capsys.readouterr().err
+    assert not (tmp_path / "far.sqlite").exists()
+
+
+def test_config_keys(tmp_path: Path) -> None:
+    cfg = write_config(tmp_path / "k.toml", [{"name": "a", "bot": "random", "dir": ["bots", "lib"]},
+                                             {"name": "j", "command": ["java", "-jar", "x.jar"], "network": "host"}],
+                       limits={"cpu_s": 5})
+    c = load_config(cfg)
+    assert c.sandbox and c.limits == Limits(cpu_s=5) and c.config_file == str(cfg.resolve())
+    assert c.participants[0].dirs == ("bots", "lib") and c.participants[1].network == "host"
+
+
+def test_limit_phrases() -> None:
+    lim = Limits(cpu_s=3, file_mb=4, memory_mb=100, processes=7)
+    assert limit_hit(152, "", lim) == "hit the CPU limit of 3 s"
+    assert limit_hit(153, "", lim) == "hit the file size limit of 4 MB"
+    assert limit_hit(1, "MemoryError", lim) == "probably hit the memory limit of 100 MB"
+    assert limit_hit(1, "BlockingIOError: [Errno 11] Resource temporarily unavailable", lim) == "probably hit the limit of 7 processes"
+    assert limit_hit(1, "KeyError: 'x'", lim) is None
+
+
+def test_the_referee_binds_an_extra_ipc_endpoint(tmp_path: Path) -> None:
+    sock = tmp_path / "r.sock"
+    proc = subprocess.Popen([sys.executable, "-m", "okgin", "referee", "--bind", "tcp://127.0.0.1:0", "--no-journal",
+                             "--open-admin", "--also-bind", f"ipc://{sock}"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        first = readline(proc.stdout, 60, "the referee")
+        assert "tcp://127.0.0.1:" in first and sock.exists()
+        from clients.sdk import Client
+
+        c = Client(f"ipc://{sock}", "probe", "player")
+        try:
+            assert c.connect(timeout=10.0) is not None  # welcome, over the ipc socket
+        finally:
+            c.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
