@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from okgin import Game, RuleSet
+from okgin.journal import read_journal
 
 from .match import BotSpec, GameSummary, MatchResult, bot_seed, check_bots, display_names, game_seed, plan, summarize
 from .sdk import Client
@@ -88,16 +89,12 @@ def _bot_command(spec: str, endpoint: str, plan_file: Path, name: str) -> list[s
 
 
 def read_journal_record(path: Path) -> dict[str, Any] | None:
-    """The engine record from a journal's ``end`` line (None if the game did not end)."""
-    last = None
-    with open(path, encoding="utf-8", newline="\n") as f:  # lines end at "\n" only (protocol.md §12)
-        for line in f:
-            if line.strip():
-                last = line
-    if last is None:
-        return None
-    entry = json.loads(last)
-    return entry.get("record") if entry.get("t") == "end" else None
+    """The engine record from a journal's ``end`` line (None if the game did not end).
+
+    Read by :func:`okgin.journal.read_journal` (raises its JournalError, a ValueError,
+    for a file that is not a journal)."""
+    end = read_journal(path).end
+    return None if end is None else end.get("record")
 
 
 def run_match_via_referee(

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from okgin import canonical_json
+from okgin.journal import JOURNAL_FORMAT, JOURNAL_VERSION  # the reader's (okgin.journal) and the writer's are one
 
-JOURNAL_FORMAT = "okgin-journal"
-JOURNAL_VERSION = 1
+__all__ = ["JOURNAL_FORMAT", "JOURNAL_VERSION", "Journal", "iso_now"]
 
 
 def _stamp() -> str:

@@ -14,20 +14,17 @@ that cannot be read as a journal.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from okgin import Action, Game, IllegalAction, RuleSet, canonical_json
+from okgin.journal import JournalError  # the file is not a readable journal (exit 2)
+from okgin.journal import read_journal as read_journal_file
 from okgin.rng import is_salt, seed_hash
 
-from .journal import JOURNAL_FORMAT, JOURNAL_VERSION
-
-
-class JournalError(Exception):
-    """The file is not a readable journal (exit 2)."""
+__all__ = ["CheckReport", "JournalError", "Mismatch", "check_entries", "check_file", "main", "read_journal"]
 
 
 class Mismatch(Exception):
@@ -50,30 +47,11 @@ class CheckReport:
 
 
 def read_journal(path: str | Path) -> list[dict[str, Any]]:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise JournalError(f"cannot read {path}: {e}") from None
-    entries = []
-    # split on "\n" only (protocol.md §12): str.splitlines also ends lines at U+2028, U+2029
-    # and U+0085, which JSON strings may hold raw (canonical_json keeps non-ASCII as is)
-    for i, line in enumerate(text.split("\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            e = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise JournalError(f"{path} line {i} is not JSON: {err}") from None
-        if not isinstance(e, dict) or not isinstance(e.get("t"), str):
-            raise JournalError(f"{path} line {i} is not a journal entry (a JSON object with 't')")
-        e["_line"] = i
-        entries.append(e)
-    if not entries or entries[0]["t"] != "start":
-        raise JournalError(f"{path} does not begin with a 'start' line")
-    s = entries[0]
-    if s.get("format") != JOURNAL_FORMAT or s.get("version") != JOURNAL_VERSION:
-        raise JournalError(f"{path} is not an {JOURNAL_FORMAT} v{JOURNAL_VERSION} journal")
-    return entries
+    """The journal's entries (:func:`okgin.journal.read_journal`), each with its line
+    number in ``_line`` for the messages. A torn last line is left out: the journal then
+    lacks its end and the check reports it incomplete (exit 1)."""
+    j = read_journal_file(path)
+    return [{**e, "_line": n} for e, n in zip(j.entries, j.lines, strict=True)]
 
 
 def check_entries(entries: list[dict[str, Any]], path: str = "<journal>") -> CheckReport:

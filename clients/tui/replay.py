@@ -10,12 +10,13 @@ the full view after each entry, every hand face up, like a broadcast after the g
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from okgin import Game, RuleSet, View
+from okgin.journal import JournalError  # the file is not a replayable journal; the message says why
+from okgin.journal import read_journal as read_journal_file
 from okgin.record import apply_entry
 
 from .backend import Backend
@@ -26,10 +27,6 @@ if TYPE_CHECKING:
     from .app import OkginApp
 
 
-class JournalError(ValueError):
-    """The file is not a replayable journal; the message says why."""
-
-
 @dataclass(frozen=True)
 class Step:
     view: View
@@ -38,34 +35,18 @@ class Step:
 
 
 def read_journal(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The ``start`` and ``end`` lines of a journal (raises :class:`JournalError`)."""
+    """The ``start`` and ``end`` lines of a finished journal (raises :class:`JournalError`).
+
+    The file is read by :func:`okgin.journal.read_journal`, the reader every tool shares."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise JournalError(f"cannot read {p}: {e.strerror or e}") from None
-    start = end = None
-    for i, line in enumerate(text.split("\n"), 1):  # "\n" only, not splitlines' U+2028 etc. (protocol.md §12)
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise JournalError(f"{p}:{i}: not JSON ({e.msg})") from None
-        if not isinstance(entry, dict):
-            raise JournalError(f"{p}:{i}: a journal line is a JSON object")
-        if entry.get("t") == "start":
-            start = entry
-        elif entry.get("t") == "end":
-            end = entry
-    if start is None or start.get("format") != "okgin-journal":
-        raise JournalError(f"{p} is not an okgin journal (no 'start' line with format okgin-journal)")
+    j = read_journal_file(p)
+    end = j.end
     if end is None or not isinstance(end.get("record"), dict):
         raise JournalError(
             f"{p} has no 'end' line: the game is still running or the referee stopped. "
             "The seed is revealed only when a game ends, so this journal cannot be replayed yet."
         )
-    return start, end
+    return j.start, end
 
 
 def replay_steps(record: dict[str, Any]) -> tuple[Game, list[Step]]:

@@ -17,12 +17,13 @@ Two sources, best first:
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
 
 from okgin import Action, Game, IllegalAction, RuleSet
+from okgin.journal import JournalError
+from okgin.journal import read_journal as read_journal_file
 
 
 class FeedRecorder:
@@ -140,27 +141,28 @@ def read_journal(path: Path) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     timeouts: dict[int, int] = {}
     illegal: dict[int, int] = {}
     seats = 0
-    with path.open(encoding="utf-8", newline="\n") as f:  # lines end at "\n" only (protocol.md §12)
-        for line in f:
-            try:
-                e = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a torn last line: the referee died while writing it
-            t = e.get("t")
-            if t == "start":
-                seats = len(e.get("players") or [])
-            elif t == "action" and isinstance(e.get("seat"), int):
-                s = e["seat"]
-                ms = int(e.get("ms") or 0)
-                think[s] = think.get(s, 0) + ms
-                moves[s] = moves.get(s, 0) + 1
-                longest[s] = max(longest.get(s, 0), ms)
-            elif t == "timeout" and isinstance(e.get("seat"), int):
-                timeouts[e["seat"]] = timeouts.get(e["seat"], 0) + 1
-            elif t == "illegal" and isinstance(e.get("seat"), int):
-                illegal[e["seat"]] = illegal.get(e["seat"], 0) + 1
-            elif t == "end":
-                end = e
+    try:
+        # The shared reader: "\n"-only lines, a torn last line (the referee is writing,
+        # or died while writing it) left out.
+        entries = read_journal_file(path).entries
+    except JournalError:
+        entries = []  # not a journal (yet): no end line, so the runner uses the feed's record
+    for e in entries:
+        t = e.get("t")
+        if t == "start":
+            seats = len(e.get("players") or [])
+        elif t == "action" and isinstance(e.get("seat"), int):
+            s = e["seat"]
+            ms = int(e.get("ms") or 0)
+            think[s] = think.get(s, 0) + ms
+            moves[s] = moves.get(s, 0) + 1
+            longest[s] = max(longest.get(s, 0), ms)
+        elif t == "timeout" and isinstance(e.get("seat"), int):
+            timeouts[e["seat"]] = timeouts.get(e["seat"], 0) + 1
+        elif t == "illegal" and isinstance(e.get("seat"), int):
+            illegal[e["seat"]] = illegal.get(e["seat"], 0) + 1
+        elif t == "end":
+            end = e
     seats = seats or (max([*think, *timeouts, *illegal], default=-1) + 1)
     clocks = {
         "source": "journal",
