@@ -15,10 +15,14 @@ TIMES = ("ms", "started")
 
 
 def strip_times(path: Path) -> list[dict[str, Any]]:
+    """The journal's entries without what differs between two runs of one game: times,
+    and (1.4) the per-game salt and the seed commitment made with it."""
     out = []
-    for line in path.read_text().splitlines():
+    for line in path.read_text(encoding="utf-8").split("\n"):
+        if not line:
+            continue
         e = json.loads(line)
-        for k in TIMES:
+        for k in (*TIMES, "salt", "seed_hash"):
             e.pop(k, None)
         out.append(e)
     return out
