@@ -17,6 +17,7 @@ Everything runs against a real ``okgin referee`` process on 127.0.0.1.
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -161,7 +162,12 @@ def _play_watched(ref: RefProc, table: str, seed: int, delay_ms: int, variant: s
     late: Raw | None = None
     late_snapshot: dict[str, Any] | None = None  # a mid-hand snapshot that looked into the running hand
 
+    beat = [time.monotonic()]
+
     def drain() -> None:
+        if time.monotonic() - beat[0] > 1.0:  # a silent watcher is declared gone (§10)
+            beat[0] = time.monotonic()
+            bc.send({"type": "heartbeat"})
         while bc.sock.poll(0):
             m = bc.recv()
             if m["type"] in FEED and m.get("game") == game_no:
