@@ -29,13 +29,12 @@ from pathlib import Path
 from typing import Any
 
 from okgin import RuleError, RuleSet
+from okgin.protocol.settings import ILLEGAL_POLICIES, TIMEOUT_POLICIES, Clock, Policies
 from okgin.schedule import commitment, parse_secret, secret_from_seed
 
 from .sandbox import LIMIT_KEYS, NETWORKS, Limits
 
 FORMATS = ("round_robin", "gauntlet", "box", "sprt")
-TIMEOUT_POLICIES = ("forfeit", "default_move")
-ILLEGAL_POLICIES = ("forfeit", "reprompt")
 PLACEHOLDERS = ("endpoint", "token", "table", "name", "game", "config_dir")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$")
 
@@ -82,44 +81,14 @@ class Participant:
         return "remote bot"
 
 
-@dataclass(frozen=True)
-class TimeControl:
-    """The protocol's Clock (protocol.md §7), in whole milliseconds; 0 = no limit.
-
-    The referee's monotonic clock is the only authority (GUIDE §3); ``grace_ms`` absorbs
-    network and harness latency so that load on the organiser's machine is not charged
-    to a bot as a timeout.
-    """
-
-    move_ms: int = 0
-    bank_ms: int = 0
-    increment_ms: int = 0
-    grace_ms: int = 1000
-
-    @property
-    def unlimited(self) -> bool:
-        return self.move_ms == 0 and self.bank_ms == 0
-
-    def to_wire(self) -> dict[str, int]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class Policies:
-    """The protocol's Policies (protocol.md §8). Tournaments forfeit by default.
-
-    ``disconnect_grace_ms`` is shorter than the referee's default (30 s): a bot process
-    that dies is noticed by the runner at once anyway (it resigns the seat for it), and
-    a bot whose host vanished should not hold a table for long.
-    """
-
-    timeout: str = "forfeit"
-    illegal: str = "forfeit"
-    illegal_limit: int = 1
-    disconnect_grace_ms: int = 10_000
-
-    def to_wire(self) -> dict[str, Any]:
-        return asdict(self)
+# The table's clock and policies are the protocol's own types (okgin.protocol.settings),
+# the ones the referee checks a create_table against. The clock's grace_ms absorbs
+# network and harness latency, so that load on the organiser's machine is not charged to
+# a bot as a timeout. Tournaments forfeit by default, and their disconnect grace is
+# shorter than the referee's (30 s): a bot process that dies is noticed by the runner at
+# once anyway (it resigns the seat for it), and a bot whose host vanished should not
+# hold a table for long.
+TOURNAMENT_POLICIES = Policies(timeout="forfeit", illegal="forfeit", illegal_limit=1, disconnect_grace_ms=10_000)
 
 
 @dataclass(frozen=True)
@@ -163,8 +132,8 @@ class TournamentConfig:
     games_per_pairing: int = 2
     duplicate: bool = True
     champion: str | None = None
-    time_control: TimeControl = field(default_factory=TimeControl)
-    policies: Policies = field(default_factory=Policies)
+    time_control: Clock = field(default_factory=Clock)
+    policies: Policies = TOURNAMENT_POLICIES
     sprt: Sprt | None = None
     ratings: Ratings = field(default_factory=Ratings)
     # How, not what: may change between a run and its resume.
@@ -522,7 +491,7 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
         raise ConfigError(f"an [sprt] table needs format = \"sprt\" (this is {fmt})")
 
     tc_s = _Section(top.get("clock", {}), "clock")
-    tc = TimeControl(
+    tc = Clock(
         move_ms=tc_s.integer("move_ms", 0, 0, 86_400_000),
         bank_ms=tc_s.integer("bank_ms", 0, 0, 7 * 86_400_000),
         increment_ms=tc_s.integer("increment_ms", 0, 0, 3_600_000),
@@ -534,10 +503,10 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
 
     pol_s = _Section(top.get("policies", {}), "policies")
     pol = Policies(
-        timeout=pol_s.choice("timeout", "forfeit", TIMEOUT_POLICIES),
-        illegal=pol_s.choice("illegal", "forfeit", ILLEGAL_POLICIES),
-        illegal_limit=pol_s.integer("illegal_limit", 1, 1, 1000),
-        disconnect_grace_ms=pol_s.integer("disconnect_grace_ms", 10_000, 0, 3_600_000),
+        timeout=pol_s.choice("timeout", TOURNAMENT_POLICIES.timeout, TIMEOUT_POLICIES),
+        illegal=pol_s.choice("illegal", TOURNAMENT_POLICIES.illegal, ILLEGAL_POLICIES),
+        illegal_limit=pol_s.integer("illegal_limit", TOURNAMENT_POLICIES.illegal_limit, 1, 1000),
+        disconnect_grace_ms=pol_s.integer("disconnect_grace_ms", TOURNAMENT_POLICIES.disconnect_grace_ms, 0, 3_600_000),
     )
     pol_s.done()
 

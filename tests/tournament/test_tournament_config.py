@@ -34,7 +34,7 @@ def test_minimal_config_defaults() -> None:
     assert c.games_per_pairing == 2 and c.duplicate
     assert c.rules.variant == "oklahoma"
     assert c.policies.timeout == "forfeit" and c.policies.illegal == "forfeit" and c.policies.illegal_limit == 1
-    assert c.time_control.unlimited
+    assert not c.time_control.limited
     assert [p.kind for p in c.participants] == ["bot", "bot"]
 
 

@@ -1,0 +1,88 @@
+"""A table's time control and policies (protocol.md §7, §8): the one type for each.
+
+The referee lays a request's partial map over its defaults (:meth:`Clock.merge`,
+:meth:`Policies.merge`) and the tournament builds them from its TOML file; both use
+these types, so a setting means the same everywhere and is checked the same way. They
+live in ``okgin.protocol`` because they are part of the protocol (``create_table``'s
+``clock`` and ``policies``) and the tournament package may import ``okgin`` only.
+
+Why frozen dataclasses with ``merge``: every value a client sends must be checked before
+any table exists (bad input changes nothing, protocol.md §3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+from .errors import ProtocolError
+
+MAX_MS = 7 * 24 * 3600 * 1000  # a week: any larger time setting is a mistake
+
+
+def _ms(name: str, v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_MS:
+        raise ProtocolError("bad_message", f"{name} must be a whole number of milliseconds from 0 to {MAX_MS}, got {v!r}")
+    return v
+
+
+@dataclass(frozen=True)
+class Clock:
+    """A table's time control (protocol.md §7). ``move_ms``/``bank_ms`` 0 = off."""
+
+    move_ms: int = 0
+    bank_ms: int = 0
+    increment_ms: int = 0
+    grace_ms: int = 1000
+
+    @property
+    def limited(self) -> bool:
+        return self.move_ms > 0 or self.bank_ms > 0
+
+    def to_wire(self) -> dict[str, int]:
+        return asdict(self)
+
+    def merge(self, partial: dict[str, Any] | None) -> Clock:
+        """These settings with a client's partial map laid over them (validated)."""
+        if not partial:
+            return self
+        known = {f.name for f in fields(self)}
+        bad = sorted(set(partial) - known)
+        if bad:
+            raise ProtocolError("bad_message", f"unknown clock setting(s) {', '.join(map(str, bad))}; known: {', '.join(sorted(known))}")
+        return replace(self, **{k: _ms(f"clock.{k}", v) for k, v in partial.items()})
+
+
+TIMEOUT_POLICIES = ("forfeit", "default_move")
+ILLEGAL_POLICIES = ("forfeit", "reprompt")
+
+
+@dataclass(frozen=True)
+class Policies:
+    """What happens on a timeout, an illegal move, a lost connection (protocol.md §8)."""
+
+    timeout: str = "forfeit"
+    illegal: str = "reprompt"
+    illegal_limit: int = 3
+    disconnect_grace_ms: int = 30000
+
+    def __post_init__(self) -> None:
+        if self.timeout not in TIMEOUT_POLICIES:
+            raise ProtocolError("bad_message", f"policies.timeout must be 'forfeit' or 'default_move', got {self.timeout!r}")
+        if self.illegal not in ILLEGAL_POLICIES:
+            raise ProtocolError("bad_message", f"policies.illegal must be 'reprompt' or 'forfeit', got {self.illegal!r}")
+        if isinstance(self.illegal_limit, bool) or not isinstance(self.illegal_limit, int) or not 1 <= self.illegal_limit <= 1000:
+            raise ProtocolError("bad_message", f"policies.illegal_limit must be a whole number from 1 to 1000, got {self.illegal_limit!r}")
+        _ms("policies.disconnect_grace_ms", self.disconnect_grace_ms)
+
+    def to_wire(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def merge(self, partial: dict[str, Any] | None) -> Policies:
+        if not partial:
+            return self
+        known = {f.name for f in fields(self)}
+        bad = sorted(set(partial) - known)
+        if bad:
+            raise ProtocolError("bad_message", f"unknown policy setting(s) {', '.join(map(str, bad))}; known: {', '.join(sorted(known))}")
+        return replace(self, **partial)
