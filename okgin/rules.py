@@ -190,3 +190,54 @@ def _parse_value(name: str, typ: str, raw: str) -> Any:
         except ValueError:
             raise RuleError(f"knock_limit takes 'upcard' or 0-10, not {raw!r}") from None
     return raw
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named set of rule options (``--preset NAME`` on ``okgin play``, the lobby and
+    ``okgin rules``). ``options`` are applied over the variant's defaults, so a preset
+    means the same in both variants (a Gin in the Box knock limit stays 10)."""
+
+    name: str
+    summary: str
+    options: dict[str, Any]
+
+    def apply(self, variant: str = "oklahoma") -> RuleSet:
+        opts = dict(self.options)
+        if variant == "box":
+            opts.pop("knock_limit", None)  # RULES.md §4: the box game always knocks at 10
+        return RuleSet(variant=variant).with_options(**opts)
+
+
+#: The common rule sets, defined once: ``okgin play``, ``okgin tui``'s lobby and
+#: ``okgin rules --preset`` all read them from here.
+PRESETS: dict[str, Preset] = {
+    p.name: p
+    for p in (
+        Preset("standard", "RULES.md as written: Oklahoma knock limit from the upcard, no house rules", {}),
+        Preset(
+            "classic-oklahoma",
+            "the traditional Oklahoma house rules: an ace upcard means gin only, a spade upcard doubles, classic bonuses",
+            {"ace_upcard_gin_only": True, "spade_upcard_doubles": True, "classic_bonuses": True},
+        ),
+        Preset("standard-gin", "standard gin rummy (most AI competitions): knock at 10, undercut bonus 25",
+               {"knock_limit": 10, "undercut_bonus": 25}),
+    )
+}
+
+#: The house rules a player is most likely to want, one line each (``okgin play``'s
+#: ``--help``, the lobby's check list, the help screen): name -> (options, sentence).
+HOUSE_RULES: dict[str, tuple[dict[str, Any], str]] = {
+    "ace_upcard_gin_only": ({"ace_upcard_gin_only": True}, "ace upcard: only gin may end that hand"),
+    "spade_upcard_doubles": ({"spade_upcard_doubles": True}, "spade upcard: the hand's points are doubled"),
+    "classic_bonuses": ({"classic_bonuses": True}, "classic bonuses: game, box and shutout bonuses beside the plain score"),
+    "standard_gin": ({"knock_limit": 10, "undercut_bonus": 25}, "standard gin: knock at 10 whatever the upcard, undercut bonus 25"),
+}
+
+
+def preset(name: str) -> Preset:
+    """The preset called ``name``; an unknown name is a RuleError listing the known ones."""
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise RuleError(f"unknown preset {name!r}; known: {', '.join(PRESETS)}") from None

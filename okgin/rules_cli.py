@@ -7,7 +7,7 @@ import json
 from dataclasses import fields
 
 from .errors import RuleError
-from .rules import RuleSet
+from .rules import PRESETS, RuleSet, preset
 
 WHERE = {
     "variant": "§3 oklahoma (2 players), §4 box (3 players)",
@@ -29,11 +29,14 @@ WHERE = {
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="okgin rules", description="List the rule options (use them as --rule NAME=VALUE).")
     p.add_argument("--variant", choices=["oklahoma", "box"], default="oklahoma")
+    p.add_argument("--preset", metavar="NAME", help="start from a named preset: "
+                   + "; ".join(f"{n}: {pr.summary}" for n, pr in PRESETS.items()))
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="show the rules with these changes")
     p.add_argument("--json", action="store_true", help="print the rule set as JSON")
     a = p.parse_args(argv)
     try:
-        rules = RuleSet(variant=a.variant).with_assignments(a.rule)
+        base = preset(a.preset).apply(a.variant) if a.preset else RuleSet(variant=a.variant)
+        rules = base.with_assignments(a.rule)
     except RuleError as e:  # a bad --rule is a usage error, not a traceback
         p.error(str(e))
     if a.json:
@@ -42,4 +45,8 @@ def main(argv: list[str]) -> int:
     d = rules.to_dict()
     for f in fields(RuleSet):
         print(f"{f.name:28} {d[f.name]!s:8}  {WHERE.get(f.name, '')}")
+    if not a.preset:
+        print("\npresets (--preset NAME):")
+        for n, pr in PRESETS.items():
+            print(f"  {n:18} {pr.summary}")
     return 0

@@ -21,9 +21,98 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from okgin import RuleSet
+from okgin import Action, Advice, RuleSet, View
 
 STRENGTH_ORDER = ("strong", "simple", "random")
+
+#: The human's seat at the house table (its reserved token is the first).
+HUMAN_SEAT = 0
+#: Seconds per move of a hand the human watches (it sits out): a person can follow it.
+DEFAULT_PACE = 0.8
+#: Seconds a built-in captain waits for its human sitter's advice before it moves.
+DEFAULT_ADVICE_WINDOW = 2.0
+
+
+@dataclass
+class Pacing:
+    """How the bots keep to the human's pace (Gin in the Box, issue 17).
+
+    Why at the house and not in the TUI: the referee plays a hand between two bots in
+    milliseconds, so a hand the human sits out would be over (and its summary on screen)
+    before the human saw a move. Slowing the bots themselves keeps the TUI a plain
+    protocol client that shows every move as it comes, and the journal unchanged.
+
+    ``ready`` is set while the human is at the table with nothing to dismiss (the app
+    clears it while a hand's summary waits for a key): the bots of a hand the human sits
+    out do not move until then, so no hand is played behind a summary, and the game
+    never opens on a hand the human did not see. ``pace`` is the pause before each of
+    those moves; ``advice_window`` is how long a bot captain waits for its human
+    sitter's note (cut short when the note arrives). ``on_wait`` (tests) hears each
+    pause: ("ready"|"pace"|"advice", seat).
+    """
+
+    pace: float = DEFAULT_PACE
+    advice_window: float = DEFAULT_ADVICE_WINDOW
+    ready: threading.Event = field(default_factory=threading.Event)
+    stop: threading.Event = field(default_factory=threading.Event)
+    on_wait: Any = None
+
+    def set_ready(self, ready: bool) -> None:
+        """The app's hook: True when the human can watch the table, False while a summary waits."""
+        if ready:
+            self.ready.set()
+        else:
+            self.ready.clear()
+
+    @staticmethod
+    def human_sits_out(view: View) -> bool:
+        return view.variant == "box" and HUMAN_SEAT < len(view.roles) and view.roles[HUMAN_SEAT] == "sitter"
+
+
+class HouseBot:
+    """A built-in bot at the house table: the bot itself, plus a captain's ear for its
+    human sitter. The captain follows a legal move its human partner suggests (RULES.md
+    §4: the captain decides, and this one decides to trust its partner) so that
+    advising is worth the human's while; otherwise the bot plays its own game."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        self.name = getattr(bot, "name", "bot")
+        self._advice: Advice | None = None
+        self.followed: list[Action] = []  # the human's suggestions this captain played (tests)
+
+    def __getattr__(self, name: str) -> Any:  # anything else is the bot's own
+        return getattr(self.bot, name)
+
+    # The driver calls a hook only if the bot's class defines it, so each is spelt out.
+    def on_game_start(self, seat: int, rules: RuleSet, num_seats: int) -> None:
+        self.bot.on_game_start(seat, rules, num_seats)
+
+    def on_hand_start(self, view: View) -> None:
+        self.bot.on_hand_start(view)
+
+    def on_hand_end(self, result: Any, view: View) -> None:
+        self.bot.on_hand_end(result, view)
+
+    def on_game_end(self, final: dict[str, Any], view: View) -> None:
+        self.bot.on_game_end(final, view)
+
+    def advise(self, view: View, captain_legal: list[Action]) -> Any:
+        return self.bot.advise(view, captain_legal)
+
+    def on_advice(self, advice: Advice, view: View) -> None:
+        if advice.seat == HUMAN_SEAT:
+            self._advice = advice
+        hook = getattr(self.bot, "on_advice", None)
+        if hook is not None:
+            hook(advice, view)
+
+    def choose(self, view: View, legal: list[Action]) -> Action:
+        adv, self._advice = self._advice, None
+        if adv is not None and adv.action is not None and adv.action in legal:
+            self.followed.append(adv.action)
+            return adv.action
+        return self.bot.choose(view, legal)
 
 
 def best_available_bot() -> str:
@@ -57,6 +146,8 @@ class House:
     _ready: threading.Event = field(default_factory=threading.Event)
     _stopped: asyncio.Event | None = None
     _bot_threads: list[threading.Thread] = field(default_factory=list)
+    pacing: Pacing = field(default_factory=Pacing)
+    house_bots: list[HouseBot] = field(default_factory=list)
 
     # ------------------------------------------------------------------ public
     def start(self, timeout: float = 30.0) -> str:
@@ -78,7 +169,8 @@ class House:
         assert self._tokens is not None
         self.human_token = self._tokens[0]
         for i, (cls, bname) in enumerate(zip(classes, self.bot_names(), strict=True), start=1):
-            bot = cls(seed=f"play/{self.seed}/{i}")
+            bot = HouseBot(cls(seed=f"play/{self.seed}/{i}"))
+            self.house_bots.append(bot)
             t = threading.Thread(target=self._bot_thread, args=(bot, self._tokens[i], bname), name=f"okgin-play-bot-{i}", daemon=True)
             t.start()
             self._bot_threads.append(t)
@@ -92,6 +184,7 @@ class House:
         context, which makes every blocking call in it return ETERM (zmq_ctx_term).
         """
         self._closing = True
+        self.pacing.stop.set()
         loop, stopped = self._loop, self._stopped
         if loop is not None and stopped is not None and not loop.is_closed():
             try:
@@ -158,7 +251,7 @@ class House:
         import zmq
 
         from clients.sdk import Client, ConnectionLost, SDKError
-        from clients.sdk.runner import BotDriver, drive
+        from clients.sdk.runner import BotDriver
 
         assert self.endpoint is not None
         client = Client(self.endpoint, name, "player", token=token, context=self._bot_ctx)
@@ -166,7 +259,7 @@ class House:
             client.connect()
             while True:
                 driver = BotDriver(bot, on_error=lambda e: self.errors.append(f"bot: {e.message}"))  # type: ignore[arg-type]
-                ends = drive(client, driver, 1)
+                ends = _paced_drive(client, driver, self.pacing)
                 if driver.closed or not ends or ends[-1].termination == "abandoned" or self._closing:
                     return  # the referee is stopping (it abandons the game first)
                 client.rematch(ends[-1].table)  # ready for another game if the human wants one
@@ -175,3 +268,66 @@ class House:
         finally:
             with contextlib.suppress(Exception):
                 client.close(bye=False)
+
+
+def _paced_drive(client: Any, driver: Any, pacing: Pacing) -> list[Any]:
+    """:func:`clients.sdk.runner.drive` for one game, at the human's pace.
+
+    Before this bot answers a prompt of a hand the human sits out it waits until the
+    human is at the table (``pacing.ready``), then, as the captain of a human sitter,
+    up to ``advice_window`` for the advice of that prompt, or else ``pace``. Every wait
+    reads the socket (``recv`` with a timeout keeps the heartbeats going and holds the
+    messages that arrive for after the move), so a bot that waits is never taken for
+    dead, and ``stop`` ends any wait at once.
+    """
+    from clients.sdk.messages import AdviceReceived, GameEnd, Prompt
+    from clients.sdk.runner import _Worker
+
+    worker = _Worker(client, True)
+    ends: list[Any] = []
+    held: list[Any] = []
+
+    def hold(until: Any, seconds: float | None) -> None:
+        deadline = None if seconds is None else time.monotonic() + seconds
+        while not pacing.stop.is_set() and not until():
+            left = 0.1 if deadline is None else min(0.1, deadline - time.monotonic())
+            if left <= 0:
+                return
+            m = client.recv(timeout=left)
+            if m is not None:
+                held.append(m)
+
+    try:
+        while driver.games_done < 1 and not driver.closed and not pacing.stop.is_set():
+            msg = held.pop(0) if held else client.recv(timeout=0.5)
+            if msg is None:
+                continue
+            if isinstance(msg, Prompt) and driver.mine(msg) and msg.seq not in driver._answered and pacing.human_sits_out(msg.view):
+                seat = msg.seat
+                if not pacing.ready.is_set():
+                    if pacing.on_wait:
+                        pacing.on_wait("ready", seat)
+                    hold(pacing.ready.is_set, None)
+                captain = msg.view.roles[seat] == "captain"
+                if captain and pacing.advice_window > 0:
+                    if pacing.on_wait:
+                        pacing.on_wait("advice", seat)
+
+                    def advised(seq: int = msg.seq) -> bool:
+                        return seq in driver._advice_seen or any(isinstance(m, AdviceReceived) and m.seq == seq for m in held)
+
+                    hold(advised, pacing.advice_window)
+                    for a in [m for m in held if isinstance(m, AdviceReceived) and m.seq == msg.seq]:
+                        held.remove(a)
+                        driver.handle(a)
+                elif pacing.pace > 0:
+                    if pacing.on_wait:
+                        pacing.on_wait("pace", seat)
+                    hold(lambda: False, pacing.pace)
+            for out in worker.call(driver.handle, msg):
+                client.send(out)
+            if isinstance(msg, GameEnd) and driver.mine(msg):
+                ends.append(msg)
+    finally:
+        worker.close()
+    return ends
