@@ -337,20 +337,20 @@ async def test_a_hand_with_the_mouse_alone() -> None:
                 kinds = app.state.legal_kinds()
                 seq = app.state.seq
                 if "knock" in kinds:
-                    await click_button(pilot, app, ".act-knock")  # moves the cursor to the knocking card...
+                    await click_button(pilot, app, ".act-move-knock")  # moves the cursor to the knocking card...
                     if app.state.my_turn:
-                        await click_button(pilot, app, ".act-knock")  # ...and the relabelled button knocks with it
+                        await click_button(pilot, app, ".act-move-knock")  # ...and the relabelled button knocks with it
                 elif "discard" in kinds:
                     hand = app.screen.query_one(HandWidget)
                     # Click the first card that may be thrown, then the Discard button.
                     i = next(i for i, c in enumerate(hand.order) if c != app.state.view.taken_card)
                     await pilot.click(HandWidget, offset=(i * 6 + 2, 2 if hand.order[i] != hand.selected else 1))
                     assert hand.selected == hand.order[i]
-                    await click_button(pilot, app, ".act-discard")
+                    await click_button(pilot, app, ".act-move-discard")
                 elif "pass" in kinds:
-                    await click_button(pilot, app, ".act-pass_")
+                    await click_button(pilot, app, ".act-move-pass")
                 else:
-                    await click_button(pilot, app, ".act-draw_stock")
+                    await click_button(pilot, app, ".act-move-draw_stock")
                 await until(pilot, lambda s=seq: app.state.seq != s or isinstance(app.screen, HandSummaryScreen))
             assert app.state.results, "the hand did not end"
             assert not isinstance(app.screen, HandSummaryScreen)

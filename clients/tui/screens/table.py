@@ -32,12 +32,14 @@ from ..widgets.piles import DISCARD, STOCK, PilesWidget
 from ..widgets.players import OpponentsWidget, Scoreboard, clock_of
 from ..widgets.topbar import TopBar
 
-# Move actions: action name -> the action kind the referee must have listed.
-MOVE_KINDS = {
-    "take": "take", "pass_": "pass", "draw_stock": "draw_stock", "draw_discard": "draw_discard",
-    "discard": "discard", "knock": "knock", "big_gin": "big_gin",
-}
-ADVICE_KINDS = {f"advise_{k}": v for k, v in MOVE_KINDS.items()}
+# The move kinds a key can ask for: ``move(KIND)`` plays it, ``move(KIND, True)`` suggests
+# it to the captain (the sitter). The kind is the referee's action kind.
+MOVE_KINDS = ("take", "pass", "draw_stock", "draw_discard", "discard", "knock", "big_gin")
+
+
+def move_action(kind: str, advice: bool = False) -> str:
+    """The action string of a move key or button (one place spells it)."""
+    return f"move('{kind}', True)" if advice else f"move('{kind}')"
 
 
 class TableScreen(Screen):
@@ -50,20 +52,20 @@ class TableScreen(Screen):
         Binding("right,l", "cursor(1)", "Select", show=False),
         Binding("shift+left,H", "shift(-1)", "Move card", show=False),
         Binding("shift+right,L", "shift(1)", "Move card", show=False),
-        Binding("t", "take", "Take upcard"),
-        Binding("p", "pass_", "Pass"),
-        Binding("s", "draw_stock", "Draw stock"),
-        Binding("d", "draw_discard", "Draw discard"),
-        Binding("enter,x", "discard", "Discard", key_display="⏎"),
-        Binding("k", "knock", "Knock"),
-        Binding("g", "big_gin", "Big gin"),
+        Binding("t", move_action("take"), "Take upcard"),
+        Binding("p", move_action("pass"), "Pass"),
+        Binding("s", move_action("draw_stock"), "Draw stock"),
+        Binding("d", move_action("draw_discard"), "Draw discard"),
+        Binding("enter,x", move_action("discard"), "Discard", key_display="⏎"),
+        Binding("k", move_action("knock"), "Knock"),
+        Binding("g", move_action("big_gin"), "Big gin"),
         # The sitter: same keys, suggestions to the captain.
-        Binding("t", "advise_take", "Suggest take"),
-        Binding("p", "advise_pass_", "Suggest pass"),
-        Binding("s", "advise_draw_stock", "Suggest stock"),
-        Binding("d", "advise_draw_discard", "Suggest discard pile"),
-        Binding("enter,x", "advise_discard", "Suggest discard", key_display="⏎"),
-        Binding("k", "advise_knock", "Suggest knock"),
+        Binding("t", move_action("take", True), "Suggest take"),
+        Binding("p", move_action("pass", True), "Suggest pass"),
+        Binding("s", move_action("draw_stock", True), "Suggest stock"),
+        Binding("d", move_action("draw_discard", True), "Suggest discard pile"),
+        Binding("enter,x", move_action("discard", True), "Suggest discard", key_display="⏎"),
+        Binding("k", move_action("knock", True), "Suggest knock"),
         Binding("m", "advise_note", "Write a note"),
         # Replay.
         Binding("left,h", "step(-1)", "Back", key_display="←"),
@@ -250,31 +252,31 @@ class TableScreen(Screen):
         if v is None:
             return ()
         if st.my_turn:
-            legal, prefix = st.legal, ""
+            legal, advice = st.legal, False
         elif st.can_advise:
-            legal, prefix = st.advice_legal, "advise_"
+            legal, advice = st.advice_legal, True
         else:
             return ()
         kinds = {a.kind for a in legal}
-        word = "Suggest " if prefix else ""
+        word = "Suggest " if advice else ""
         up = v.top_discard
         if "take" in kinds:
-            out.append((prefix + "take", f"{word}Take {card_label(up, opts) if up is not None else ''} (t)", "primary"))
+            out.append((move_action("take", advice), f"{word}Take {card_label(up, opts) if up is not None else ''} (t)", "primary"))
         if "pass" in kinds:
-            out.append((prefix + "pass_", f"{word}Pass (p)", "default"))
+            out.append((move_action("pass", advice), f"{word}Pass (p)", "default"))
         if "draw_stock" in kinds:
-            out.append((prefix + "draw_stock", f"{word}Draw stock (s)", "primary"))
+            out.append((move_action("draw_stock", advice), f"{word}Draw stock (s)", "primary"))
         if "draw_discard" in kinds:
-            out.append((prefix + "draw_discard", f"{word}Take {card_label(up, opts) if up is not None else ''} (d)", "default"))
+            out.append((move_action("draw_discard", advice), f"{word}Take {card_label(up, opts) if up is not None else ''} (d)", "default"))
         if "discard" in kinds and sel is not None:
-            out.append((prefix + "discard", f"{word}Discard {card_label(sel, opts)} (⏎)", "primary"))
+            out.append((move_action("discard", advice), f"{word}Discard {card_label(sel, opts)} (⏎)", "primary"))
         if "knock" in kinds:
             knock_ok = Action("knock", sel) in legal if sel is not None else False
             label = f"{word}Knock with {card_label(sel, opts)} (k)" if knock_ok and sel is not None else f"{word}Knock… (k)"
-            out.append((prefix + "knock", label, "success"))
-        if "big_gin" in kinds and not prefix:
-            out.append(("big_gin", "Big gin (g)", "success"))
-        if prefix:
+            out.append((move_action("knock", advice), label, "success"))
+        if "big_gin" in kinds and not advice:
+            out.append((move_action("big_gin"), "Big gin (g)", "success"))
+        if advice:
             out.append(("advise_note", "Note (m)", "default"))
         return tuple(out)
 
@@ -293,10 +295,11 @@ class TableScreen(Screen):
             if replay or not self._choosing():
                 return False
             return bool(self.query_one(HandWidget).order)
-        if action in MOVE_KINDS:
-            return st.my_turn and MOVE_KINDS[action] in st.legal_kinds()
-        if action in ADVICE_KINDS:
-            return st.can_advise and ADVICE_KINDS[action] in {a.kind for a in st.advice_legal}
+        if action == "move":
+            kind, advice = (*parameters, False)[:2]
+            if advice:
+                return st.can_advise and kind in {a.kind for a in st.advice_legal}
+            return st.my_turn and kind in st.legal_kinds()
         if action == "advise_note":
             return st.can_advise
         if action == "rematch":
@@ -337,23 +340,26 @@ class TableScreen(Screen):
     async def _play(self, action: Action) -> None:
         await self.app.play(action)  # type: ignore[attr-defined]
 
-    async def action_take(self) -> None:
-        await self._play(Action("take"))
-
-    async def action_pass_(self) -> None:
-        await self._play(Action("pass"))
-
-    async def action_draw_stock(self) -> None:
-        await self._play(Action("draw_stock"))
-
-    async def action_draw_discard(self) -> None:
-        await self._play(Action("draw_discard"))
-
-    async def action_discard(self) -> None:
-        sel = self._hand().selected
-        if sel is None:
+    async def action_move(self, kind: str, advice: bool = False) -> None:
+        """Every move key and button: play ``kind`` (or, with ``advice``, suggest it to the
+        captain). Discard and knock take the selected card; knock without a card that can
+        knock moves the cursor to one instead (press again to confirm)."""
+        if kind not in MOVE_KINDS:
             return
-        await self._play(Action("discard", sel))
+        card: Card | None = None
+        if kind == "discard":
+            card = self._hand().selected
+            if card is None:
+                return
+        elif kind == "knock":
+            card = self._knock_choice(self.state.advice_legal if advice else self.state.legal)
+            if card is None:
+                return
+        action = Action(kind, card)
+        if advice:
+            await self._advise(action)
+        else:
+            await self._play(action)
 
     def _knock_choice(self, legal: tuple[Action, ...]) -> Card | None:
         """The card to throw face down: the selected one if it can knock, else None
@@ -372,39 +378,9 @@ class TableScreen(Screen):
             )
         return None
 
-    async def action_knock(self) -> None:
-        card = self._knock_choice(self.state.legal)
-        if card is not None:
-            await self._play(Action("knock", card))
-
-    async def action_big_gin(self) -> None:
-        await self._play(Action("big_gin"))
-
     # ---- the sitter's advice
     async def _advise(self, action: Action | None, text: str = "") -> None:
         await self.app.advise(action, text)  # type: ignore[attr-defined]
-
-    async def action_advise_take(self) -> None:
-        await self._advise(Action("take"))
-
-    async def action_advise_pass_(self) -> None:
-        await self._advise(Action("pass"))
-
-    async def action_advise_draw_stock(self) -> None:
-        await self._advise(Action("draw_stock"))
-
-    async def action_advise_draw_discard(self) -> None:
-        await self._advise(Action("draw_discard"))
-
-    async def action_advise_discard(self) -> None:
-        sel = self._hand().selected
-        if sel is not None:
-            await self._advise(Action("discard", sel))
-
-    async def action_advise_knock(self) -> None:
-        card = self._knock_choice(self.state.advice_legal)
-        if card is not None:
-            await self._advise(Action("knock", card))
 
     def action_advise_note(self) -> None:
         from .advice_note import AdviceNoteScreen

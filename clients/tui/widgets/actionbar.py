@@ -2,7 +2,7 @@
 
 The footer already lists the keys; the buttons are for the mouse, and they name the
 card each move would use ("Discard 9♠"), so a newcomer sees what a click will do.
-A button's ``name`` is the screen action it runs (``take``, ``discard``, ...).
+A button's ``name`` is the screen action it runs (``move('take')``, ``rematch``, ...).
 
 Buttons are rebuilt only when the set of moves changes; a new card under the cursor
 only relabels them (mounting widgets on every cursor move would make the keys lag).
@@ -10,6 +10,7 @@ only relabels them (mounting widgets on every cursor move would make the keys la
 
 from __future__ import annotations
 
+from textual.actions import parse
 from textual.containers import Horizontal
 from textual.widgets import Button
 
@@ -17,7 +18,10 @@ ButtonSpec = tuple[str, str, str]  # (action name, label, variant)
 
 
 def _ident(action: str) -> str:
-    return "act-" + "".join(ch if ch.isalnum() or ch == "_" else "-" for ch in action).strip("-")
+    """A CSS class naming the action and its parameters: ``move('pass')`` -> ``act-move-pass``,
+    ``move('take', True)`` -> ``act-move-take-True`` (tests and styles find buttons by it)."""
+    _dest, name, params = parse(action)
+    return "act-" + "-".join([name, *("".join(ch if ch.isalnum() or ch == "_" else "-" for ch in str(x)) for x in params)])
 
 
 class ActionBar(Horizontal):
