@@ -12,11 +12,13 @@ any table exists (bad input changes nothing, protocol.md §3).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from .errors import ProtocolError
 
+S = TypeVar("S", "Clock", "Policies")
 MAX_MS = 7 * 24 * 3600 * 1000  # a week: any larger time setting is a mistake
 
 
@@ -24,6 +26,17 @@ def _ms(name: str, v: Any) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_MS:
         raise ProtocolError("bad_message", f"{name} must be a whole number of milliseconds from 0 to {MAX_MS}, got {v!r}")
     return v
+
+
+def _merged(settings: S, partial: dict[str, Any] | None, what: str, check: Callable[[str, Any], Any]) -> S:
+    """``settings`` with ``partial`` laid over it: unknown keys refused, each value checked."""
+    if not partial:
+        return settings
+    known = {f.name for f in fields(settings)}  # type: ignore[arg-type]
+    bad = sorted(set(partial) - known)
+    if bad:
+        raise ProtocolError("bad_message", f"unknown {what} setting(s) {', '.join(map(str, bad))}; known: {', '.join(sorted(known))}")
+    return replace(settings, **{k: check(k, v) for k, v in partial.items()})  # type: ignore[type-var]
 
 
 @dataclass(frozen=True)
@@ -44,13 +57,7 @@ class Clock:
 
     def merge(self, partial: dict[str, Any] | None) -> Clock:
         """These settings with a client's partial map laid over them (validated)."""
-        if not partial:
-            return self
-        known = {f.name for f in fields(self)}
-        bad = sorted(set(partial) - known)
-        if bad:
-            raise ProtocolError("bad_message", f"unknown clock setting(s) {', '.join(map(str, bad))}; known: {', '.join(sorted(known))}")
-        return replace(self, **{k: _ms(f"clock.{k}", v) for k, v in partial.items()})
+        return _merged(self, partial, "clock", lambda k, v: _ms(f"clock.{k}", v))
 
 
 TIMEOUT_POLICIES = ("forfeit", "default_move")
@@ -79,10 +86,5 @@ class Policies:
         return asdict(self)
 
     def merge(self, partial: dict[str, Any] | None) -> Policies:
-        if not partial:
-            return self
-        known = {f.name for f in fields(self)}
-        bad = sorted(set(partial) - known)
-        if bad:
-            raise ProtocolError("bad_message", f"unknown policy setting(s) {', '.join(map(str, bad))}; known: {', '.join(sorted(known))}")
-        return replace(self, **partial)
+        """These policies with a client's partial map laid over them (checked by ``__post_init__``)."""
+        return _merged(self, partial, "policy", lambda k, v: v)
