@@ -687,7 +687,8 @@ class Runner:
         if self.sprt_monitor is not None:
             for g in games:
                 self.sprt_monitor.add(g)
-            if self.sprt_monitor.status().decision:
+            # A stored decision counts too: a file decided by an older, per-game test is not reopened.
+            if self.sprt_monitor.status().decision or self.store.get_meta("sprt_decision") is not None:
                 self.state.stop_reason = "SPRT already decided"
         self.queue.extend((i, 1) for i in range(len(self.schedule)) if i not in done)
         self.progress = Progress(len(self.schedule), [p.name for p in self.cfg.participants], games,
