@@ -1,6 +1,6 @@
 """Actions: small immutable values, with a wire form shared by engine, referee and bots.
 
-Kinds (RULES.md §3.2-3.4):
+Kinds (docs/rules.md §3.2-3.4):
 
 =============== ======================================= =============================
 kind            when                                    fields
@@ -18,7 +18,7 @@ kind            when                                    fields
 
 Wire form: ``{"kind": "discard", "card": "7h"}``; ``melds`` is a list of lists of card
 strings. ``legal_actions()`` lists knocks without ``melds`` (the referee then chooses the
-arrangement, RULES.md §3.4); a knock with declared melds is legal when its card is, and
+arrangement, docs/rules.md §3.4); a knock with declared melds is legal when its card is, and
 the melds are valid and within the limit.
 """
 
@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import Card, card_str, parse_card, to_card
+from .cards import _WIRE_INDEX, Card, card_str, to_card
 
 KINDS = ("take", "pass", "draw_stock", "draw_discard", "discard", "knock", "big_gin")
 _WITH_CARD = ("discard", "knock")
@@ -107,19 +107,26 @@ class Action:
         kind = data.get("kind")
         if not isinstance(kind, str) or kind not in KINDS:
             raise ValueError(f"unknown action kind {kind!r}; known: {', '.join(KINDS)}")
+        # As strict as the schema (protocol.schema.json, Action): a field the kind does not
+        # take is refused, not ignored, so {"kind": "pass", "card": "As"} is no pass: a
+        # client that sends it has a bug the referee must show it (issue 18).
         card = None
         if kind in _WITH_CARD:
             if "card" not in data:
                 raise ValueError(f"action {kind!r} needs a 'card'")
-            card = parse_card(data["card"])
+            card = _wire_card(data["card"])
+        elif "card" in data:
+            raise ValueError(f"action {kind!r} takes no 'card' (leave the field out)")
         melds = None
-        if kind in ("knock", "big_gin") and data.get("melds") is not None:
+        if "melds" in data:
+            if kind not in ("knock", "big_gin"):
+                raise ValueError(f"only knock and big_gin take 'melds', not {kind!r}")
             raw = data["melds"]
             if not isinstance(raw, list) or not all(isinstance(m, list) for m in raw):
                 raise ValueError("'melds' must be a list of lists of cards")
             if len(raw) > 11 or any(len(m) > 11 for m in raw):
                 raise ValueError("'melds' has more cards than a hand")
-            melds = _norm_melds([[parse_card(c) for c in m] for m in raw])
+            melds = _norm_melds([[_wire_card(c) for c in m] for m in raw])
         return Action(kind, card, melds)
 
     def without_melds(self) -> Action:
@@ -133,6 +140,18 @@ class Action:
         if self.melds is not None:
             s += " [" + " | ".join(" ".join(card_str(c) for c in m) for m in self.melds) + "]"
         return s
+
+
+def _wire_card(text: Any) -> Card:
+    """A card of a wire action: exactly the schema's form (``As``, ``Td``), nothing looser.
+
+    :func:`okgin.cards.parse_card` also reads ``10h`` and lower case, for people typing;
+    a bot's message is held to the schema, so a referee refuses what a validator would.
+    """
+    c = _WIRE_INDEX.get(text) if text.__class__ is str else None
+    if c is None:
+        raise ValueError(f"a card is a string, a rank of A23456789TJQK then a suit of cdhs, like 'As' or 'Td', not {text!r}")
+    return c
 
 
 def _norm_melds(melds: Any) -> tuple[tuple[Card, ...], ...] | None:

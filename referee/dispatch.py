@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from okgin.protocol import ROLES, ProtocolError, decode, encode, peek_id, request_id, validate
 
 from .sessions import TAKEN_MESSAGE
-from .tables import PLAYING
+from .tables import FINISHED, PLAYING
 
 if TYPE_CHECKING:
     from .server import Referee
@@ -86,6 +86,8 @@ class Dispatcher:
             return
         t: str | None = None
         rqid: Any = None
+        msg: Any = None
+        sess: Session | None = None
         stats = hub.stats
         try:
             if len(frames) != 2:
@@ -125,11 +127,34 @@ class Dispatcher:
             if e.request is None and t is not None:
                 e.request = t
             hub.raw_send(rid, encode(e.to_wire(rqid)))
+            if e.name == "bad_message" and e.request == "act" and sess is not None:
+                self.reprompt(sess, msg)
         except Exception:
             stats["internal"] += 1
             log.error("internal error on %s: %s", t, traceback.format_exc())
             err = ProtocolError("internal", "the referee failed on this request (a bug, logged); nothing was changed", request=t)
             hub.raw_send(rid, encode(err.to_wire(rqid)))
+
+    def reprompt(self, sess: Session, msg: Any) -> None:
+        """After ``bad_message`` on an ``act``: send the sender's pending prompt again.
+
+        Why: a malformed answer (``seq`` as a string, say) never reaches the table, so
+        without this an untimed game waits for ever on a prompt its player already
+        answered, badly (protocol.md §5.12). Only when the act names a table where the
+        sender sits with the prompt pending; once per bad message, which the rate
+        limiter has charged like any other (nothing is refunded), so a client cannot
+        make the referee send more than it sends itself.
+        """
+        name = msg.get("table") if isinstance(msg, dict) else None
+        if not isinstance(name, str):
+            return
+        t = self.hub.lobby.tables.get(name)
+        seat = sess.seats.get(name)
+        if t is None or seat is None or t.status != PLAYING:
+            return
+        p = t.pending
+        if p is not None and p.seat == seat:
+            t.send_prompt_to(seat)
 
     def refuse_identity(self, rid: bytes) -> None:
         """Answer a client-chosen routing id with ``bad_identity``, at most once a second.
@@ -196,6 +221,12 @@ class Dispatcher:
             raise ProtocolError("no_game", f"no game has been played at table {t.name!r} yet", table=t.name)
         if t.status == PLAYING:
             raise ProtocolError("game_in_progress", f"game {t.game_no} is still running at table {t.name!r}", table=t.name)
+        if t.status != FINISHED:
+            # a seat is free: consent is given to the players at a full table (§5.18),
+            # and whoever takes the free seat asks for the game by joining
+            raise ProtocolError(
+                "no_game", f"table {t.name!r} has a free seat: ask for a rematch once it is full (a rematch_status will ask you)", table=t.name,
+            )
         self.hub.reply_ok(sess, "rematch", rqid)
         t.rematch(seat)
 

@@ -17,7 +17,7 @@ from okgin.protocol import ProtocolError
 from okgin.protocol.catalogue import DEFAULT_PAGE, MAX_NAME
 
 from .config import MAX_MS, Clock, Policies
-from .tables import PLAYING, REVEAL_AT_END, REVEAL_DEFERRED, WAITING, Table
+from .tables import FINISHED, PLAYING, REVEAL_AT_END, REVEAL_DEFERRED, WAITING, Table
 
 if TYPE_CHECKING:
     from .server import Referee
@@ -131,9 +131,23 @@ class Lobby:
         return t
 
     def sit(self, sess: Session, t: Table, seat: int, rqid: Any) -> None:
+        """Seat a joining player; a full table starts its first game, or asks for consent.
+
+        After a game (protocol.md §5.18) a new game starts only when every seated player
+        has consented: the newcomer by joining, the players who stayed by ``rematch``. So
+        filling a free seat makes the table ``finished`` and sends ``rematch_status``
+        (the newcomer marked ready), instead of dealing the stayers into a game they
+        never asked for.
+        """
         t.sit(sess, seat)
+        again = t.full and t.status == WAITING and t.game_no > 0
+        if again:
+            t.status = FINISHED
+            self._changed(t)
         self.hub.reply(sess, t.seated_msg(seat), rqid)
-        if t.full and t.status == WAITING:
+        if again:
+            t.rematch(seat)  # the newcomer's consent; starts the game if nobody else is seated
+        elif t.full and t.status == WAITING:
             t.start_game()
 
     def unseat(self, sess: Session, t: Table) -> None:

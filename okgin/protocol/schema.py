@@ -95,13 +95,19 @@ def _defs() -> J:
         "TableName": {"type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$"},
         "Action": {
             "type": "object",
-            "properties": {"kind": {"enum": action_kinds}, "card": card, "melds": arr(cards)},
+            # 1.4: melds hold at most a hand (11 cards) and only knock and big_gin take
+            # them, as the referee has always parsed them (okgin.actions.Action.from_wire)
+            "properties": {"kind": {"enum": action_kinds}, "card": card, "melds": {**arr({**cards, "maxItems": 11}), "maxItems": 11}},
             "required": ["kind"],
             "allOf": [
                 {"if": {"properties": {"kind": {"enum": ["discard", "knock"]}}}, "then": {"required": ["card"]}},
                 {
                     "if": {"properties": {"kind": {"enum": ["take", "pass", "draw_stock", "draw_discard", "big_gin"]}}},
                     "then": {"not": {"required": ["card"]}},
+                },
+                {
+                    "if": {"properties": {"kind": {"enum": ["take", "pass", "draw_stock", "draw_discard", "discard"]}}},
+                    "then": {"not": {"required": ["melds"]}},
                 },
             ],
         },

@@ -117,7 +117,14 @@ def test_action_wire_forms():
         ({"kind": "knock", "card": "7h", "melds": "7h8h9h"}, "list of lists"),
         ({"kind": "knock", "card": "7h", "melds": [["7h", 3]]}, "string"),
         ({"kind": "knock", "card": "7h", "melds": [["As"]] * 12}, "more cards than a hand"),
-        ({"kind": "take", "card": "7h"}, None),  # extra fields on a card-less kind are ignored
+        # as strict as the schema (issue 18): a field the kind does not take is refused
+        ({"kind": "take", "card": "7h"}, "takes no 'card'"),
+        ({"kind": "pass", "card": None}, "takes no 'card'"),
+        ({"kind": "discard", "card": "7h", "melds": [["7h"]]}, "only knock and big_gin take 'melds'"),
+        ({"kind": "knock", "card": "7h", "melds": None}, "list of lists"),
+        ({"kind": "discard", "card": "10h"}, "like 'As'"),  # parse_card reads it; the wire does not
+        ({"kind": "discard", "card": "7H"}, "like 'As'"),
+        ({"kind": "take", "other": 1}, None),  # an unknown field is ignored, as everywhere (§3)
     ],
 )
 def test_action_from_wire_refuses_malformed_input_with_a_sentence(wire, msg):

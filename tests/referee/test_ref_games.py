@@ -124,6 +124,9 @@ def test_resign_and_leave(referee, make_client):
     c = make_client(referee.endpoint)
     c.hello("carol")
     c.request({"type": "join", "table": "r"}, "seated")
+    # alice stayed from game 1: game 2 starts only when she consents (protocol.md §5.18)
+    assert a.wait_for(lambda m: m["type"] == "rematch_status")["ready"] == [False, True]
+    a.request({"type": "rematch", "table": "r"}, "ok")
     a.wait_for(lambda m: m["type"] == "game_start")
     a.request({"type": "leave", "table": "r"}, "ok")
     end = c.wait_for(lambda m: m["type"] == "game_end")
