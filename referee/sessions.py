@@ -198,8 +198,10 @@ class SessionDesk:
         tables = self.hub.lobby.tables
         for name, seat in list(sess.seats.items()):
             t = tables[name]
-            if t.cancel_grace(seat) and t.journal is not None:
-                t.journal.write("reconnect", seat=seat)
+            if t.cancel_grace(seat):
+                if t.journal is not None:
+                    t.journal.write("reconnect", seat=seat)
+                t.seat_status(seat, True, None)
             self.hub.send(sess, t.snapshot(seat, False))
             t.send_missed_end(seat, sess)
             t.send_prompt_to(seat)
@@ -237,6 +239,7 @@ class SessionDesk:
             if t.journal is not None:
                 t.journal.write("disconnect", seat=seat)
             t.start_grace(seat, t.policies.disconnect_grace_ms / 1000, self.grace_expired)
+            t.seat_status(seat, False, t.policies.disconnect_grace_ms)
         self.maybe_forget(sess)
 
     def grace_expired(self, t: Table, seat: int, sess: Session) -> None:

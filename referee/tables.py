@@ -271,6 +271,27 @@ class Table:
         """The grace timer of ``seat`` fired (it no longer needs cancelling)."""
         self.grace_timers.pop(seat, None)
 
+    def seat_status(self, seat: int, connected: bool, forfeit_in_ms: int | None) -> None:
+        """Tell the table's other seats and its spectators that ``seat``'s connection went
+        (its seat is held for ``forfeit_in_ms``) or came back (protocol 1.4, §5.26).
+
+        Why: without it the others saw only "waiting for ann to draw" for the whole grace
+        and could not tell a thinking player from a crashed one. The seat itself is not
+        told (it is the one disconnected, or it knows it is back)."""
+        if self.status == CLOSED:
+            return
+        sess = self.seats[seat]
+        name = sess.name if sess is not None else self.names[seat]
+        data = self.hub.encode({
+            "type": "seat_status", "table": self.name, "seat": seat, "name": name,
+            "connected": connected, "forfeit_in_ms": forfeit_in_ms,
+        })
+        told: set[int] = {id(sess)}
+        for other in [s for s in self.seats if s is not None] + list(self.watchers):
+            if id(other) not in told and other.rid is not None:
+                told.add(id(other))
+                self.hub.send_bytes(other, data)
+
     def stop_timers(self) -> None:
         """Cancel every timer of this table (the referee is stopping)."""
         for h in self.grace_timers.values():

@@ -55,7 +55,7 @@ DIRECTIONS: dict[str, str] = {
     "resign": C2R, "rematch": C2R, "rematch_status": R2C, "watch": C2R, "unwatch": C2R,
     "sync": C2R, "snapshot": R2C, "create_table": C2R, "table_created": R2C,
     "close_table": C2R, "table_closed": R2C, "ok": R2C, "error": R2C, "shutdown": R2C,
-    "reveal": C2R, "revealed": R2C,
+    "reveal": C2R, "revealed": R2C, "seat_status": R2C,
 }
 CLIENT_TYPES = frozenset(t for t, d in DIRECTIONS.items() if d in (C2R, BOTH))
 REFEREE_TYPES = frozenset(t for t, d in DIRECTIONS.items() if d in (R2C, BOTH))

@@ -374,6 +374,11 @@ def _messages() -> dict[str, J]:
         "table_created": ({"table": tname, "seat_tokens": nullable(arr(STR)), "broadcast_token": nullable(STR)}, ["table", "seat_tokens"]),
         "close_table": ({"table": table}, ["table"]),
         "table_closed": ({"table": tname, "reason": STR}, ["table", "reason"]),
+        # 1.4: a seat's connection went (held for forfeit_in_ms) or came back, to the others
+        "seat_status": (
+            {"table": tname, "seat": NNINT, "name": nullable(STR), "connected": BOOL, "forfeit_in_ms": nullable(NNINT)},
+            ["table", "seat", "name", "connected", "forfeit_in_ms"],
+        ),
         "reveal": ({"table": table, "game": NNINT}, ["table", "game"]),  # 1.4
         "revealed": (
             {"table": tname, "game": NNINT, "seed": ref("Seed"), "salt": nullable(ref("Salt")), "seed_hash": STR},
