@@ -8,6 +8,7 @@ backend's worker (an async ``@work`` worker on the app's own loop, never a threa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from textual import work
 from textual.app import App
 from textual.reactive import reactive
 
-from okgin import Action
+from okgin import Action, HandResult
 
 from .backend import Backend
 from .messages import ConnectionChanged, GameEnded, HandEnded, RefereeError, StateChanged
@@ -57,6 +58,16 @@ class OkginApp(App[int]):
         self.backend = backend or Backend()
         self.start = start
         self.summaries = summaries  # show the hand summary after each hand
+        # Seconds after which a hand's summary closes by itself; None: it waits for a key
+        # (the default whenever a person plays: a summary that goes by unread is lost).
+        self.auto_continue: float | None = None
+        # Told True when the person can watch the table, False while a summary waits for
+        # a key (okgin play's bots hold their moves meanwhile: clients.tui.house.Pacing).
+        self.ready_hook: Callable[[bool], None] | None = None
+        self._table_ready: bool | None = None
+        self.pace: float | None = None  # okgin play, Gin in the Box: the bots' seconds per move you watch
+        self._pending_summaries: list[HandResult] = []
+        self._seen_hands: set[tuple[object, int]] = set()  # (game, hand) shown being played
         self.outcome: dict | None = None
         if state is not None:
             self.set_reactive(OkginApp.state, state)
@@ -162,21 +173,60 @@ class OkginApp(App[int]):
     def on_state_changed(self, msg: StateChanged) -> None:
         self.state = msg.state
 
-    def on_hand_ended(self, msg: HandEnded) -> None:
-        self.state = self.state.with_result(msg.result)
-        if self.summaries:
-            from .screens.summary import HandSummaryScreen
+    def watch_state(self, state: TableState) -> None:
+        """Remember the hands shown being played, and tell ``ready_hook`` when the table is up."""
+        v = state.view
+        if v is not None and v.phase in ("offer", "draw", "discard"):
+            self._seen_hands.add((state.extra.get("game"), v.hand_number))
+        self._update_ready()
 
-            # One summary at a time: a watcher away from the keyboard must not come back
-            # to a pile of them. The newest replaces an unread one.
-            if isinstance(self.screen, HandSummaryScreen):
-                self.pop_screen()
-            self.push_screen(HandSummaryScreen(msg.result), self._after_summary)
-
-    def _after_summary(self, _result: object = None) -> None:
-        """The last hand's summary first, then the game-over sheet (not both at once)."""
+    def _update_ready(self) -> None:
         from .screens.summary import HandSummaryScreen
 
+        ready = self.state.view is not None and not self._pending_summaries and not any(
+            isinstance(s, HandSummaryScreen) for s in self.screen_stack)
+        if ready != self._table_ready:
+            self._table_ready = ready
+            if self.ready_hook is not None:
+                self.ready_hook(ready)
+
+    def on_hand_ended(self, msg: HandEnded) -> None:
+        self.state = self.state.with_result(msg.result)
+        if not self.summaries:
+            return
+        if self.state.replay is None and (self.state.extra.get("game"), msg.result.hand_number) not in self._seen_hands:
+            # A hand this client never saw being played (it came in over a resume, or
+            # before the table was up): its result is in the log and the hands list;
+            # opening on its summary would only confuse.
+            return
+        from .screens.summary import HandSummaryScreen
+
+        if isinstance(self.screen, HandSummaryScreen):
+            if self.state.spectator or self.auto_continue is not None:
+                # A watcher away from the keyboard must not come back to a pile of
+                # summaries: the newest replaces an unread one.
+                self.pop_screen()
+            else:
+                # A player reads every summary, in order.
+                self._pending_summaries.append(msg.result)
+                return
+        self._push_summary(msg.result)
+
+    def _push_summary(self, result: HandResult) -> None:
+        from .screens.summary import HandSummaryScreen
+
+        self.push_screen(HandSummaryScreen(result, self.auto_continue), self._after_summary)
+        self._update_ready()
+
+    def _after_summary(self, _result: object = None) -> None:
+        """The next unread summary, else the last hand's summary first, then the
+        game-over sheet (not both at once)."""
+        from .screens.summary import HandSummaryScreen
+
+        if self._pending_summaries:
+            self._push_summary(self._pending_summaries.pop(0))
+            return
+        self._update_ready()
         if self.state.final is not None and not any(isinstance(s, HandSummaryScreen) for s in self.screen_stack):
             self._show_game_over()
 

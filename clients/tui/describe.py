@@ -8,12 +8,13 @@ public piles): no hidden information, no back door.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from rich.text import Text
 
 from okgin import Action, Event, HandResult, deadwood
-from okgin.cards import Card, mask_of
+from okgin.cards import Card, mask_of, parse_card
 from okgin.melds import deadwood_after_discard_mask, deadwood_mask
 
 from .model import TableState
@@ -75,6 +76,34 @@ def action_phrase(action: Action, opts: DisplayOptions, upcard: Card | None = No
     return str(action)
 
 
+_CARD_CODE = re.compile(r"\b(10|[2-9TJQKA])([cdhs])\b")
+
+
+def card_codes_to_labels(text: str, opts: DisplayOptions) -> str:
+    """Card codes in free text (a bot's advice note: "I would discard Ts") written as the
+    table writes cards ("10♠", or "10S" in ASCII mode), so one hand never reads in two
+    notations. "As" and "Ah" open sentences too: they are cards only after a word."""
+
+    def label(m: re.Match[str]) -> str:
+        if m.group(0) in ("As", "Ah") and not re.search(r"\w\s+$", text[: m.start()]):
+            return m.group(0)  # "As I said", "Ah, ...": English words, unless a word leads to them
+        rank = "T" if m.group(1) == "10" else m.group(1)
+        return card_label(parse_card(rank + m.group(2)), opts)
+
+    return _CARD_CODE.sub(label, text)
+
+
+def advice_phrase(action: Action | None, text: str, opts: DisplayOptions, upcard: Card | None = None,
+                  top: Card | None = None) -> str:
+    """One piece of advice as the sitter meant it: the move, then the note, cards as on the table."""
+    parts = []
+    if action is not None:
+        parts.append(action_phrase(action, opts, upcard, top))
+    if text:
+        parts.append(f'"{card_codes_to_labels(text, opts)}"')
+    return " — ".join(parts) if parts else "(nothing)"
+
+
 def scores_verb(who: str) -> str:
     """ "You score" but "Ada scores"."""
     return f"{who} score" if who == "You" else f"{who} scores"
@@ -97,7 +126,8 @@ def result_sentence(state: TableState, r: HandResult) -> str:
     if r.outcome == "knock":
         return f"{knocker} knocked with {kd} against {dd}: {winner} {pts}."
     if r.outcome == "undercut":
-        return f"{knocker} knocked with {kd} but was undercut ({dd}): {winner} {pts}."
+        was = "were" if knocker == "You" else "was"
+        return f"{knocker} knocked with {kd} but {was} undercut ({dd}): {winner} {pts}."
     if r.outcome == "tie":
         return f"{knocker} knocked with {kd} and tied: nobody scores."
     return f"Hand {r.hand_number + 1}: {r.outcome}."

@@ -57,6 +57,11 @@ class Pacing:
     stop: threading.Event = field(default_factory=threading.Event)
     on_wait: Any = None
 
+    def __post_init__(self) -> None:
+        # Open until an app says otherwise: a house nobody watches (a test, a tool) must
+        # not wait for ever. ``okgin play`` closes it before the game starts.
+        self.ready.set()
+
     def set_ready(self, ready: bool) -> None:
         """The app's hook: True when the human can watch the table, False while a summary waits."""
         if ready:

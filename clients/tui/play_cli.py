@@ -11,8 +11,10 @@ import argparse
 import sys
 
 from okgin import RuleError, RuleSet
+from okgin.rules import HOUSE_RULES, PRESETS, preset
 
 from .cli import add_display_flags, default_name, theme_error
+from .house import DEFAULT_ADVICE_WINDOW, DEFAULT_PACE
 from .options import options_from_env
 
 
@@ -25,10 +27,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bot", action="append", metavar="NAME", help="opponent: random, simple or strong (default: the strongest "
                    "installed); give it twice for Gin in the Box to choose both")
     p.add_argument("--variant", choices=("oklahoma", "box"), default="oklahoma", help="oklahoma: 2 players (default); box: 3 players")
-    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule option (repeatable; 'okgin rules' lists them)")
+    p.add_argument("--preset", metavar="NAME", help="a named set of rules: "
+                   + "; ".join(f"{n} ({pr.summary})" for n, pr in PRESETS.items()))
+    for flag, (_opts, line) in HOUSE_RULES.items():
+        p.add_argument("--" + flag.replace("_", "-"), action="append_const", const=flag, dest="house_rules", help=line)
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="any rule option (repeatable; 'okgin rules' lists them)")
     p.add_argument("--name", default=None, help="your name at the table (default: your login name)")
     p.add_argument("--seed", help="deal seed (integer or text), to replay the same deals")
     p.add_argument("--journal-dir", metavar="DIR", help="keep the game's journal here (then: okgin replay FILE)")
+    p.add_argument("--pace", type=float, default=DEFAULT_PACE, metavar="SECONDS",
+                   help=f"Gin in the Box: the bots' pause before each move of a hand you sit out, so you can follow it "
+                   f"(default {DEFAULT_PACE:g}; 0: as fast as they play)")
+    p.add_argument("--advice-window", type=float, default=DEFAULT_ADVICE_WINDOW, metavar="SECONDS",
+                   help=f"Gin in the Box: how long a bot captain waits for your advice when you sit out (default {DEFAULT_ADVICE_WINDOW:g})")
+    p.add_argument("--auto-continue", type=float, default=None, metavar="SECONDS",
+                   help="close each hand's summary by itself after SECONDS (default: it waits for a key)")
     add_display_flags(p)
     return p
 
@@ -41,12 +54,22 @@ def main(argv: list[str]) -> int:
     from clients.bots import BotNotFound
 
     from .app import OkginApp
-    from .house import House, best_available_bot
+    from .house import House, Pacing, best_available_bot
     from .model import CONNECTING, TableState
     from .net import NetworkBackend, Seating
 
+    for label, v in (("--pace", args.pace), ("--advice-window", args.advice_window), ("--auto-continue", args.auto_continue)):
+        if v is not None and not 0 <= v <= 600:
+            print(f"okgin play: {label} takes 0-600 seconds, not {v:g}", file=sys.stderr)
+            return 2
     try:
-        rules = RuleSet(variant=args.variant).with_assignments(args.rule)
+        rules = preset(args.preset).apply(args.variant) if args.preset else RuleSet(variant=args.variant)
+        for flag in args.house_rules or ():
+            opts = dict(HOUSE_RULES[flag][0])
+            if rules.variant == "box":
+                opts.pop("knock_limit", None)  # RULES.md §4: the box game knocks at 10 anyway
+            rules = rules.with_options(**opts)
+        rules = rules.with_assignments(args.rule)
     except RuleError as e:
         print(f"okgin play: {e}", file=sys.stderr)
         return 2
@@ -67,7 +90,9 @@ def main(argv: list[str]) -> int:
     if args.seed is not None:
         seed = int(args.seed) if args.seed.lstrip("-").isdigit() else args.seed
     name = (args.name or default_name())[:40]
-    house = House(rules=rules, bots=bots, human=name, seed=seed, journal_dir=args.journal_dir)
+    house = House(rules=rules, bots=bots, human=name, seed=seed, journal_dir=args.journal_dir,
+                  pacing=Pacing(pace=args.pace, advice_window=args.advice_window))
+    house.pacing.set_ready(False)  # until the table is on screen (the app's ready_hook opens it)
     try:
         endpoint = house.start()
     except (BotNotFound, ValueError, RuntimeError) as e:
@@ -78,6 +103,9 @@ def main(argv: list[str]) -> int:
         backend = NetworkBackend(endpoint, name, Seating(mode="token"), token=house.human_token)
         app = OkginApp(backend, state=TableState(connection=CONNECTING, notice="Starting the game…"),
                        options=options_from_env(args.ascii, args.four_colour), theme=args.theme)
+        app.auto_continue = args.auto_continue
+        app.ready_hook = house.pacing.set_ready
+        app.pace = args.pace if rules.variant == "box" else None
         code = app.run() or 0
     finally:
         house.stop(3)

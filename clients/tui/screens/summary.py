@@ -107,16 +107,21 @@ def summary_text(state: TableState, r: HandResult, opts: DisplayOptions) -> Text
 
 
 class HandSummaryScreen(ModalScreen[None]):
-    """Shown when a hand ends; Enter (or the button) goes back to the table."""
+    """Shown when a hand ends; Enter (or the button) goes back to the table.
+
+    It waits for the key: a summary that goes by unread is a hand the person cannot
+    follow. ``auto_continue`` (seconds) closes it by itself, for watchers who asked.
+    """
 
     BINDINGS = [
         Binding("enter,escape,space", "close", "Continue", key_display="⏎"),
         Binding("question_mark", "help", "Help"),
     ]
 
-    def __init__(self, result: HandResult) -> None:
+    def __init__(self, result: HandResult, auto_continue: float | None = None) -> None:
         super().__init__()
         self.result = result
+        self.auto_continue = auto_continue
 
     def compose(self) -> ComposeResult:
         st: TableState = self.app.state  # type: ignore[attr-defined]
@@ -126,11 +131,18 @@ class HandSummaryScreen(ModalScreen[None]):
             with VerticalScroll(id="summary-body"):
                 yield Static(summary_text(st, self.result, opts), id="summary-text")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Continue (Enter)", id="continue", variant="primary", compact=True)
+                label = "Continue (Enter)" if self.auto_continue is None else f"Continue (Enter; goes on in {self.auto_continue:g} s)"
+                yield Button(label, id="continue", variant="primary", compact=True)
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#continue", Button).focus()
+        if self.auto_continue is not None:
+            self.set_timer(self.auto_continue, self._auto_close)
+
+    def _auto_close(self) -> None:
+        if self.is_current:  # not from under the help screen
+            self.dismiss(None)
 
     def on_button_pressed(self, _event: Button.Pressed) -> None:
         self.dismiss(None)

@@ -208,7 +208,8 @@ class TableScreen(Screen):
         if st.spectator or v.hand is None:
             return "Spectating" if st.spectator else ""
         if st.is_sitter:
-            return f"{st.name(v.hand_of)}'s hand (your captain)"
+            pace = getattr(self.app, "pace", None)  # okgin play: the bots' pace while you watch
+            return f"{st.name(v.hand_of)}'s hand (your captain)" + (f" · a move every {pace:g} s" if pace else "")
         title = f"Your hand ({st.role and {'dealer': 'dealer', 'nondealer': 'non-dealer'}.get(st.role, st.role)})"
         mine = clock_of(st, v.seat) if v.seat is not None else None
         if mine:

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ..describe import action_phrase
+from ..describe import action_phrase, card_codes_to_labels
 from ..model import TableState
 from ..options import DisplayOptions
 from .cards import join_lines
@@ -44,7 +44,7 @@ class AdvicePanel(Widget):
             if a.action is not None:
                 t.append(action_phrase(a.action, self.options, v.upcard, v.top_discard), style="bold")
             if a.text:
-                t.append((" — " if a.action is not None else "") + f'"{a.text}"', style="italic")
+                t.append((" — " if a.action is not None else "") + f'"{card_codes_to_labels(a.text, self.options)}"', style="italic")
             out.append(t)
         return out
 

@@ -23,14 +23,15 @@ def log_lines(state: TableState, opts: DisplayOptions) -> list[Text]:
         lines.append(Text(f"Hand {v.hand_number + 1}: {state.name(v.dealer)} dealt.", style="dim"))
         for ev in v.events:
             lines.append(Text(event_sentence(state, ev, opts), style="bold" if ev.seat == v.seat else ""))
-        for a in v.advice:
-            t = Text(f"{state.name(a.seat)} advises: ", style="italic")
-            if a.action is not None:
-                from ..describe import action_phrase
+        if v.advice:
+            # One line per hand, however much advice flows: the moves stay in view.
+            from ..describe import advice_phrase
 
-                t.append(action_phrase(a.action, opts, v.upcard, v.top_discard))
-            if a.text:
-                t.append(f' "{a.text}"')
+            last = v.advice[-1]
+            n = len(v.advice)
+            t = Text(f"{state.name(last.seat)} advised" + (f" {n} times" if n > 1 else "") + ("; last: " if n > 1 else ": "),
+                     style="italic")
+            t.append(advice_phrase(last.action, last.text, opts, v.upcard, v.top_discard))
             lines.append(t)
     if state.error:
         lines.append(Text(state.error, style="bold red"))
