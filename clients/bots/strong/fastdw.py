@@ -67,8 +67,9 @@ def dad_value(hand: int) -> int:
     """Least deadwood of ``hand`` (11 cards) after its best discard.
 
     >>> from okgin import mask_of, parse_cards
+    >>> # As-2s-3s and the three 7s meld; Kd Qd 9c 2h 5c are 36, less the Kd thrown
     >>> dad_value(mask_of(parse_cards("As 2s 3s 7h 7d 7c Kd Qd 9c 2h 5c")))
-    21
+    26
     """
     m = SUIT_MASK
     s0 = hand & m
