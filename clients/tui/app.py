@@ -74,8 +74,13 @@ class OkginApp(App[int]):
         if options is not None:
             self.set_reactive(OkginApp.options, options)
 
+    def watch_options(self, options: DisplayOptions) -> None:
+        self.set_class(options.ascii, "-ascii")  # okgin.tcss: ASCII frames
+
     def on_mount(self) -> None:
         from .screens.table import TableScreen
+
+        self.set_class(self.options.ascii, "-ascii")
 
         if self.start == "lobby":
             from .screens.lobby import LobbyScreen

@@ -247,6 +247,8 @@ def _what_now(state: TableState, selected: Card | None, opts: DisplayOptions) ->
     if v is None:
         return Text(state.notice or "Waiting for the game to start…")
     if state.game_over:
+        if state.spectator:  # a rematch is the players' to ask for
+            return Text("The game is over. Press q to quit.", style="bold")
         return Text("The game is over. Press r for a rematch, q to quit.", style="bold")
     up = v.top_discard
     if state.spectator:

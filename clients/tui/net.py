@@ -20,6 +20,7 @@ Failures, as the player sees them:
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import time
 from dataclasses import dataclass, field, replace
@@ -110,11 +111,17 @@ class NetworkBackend(Backend):
             except (SDKTimeout, TimeoutError):
                 await self.client.close(bye=False)
                 wait = min(delay, MAX_RETRY_S)
-                app.set_connection(
-                    CONNECTING, f"No referee answers at {self.endpoint}. Is it running? Retrying in {wait:.0f} s (q quits).")
                 if not self.retry:
+                    app.set_connection(CONNECTING, f"No referee answers at {self.endpoint}. Is it running?")
                     return
-                await asyncio.sleep(wait)
+                # Count the wait down on screen, a second at a time.
+                left = wait
+                while left > 0 and not self._closing:
+                    app.set_connection(
+                        CONNECTING, f"No referee answers at {self.endpoint}. Is it running? Retrying in {math.ceil(left):.0f} s (q quits).")
+                    step = min(1.0, left)
+                    await asyncio.sleep(step)
+                    left -= step
                 delay *= 2
             except RefereeError as e:
                 await self.client.close(bye=False)

@@ -48,7 +48,10 @@ def score_sheet(state: TableState) -> Table:
         t.add_column(state.name(s)[:10], justify="right")
     for r in state.results:
         outcome = OUTCOME_NAMES.get(r.outcome, r.outcome)
-        if r.knocker is not None and r.outcome in ("knock", "undercut", "tie"):
+        if r.outcome == "undercut" and r.defender is not None:
+            # Named after who undercut (the defender), its deadwood first, as for a knock.
+            outcome += f" by {state.name(r.defender)} ({r.defender_deadwood} v {r.knocker_deadwood})"
+        elif r.knocker is not None and r.outcome in ("knock", "tie"):
             outcome += f" by {state.name(r.knocker)} ({r.knocker_deadwood} v {r.defender_deadwood})"
         if r.doubled and r.points:
             outcome += " x2"

@@ -37,6 +37,15 @@ from ..widgets.topbar import TopBar
 MOVE_KINDS = ("take", "pass", "draw_stock", "draw_discard", "discard", "knock", "big_gin")
 
 
+#: What ``o`` says it did, per order (options.SORTS); "manual" is not a way of sorting.
+SORT_NOTES = {
+    "melds": "Hand sorted melds first",
+    "suit": "Hand sorted by suit",
+    "rank": "Hand sorted by rank",
+    "manual": "Your own order: Shift+←/→ moves the selected card",
+}
+
+
 def move_action(kind: str, advice: bool = False) -> str:
     """The action string of a move key or button (one place spells it)."""
     return f"move('{kind}', True)" if advice else f"move('{kind}')"
@@ -249,6 +258,8 @@ class TableScreen(Screen):
         if st.replay is not None:
             return (("step(-1)", "← Back", "default"), ("step(1)", "Forward →", "primary"))
         if st.game_over:
+            if st.spectator:  # only the players can ask for a rematch
+                return (("quit_table", "Quit (q)", "default"),)
             return (("rematch", "Rematch (r)", "primary"), ("quit_table", "Quit (q)", "default"))
         if v is None:
             return ()
@@ -324,7 +335,7 @@ class TableScreen(Screen):
     def action_sort(self) -> None:
         new = self.options.next_sort()
         self.app.options = new  # type: ignore[attr-defined]
-        self.notify(f"Hand sorted by {new.sort}" + (" (Shift+←/→ moves a card)" if new.sort == "manual" else ""), timeout=2)
+        self.notify(SORT_NOTES.get(new.sort, f"Hand sorted by {new.sort}"), timeout=2)
 
     def action_hints(self) -> None:
         o = self.options
