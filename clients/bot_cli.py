@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 from okgin import RuleError, RuleSet
+from okgin.endpoint import endpoint_arg
 
 from .bots import BUILTIN_BOTS, BotNotFound, bot_class, get_bot
 from .sdk import ConnectionLost, RefereeError, SDKError, SessionTaken, play_reserved, run_bot
@@ -41,7 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
                 "okgin bot NAME --connect tcp://GATEWAY:PORT --token TOKEN --games 0"),
     )
     p.add_argument("bot", metavar="BOT")
-    p.add_argument("--connect", default=DEFAULT_ENDPOINT, metavar="ENDPOINT", help="referee endpoint (default %(default)s)")
+    p.add_argument("--connect", default=DEFAULT_ENDPOINT, metavar="ENDPOINT", type=endpoint_arg,
+                   help="referee endpoint, HOST:PORT or tcp://HOST:PORT (default %(default)s)")
     p.add_argument("--table", help="sit at this named table (created if new); default: the quick-match queue")
     p.add_argument("--seat", type=int, help="with --table: the seat wanted")
     p.add_argument("--name", help="display name (default: the bot's name)")

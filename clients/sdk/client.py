@@ -31,6 +31,7 @@ from typing import Any
 import zmq
 
 from okgin import Action
+from okgin.endpoint import is_ipv6
 from okgin.protocol import decode, encode
 
 from . import requests as rq
@@ -299,6 +300,8 @@ class Client:
     def _open(self) -> None:
         sock = self._ctx.socket(zmq.DEALER)
         sock.setsockopt(zmq.LINGER, 0)
+        if is_ipv6(self.endpoint):
+            sock.setsockopt(zmq.IPV6, 1)  # ZeroMQ refuses a [v6] address without it
         if self.curve is not None:
             self.curve.apply(sock)
         sock.setsockopt(zmq.RCVHWM, 10000)

@@ -12,6 +12,7 @@ import getpass
 import sys
 
 from okgin import RuleError
+from okgin.endpoint import endpoint_arg
 
 from .options import options_from_env
 
@@ -45,7 +46,8 @@ def default_name() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="okgin tui", description="Play Oklahoma Gin or Gin in the Box at a referee over the network.")
-    p.add_argument("--connect", metavar="ENDPOINT", help=f"the referee, e.g. {DEFAULT_ENDPOINT} (omit to open the lobby)")
+    p.add_argument("--connect", metavar="ENDPOINT", type=endpoint_arg,
+                   help=f"the referee, e.g. {DEFAULT_ENDPOINT} or 127.0.0.1:7117 (omit to open the lobby)")
     p.add_argument("--name", default=None, help="your display name (default: your login name)")
     p.add_argument("--table", help="join (or create) this named table instead of the quick-match queue")
     p.add_argument("--seat", type=int, help="the seat wanted at --table")

@@ -7,13 +7,16 @@ import argparse
 import os
 import sys
 
+from okgin.endpoint import endpoint_arg
+
 from .cli import DEFAULT_ENDPOINT, add_display_flags, default_name, theme_error
 from .options import options_from_env
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="okgin watch", description="Watch a table being played (without --table: pick one in the lobby).")
-    p.add_argument("--connect", metavar="ENDPOINT", default=DEFAULT_ENDPOINT, help="the referee (default %(default)s)")
+    p.add_argument("--connect", metavar="ENDPOINT", default=DEFAULT_ENDPOINT, type=endpoint_arg,
+                   help="the referee, HOST:PORT or tcp://HOST:PORT (default %(default)s)")
     p.add_argument("--table", help="the table to watch")
     p.add_argument("--full", action="store_true", help="the broadcast feed with every card shown, each hand after its end (if the table offers it)")
     p.add_argument("--broadcast-token", default=os.environ.get("OKGIN_BROADCAST_TOKEN"),

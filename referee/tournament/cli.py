@@ -17,6 +17,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from okgin.endpoint import endpoint_arg
+
 from .config import ConfigError, load_config
 from .store import ResultsStore, StoreError
 
@@ -45,7 +47,7 @@ def _run_parser() -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=int, metavar="K", help="games played at once (default: from the file, else 2)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--referees", type=int, metavar="N", help="start N local referee processes (one per core is a good N)")
-    g.add_argument("--referee-endpoints", nargs="+", metavar="EP", help="use these running referees instead")
+    g.add_argument("--referee-endpoints", nargs="+", metavar="EP", type=endpoint_arg, help="use these running referees instead (HOST:PORT or tcp://HOST:PORT)")
     p.add_argument("--db", metavar="PATH", help="the results file (default: from the file, else NAME.sqlite beside it)")
     p.add_argument("--output", metavar="DIR", help="where the CSV, JSON and PNG go (default: beside the results file)")
     p.add_argument("--admin-key", metavar="KEY", help="admin key of remote referees (default: $OKGIN_ADMIN_KEY)")

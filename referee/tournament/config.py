@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from okgin import RuleError, RuleSet
+from okgin.endpoint import EndpointError, parse_endpoint
 from okgin.protocol.settings import ILLEGAL_POLICIES, TIMEOUT_POLICIES, Clock, Policies
 from okgin.schedule import commitment, parse_secret, secret_from_seed
 
@@ -404,7 +405,7 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
         raise ConfigError(f"tournament.name {name!r}: use 1-40 letters, digits and _ . + - (it names the output files)")
     fmt = t.choice("format", "round_robin", FORMATS)
 
-    # Rules: any RuleSet option by its RULES.md name; the format decides the variant.
+    # Rules: any RuleSet option by its docs/rules.md name (§8); the format decides the variant.
     rules_data = top.get("rules", {})
     if not isinstance(rules_data, dict):
         raise ConfigError("[rules] must be a table of rule options (see `okgin rules`)")
@@ -523,9 +524,10 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
     concurrency = t.integer("concurrency", 2, 1, 256)
     referees = t.integer("referees", 1, 1, 64)
     endpoints = t.string_list("referee_endpoints") or ()
-    for ep in endpoints:
-        if not re.match(r"^(tcp|ipc)://\S+$", ep):
-            raise ConfigError(f"tournament.referee_endpoints: {ep!r} is not a ZeroMQ endpoint like tcp://127.0.0.1:7117")
+    try:
+        endpoints = tuple(parse_endpoint(ep) for ep in endpoints)  # HOST:PORT welcome (okgin.endpoint)
+    except EndpointError as e:
+        raise ConfigError(f"tournament.referee_endpoints: {e}") from None
     if endpoints and t.has("referees"):
         raise ConfigError("give tournament.referees (start local referees) or tournament.referee_endpoints (use running ones), not both")
     gateway = t.string("gateway", "") or ""

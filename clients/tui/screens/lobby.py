@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 from clients.sdk import RefereeError, SDKError
 from clients.sdk import Timeout as SDKTimeout
 from okgin import RuleError, RuleSet
+from okgin.endpoint import EndpointError, parse_endpoint
 
 from ..net import Seating, list_tables
 
@@ -94,7 +95,12 @@ class LobbyScreen(Screen):
         return self.query_one(f"#{ident}", Input).value.strip()
 
     def action_refresh(self) -> None:
-        self._fetch_tables(self._value("endpoint") or self.endpoint)
+        try:
+            endpoint = parse_endpoint(self._value("endpoint") or self.endpoint)
+        except EndpointError as e:
+            self._status(f"The referee's address: {e}")
+            return
+        self._fetch_tables(endpoint)
 
     @work(exclusive=True, group="lobby", exit_on_error=False)
     async def _fetch_tables(self, endpoint: str) -> None:
@@ -131,8 +137,10 @@ class LobbyScreen(Screen):
         name = self._value("name") or "player"
         variant = str(self.query_one("#variant", Select).value)
         table = self._value("tablename") or None
-        if not endpoint.startswith(("tcp://", "ipc://")):
-            self._status("The referee's address looks like tcp://HOST:PORT.")
+        try:
+            endpoint = parse_endpoint(endpoint)  # HOST:PORT welcome, like the command line's
+        except EndpointError as e:
+            self._status(f"The referee's address: {e}")
             return
         try:
             rules = parse_rules(self._value("rules"), variant)
