@@ -1,6 +1,6 @@
 """okgin: Oklahoma Gin and Gin in the Box. The pure engine: no sockets, no threads.
 
-The public API, by RULES.md section:
+The public API, by docs/rules.md section:
 
 - §1 cards: :func:`parse_card`, :func:`card_str`, :func:`value` (a card is an int 0-51)
 - §2 melds: :func:`deadwood`, :func:`best_melds`, :func:`is_meld`

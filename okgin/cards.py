@@ -1,4 +1,4 @@
-"""Cards (RULES.md §1): 52 cards, ace always low, values A=1, 2-10 face, J/Q/K=10.
+"""Cards (docs/rules.md §1): 52 cards, ace always low, values A=1, 2-10 face, J/Q/K=10.
 
 A card is a plain ``int`` from 0 to 51: ``suit * 13 + rank`` with ranks ``A23456789TJQK``
 (0-12) and suits ``cdhs`` (0-3). Plain ints keep the engine fast (a hand is a 52-bit
@@ -46,12 +46,12 @@ def suit_of(card: Card) -> int:
 
 
 def rank_value(rank: int) -> int:
-    """Points of a rank index (RULES.md §1 "Card value")."""
+    """Points of a rank index (docs/rules.md §1 "Card value")."""
     return rank + 1 if rank < 10 else 10
 
 
 def value(card: Card) -> int:
-    """Points of a card: A = 1, 2-10 face value, J/Q/K = 10 (RULES.md §1)."""
+    """Points of a card: A = 1, 2-10 face value, J/Q/K = 10 (docs/rules.md §1)."""
     r = card % 13
     return r + 1 if r < 10 else 10
 

@@ -1,8 +1,8 @@
-"""A whole game to ``target_score`` (RULES.md §3.1, §3.7, §4): the state object.
+"""A whole game to ``target_score`` (docs/rules.md §3.1, §3.7, §4): the state object.
 
 Modelled on python-chess and OpenSpiel: ``legal_actions()``, ``apply(action)``,
 ``view(seat)``, ``is_over``, results. The seed fixes every deal, the first dealer and
-the Box roles, so seed + actions = the whole game (RULES.md §6); :mod:`okgin.record`
+the Box roles, so seed + actions = the whole game (docs/rules.md §6); :mod:`okgin.record`
 turns that into a replayable record.
 
 >>> from okgin import Game, RuleSet
@@ -123,7 +123,7 @@ class Game:
     apply_action = apply  # OpenSpiel's name
 
     def advise(self, seat: int, action: Action | None, text: str = "") -> None:
-        """The sitter's advice to its captain (RULES.md §4 [resolved]).
+        """The sitter's advice to its captain (docs/rules.md §4 [resolved]).
 
         Recorded, shown to the captain and sitter only, and never moves the game. A
         suggested action must be legal for the captain at that moment.
@@ -228,7 +228,7 @@ class Game:
 
     # ------------------------------------------------------------------- views
     def view(self, seat: int | None):
-        """What ``seat`` may see (RULES.md §5); ``None`` is a spectator."""
+        """What ``seat`` may see (docs/rules.md §5); ``None`` is a spectator."""
         return make_view(self, seat)
 
     def full_view(self):

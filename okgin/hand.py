@@ -1,4 +1,4 @@
-"""One hand, from the deal to a knock or a drawn hand (RULES.md §3.1-3.6).
+"""One hand, from the deal to a knock or a drawn hand (docs/rules.md §3.1-3.6).
 
 Phases: ``offer`` (the upcard offer, §3.2), ``draw`` and ``discard`` (a turn, §3.3;
 knocking happens in ``discard``, §3.4), ``over``. The hand is played by two seats, the
@@ -176,7 +176,7 @@ class Hand:
             return f"the upcard is on offer: {phase_moves[OFFER]}"
         if self.phase == DRAW:
             if a.kind == "draw_discard" and self.stock_only:
-                return "both players passed the upcard: the first draw must come from the stock (RULES.md 3.2)"
+                return "both players passed the upcard: the first draw must come from the stock (docs/rules.md §3.2)"
             if a.kind not in ("draw_stock", "draw_discard"):
                 return f"it is time to draw: {phase_moves[DRAW]}"
         if self.phase == DISCARD:
@@ -186,7 +186,7 @@ class Hand:
             if a.card is not None and not hand >> a.card & 1:
                 return f"{card_str(a.card)} is not in your hand"
             if a.card is not None and a.card == self.taken:
-                return f"{card_str(a.card)} was taken from the discard pile this turn and may not be thrown back (RULES.md 3.3)"
+                return f"{card_str(a.card)} was taken from the discard pile this turn and may not be thrown back (docs/rules.md §3.3)"
             if a.kind == "knock":
                 assert a.card is not None
                 dw = deadwood_mask(hand & ~(1 << a.card))
@@ -263,7 +263,7 @@ class Hand:
 
     def _finish_drawn(self) -> None:
         """§3.6: two cards left in the stock after a discard and nobody knocked; or
-        (``max_pile_draws``, not in RULES.md) the discard after the hand's last allowed
+        (``max_pile_draws``, docs/rules.md §3.6.2) the discard after the hand's last allowed
         draw from the discard pile. The same outcome, ``drawn``, with the same
         consequences: judged after a discard, so the player who made the last draw may
         still knock instead, exactly as at the Wall."""

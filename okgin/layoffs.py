@@ -1,10 +1,10 @@
-"""Laying off (RULES.md §3.4) and the knocker's default arrangement.
+"""Laying off (docs/rules.md §3.4) and the knocker's default arrangement.
 
 The defender may add its unmelded cards to the knocker's melds: the fourth card of a set
 of three, or cards of the run's suit at either end of a run, in a chain (a card laid off
 may let the next one go on: with a knocker's 5-6-7 of hearts, 4h then 3h). The referee
 chooses for the defender the layoffs *and* its own melds that leave it the least
-deadwood (RULES.md §3.4 [resolved]): cards that could be laid off may be worth more
+deadwood (docs/rules.md §3.4 [resolved]): cards that could be laid off may be worth more
 inside the defender's own melds, so every choice of chain prefixes is tried with the
 defender's best arrangement of what remains. There are few such choices: a chain is
 only as long as the defender's consecutive cards beyond a run's end.
@@ -110,7 +110,7 @@ def best_defence(defender: int, knocker_melds: tuple[Meld, ...], layoffs_allowed
 def knocker_default_arrangement(knocker: int, defender: int) -> tuple[Arrangement, Defence]:
     """The arrangement the referee lays out for a knocker that declared none.
 
-    RULES.md §3.4 [resolved]: least deadwood, and among those the one that leaves the
+    docs/rules.md §3.4 [resolved]: least deadwood, and among those the one that leaves the
     defender the fewest layoff points, i.e. the highest deadwood after its best
     defence. Returns the arrangement and that defence.
     """

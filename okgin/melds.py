@@ -1,4 +1,4 @@
-"""Melds and deadwood (RULES.md §2): sets, runs, minimum deadwood, best arrangement.
+"""Melds and deadwood (docs/rules.md §2): sets, runs, minimum deadwood, best arrangement.
 
 Why this is fast in pure Python: a hand is a 52-bit mask, four 13-bit suit masks. Once
 the *sets* of an arrangement are fixed, the best use of the remaining cards in runs is
@@ -187,7 +187,7 @@ def hand_value_mask(hand: int) -> int:
 
 
 def deadwood(cards: Iterable[Card | str]) -> int:
-    """Minimum deadwood count of a hand of 0 to 11 cards (RULES.md §2 "Deadwood").
+    """Minimum deadwood count of a hand of 0 to 11 cards (docs/rules.md §2 "Deadwood").
 
     Cards may be indices or strings. Duplicates are an error: they cannot happen with
     one deck, so they signal a caller's bug.
@@ -312,7 +312,7 @@ def min_arrangements_mask(hand: int) -> list[Arrangement]:
 
 
 def best_melds(cards: Iterable[Card | str]) -> Arrangement:
-    """An arrangement of least deadwood (RULES.md §2); deterministic among equals.
+    """An arrangement of least deadwood (docs/rules.md §2); deterministic among equals.
 
     >>> a = best_melds("4h 5h 6h 7h 7s 7c Kd".split())
     >>> a.deadwood, [[card_str(c) for c in m] for m in a.melds], a.deadwood_cards
@@ -322,12 +322,12 @@ def best_melds(cards: Iterable[Card | str]) -> Arrangement:
 
 
 def is_set(meld: Sequence[Card]) -> bool:
-    """3 or 4 cards of one rank (RULES.md §2 "Set")."""
+    """3 or 4 cards of one rank (docs/rules.md §2 "Set")."""
     return 3 <= len(meld) <= 4 and len({rank_of(c) for c in meld}) == 1 and len(set(meld)) == len(meld)
 
 
 def is_run(meld: Sequence[Card]) -> bool:
-    """3+ consecutive cards of one suit, ace low only (RULES.md §2 "Run")."""
+    """3+ consecutive cards of one suit, ace low only (docs/rules.md §2 "Run")."""
     if len(meld) < 3 or len({suit_of(c) for c in meld}) != 1:
         return False
     ranks = sorted(rank_of(c) for c in meld)
@@ -343,7 +343,7 @@ def validate_arrangement(hand: int, melds: Sequence[Sequence[Card]]) -> Arrangem
     """Check a declared arrangement of the cards in ``hand``; raise ``ValueError`` saying why.
 
     Each meld must be a valid set or run of cards from the hand, and no card may be in
-    two melds (RULES.md §2 "A card may belong to at most one meld").
+    two melds (docs/rules.md §2 "A card may belong to at most one meld").
     """
     used = 0
     out: list[Meld] = []

@@ -1,11 +1,11 @@
 """Games that start from a chosen position. **For tests and analysis, not for play.**
 
-A real game is dealt from its seed (RULES.md §6), so the only way to reach a particular
+A real game is dealt from its seed (docs/rules.md §6), so the only way to reach a particular
 hand — a tie at the knock, a chain of three layoffs, a spade upcard — would be to search
 for a seed that deals it. :func:`game_from_position` instead starts a game from explicit
 hands, upcard and stock, and then runs the ordinary engine: the same legality checks,
 scoring, dealer rule and role rotation, and the next hands are dealt from the seed as
-usual. Tests use it to construct every scoring case of RULES.md §3.5; analysis tools can
+usual. Tests use it to construct every scoring case of docs/rules.md §3.5; analysis tools can
 use it to study a position.
 
 A constructed start is not a deal that the seed produces, so the game's record carries

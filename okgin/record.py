@@ -1,4 +1,4 @@
-"""Game records: rules + seed + every action = the whole game (RULES.md §6).
+"""Game records: rules + seed + every action = the whole game (docs/rules.md §6).
 
 A record is a JSON-ready map. ``canonical_json`` serialises it byte-for-byte the same
 way every time (sorted keys, no spaces), so two plays of the same seed and actions give

@@ -1,4 +1,4 @@
-"""Deterministic randomness from a game's seed (RULES.md §6 "Reproducibility").
+"""Deterministic randomness from a game's seed (docs/rules.md §6 "Reproducibility").
 
 Why not ``random.Random``: its algorithms are a CPython detail and other languages
 cannot reproduce them. Here every random draw is a SHA-256 counter stream over a

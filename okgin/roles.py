@@ -1,4 +1,4 @@
-"""Gin in the Box roles (RULES.md §4 "Roles", "Rotation after a hand").
+"""Gin in the Box roles (docs/rules.md §4 "Roles", "Rotation after a hand").
 
 Each player draws a card; king high, ace low. Highest is **in the box**, middle is the
 **captain**, lowest **sits out**. Ties are redrawn among the tied players only

@@ -1,12 +1,12 @@
-"""``RuleSet``: the variant and every option of RULES.md, validated.
+"""``RuleSet``: the variant and every rule option of docs/rules.md (§8), validated.
 
-Option names are exactly the ones RULES.md gives, so a rule found in RULES.md can be
+Option names are exactly the ones docs/rules.md gives, so a rule found there can be
 found here by its name. Defaults are the source documents' rules. ``knock_limit`` left
 unset means "the variant's default": the upcard for Oklahoma Gin (§3.1), 10 for Gin in
 the Box (§4).
 
-One option is not in RULES.md: ``max_pile_draws`` ends a hand that would otherwise never
-end (docs/rules-notes.md, "A hand that never ends"). RULES.md has no end for a hand in
+One option is not in the traditional rules: ``max_pile_draws`` ends a hand that would otherwise never
+end (docs/rules.md §3.6.2). The traditional rules have no end for a hand in
 which both players keep drawing from the discard pile, since that never shrinks the stock.
 """
 
@@ -21,11 +21,11 @@ Variant = Literal["oklahoma", "box"]
 VARIANTS: tuple[str, ...] = ("oklahoma", "box")
 SEATS = {"oklahoma": 2, "box": 3}
 
-# Classic bonuses (RULES.md §3.7): fixed by the rules, named here so the scorer says why.
+# Classic bonuses (docs/rules.md §3.7): fixed by the rules, named here so the scorer says why.
 GAME_BONUS = 100
 BOX_BONUS = 25
 
-# Not in RULES.md (docs/rules-notes.md, "A hand that never ends"): after this many draws
+# Not in the traditional rules (docs/rules.md §3.6.2): after this many draws
 # from the discard pile in one hand, the next discard ends the hand as a drawn hand.
 # OpenSpiel's gin_rummy caps upcard draws at 50 (kMaxNumDrawUpcardActions), but uniformly
 # random play reaches 50 in about 1 hand in 120; sensible bots stay near 12. At 100 no
@@ -37,7 +37,7 @@ MAX_PILE_DRAWS_RANGE = (1, 1000)
 
 @dataclass(frozen=True)
 class RuleSet:
-    """Every rule option of RULES.md. Immutable; use :meth:`with_options` to vary.
+    """Every rule option of docs/rules.md §8. Immutable; use :meth:`with_options` to vary.
 
     >>> RuleSet().knock_limit_for_upcard(22)   # Td upcard
     10
@@ -97,7 +97,7 @@ class RuleSet:
         return self.knock_limit
 
     def knock_limit_for_upcard(self, upcard: int) -> int:
-        """The hand's knock limit given its upcard (RULES.md §3.1 "Knock limit", §4).
+        """The hand's knock limit given its upcard (docs/rules.md §3.1 "Knock limit", §4).
 
         0 means only gin may end the hand (``ace_upcard_gin_only`` with an ace upcard,
         or a fixed limit of 0).
@@ -205,7 +205,7 @@ class Preset:
     def apply(self, variant: str = "oklahoma") -> RuleSet:
         opts = dict(self.options)
         if variant == "box":
-            opts.pop("knock_limit", None)  # RULES.md §4: the box game always knocks at 10
+            opts.pop("knock_limit", None)  # docs/rules.md §4: the box game always knocks at 10
         return RuleSet(variant=variant).with_options(**opts)
 
 
@@ -214,7 +214,7 @@ class Preset:
 PRESETS: dict[str, Preset] = {
     p.name: p
     for p in (
-        Preset("standard", "RULES.md as written: Oklahoma knock limit from the upcard, no house rules", {}),
+        Preset("standard", "docs/rules.md as written: Oklahoma knock limit from the upcard, no house rules", {}),
         Preset(
             "classic-oklahoma",
             "the traditional Oklahoma house rules: an ace upcard means gin only, a spade upcard doubles, classic bonuses",

@@ -1,4 +1,4 @@
-"""``okgin rules``: the rule options, their defaults and where RULES.md defines them."""
+"""``okgin rules``: the rule options, their defaults and where docs/rules.md defines them."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ WHERE = {
     "tie_is_undercut": "§3.5 a deadwood tie is an undercut (off: it scores nothing)",
     "target_score": "§3.7 the score that wins the game",
     "classic_bonuses": "§3.7 game, box and shutout bonuses, reported beside plain scores",
-    "max_pile_draws": "not in RULES.md: 1-1000; after this many draws from the discard pile the next discard draws the hand",
+    "max_pile_draws": "§3.6.2 1-1000; after this many draws from the discard pile the next discard draws the hand",
 }
 
 

@@ -1,4 +1,4 @@
-"""Scoring a hand (RULES.md §3.5, §3.6) and the record of how a hand ended.
+"""Scoring a hand (docs/rules.md §3.5, §3.6) and the record of how a hand ended.
 
 K = knocker's deadwood, D = defender's deadwood after layoffs.
 
@@ -28,7 +28,7 @@ OUTCOMES = ("knock", "gin", "big_gin", "undercut", "tie", "drawn")
 class HandResult:
     """How one hand ended: who scored what, and both hands laid out (unless drawn).
 
-    Everything here is public once the hand is over (RULES.md §5: at a knock both hands
+    Everything here is public once the hand is over (docs/rules.md §5: at a knock both hands
     are laid out face up and the face-down discard is revealed; a drawn hand reveals
     nothing).
     """
@@ -114,7 +114,7 @@ class HandResult:
 
 
 def score_knock(rules: RuleSet, knocker_deadwood: int, defender_deadwood: int, gin: bool, big_gin: bool, doubled: bool) -> tuple[str, bool, int]:
-    """Outcome, whether the knocker won, and points (RULES.md §3.5).
+    """Outcome, whether the knocker won, and points (docs/rules.md §3.5).
 
     >>> score_knock(RuleSet(), 5, 5, False, False, False)   # tie = undercut by default
     ('undercut', False, 10)

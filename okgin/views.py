@@ -1,4 +1,4 @@
-"""Views: exactly what one seat or a spectator may see (RULES.md §5 "Information").
+"""Views: exactly what one seat or a spectator may see (docs/rules.md §5 "Information").
 
 A seat sees its own hand; the sitter of Gin in the Box sees its captain's hand (§4).
 Everyone sees the public table: the upcard and knock limit, the discard pile, every card

@@ -1019,7 +1019,7 @@ class Table:
         if p is None or p.seat != game.roles[1] or msg["seq"] != p.seq:
             now = "no prompt is pending" if p is None else f"the pending prompt is seq {p.seq} for seat {p.seat}"
             raise ProtocolError("stale_seq", f"advice for seq {msg['seq']} is stale: {now}")
-        # Every advice of a hand is in the captain's view (RULES.md 4), so each one makes
+        # Every advice of a hand is in the captain's view (docs/rules.md §4), so each one makes
         # every later message to the captain bigger: capped per prompt and per hand.
         cfg = self.hub.config
         if p.advised >= cfg.max_advice_per_prompt:

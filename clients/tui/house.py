@@ -76,7 +76,7 @@ class Pacing:
 
 class HouseBot:
     """A built-in bot at the house table: the bot itself, plus a captain's ear for its
-    human sitter. The captain follows a legal move its human partner suggests (RULES.md
+    human sitter. The captain follows a legal move its human partner suggests (docs/rules.md
     §4: the captain decides, and this one decides to trust its partner) so that
     advising is worth the human's while; otherwise the bot plays its own game."""
 

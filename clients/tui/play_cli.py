@@ -67,7 +67,7 @@ def main(argv: list[str]) -> int:
         for flag in args.house_rules or ():
             opts = dict(HOUSE_RULES[flag][0])
             if rules.variant == "box":
-                opts.pop("knock_limit", None)  # RULES.md §4: the box game knocks at 10 anyway
+                opts.pop("knock_limit", None)  # docs/rules.md §4: the box game knocks at 10 anyway
             rules = rules.with_options(**opts)
         rules = rules.with_assignments(args.rule)
     except RuleError as e:

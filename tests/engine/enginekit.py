@@ -83,7 +83,7 @@ def assert_illegal(game: Game, action: Action, *fragments: str, seat: int | None
 
 
 def all_52(game: Game) -> bool:
-    """RULES.md §1: every card is in exactly one place (hands, stock, discard pile, or the
+    """docs/rules.md §1: every card is in exactly one place (hands, stock, discard pile, or the
     knocker's face-down discard of a finished hand)."""
     h = game.hand
     places: list[int] = []
@@ -155,7 +155,7 @@ def knock_position(
 
 
 def plain_is_meld(cs) -> bool:
-    """RULES.md §2 written out again, independently of okgin.melds: 3-4 of a rank, or 3+
+    """docs/rules.md §2 written out again, independently of okgin.melds: 3-4 of a rank, or 3+
     consecutive ranks (ace low) of one suit."""
     ranks = sorted(c % 13 for c in cs)
     suits = {c // 13 for c in cs}
@@ -249,11 +249,11 @@ VIEW_KEYS = {
     "seat", "variant", "num_seats", "hand_number", "phase", "to_act", "dealer", "nondealer", "roles", "hand",
     "hand_of", "upcard", "knock_limit", "doubled", "discard_pile", "stock_size", "hand_sizes", "known_cards",
     "taken_card", "events", "scores", "hands_won", "target_score", "last_result", "winner", "advice", "role_draws",
-}  # a new card-bearing field must be added here, i.e. reviewed against RULES.md §5
+}  # a new card-bearing field must be added here, i.e. reviewed against docs/rules.md §5
 
 
 def check_views(game: Game) -> None:
-    """RULES.md §5 for every seat and a spectator: the current hand's card-bearing fields
+    """docs/rules.md §5 for every seat and a spectator: the current hand's card-bearing fields
     hold only the viewer's own (or, for the sitter, the captain's) cards, public cards
     (upcard, discards, cards taken from the pile) and the viewer's own stock draws; the
     stock and the other hand are never shown; results and role draws are public."""
@@ -295,12 +295,12 @@ def check_hand_result(game: Game, hand: Hand, r: HandResult, scores_before: list
     """A finished hand's result is valid: layouts are the players' real cards in valid melds,
     the knock was within the limit, the defender got its least deadwood (brute force), the
     knocker's default layout left the defender the most deadwood among least arrangements,
-    and the points follow RULES.md §3.5."""
+    and the points follow docs/rules.md §3.5."""
     rules = game.rules
     assert r.outcome in ("knock", "gin", "big_gin", "undercut", "tie", "drawn")
     assert r.knock_limit == hand.knock_limit and r.upcard == hand.upcard and r.dealer == hand.dealer
     if r.outcome == "drawn":
-        # §3.6 (the Wall), or the rule max_pile_draws (docs/rules-notes.md): both are
+        # §3.6 (the Wall), or the rule max_pile_draws (docs/rules.md §3.6.2): both are
         # judged after a discard.
         assert len(hand.stock) == 2 or hand.pile_draws == rules.max_pile_draws
         assert hand.events[-1][1] == "discard"

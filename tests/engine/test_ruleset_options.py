@@ -1,6 +1,6 @@
-"""Every RULES.md option is a ``RuleSet`` field of the same name with the RULES.md default,
-validated with clear errors (RULES.md §3.1, §3.3, §3.4, §3.5, §3.7, §4). One option is
-not in RULES.md: ``max_pile_draws`` (docs/rules-notes.md, "A hand that never ends")."""
+"""Every docs/rules.md option (§8) is a ``RuleSet`` field of the same name with its default,
+validated with clear errors (docs/rules.md §3.1, §3.3, §3.4, §3.5, §3.7, §4). One option is
+not in the traditional rules: ``max_pile_draws`` (docs/rules.md §3.6.2)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def test_rules_options_have_the_rules_md_names_and_defaults():
     r = RuleSet()
     names = {f.name for f in fields(RuleSet)}
     assert names == {*RULES_MD_DEFAULTS, "knock_limit", "max_pile_draws"}
-    assert r.max_pile_draws == DEFAULT_MAX_PILE_DRAWS == 100  # not in RULES.md (rules-notes.md)
+    assert r.max_pile_draws == DEFAULT_MAX_PILE_DRAWS == 100  # docs/rules.md §3.6.2
     for name, default in RULES_MD_DEFAULTS.items():
         assert getattr(r, name) == default, name
     assert r.effective_knock_limit == "upcard"  # §3.1
@@ -166,7 +166,7 @@ def test_rules_cli_lists_every_option(capsys):
 def test_rules_cli_shows_the_pile_draw_limit_and_refuses_a_bad_value(capsys):
     assert rules_main([]) == 0
     line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("max_pile_draws"))
-    assert " 100 " in line and "not in RULES.md" in line and "1-1000" in line
+    assert " 100 " in line and "§3.6.2" in line and "1-1000" in line
     with pytest.raises(SystemExit) as e:  # a usage error with the reason, not a traceback
         rules_main(["--rule", "max_pile_draws=0"])
     assert e.value.code == 2 and "max_pile_draws must be between 1 and 1000" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""RULES.md §1 Cards: one 52-card deck, ace always low, values A=1, 2-10 face, J/Q/K=10."""
+"""docs/rules.md §1 Cards: one 52-card deck, ace always low, values A=1, 2-10 face, J/Q/K=10."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md §2 Melds, deadwood: sets, runs (ace low), one meld per card, least deadwood."""
+"""docs/rules.md §2 Melds, deadwood: sets, runs (ace low), one meld per card, least deadwood."""
 
 from __future__ import annotations
 

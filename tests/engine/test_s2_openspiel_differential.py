@@ -1,4 +1,4 @@
-"""RULES.md §2 deadwood, checked against an independent implementation: OpenSpiel's
+"""docs/rules.md §2 deadwood, checked against an independent implementation: OpenSpiel's
 ``pyspiel.gin_rummy.GinRummyUtils(13, 4, 10).min_deadwood`` (C++).
 
 Conventions found by experiment and in OpenSpiel's ``gin_rummy_utils.cc``:

@@ -1,4 +1,4 @@
-"""RULES.md §3.1 Deal: first dealer from the seed, winner deals next, 10 cards each, the
+"""docs/rules.md §3.1 Deal: first dealer from the seed, winner deals next, 10 cards each, the
 upcard, 31 in the stock; the knock limit from the upcard; ace_upcard_gin_only,
 spade_upcard_doubles and a fixed knock_limit."""
 
@@ -25,7 +25,7 @@ def test_s3_1_deal_ten_each_upcard_then_stock_of_31():
 
 
 def test_s3_1_deal_order_is_fixed_by_the_seeded_shuffle():
-    # docs/rules-notes.md: non-dealer gets deck[0:10], dealer deck[10:20], upcard
+    # docs/rules.md §6.3: non-dealer gets deck[0:10], dealer deck[10:20], upcard
     # deck[20], the stock's top is deck[21] (the deck is SeedStream(seed, "deal/N")).
     g = Game(RuleSet(), "abc")
     deck = SeedStream("abc", "deal/0").shuffle(list(range(52)))

@@ -1,4 +1,4 @@
-"""RULES.md §3.2 The first turn: the upcard offer, in every branch."""
+"""docs/rules.md §3.2 The first turn: the upcard offer, in every branch."""
 
 from __future__ import annotations
 

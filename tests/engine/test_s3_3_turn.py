@@ -1,4 +1,4 @@
-"""RULES.md §3.3 A normal turn: draw (stock or discard pile), then discard or knock; a
+"""docs/rules.md §3.3 A normal turn: draw (stock or discard pile), then discard or knock; a
 card taken from the discard pile may not be thrown back the same turn
 (allow_discard_of_taken_card); a player is never obliged to knock."""
 
@@ -75,7 +75,7 @@ def test_s3_3_taken_card_may_not_be_thrown_back_by_default():
 
 
 def test_s3_3_taken_card_rule_covers_the_knocks_face_down_discard():
-    # docs/rules-notes.md: the knock's face-down discard is a discard, so not the taken card.
+    # docs/rules.md §3.3: the knock's face-down discard is a discard, so not the taken card.
     # Seat 0 holds gin in 10 cards and takes Kh from the pile: it may not knock throwing Kh.
     g = game_from_position(hands={1: OTHER, 0: GIN}, upcard="Tc", stock=["Kh"], dealer=0)
     play(g, "pass", "pass", "stock", "discard Kh", "pile")

@@ -1,4 +1,4 @@
-"""RULES.md §3.4 Knocking: after drawing, one card face down, the rest laid out within
+"""docs/rules.md §3.4 Knocking: after drawing, one card face down, the rest laid out within
 the knock limit; the knocker may declare its melds, else the referee's arrangement (least
 deadwood, then fewest layoff points for the defender); the defender lays off (not against
 gin), chains included, and gets its least deadwood; big gin."""

@@ -1,4 +1,4 @@
-"""RULES.md §3.5 Scoring a hand: gin, knock, undercut (ties included, tie_is_undercut),
+"""docs/rules.md §3.5 Scoring a hand: gin, knock, undercut (ties included, tie_is_undercut),
 the bonuses as options, spade doubling, one scorer per hand."""
 
 from __future__ import annotations
@@ -131,7 +131,7 @@ def test_s3_5_score_knock_table(k, d, gin, expect):
 @given(rules_strategy(), st.integers(0, 10**9))
 def test_s3_5_property_uniformly_random_play_always_ends_hands_with_valid_results(rules, seed):
     """Uniformly random legal play (both variants, random options): every hand ends (a
-    knock or a drawn hand), and each result checks against brute force (RULES.md §3.4-3.6)."""
+    knock or a drawn hand), and each result checks against brute force (docs/rules.md §3.4-3.6)."""
     g = Game(rules, seed)
     finished = play_checked(g, random.Random(seed), 500, knock_bias=0.0)
     assert finished >= 1 or g.is_over

@@ -1,4 +1,4 @@
-"""RULES.md §3.6 Drawn hand: a discard that leaves 2 cards in the stock ends the hand with
+"""docs/rules.md §3.6 Drawn hand: a discard that leaves 2 cards in the stock ends the hand with
 no score; the same dealer deals again; the stock is never drawn below 2."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The rule ``max_pile_draws`` (not in RULES.md; docs/rules-notes.md, "A hand that never
-ends"): RULES.md §3.6 ends a hand only when the stock runs down, and drawing from the
+"""The rule ``max_pile_draws`` (docs/rules.md §3.6.2,
+"The pile-draw limit"): the wall (§3.6.1) ends a hand only when the stock runs down, and drawing from the
 discard pile never shrinks it, so two legal players could pass cards through the pile
 for ever. After ``max_pile_draws`` draws from the discard pile in one hand, the next
 discard ends the hand as a drawn hand (§3.6's consequences: no score, same dealer, box

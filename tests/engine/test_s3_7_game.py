@@ -1,6 +1,6 @@
-"""RULES.md §3.7 Winning the game: hands until a cumulative score reaches target_score;
+"""docs/rules.md §3.7 Winning the game: hands until a cumulative score reaches target_score;
 classic_bonuses (game bonus, box bonus per hand won, shutout doubling) reported beside the
-plain scores. Also the engine's forfeit and abandon endings (docs/rules-notes.md)."""
+plain scores. Also the engine's forfeit and abandon endings (docs/rules.md §7)."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def test_s3_7_classic_bonuses_game_and_box_bonus():
 
 
 def test_s3_7_classic_bonuses_shutout_doubles_all_the_winners_points():
-    # docs/rules-notes.md: "all of the winner's points" = plain score and both bonuses.
+    # docs/rules.md §3.7: "all of the winner's points" = plain score and both bonuses.
     g, _ = finish(rules=RuleSet(classic_bonuses=True), scores=[0, 30], hands_won=[0, 2])
     f = g.final_scores()
     assert f["shutout"] is True

@@ -1,4 +1,4 @@
-"""RULES.md §4 Gin in the Box: roles drawn by cards (ties redrawn), the box deals every
+"""docs/rules.md §4 Gin in the Box: roles drawn by cards (ties redrawn), the box deals every
 hand against the captain, the sitter advises, knock limit 10, individual scores, rotation
 after each hand (box won / box lost / drawn), game to target_score."""
 

@@ -1,4 +1,4 @@
-"""RULES.md §5 Information: own hand, the public table, stock draws seen by the drawer
+"""docs/rules.md §5 Information: own hand, the public table, stock draws seen by the drawer
 (and its sitting partner) only, nothing of the other hand or the stock until a knock lays
 both hands out; a drawn hand reveals nothing; spectators see only public information
 unless the table is opened with full visibility."""

@@ -1,4 +1,4 @@
-"""RULES.md §6 Reproducibility: a seed fixes every deal; the same seed and actions give
+"""docs/rules.md §6 Reproducibility: a seed fixes every deal; the same seed and actions give
 the same game byte for byte, in every record and replay."""
 
 from __future__ import annotations

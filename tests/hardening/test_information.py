@@ -1,5 +1,5 @@
 """Hidden information is sacred (issue 9 §4): over 1,000 games, no message to any seat or
-spectator carries a card the rules (RULES.md §5) do not let it see.
+spectator carries a card the rules (docs/rules.md §5) do not let it see.
 
 The oracle is the referee's own game at the moment each frame is sent: a frame to seat
 ``s`` may carry no card that is then in the stock, or in a hand ``s`` may not see (its

@@ -3,7 +3,7 @@
 
 It is the proof of the referee issue's "done when": someone who read only protocol.md
 can write a bot that plays whole games of both variants. It speaks the protocol by hand
-(one DEALER, one msgpack map per frame), keeps its own deadwood arithmetic (RULES.md §2),
+(one DEALER, one msgpack map per frame), keeps its own deadwood arithmetic (docs/rules.md §2),
 sends heartbeats, reconnects with its token after silence, advises its captain when it
 sits out, and plays ``--games`` games (rematch on its table, or queue again).
 

@@ -1,4 +1,4 @@
-"""Spectators (protocol.md §11) and the information rule (RULES.md §5).
+"""Spectators (protocol.md §11) and the information rule (docs/rules.md §5).
 
 The property test plays many games and checks every message to every seat and public
 spectator against an oracle: a full-visibility watcher (delay 0) on the same table, whose

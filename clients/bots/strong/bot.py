@@ -203,8 +203,8 @@ def _cycling(view: View, card: int) -> bool:
     """Has this hand already taken ``card`` from the discard pile twice?
 
     Two players who each take the other's discard can pass the same cards back and
-    forth for ever: the stock never shrinks, so the hand never ends (RULES.md has no
-    limit on it; two ``simple`` bots do it). A third pickup of the same card is refused,
+    forth for ever: the stock never shrinks, so the hand never ends (docs/rules.md §3.6.2:
+    the traditional rules have no limit on it; two ``simple`` bots do it). A third pickup of the same card is refused,
     which guarantees that a hand with this bot in it ends.
     """
     me = view.hand_of

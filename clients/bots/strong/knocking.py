@@ -70,7 +70,7 @@ def sample_opponent(k: Knowledge, rng: random.Random, n: int) -> list[int]:
 
 
 def _knock_points(rules: RuleSet, knocker_dw: int, defender_dw: int) -> int:
-    """Points for the knocker (negative: the defender's) of a knock (RULES.md §3.5)."""
+    """Points for the knocker (negative: the defender's) of a knock (docs/rules.md §3.5)."""
     if knocker_dw == 0:
         return rules.gin_bonus + defender_dw
     if knocker_dw < defender_dw:

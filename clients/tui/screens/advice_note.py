@@ -1,4 +1,4 @@
-"""The sitter writes a short note to its captain (RULES.md §4: advice is a suggested
+"""The sitter writes a short note to its captain (docs/rules.md §4: advice is a suggested
 action and/or a short text; the captain alone decides)."""
 
 from __future__ import annotations

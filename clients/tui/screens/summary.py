@@ -1,6 +1,6 @@
 """After each hand: both hands laid out with melds, layoffs, deadwood and the points.
 
-At a knock everything is public (RULES.md §5): the knocker's melds and face-down
+At a knock everything is public (docs/rules.md §5): the knocker's melds and face-down
 discard, the defender's melds, the cards it laid off on the knocker's melds, and both
 deadwood counts. A drawn hand reveals nothing, and the screen says so.
 """

@@ -1,4 +1,4 @@
-"""Gin in the Box: the advice between the sitter and its captain (RULES.md §4).
+"""Gin in the Box: the advice between the sitter and its captain (docs/rules.md §4).
 
 The captain sees what its partner suggests; the sitter sees what it has sent. Advice
 never moves the game: the captain alone decides.
