@@ -19,7 +19,7 @@ from textual.reactive import reactive
 from okgin import Action, HandResult
 
 from .backend import Backend
-from .messages import ConnectionChanged, GameEnded, HandEnded, RefereeError, StateChanged
+from .messages import ConnectionChanged, GameEnded, HandEnded, Notice, RefereeError, RefereeMessage, StateChanged
 from .model import CONNECTED, LOST, TableState
 from .options import DisplayOptions
 
@@ -63,8 +63,9 @@ class OkginApp(App[int]):
         self.auto_continue: float | None = None
         # Told True when the person can watch the table, False while a summary waits for
         # a key (okgin play's bots hold their moves meanwhile: clients.tui.house.Pacing).
-        self.ready_hook: Callable[[bool], None] | None = None
-        self._table_ready: bool | None = None
+        self.ready_hook: Callable[[bool, int], None] | None = None
+        self._acked_hand = -1  # the last hand whose summary was closed (or had none to show)
+        self._table_ready: tuple[bool, int] | None = None
         self.pace: float | None = None  # okgin play, Gin in the Box: the bots' seconds per move you watch
         self._pending_summaries: list[HandResult] = []
         self._seen_hands: set[tuple[object, int]] = set()  # (game, hand) shown being played
@@ -92,8 +93,9 @@ class OkginApp(App[int]):
 
     def join_game(self, endpoint: str, name: str, seating: object) -> None:
         """From the lobby: connect to a referee and go to the table."""
-        from .net import NetworkBackend, Seating
+        from .net import NetworkBackend
         from .screens.table import TableScreen
+        from .seating import Seating
 
         assert isinstance(seating, Seating)
         self.backend = NetworkBackend(endpoint, name, seating)
@@ -153,6 +155,18 @@ class OkginApp(App[int]):
         self.notify(f"Theme: {self.theme}", timeout=2)
 
     def request_quit(self) -> None:
+        """``q``: at a network game still running, ask first and say how long the seat is
+        held (a slip of the finger must not cost the seat); anywhere else, quit."""
+        from .net import NetworkBackend
+
+        st = self.state
+        if isinstance(self.backend, NetworkBackend) and st.view is not None and not st.game_over and not st.spectator:
+            from .screens.quit_confirm import QuitConfirmScreen
+
+            grace = st.extra.get("disconnect_grace_ms")
+            self.push_screen(QuitConfirmScreen(grace if isinstance(grace, int) else None, self.backend.token),
+                             lambda leave: self.exit(0) if leave else None)
+            return
         self.exit(0)
 
     async def action_quit(self) -> None:
@@ -190,19 +204,19 @@ class OkginApp(App[int]):
 
         ready = self.state.view is not None and not self._pending_summaries and not any(
             isinstance(s, HandSummaryScreen) for s in self.screen_stack)
-        if ready != self._table_ready:
-            self._table_ready = ready
+        if (ready, self._acked_hand) != self._table_ready:
+            self._table_ready = (ready, self._acked_hand)
             if self.ready_hook is not None:
-                self.ready_hook(ready)
+                self.ready_hook(ready, self._acked_hand)
 
     def on_hand_ended(self, msg: HandEnded) -> None:
         self.state = self.state.with_result(msg.result)
-        if not self.summaries:
-            return
-        if self.state.replay is None and (self.state.extra.get("game"), msg.result.hand_number) not in self._seen_hands:
-            # A hand this client never saw being played (it came in over a resume, or
-            # before the table was up): its result is in the log and the hands list;
-            # opening on its summary would only confuse.
+        if not self.summaries or (
+            self.state.replay is None and (self.state.extra.get("game"), msg.result.hand_number) not in self._seen_hands):
+            # No summaries, or a hand this client never saw being played (it came in
+            # over a resume, or before the table was up): its result is in the log and
+            # the hands list; opening on its summary would only confuse.
+            self._ack(msg.result.hand_number)
             return
         from .screens.summary import HandSummaryScreen
 
@@ -223,10 +237,17 @@ class OkginApp(App[int]):
         self.push_screen(HandSummaryScreen(result, self.auto_continue), self._after_summary)
         self._update_ready()
 
-    def _after_summary(self, _result: object = None) -> None:
+    def _ack(self, hand_number: int) -> None:
+        self._acked_hand = max(self._acked_hand, hand_number)
+        self._update_ready()
+
+    def _after_summary(self, result: object = None) -> None:
         """The next unread summary, else the last hand's summary first, then the
         game-over sheet (not both at once)."""
         from .screens.summary import HandSummaryScreen
+
+        if isinstance(result, int):
+            self._acked_hand = max(self._acked_hand, result)
 
         if self._pending_summaries:
             self._push_summary(self._pending_summaries.pop(0))
@@ -255,6 +276,18 @@ class OkginApp(App[int]):
 
     def on_connection_changed(self, msg: ConnectionChanged) -> None:
         self.set_connection(msg.status, msg.detail)
+
+    def on_referee_message(self, msg: RefereeMessage) -> None:
+        """What the referee said, reduced here (the backend never writes the state)."""
+        from .reducer import reduce
+
+        state, effects = reduce(self.state, msg.raw, msg.received)
+        self.state = state
+        for m in effects:
+            self.post_message(m)
+
+    def on_notice(self, msg: Notice) -> None:
+        self.notify(msg.text, severity=msg.severity, timeout=8)  # type: ignore[arg-type]
 
     def set_connection(self, status: str, detail: str = "") -> None:
         """The connection's state and its sentence (the network worker calls this on the

@@ -62,12 +62,22 @@ class Pacing:
         # not wait for ever. ``okgin play`` closes it before the game starts.
         self.ready.set()
 
-    def set_ready(self, ready: bool) -> None:
+    #: The last hand whose summary the human has closed (or that had none): the bots
+    #: of hand N wait for N - 1, since the referee deals hand N before the TUI has even
+    #: drawn hand N - 1's summary.
+    acked_hand: int = -1
+
+    def set_ready(self, ready: bool, acked_hand: int | None = None) -> None:
         """The app's hook: True when the human can watch the table, False while a summary waits."""
+        if acked_hand is not None:
+            self.acked_hand = acked_hand
         if ready:
             self.ready.set()
         else:
             self.ready.clear()
+
+    def may_move(self, view: View) -> bool:
+        return self.ready.is_set() and (self.acked_hand >= view.hand_number - 1 or view.hand_number == 0)
 
     @staticmethod
     def human_sits_out(view: View) -> bool:
@@ -309,10 +319,10 @@ def _paced_drive(client: Any, driver: Any, pacing: Pacing) -> list[Any]:
                 continue
             if isinstance(msg, Prompt) and driver.mine(msg) and msg.seq not in driver._answered and pacing.human_sits_out(msg.view):
                 seat = msg.seat
-                if not pacing.ready.is_set():
+                if not pacing.may_move(msg.view):
                     if pacing.on_wait:
                         pacing.on_wait("ready", seat)
-                    hold(pacing.ready.is_set, None)
+                    hold(lambda v=msg.view: pacing.may_move(v), None)
                 captain = msg.view.roles[seat] == "captain"
                 if captain and pacing.advice_window > 0:
                     if pacing.on_wait:

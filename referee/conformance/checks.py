@@ -19,7 +19,7 @@ from okgin.cards import mask_of, parse_card
 from okgin.melds import validate_arrangement
 from okgin.protocol import ProtocolError, validate
 
-from .runner import RunResult
+from .runner import HELLO_WITHIN_S, TERM_GRACE_S, RunResult
 from .trace import C2R, GameTrace, Record, show
 
 # key: (title, required). Order is the report's.
@@ -45,7 +45,7 @@ FEATURES: dict[str, tuple[str, bool]] = {
     "illegal_recovery": ("illegal action answered with an error, and recovered from", True),
     "heartbeats": ("heartbeats (never silent for liveness x heartbeat)", True),
     "reconnect": ("reconnect with the token after a silent drop", True),
-    "shutdown": ("clean shutdown (exits with status 0 after game_end)", True),
+    "shutdown": ("clean shutdown (after game_end: exits with status 0, or stays and exits on SIGTERM)", True),
     "games": ("games finished normally", True),
 }
 BOX_ONLY = {"role_box", "role_captain", "role_sitter", "advice"}
@@ -368,12 +368,21 @@ class _Game:
                 who = gt.game_end.get("at_fault")
                 blame = "the bot under test" if who == gt.seat else f"seat {who}"
                 self.fail("games", f"the game ended by {term} ({blame} at fault)", None, show(gt.game_end))
+        # protocol.md §18 ("Running a bot"), exactly: after its game_end a bot exits with
+        # status 0, or stays (in the lobby, §4) until the launcher's SIGTERM ends it within
+        # TERM_GRACE_S; both are clean. A non-zero status of its own, or needing SIGKILL, is not.
         if gt.exited_by_itself and gt.exit_code == 0:
             self.f["shutdown"].count += 1
         elif gt.exited_by_itself:
             self.fail("shutdown", f"the bot exited with status {gt.exit_code}", None, gt.stderr_tail)
+        elif gt.stopped_by_term:
+            self.f["shutdown"].count += 1
         else:
-            self.fail("shutdown", "the bot was still running after the game ended; the kit stopped it", None, gt.stderr_tail)
+            self.fail("shutdown", f"the bot was still running after the game ended, and SIGTERM did not end it within {TERM_GRACE_S:g} s "
+                      "(it was killed)", None, gt.stderr_tail)
+        if gt.hello_after is not None and gt.hello_after > HELLO_WITHIN_S:
+            self.fail("handshake", f"the bot said hello {gt.hello_after:.1f} s after it was started; the launch contract "
+                      f"(protocol.md §18) allows {HELLO_WITHIN_S:g} s", None, gt.stderr_tail)
 
     def heartbeats(self) -> None:
         gt = self.gt

@@ -57,6 +57,12 @@ VARIANT_SEATS = {"oklahoma": 2, "box": 3}
 ILLEGAL_AT_ACT = 3
 SILENCE_AT_ACT = 6
 ADVICE_WAIT_S = 1.0
+# The launch contract (protocol.md §18), the same for the kit, okgin match --via-referee
+# and the tournament runner: a bot has HELLO_WITHIN_S from its start to say hello with its
+# token (the tournament preflight allows as much), and a bot still running after its
+# game_end is sent SIGTERM, then SIGKILL after TERM_GRACE_S.
+HELLO_WITHIN_S = 10.0
+TERM_GRACE_S = 2.0
 
 
 class KitError(RuntimeError):
@@ -258,6 +264,8 @@ class Kit:
                 return [body]
             self.by_conn[conn.id] = gt
             gt.connections.append(conn.id)
+            if gt.hello_after is None:
+                gt.hello_after = time.monotonic() - gt.started
             ev = self.hello_seen.get(gt.token)
             if ev is not None:
                 ev.set()
@@ -467,7 +475,10 @@ class Kit:
                 gt.exited_by_itself = True
                 gt.exit_after = time.monotonic() - gt.ended
             except TimeoutError:
-                gt.exit_code = await bot.stop(2.0)
+                # It stayed (protocol.md §18 allows a bot to stay in the lobby): end it as
+                # every launcher does, SIGTERM then SIGKILL; exiting on SIGTERM is clean.
+                gt.exit_code = await bot.stop(TERM_GRACE_S)
+                gt.stopped_by_term = not bot.killed
         finally:
             for p in [bot, *opponents]:
                 await p.stop(5.0)
@@ -514,6 +525,7 @@ class Child:
 
     def __init__(self, popen: subprocess.Popen[bytes]) -> None:
         self.popen = popen
+        self.killed = False  # stop() had to send SIGKILL
 
     @property
     def returncode(self) -> int | None:
@@ -533,6 +545,7 @@ class Child:
         try:
             return await asyncio.wait_for(self.wait(), grace)
         except TimeoutError:
+            self.killed = True
             with contextlib.suppress(ProcessLookupError):
                 self.popen.kill()
             return await self.wait()

@@ -69,6 +69,8 @@ class GameTrace:
     exit_code: int | None = None
     exited_by_itself: bool = False
     exit_after: float | None = None  # seconds from game_end to the bot's exit
+    stopped_by_term: bool = False  # still running after game_end; SIGTERM ended it within the grace
+    hello_after: float | None = None  # seconds from the bot's start to its first hello with the token
     stderr_tail: str = ""
 
     @property

@@ -10,13 +10,17 @@ each fault, not the client, is what the kit catches.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
 
 import msgpack
 import zmq
 
-FAULTS = ("none", "exit-at-once", "wrong-seq", "bad-frame", "no-heartbeat", "no-reconnect", "crash-on-error", "no-exit", "illegal-move")
+FAULTS = ("none", "exit-at-once", "wrong-seq", "bad-frame", "no-heartbeat", "no-reconnect", "crash-on-error", "no-exit", "illegal-move",
+          "stay")
+# "stay" is no fault: after game_end it stays in the lobby (protocol.md §4) until the
+# launcher's SIGTERM, which protocol.md §18 allows. "no-exit" stays and ignores SIGTERM.
 
 
 def main() -> int:
@@ -26,6 +30,8 @@ def main() -> int:
     p.add_argument("--fault", choices=FAULTS, default="none")
     args = p.parse_args()
     fault = args.fault
+    if fault == "no-exit":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if fault == "exit-at-once":
         print("faulty bot: giving up before connecting", file=sys.stderr)
         return 3
@@ -76,7 +82,7 @@ def main() -> int:
                 print(f"faulty bot: error {msg.get('name')}: {msg.get('message')}", file=sys.stderr)
                 if fault == "crash-on-error":
                     return 3
-            elif kind == "game_end" and fault != "no-exit":
+            elif kind == "game_end" and fault not in ("no-exit", "stay"):
                 send({"type": "bye"})
                 sock.close(1000)
                 return 0

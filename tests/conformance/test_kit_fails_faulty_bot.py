@@ -22,7 +22,7 @@ EXPECTED: dict[str, set[str]] = {
     "no-heartbeat": {"heartbeats"},
     "no-reconnect": {"reconnect"},
     "crash-on-error": {"illegal_recovery", "shutdown"},
-    "no-exit": {"shutdown"},
+    "no-exit": {"shutdown"},  # stays after game_end and ignores SIGTERM: killed
     "illegal-move": {"prompts", "errors"},
 }
 
@@ -32,7 +32,7 @@ def fault_runs() -> dict[str, KitRun]:
     common = ["--variant", "oklahoma", "--games", "1", "--move-ms", "7000", "--disconnect-grace-ms", "3000", "--exit-timeout", "3"]
     jobs = {
         fault: [*common, "--", sys.executable, FAULTY, "--connect", "{endpoint}", "--token", "{token}", "--fault", fault]
-        for fault in ["none", *EXPECTED]
+        for fault in ["none", "stay", *EXPECTED]
     }
     return run_kits(jobs)
 
@@ -40,6 +40,13 @@ def fault_runs() -> dict[str, KitRun]:
 def test_the_faultless_control_passes(fault_runs):
     run = fault_runs["none"]
     assert run.status == 0 and run.report["passed"], run.explain()
+
+
+def test_a_bot_that_stays_in_the_lobby_until_sigterm_passes(fault_runs):
+    # protocol.md §18: after game_end a bot may stay (§4) until the launcher's SIGTERM
+    run = fault_runs["stay"]
+    assert run.status == 0 and run.report["passed"], run.explain()
+    assert run.feature("shutdown")["status"] == "pass"
 
 
 @pytest.mark.parametrize("fault", sorted(EXPECTED))

@@ -106,7 +106,7 @@ def summary_text(state: TableState, r: HandResult, opts: DisplayOptions) -> Text
     return t
 
 
-class HandSummaryScreen(ModalScreen[None]):
+class HandSummaryScreen(ModalScreen[int]):
     """Shown when a hand ends; Enter (or the button) goes back to the table.
 
     It waits for the key: a summary that goes by unread is a hand the person cannot
@@ -142,13 +142,13 @@ class HandSummaryScreen(ModalScreen[None]):
 
     def _auto_close(self) -> None:
         if self.is_current:  # not from under the help screen
-            self.dismiss(None)
+            self.dismiss(self.result.hand_number)
 
     def on_button_pressed(self, _event: Button.Pressed) -> None:
-        self.dismiss(None)
+        self.dismiss(self.result.hand_number)
 
     def action_close(self) -> None:
-        self.dismiss(None)
+        self.dismiss(self.result.hand_number)  # the app tells okgin play's bots this hand was read
 
     def action_help(self) -> None:
         from .help import HelpScreen
