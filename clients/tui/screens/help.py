@@ -66,6 +66,14 @@ The knock limit is always 10. The winner of a hand scores for itself. If the box
 it stays in and captain and sitter swap; if it loses, the captain goes in the box and
 the sitter becomes captain. First to 100 wins.
 
+## House rules
+
+Rules are chosen when the game starts: `okgin play --preset classic-oklahoma` (or
+`standard`, `standard-gin`), single house rules with `--ace-upcard-gin-only`,
+`--spade-upcard-doubles`, `--classic-bonuses`, `--standard-gin`, and any option with
+`--rule NAME=VALUE` (`okgin rules` lists them all). In the lobby, type them in the Rules
+field (e.g. `ace_upcard_gin_only=true`).
+
 Press **Esc** or **?** to go back to the table.
 """
 
