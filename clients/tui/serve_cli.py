@@ -252,6 +252,9 @@ def make_server(command: list[str], host: str, port: int, *, public_url: str | N
 
         async def on_startup(self, app: web.Application) -> None:
             print(self.public_url, flush=True)
+            # From here on stdout is stderr: textual-serve copies an app's stderr to
+            # sys.stdout, which a script reading the URL line would otherwise get.
+            sys.stdout = sys.stderr
             print(f"okgin serve: serving {title!r} on {self.public_url} (Ctrl+C to stop)", file=sys.stderr)
             if not self.loopback:
                 print(f"okgin serve: WARNING: listening on {host}. {RISK}", file=sys.stderr)

@@ -1,0 +1,219 @@
+"""``okgin serve`` in a real headless Chromium (issue 17 item 5).
+
+The server runs as a subprocess on 127.0.0.1 with a free port (its first stdout line is
+the URL); Debian's ``chromium`` and ``chromium-driver``, driven by selenium, open the
+page; the test waits until a hand of 10 cards is drawn, presses ``p`` (pass the upcard)
+and checks that the referee received the move (its journal, written by ``--journal-dir``,
+has the human's pass) and that the screen moved on. A screenshot is kept. Closing the
+tab ends the game's process; stopping the server ends the server.
+
+How the screen is read: textual-serve draws the terminal with xterm.js on a canvas (its
+WebGL or canvas renderer), so the DOM holds no text. The page keeps its terminal in a
+local variable; a script installed before the page's own (Chrome DevTools
+``Page.addScriptToEvaluateOnNewDocument``) catches the object that owns it when its
+constructor assigns ``websocket_url`` (a setter on ``Object.prototype``, removed for that
+object at once), and the test reads the rows through xterm's buffer API
+(``terminal.buffer.active.getLine(y).translateToString()``).
+
+Chromium's flags: the machine's network is closed and Chromium's background networking
+would hang it; ``--host-resolver-rules`` makes the page's one outside link (a web font)
+fail at once instead of waiting for DNS.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import bounded
+import pytest
+
+pytest.importorskip("textual_serve", reason="textual-serve is not installed (pip install -e '.[test]')")
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install -e '.[test]')")
+
+from selenium.common.exceptions import TimeoutException  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None or CHROMEDRIVER is None,
+    reason="Debian's chromium and chromium-driver are not installed (apt-get install chromium chromium-driver; .ci/run does)",
+)
+
+WAIT_S = 60  # an upper bound for failures only; never asserted on
+NAME = "ann"
+CHROMIUM_FLAGS = [
+    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-dev-shm-usage", "--window-size=1280,900",
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+]
+
+# Catches the page's terminal owner (see the module's docstring).
+CATCH_TERMINAL = """
+Object.defineProperty(Object.prototype, 'websocket_url', {configurable: true, set(value) {
+  Object.defineProperty(this, 'websocket_url', {value: value, writable: true, configurable: true, enumerable: true});
+  window.__okginTerminalOwner = this;
+}});
+"""
+READ_SCREEN = """
+const owner = window.__okginTerminalOwner;
+if (!owner || !owner.terminal) return null;
+const term = owner.terminal, buffer = term.buffer.active, rows = [];
+for (let y = 0; y < term.rows; y++) {
+  const line = buffer.getLine(buffer.viewportY + y);
+  rows.push(line ? line.translateToString(true) : '');
+}
+return rows.join('\\n');
+"""
+
+
+def children_of(pid: int) -> set[int]:
+    """The pids whose parent is ``pid`` (Linux /proc), to see the server's game processes."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[-1].split()
+        if len(fields) > 1 and fields[1] == str(pid) and fields[0] != "Z":
+            found.add(int(entry.name))
+    return found
+
+
+def cards_in_hand(screen: str) -> int:
+    """How many cards the "Your hand" panel draws: the card tops on its first card row."""
+    lines = screen.splitlines()
+    for i, line in enumerate(lines):
+        if "Your hand" in line:
+            for row in lines[i + 1:i + 4]:
+                inner = row.split("│")[1] if row.count("│") >= 2 else row
+                if "╭" in inner:
+                    return inner.count("╭")
+    return 0
+
+
+def human_actions(journal_dir: Path) -> list[dict[str, Any]]:
+    """The actions the referee journalled for the human (a torn last line is left out)."""
+    out: list[dict[str, Any]] = []
+    for path in journal_dir.glob("*.jsonl"):
+        seat = None
+        for line in path.read_text(encoding="utf-8").split("\n"):
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if entry.get("t") == "start":
+                seat = entry["players"].index(NAME)
+            elif entry.get("t") == "action" and entry.get("seat") == seat:
+                out.append(entry["action"])
+    return out
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], str, Path]]:
+    """``okgin serve --port 0`` playing seed 3 against the simple bot, with a journal."""
+    journal_dir = tmp_path / "journals"
+    journal_dir.mkdir()
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "okgin", "serve", "--host", "127.0.0.1", "--port", "0", "--grace", "5", "--",
+         "play", "--bot", "simple", "--seed", "3", "--name", NAME, "--journal-dir", str(journal_dir)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env, start_new_session=True)
+    try:
+        url = bounded.readline(proc.stdout, WAIT_S, "okgin serve").strip()  # type: ignore[arg-type]
+        assert url.startswith("http://127.0.0.1:"), url
+        yield proc, url, journal_dir
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        try:
+            proc.communicate(timeout=WAIT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate(timeout=WAIT_S)
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Any]:
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    options.add_argument("--user-data-dir=" + tempfile.mkdtemp(prefix="chromium-", dir=tmp_path))
+    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    try:
+        driver.set_page_load_timeout(WAIT_S)
+        driver.set_script_timeout(WAIT_S)
+        yield driver
+    finally:
+        driver.quit()
+
+
+def test_a_hand_played_in_chromium(server: tuple[subprocess.Popen[str], str, Path], browser: Any, tmp_path: Path,
+                                   record_property: Any) -> None:
+    proc, url, journal_dir = server
+    artifacts = Path(os.environ.get("OKGIN_TEST_ARTIFACTS", tmp_path))  # CI may collect them from a fixed place
+    artifacts.mkdir(parents=True, exist_ok=True)
+    wait = WebDriverWait(browser, WAIT_S)
+
+    def screen() -> str:
+        return browser.execute_script(READ_SCREEN) or ""
+
+    def keep_screenshot(label: str) -> None:
+        shot = artifacts / f"okgin-serve-chromium-{label}.png"
+        browser.save_screenshot(str(shot))
+        record_property(f"screenshot_{label}", str(shot))
+        print(f"screenshot: {shot}")
+
+    first_tab = browser.current_window_handle
+    browser.switch_to.new_window("tab")
+    # Installed in this tab (DevTools scripts are per page), before the page's own scripts.
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": CATCH_TERMINAL})
+    browser.get(url)
+    try:
+        # The page loads and its terminal connects to the game's process.
+        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "body.-first-byte"))
+        # A hand of 10 cards is drawn, and it is the human's turn to take or pass the upcard.
+        wait.until(lambda d: cards_in_hand(screen()) == 10 and "pass (p)" in screen())
+        before = screen()
+        keep_screenshot("dealt")
+        # A key press: pass the upcard. The referee receives it (its journal) and the table moves on.
+        ActionChains(browser).click(browser.find_element(By.CSS_SELECTOR, "#terminal")).send_keys("p").perform()
+        wait.until(lambda d: {"kind": "pass"} in human_actions(journal_dir))
+        wait.until(lambda d: screen() != before and "pass (p)" not in screen())
+        assert cards_in_hand(screen()) == 10
+    except TimeoutException:
+        keep_screenshot("failed")
+        pytest.fail(f"the browser did not show what was expected; the screen was:\n{screen()}")
+    keep_screenshot("passed")
+
+    # Closing the tab ends the game's process.
+    games = children_of(proc.pid)
+    assert games, "the server should be running a process for the open tab"
+    browser.close()
+    browser.switch_to.window(first_tab)
+    try:
+        WebDriverWait(browser, WAIT_S).until(lambda d: not (games & children_of(proc.pid)))
+    except TimeoutException:
+        pytest.fail(f"the game's processes {sorted(games & children_of(proc.pid))} outlived their tab")
+    # Stopping the server ends it.
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=WAIT_S) == 0
