@@ -54,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", choices=("oklahoma", "box"), default="oklahoma", help="game for quick match or a new table")
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule option (repeatable; see 'okgin rules')")
     p.add_argument("--token", help="resume a session (the token printed when you last quit)")
+    p.add_argument("--resume", nargs="?", const=0, type=int, metavar="N",
+                   help="list the saved sessions (kept in $XDG_STATE_HOME/okgin/sessions.json) and resume one: the only one, or number N")
     add_display_flags(p)
     return p
 
@@ -62,11 +64,17 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     from .app import OkginApp
     from .model import CONNECTING, TableState
-    from .net import NetworkBackend, Seating
+    from .net import NetworkBackend
     from .screens.lobby import parse_rules
+    from .seating import Seating
 
     name = args.name or default_name()
     opts = options_from_env(args.ascii, args.four_colour)
+    if args.resume is not None:
+        picked = _pick_saved(args.resume)
+        if isinstance(picked, int):
+            return picked
+        args.connect, name, args.table = picked.endpoint, picked.name, picked.table or None
     if err := theme_error(args.theme):
         print(f"okgin tui: {err}", file=sys.stderr)
         return 2
@@ -86,15 +94,39 @@ def main(argv: list[str]) -> int:
     return _finish(app, app.run())
 
 
+def _pick_saved(n: int):
+    """``--resume [N]``: the saved session to resume, or the exit status after listing them."""
+    from .saved_sessions import SessionStore
+
+    saved = SessionStore().all()
+    if not saved:
+        print("okgin tui: no saved sessions (a session is saved when you sit down with --connect)", file=sys.stderr)
+        return 1
+    if n == 0 and len(saved) == 1:
+        return saved[0]
+    if 1 <= n <= len(saved):
+        return saved[n - 1]
+    print("Saved sessions (newest first):")
+    for i, s in enumerate(saved, 1):
+        print(f"  {i}. {s.name} at {s.endpoint}, {'table ' + s.table if s.table else 'quick match'}")
+    print("Resume one with: okgin tui --resume N")
+    return 0 if n == 0 else 2
+
+
 def _finish(app, code: int | None) -> int:
-    """After the UI closes: say how to come back to a game still running."""
+    """After the UI closes: say how to come back to a game still running (and forget
+    the saved seat of a game that is over)."""
     from .net import NetworkBackend
 
     backend = app.backend
     st = app.state
-    if isinstance(backend, NetworkBackend) and backend.token and st.view is not None and not st.game_over and not st.spectator:
-        print(
-            "You left a game that is still running; your seat is held for a while. To resume:\n"
-            f"  okgin tui --connect {backend.endpoint} --token {backend.token}"
-        )
+    if isinstance(backend, NetworkBackend) and backend.token and st.view is not None and not st.spectator:
+        if st.game_over:
+            backend.forget_session()
+        else:
+            table = f" --table {backend.seating.table}" if backend.seating.table else ""
+            print(
+                "You left a game that is still running; your seat is held for a while. To resume, run the same command:\n"
+                f"  okgin tui --connect {backend.endpoint} --name {backend.name}{table}   (or: okgin tui --resume)"
+            )
     return code or 0

@@ -57,3 +57,25 @@ class ConnectionChanged(Message):
         super().__init__()
         self.status = status
         self.detail = detail
+
+
+class RefereeMessage(Message):
+    """One decoded message from the referee, for the app to reduce into its state.
+
+    Why the app reduces and not the backend: the backend must never write the app's
+    state (issue 17 item 6); it forwards what the referee said, in order, and the app
+    turns each into a new :class:`TableState` (and the effects the reducer asks for)."""
+
+    def __init__(self, raw: dict[str, Any], received: float) -> None:
+        super().__init__()
+        self.raw = raw
+        self.received = received  # monotonic time of arrival (clocks and countdowns start from it)
+
+
+class Notice(Message):
+    """A sentence for the player that is not the referee's (a stale saved session, ...)."""
+
+    def __init__(self, text: str, severity: str = "information") -> None:
+        super().__init__()
+        self.text = text
+        self.severity = severity

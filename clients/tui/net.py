@@ -20,10 +20,8 @@ Failures, as the player sees them:
 from __future__ import annotations
 
 import asyncio
-import math
 import os
 import time
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from clients.sdk import AsyncClient, ConnectionLost, Disconnected, Reconnected, RefereeError, SDKError
@@ -31,35 +29,16 @@ from clients.sdk import Timeout as SDKTimeout
 from okgin import Action
 
 from .backend import Backend
+from .messages import ConnectionChanged, Notice, RefereeMessage
 from .model import CONNECTED, CONNECTING, LOST, OFFLINE
-from .reducer import reduce
+from .saved_sessions import SessionStore
+from .seating import Seating
 
 if TYPE_CHECKING:
     from .app import OkginApp
 
 HELLO_TIMEOUT_S = 5.0
 MAX_RETRY_S = 10.0
-
-
-@dataclass(frozen=True)
-class Seating:
-    """What to do once connected: how this client gets to a table.
-
-    ``mode``: ``quick`` (quick-match queue), ``join`` (a named table, created on first
-    join), ``create`` (an admin creates ``table`` with a clock and rules, then we join
-    it), ``watch`` (spectate), ``token`` (a reserved seat: the token in ``hello`` seats
-    us at once; used by ``okgin play``).
-    """
-
-    mode: str = "quick"
-    variant: str = "oklahoma"
-    rules: dict[str, Any] = field(default_factory=dict)
-    table: str | None = None
-    seat: int | None = None
-    clock: dict[str, int] | None = None
-    admin_key: str | None = None
-    full: bool = False
-    broadcast_token: str | None = None  # with ``full``: the table's broadcast token (1.4)
 
 
 def sentence(e: BaseException) -> str:
@@ -78,11 +57,21 @@ async def list_tables(endpoint: str, name: str = "okgin-tui") -> list[dict[str, 
 
 
 class NetworkBackend(Backend):
-    """Plays (or watches) at one table of a referee over the network."""
+    """Plays (or watches) at one table of a referee over the network.
+
+    It reports to the app only by posting messages (:class:`RefereeMessage` for what the
+    referee said, :class:`ConnectionChanged`, :class:`Notice`): it never writes the
+    app's state nor calls its methods, so the app alone decides what is shown.
+
+    A player's session token is saved (:class:`SessionStore`, per endpoint, name and
+    table) once the referee welcomes it; the same command run again after a crash finds
+    it and resumes the seat instead of asking for a new one.
+    """
 
     description = "referee over the network"
 
-    def __init__(self, endpoint: str, name: str, seating: Seating, token: str | None = None, retry: bool = True) -> None:
+    def __init__(self, endpoint: str, name: str, seating: Seating, token: str | None = None, retry: bool = True,
+                 store: SessionStore | None = None) -> None:
         self.endpoint = endpoint
         self.name = name[:40] or "player"
         self.seating = seating
@@ -91,16 +80,29 @@ class NetworkBackend(Backend):
         self.client: AsyncClient | None = None
         self.table: str | None = seating.table
         self._closing = False
-        self.app: OkginApp | None = None
+        self._advice_seq: int | None = None  # the open advise_prompt's seq (for advise)
+        # Saved sessions: players seated by join or quick match (a reserved seat's token
+        # is its owner's to keep; a spectator holds no seat).
+        self.store = store if store is not None else (SessionStore() if seating.mode in ("join", "quick") else None)
+        self._from_store = False
+        if self.token is None and self.store is not None:
+            saved = self.store.get(endpoint, self.name, seating.table)
+            if saved is not None:
+                self.token, self._from_store = saved.token, True
 
     # ------------------------------------------------------------------ worker
+    def _post(self, app: OkginApp, msg: object) -> None:
+        app.post_message(msg)  # type: ignore[arg-type]
+
+    def _connection(self, app: OkginApp, status: str, detail: str = "") -> None:
+        self._post(app, ConnectionChanged(status, detail))
+
     async def run(self, app: OkginApp) -> None:
-        """Connect (retrying while nobody answers), sit down, then feed every message
-        to the app until the app closes the backend."""
-        self.app = app
-        delay = 0.5
+        """Connect (retrying while nobody answers), sit down (or resume a saved seat),
+        then forward every message to the app until the app closes the backend."""
+        delay = 1.0
         while not self._closing:
-            app.set_connection(CONNECTING, f"Connecting to {self.endpoint}…")
+            self._connection(app, CONNECTING, f"Connecting to {self.endpoint}…")
             self.client = AsyncClient(
                 self.endpoint, self.name, "spectator" if self.seating.mode == "watch" else "player",
                 token=self.token, reply_timeout=10.0,
@@ -110,48 +112,77 @@ class NetworkBackend(Backend):
                 break
             except (SDKTimeout, TimeoutError):
                 await self.client.close(bye=False)
-                wait = min(delay, MAX_RETRY_S)
                 if not self.retry:
-                    app.set_connection(CONNECTING, f"No referee answers at {self.endpoint}. Is it running?")
+                    self._connection(app, CONNECTING, f"No referee answers at {self.endpoint}. Is it running?")
                     return
-                # Count the wait down on screen, a second at a time.
-                left = wait
-                while left > 0 and not self._closing:
-                    app.set_connection(
-                        CONNECTING, f"No referee answers at {self.endpoint}. Is it running? Retrying in {math.ceil(left):.0f} s (q quits).")
-                    step = min(1.0, left)
-                    await asyncio.sleep(step)
-                    left -= step
+                wait = int(min(delay, MAX_RETRY_S))
+                for left in range(wait, 0, -1):  # the banner counts down, one second at a time
+                    self._connection(
+                        app, CONNECTING, f"No referee answers at {self.endpoint}. Is it running? Retrying in {left} s (q quits).")
+                    await asyncio.sleep(1.0)
+                    if self._closing:
+                        return
                 delay *= 2
             except RefereeError as e:
                 await self.client.close(bye=False)
+                if e.name == "bad_token" and self._from_store:
+                    self._forget_saved(app)
+                    continue  # join afresh, as if no seat had been saved
                 self._refused(app, e)
                 return
         else:
             return
         self.token = welcome.token
-        app.set_connection(CONNECTED, "")
-        app.state = replace(app.state, endpoint=self.endpoint)
-        try:
-            await self._sit(app)
-        except RefereeError as e:
-            self._refused(app, e)
-            return
+        self._connection(app, CONNECTED, "")
+        if welcome.resumed:
+            # The referee seats us again by itself: a snapshot and the open prompt follow.
+            self._post(app, Notice(f"Welcome back: your seat{' at ' + self.table if self.table else ''} is yours again."))
+        else:
+            try:
+                await self._sit(app)
+            except RefereeError as e:
+                self._refused(app, e)
+                return
+        self._save()
         try:
             async for msg in self.client:
                 await self._on_message(app, msg)
         except ConnectionLost as e:
-            app.set_connection(OFFLINE, f"The connection is lost for good: {e}")
+            self._connection(app, OFFLINE, f"The connection is lost for good: {e}")
         except SDKError as e:
             if not self._closing:
-                app.set_connection(OFFLINE, f"Disconnected: {e}")
+                self._connection(app, OFFLINE, f"Disconnected: {e}")
+
+    def _save(self) -> None:
+        if self.store is not None and self.token:
+            try:
+                self.store.save(self.endpoint, self.name, self.seating.table, self.token)
+            except OSError:
+                pass  # no state directory: the seat is simply not resumable after a crash
+
+    def _forget_saved(self, app: OkginApp) -> None:
+        """The saved token is stale (the referee forgot the session): drop it, say so."""
+        assert self.store is not None
+        self.store.remove(self.endpoint, self.name, self.seating.table, self.token)
+        where = f"table {self.seating.table}" if self.seating.table else "the quick-match queue"
+        self._post(app, Notice(f"Your saved seat at {where} is gone (the referee no longer holds it, bad_token): "
+                               "removed it and joining afresh.", "warning"))
+        self.token, self._from_store = None, False
+
+    def forget_session(self) -> None:
+        """The game is over (or the player left it for good): no seat to come back to."""
+        if self.store is not None and self.token:
+            try:
+                self.store.remove(self.endpoint, self.name, self.seating.table, self.token)
+            except OSError:
+                pass
 
     def _refused(self, app: OkginApp, e: RefereeError) -> None:
-        app.set_connection(OFFLINE, f"The referee refused: {e.message}")
-        app.state = replace(app.state, error=e.message)
+        self._connection(app, OFFLINE, f"The referee refused: {e.message}")
+        self._post(app, RefereeMessage({"type": "error", "name": e.name, "message": e.message}, time.monotonic()))
 
     async def _sit(self, app: OkginApp) -> None:
-        """Sit down as the seating says; the reply goes through the reducer like the rest."""
+        """Sit down as the seating says; the reply goes to the app like the rest."""
         client = self.client
         assert client is not None
         s = self.seating
@@ -186,22 +217,23 @@ class NetworkBackend(Backend):
 
     async def _on_message(self, app: OkginApp, msg: Any) -> None:
         if isinstance(msg, Disconnected):
-            app.set_connection(LOST, f"Connection lost ({msg.reason}): reconnecting with your token…")
+            self._connection(app, LOST, f"Connection lost ({msg.reason}): reconnecting with your token…")
             return
         if isinstance(msg, Reconnected):
-            app.set_connection(CONNECTED, "")
+            self._connection(app, CONNECTED, "")
             return
         if msg.raw:
             t = msg.raw.get("type")
             if t in ("seated", "game_start", "snapshot") and msg.raw.get("table"):
                 self.table = msg.raw["table"]
+            if t == "advise_prompt":
+                self._advice_seq = msg.raw.get("seq")
+            elif t in ("hand_end", "game_end", "advice"):
+                self._advice_seq = None
             self._feed(app, msg.raw)
 
     def _feed(self, app: OkginApp, raw: dict[str, Any]) -> None:
-        state, effects = reduce(app.state, raw, time.monotonic())
-        app.state = state
-        for m in effects:
-            app.post_message(m)
+        self._post(app, RefereeMessage(raw, time.monotonic()))
 
     # ------------------------------------------------------------------ requests
     def _client(self) -> AsyncClient:
@@ -215,7 +247,7 @@ class NetworkBackend(Backend):
         await self._client().act(self.table, seq, action)
 
     async def advise(self, action: Action | None, text: str) -> None:
-        seq = self.app.state.extra.get("advice_seq") if self.app is not None else None
+        seq = self._advice_seq
         if seq is None or self.table is None:
             raise RuntimeError("your captain is not to act now: advice waits for its turn")
         try:
@@ -231,7 +263,7 @@ class NetworkBackend(Backend):
         except RefereeError as e:
             raise RuntimeError(e.message) from None
 
-    async def close(self) -> None:
+    async def close(self, bye: bool = True) -> None:
         self._closing = True
         if self.client is not None:
-            await self.client.close()
+            await self.client.close(bye=bye)

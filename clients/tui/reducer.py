@@ -54,6 +54,22 @@ def reduce(state: TableState, msg: dict[str, Any], now: float = 0.0) -> tuple[Ta
     table = msg.get("table")
     if table is not None and state.table is not None and table != state.table and t not in ("seated", "game_start", "snapshot"):
         return state, out  # another table's news (we play at one table at a time)
+    grace = (msg.get("policies") or {}).get("disconnect_grace_ms") if t in ("seated", "game_start", "snapshot") else None
+    if isinstance(grace, int) and state.extra.get("disconnect_grace_ms") != grace:
+        # How long the referee holds our seat if we go: the quit confirmation says it.
+        state = replace(state, extra={**state.extra, "disconnect_grace_ms": grace})
+    if t == "seat_status":  # 1.4: another seat's connection went or came back
+        away = dict(state.extra.get("away") or {})
+        seat = msg.get("seat")
+        if not isinstance(seat, int):
+            return state, out
+        if msg.get("connected"):
+            away.pop(seat, None)
+        else:
+            ms = msg.get("forfeit_in_ms")
+            # (name, monotonic deadline or None): the screen counts down to the deadline
+            away[seat] = (msg.get("name") or state.name(seat), now + ms / 1000 if isinstance(ms, int) else None)
+        return replace(state, extra={**state.extra, "away": away}), out
     if t == "welcome":
         return replace(state, connection=CONNECTED, notice=None), out
     if t == "queued":
@@ -127,7 +143,8 @@ def reduce(state: TableState, msg: dict[str, Any], now: float = 0.0) -> tuple[Ta
         if "at_fault" in msg:
             final["loser"] = msg["at_fault"]
         view = _view(msg.get("view")) or state.view
-        st = replace(state, view=view, final=final, legal=(), seq=None, advice_legal=())
+        st = replace(state, view=view, final=final, legal=(), seq=None, advice_legal=(),
+                     extra={**state.extra, "away": {}})  # a forfeited seat is no longer counted down
         out.append(GameEnded(final))
         return st, out
     if t == "rematch_status":

@@ -33,7 +33,8 @@ def main(argv: list[str]) -> int:
         return 2
     from .app import OkginApp
     from .model import CONNECTING, TableState
-    from .net import NetworkBackend, Seating
+    from .net import NetworkBackend
+    from .seating import Seating
 
     opts = options_from_env(args.ascii, args.four_colour)
     name = args.name or default_name()

@@ -22,7 +22,8 @@ from clients.sdk import Timeout as SDKTimeout
 from okgin import RuleError, RuleSet
 from okgin.endpoint import EndpointError, parse_endpoint
 
-from ..net import Seating, list_tables
+from ..net import list_tables
+from ..seating import Seating
 
 
 def parse_rules(text: str, variant: str) -> dict:

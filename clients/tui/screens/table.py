@@ -10,6 +10,9 @@ captain (the footer then says "Suggest ...").
 
 from __future__ import annotations
 
+import math
+import time
+
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -44,6 +47,18 @@ SORT_NOTES = {
     "rank": "Hand sorted by rank",
     "manual": "Your own order: Shift+←/→ moves the selected card",
 }
+
+
+def away_text(st: TableState, now: float) -> str:
+    """"ann disconnected — seat forfeits in 38 s" for each other seat whose connection is
+    gone (``now`` on the reducer's monotonic clock); "" when everyone is here."""
+    parts = []
+    for _seat, (name, deadline) in sorted((st.extra.get("away") or {}).items()):
+        if deadline is None:
+            parts.append(f"{name} disconnected")
+        else:
+            parts.append(f"{name} disconnected — seat forfeits in {max(0, math.ceil(deadline - now))} s")
+    return " · ".join(parts)
 
 
 def move_action(kind: str, advice: bool = False) -> str:
@@ -92,6 +107,7 @@ class TableScreen(Screen):
         Binding("r", "rematch", "Rematch"),
         Binding("question_mark,f1", "help", "Help", key_display="?"),
         Binding("q", "quit_table", "Quit"),
+        Binding("ctrl+t", "show_token", "Session token", show=False),
     ]
 
     def compose(self) -> ComposeResult:
@@ -178,12 +194,7 @@ class TableScreen(Screen):
         box = self.query_one("#handbox")
         box.border_title = self._hand_title()
         self._update_prompt()
-        banner = self.query_one("#banner", Static)
-        if st.connection == LOST:
-            banner.update(f"Connection lost: reconnecting… {st.notice or ''}".strip())
-            banner.display = True
-        else:
-            banner.display = False  # a refused move is told on the prompt line, by the hand
+        self._update_banner()
         self._refresh_keys()
 
     def _keys_signature(self) -> tuple:
@@ -225,9 +236,24 @@ class TableScreen(Screen):
             title += f" · your time {mine}"
         return title
 
+    def _update_banner(self, now: float | None = None) -> None:
+        """Our connection lost, or another seat's (seat_status, protocol 1.4) with the
+        seconds left before its seat is forfeited, counted down by :meth:`_tick`."""
+        st = self.state
+        banner = self.query_one("#banner", Static)
+        if st.connection == LOST:
+            banner.update(f"Connection lost: reconnecting… {st.notice or ''}".strip())
+            banner.display = True
+            return
+        text = away_text(st, time.monotonic() if now is None else now)
+        banner.update(text)
+        banner.display = bool(text)  # a refused move is told on the prompt line, by the hand
+
     def _tick(self) -> None:
         """Count the clocks down between the referee's messages (its clock is the authority)."""
         st = self.state
+        if st.extra.get("away"):
+            self._update_banner()
         if any(c is not None and c.running for c in st.clocks):
             self.query_one("#handbox").border_title = self._hand_title()
             self.query_one(OpponentsWidget).refresh()
@@ -420,6 +446,13 @@ class TableScreen(Screen):
 
     async def action_rematch(self) -> None:
         await self.app.rematch()  # type: ignore[attr-defined]
+
+    def action_show_token(self) -> None:
+        """The session token, with its warning (the token is the seat)."""
+        from .quit_confirm import token_text
+
+        token = getattr(self.app.backend, "token", None)  # type: ignore[attr-defined]
+        self.notify(token_text(token), title="Your session", severity="warning", timeout=15)
 
     def action_quit_table(self) -> None:
         self.app.request_quit()  # type: ignore[attr-defined]

@@ -1,0 +1,139 @@
+"""Network play that survives a crashed terminal (issue 17 item 2), against a real
+referee on the test's loop: the session token is saved, the same command run again
+resumes the seat; the opponent sees "ann disconnected — seat forfeits in N s" counting
+down; a stale saved token is removed with a message; q asks before leaving."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import stat
+
+import zmq
+import zmq.asyncio
+from bounded import limit
+
+from clients.tui.app import OkginApp
+from clients.tui.model import TableState
+from clients.tui.net import NetworkBackend
+from clients.tui.saved_sessions import SessionStore, state_path
+from clients.tui.screens.quit_confirm import QuitConfirmScreen
+from clients.tui.seating import Seating
+from okgin.protocol import decode, encode
+from referee.config import RefereeConfig
+from referee.server import Referee
+
+from .test_live import SIZE, opponent, until
+
+
+def tui(endpoint: str, name: str = "ann", table: str = "t1") -> OkginApp:
+    """What ``okgin tui --connect ENDPOINT --name NAME --table TABLE`` builds."""
+    return OkginApp(NetworkBackend(endpoint, name, Seating(mode="join", table=table)), state=TableState(), cursor_blink=False)
+
+
+async def crash(app: OkginApp) -> None:
+    """The terminal dies: the socket goes without a bye (then the app is torn down)."""
+    backend = app.backend
+    assert isinstance(backend, NetworkBackend) and backend.client is not None
+    await backend.client.drop_connection()
+    backend._closing = True
+    backend.client.welcome = None  # nothing left to say bye with
+    app.exit(0)
+
+
+async def start_referee(**config) -> tuple[Referee, str]:
+    ref = Referee(RefereeConfig(bind="tcp://127.0.0.1:0", journal_dir=None, **config))
+    return ref, await ref.start()
+
+
+async def test_the_same_command_again_resumes_the_seat() -> None:
+    ref, endpoint = await start_referee(heartbeat_ms=200, liveness=2)
+    stop = asyncio.Event()
+    bob = None
+    try:
+        first = tui(endpoint)
+        async with first.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: first.state.table == "t1")
+            bob = asyncio.create_task(opponent(endpoint, None, stop, join={"type": "join", "table": "t1"}))
+            await until(pilot, lambda: first.state.view is not None)
+            token = first.backend.token
+            saved = json.loads(state_path().read_text())["sessions"]
+            assert [s["token"] for s in saved.values()] == [token]
+            assert stat.S_IMODE(os.stat(state_path()).st_mode) == 0o600
+            await crash(first)
+        # The referee holds the seat; the same command finds the token and takes it back.
+        again = tui(endpoint)
+        async with again.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: again.state.view is not None and again.state.seat is not None)
+            assert again.backend.token == token and again.backend._from_store
+            assert "t1" in ref.tables and ref.tables["t1"].seats[again.state.seat].token == token
+            assert again.state.final is None  # not forfeited
+    finally:
+        stop.set()
+        if bob is not None:
+            await asyncio.gather(bob, return_exceptions=True)
+        await ref.stop("test over")
+
+
+async def test_a_stale_saved_token_is_removed_and_the_seat_joined_afresh() -> None:
+    ref, endpoint = await start_referee()
+    try:
+        SessionStore().save(endpoint, "ann", "t1", "0" * 32)  # a session this referee never had
+        app = tui(endpoint)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.state.table == "t1" and app.backend.token not in (None, "0" * 32))
+            await until(pilot, lambda: any("is gone" in n.message for n in app._notifications))
+            assert SessionStore().get(endpoint, "ann", "t1").token == app.backend.token
+    finally:
+        await ref.stop("test over")
+
+
+async def quitter(endpoint: str, seen: asyncio.Event) -> None:
+    """ann: joins t1, then says bye once bob's game has started."""
+    ctx = zmq.asyncio.Context()
+    sock = limit(ctx.socket(zmq.DEALER))
+    sock.connect(endpoint)
+    try:
+        await sock.send(encode({"type": "hello", "id": 1, "protocol": 1, "role": "player", "name": "ann"}))
+        await sock.send(encode({"type": "join", "id": 2, "table": "t1", "seat": 0}))
+        await seen.wait()
+        await sock.send(encode({"type": "bye"}))
+        while await sock.poll(100):
+            decode(await sock.recv())
+    finally:
+        sock.close(0)
+        ctx.term()
+
+
+async def test_the_opponent_sees_the_countdown_and_q_asks_first() -> None:
+    ref, endpoint = await start_referee()
+    started = asyncio.Event()
+    ann = asyncio.create_task(quitter(endpoint, started))
+    try:
+        bob = tui(endpoint, "bob")
+        async with bob.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: bob.state.view is not None)
+            started.set()
+            banner = bob.screen.query_one("#banner")
+            await until(pilot, lambda: banner.display and "ann disconnected" in str(banner.render()))
+            _name, deadline = bob.state.extra["away"][0]
+            screen = bob.screen
+            # Two successive renders of the timer's tick: the seconds go down.
+            screen._update_banner(deadline - 38.2)
+            first = str(banner.render())
+            screen._update_banner(deadline - 37.1)
+            second = str(banner.render())
+            assert first == "ann disconnected — seat forfeits in 39 s"
+            assert second == "ann disconnected — seat forfeits in 38 s"
+            # q at a running network game asks first, and says how long the seat is held.
+            await pilot.press("q")
+            await until(pilot, lambda: isinstance(bob.screen, QuitConfirmScreen))
+            grace_s = ref.tables["t1"].policies.disconnect_grace_ms // 1000  # from `seated`'s policies
+            assert f"holds your seat for {grace_s} s" in str(bob.screen.query_one("#quit-text").render())
+            await pilot.press("n")
+            await until(pilot, lambda: not isinstance(bob.screen, QuitConfirmScreen))
+            assert bob.is_running
+    finally:
+        await asyncio.gather(ann, return_exceptions=True)
+        await ref.stop("test over")
