@@ -47,7 +47,7 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(
+needs_chromium = pytest.mark.skipif(
     CHROMIUM is None or CHROMEDRIVER is None,
     reason="Debian's chromium and chromium-driver are not installed (apt-get install chromium chromium-driver; .ci/run does)",
 )
@@ -167,6 +167,7 @@ def browser(tmp_path: Path) -> Iterator[Any]:
         driver.quit()
 
 
+@needs_chromium
 def test_a_hand_played_in_chromium(server: tuple[subprocess.Popen[str], str, Path], browser: Any, tmp_path: Path,
                                    record_property: Any) -> None:
     proc, url, journal_dir = server
@@ -217,3 +218,70 @@ def test_a_hand_played_in_chromium(server: tuple[subprocess.Popen[str], str, Pat
     # Stopping the server ends it.
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=WAIT_S) == 0
+
+
+def _alive(pids: set[int]) -> set[int]:
+    """Those of ``pids`` still running (not gone, not a zombie)."""
+    out = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            out.add(pid)
+    return out
+
+
+async def _open_session(url: str) -> Any:
+    """A websocket session as the page opens it (same origin), with its first output read."""
+    import aiohttp
+
+    session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=WAIT_S))
+    ws = await session.ws_connect(url.replace("http://", "ws://") + "/ws?width=80&height=24", headers={"Origin": url})
+    await ws.send_str(json.dumps(["resize", {"width": 80, "height": 24}]))
+    first = await ws.receive(timeout=WAIT_S)
+    assert first.type.name == "BINARY", first
+    return session, ws
+
+
+async def _until(predicate: Any, what: str) -> None:
+    import asyncio
+
+    async with asyncio.timeout(WAIT_S):
+        while not predicate():
+            await asyncio.sleep(0.05)  # polling a condition under a deadline, not a fixed wait
+    assert predicate(), what
+
+
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGKILL"])
+async def test_stopping_the_server_ends_its_games(server: tuple[subprocess.Popen[str], str, Path], stop: str) -> None:
+    """SIGTERM: the server quits every open tab's game, then exits 0. SIGKILL (nothing runs
+    in the server any more): each game is told by Linux (PR_SET_PDEATHSIG) and quits."""
+    proc, url, _ = server
+    session, ws = await _open_session(url)
+    try:
+        games = children_of(proc.pid)
+        assert games
+        proc.send_signal(getattr(signal, stop))
+        assert proc.wait(timeout=WAIT_S) == (0 if stop == "SIGTERM" else -signal.SIGKILL)
+        await _until(lambda: not _alive(games), f"games {sorted(_alive(games))} outlived their server")
+    finally:
+        await ws.close()
+        await session.close()
+
+
+async def test_only_loopback_names_and_the_servers_own_page(server: tuple[subprocess.Popen[str], str, Path]) -> None:
+    """A page that rebinds its domain to 127.0.0.1 (another Host) or another site open in the
+    browser (another Origin on the websocket) is refused; the server's own page is not."""
+    import aiohttp
+
+    _, url, _ = server
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=WAIT_S)) as session:
+        async with session.get(url) as r:
+            assert r.status == 200
+        async with session.get(url, headers={"Host": "evil.example"}) as r:
+            assert r.status == 403
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await session.ws_connect(url.replace("http://", "ws://") + "/ws", headers={"Origin": "http://evil.example"})
+        assert refused.value.status == 403
