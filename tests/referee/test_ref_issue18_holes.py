@@ -112,3 +112,16 @@ def test_pass_with_a_card_is_refused_not_played(referee: RefereeThread, make_cli
     who.send({"type": "act", "table": "s", "seq": again["seq"], "action": {"kind": "pass"}})
     ev = who.wait_for(lambda m: m["type"] == "event")
     assert ev["move"] == {"seat": p["seat"], "kind": "pass", "card": None}
+
+
+def test_leave_mid_game_answers_ok_then_game_end_to_the_leaver_too(referee: RefereeThread, make_client: Any) -> None:
+    # protocol.md §5.9: the ok first, then the game_end (the leaver is still seated), then the seat is free
+    a, b = _seat_two(referee, make_client, "l")
+    _first_prompt(a, b)
+    b.send({"type": "leave", "id": 9, "table": "l"})
+    ok = b.wait_for(lambda m: m.get("id") == 9 or m["type"] == "game_end")
+    assert ok["type"] == "ok" and ok["request"] == "leave"
+    end = b.wait_for(lambda m: m["type"] == "game_end")
+    assert end["termination"] == "resigned" and end["at_fault"] == 1 and end["winner"] == 0
+    info = a.request({"type": "list_tables"}, "tables")
+    assert next(t for t in info["tables"] if t["table"] == "l")["players"] == ["alice", None]
