@@ -15,10 +15,10 @@ from .catalogue import (
     request_id,
     validate,
 )
-from .codec import decode, encode, peek_id
+from .codec import decode, decode_from_referee, encode, peek_id
 from .errors import CODES, ERRORS, ProtocolError
 
 __all__ = [
     "CLIENT_TYPES", "CODES", "DIRECTIONS", "ERRORS", "MAX_MESSAGE_BYTES", "PROTOCOL_MAJOR", "PROTOCOL_MINOR",
-    "REFEREE_TYPES", "ROLES", "ProtocolError", "decode", "encode", "peek_id", "request_id", "validate",
+    "REFEREE_TYPES", "ROLES", "ProtocolError", "decode", "decode_from_referee", "encode", "peek_id", "request_id", "validate",
 ]

@@ -165,6 +165,17 @@ def decode(frame: bytes, max_bytes: int = MAX_MESSAGE_BYTES, strict: bool = True
     return obj
 
 
+#: The largest referee message a client accepts (views and pages are far smaller).
+MAX_REFEREE_MESSAGE_BYTES = 1 << 24
+
+
+def decode_from_referee(frame: bytes) -> dict[str, Any]:
+    """A message *from* the referee, as a client reads it: the client limits of
+    :func:`decode` are for frames the referee reads, and views or pages of tables hold
+    more objects than any client message may."""
+    return decode(frame, MAX_REFEREE_MESSAGE_BYTES, strict=False)
+
+
 def peek_id(frame: bytes) -> tuple[Any, str | None]:
     """The ``id`` and ``type`` of a frame ``decode`` refused, for the error that answers it.
 

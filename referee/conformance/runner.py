@@ -47,7 +47,7 @@ import zmq
 import zmq.asyncio
 
 from okgin import RuleSet
-from okgin.protocol import ProtocolError, decode, encode
+from okgin.protocol import ProtocolError, decode, decode_from_referee, encode
 
 from .proxy import Connection, Proxy
 from .trace import C2R, Fault, GameTrace
@@ -247,7 +247,8 @@ class Kit:
         t = time.monotonic()
         problem = "multipart message (a message is exactly one frame)" if more else None
         try:
-            msg: dict[str, Any] | None = decode(body)
+            # what the bot sends is held to the referee's limits; what it receives is not
+            msg: dict[str, Any] | None = decode(body) if direction == C2R else decode_from_referee(body)
         except ProtocolError as e:
             msg, problem = None, f"{e.name}: {e}"
         if conn.id in self.opponent_conns:

@@ -25,7 +25,7 @@ from clients.tui.screens.summary import HandSummaryScreen
 from okgin import Action, View
 from okgin.cards import mask_of
 from okgin.melds import deadwood_mask
-from okgin.protocol import decode, encode
+from okgin.protocol import decode_from_referee, encode
 from referee.config import RefereeConfig
 from referee.server import Referee
 
@@ -53,7 +53,7 @@ async def opponent(endpoint: str, token: str | None, stop: asyncio.Event, rematc
                     await sock.send(encode({"type": "heartbeat"}))
                     last = time.monotonic()
                 continue
-            m = decode(await sock.recv())
+            m = decode_from_referee(await sock.recv())
             if m.get("type") == "prompt":
                 legal = [Action.from_wire(a) for a in m["legal"]]
                 view = View.from_wire(m["view"])
