@@ -326,7 +326,8 @@ def test_quitting_a_running_network_game_prints_how_to_resume(capsys) -> None:
     app = OkginApp(backend, state=offer_state())
     assert _finish(app, 0) == 0
     out = capsys.readouterr().out
-    assert "okgin tui --connect tcp://127.0.0.1:7117 --token 0123abcd" in out
+    # The same command resumes the seat (its token is saved): issue 17 item 2.
+    assert "okgin tui --connect tcp://127.0.0.1:7117 --name ada" in out and "okgin tui --resume" in out
     # A finished game (or a spectator) has nothing to resume.
     app.state = state_of(at("oklahoma", 5, lambda g: g.is_over), 1)
     _finish(app, 0)
