@@ -43,6 +43,11 @@ SHUTDOWN_LINGER_MS = 1000
 # Messages read per wake-up at most, before timers get a turn (Transport.drain).
 DRAIN_MAX = 2000
 _NEVER = float("inf")  # the sort key of a connection without a session (Transport.drain)
+# The longest one drain serves messages before it lets timers and new reads in (seconds).
+# Why: a batch of up to DRAIN_MAX requests that each cost a millisecond (creating a table
+# writes its recovery file) held honest tables' moves for two seconds; served in slices,
+# a move that arrives meanwhile is read and, having waited longest, served first.
+DRAIN_BUDGET_S = 0.005
 
 
 class Transport:
@@ -66,6 +71,7 @@ class Transport:
         self._auth: ThreadAuthenticator | None = None  # CURVE's ZAP handler (referee.security)
         self._kick_pending = False
         self._in_drain = False
+        self._backlog: list[list[bytes]] = []  # read, not yet served (drain's time budget)
         self.closing = False
         self.stats = {"received": 0, "sent": 0, "dropped": 0, "errors": 0, "internal": 0}
         #: called with a session whose message could not be queued (referee.lagging)
@@ -146,6 +152,8 @@ class Transport:
     def drain(self) -> None:
         """Read what is waiting (at most DRAIN_MAX messages), then serve it oldest first.
 
+        At most DRAIN_BUDGET_S is spent serving; what is left waits for the next drain.
+
         Why read first and sort: ZeroMQ's ROUTER fair-queues its peers, but not in the
         order they started waiting. When a peer's queue runs dry, libzmq swaps the most
         recently activated peer into its slot and reads that one next, so under load a
@@ -165,9 +173,10 @@ class Transport:
         sock = self.sock
         if sock is None or self.closing:
             return
-        batch: list[list[bytes]] = []
+        # what the last drain read but had no time to serve comes first (it is older)
+        batch, self._backlog = self._backlog, []
         more = False
-        for i in range(DRAIN_MAX):
+        for i in range(DRAIN_MAX - len(batch)):
             # the backend's recv, without pyzmq's recv_multipart wrapper
             try:
                 rid = _recv(sock, _NOBLOCK)
@@ -200,12 +209,21 @@ class Transport:
         self._in_drain = True
         stats = self.stats
         handle = self.handle
+        now = self.now
+        deadline = now() + DRAIN_BUDGET_S
+        last = len(batch) - 1
         try:
-            for frames in batch:
+            for k, frames in enumerate(batch):
                 if self.closing:
                     return
                 stats["received"] += 1
                 handle(frames)
+                if k & 7 == 7 and k < last and now() > deadline:
+                    # Out of time: keep the rest for the next drain, after timers and
+                    # after reading what arrived meanwhile (sorted in with it).
+                    self._backlog = batch[k + 1 :]
+                    more = True
+                    break
             if more:
                 self.kick()  # more may be waiting: let timers run first
             elif batch and self.sock is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -217,3 +218,58 @@ def test_expired_seats_are_released_in_slices(make_referee: Any, make_client: An
     referee.call(lambda: None)
     assert "ping" in order
     assert order.index("ping") < len(order) - 1, "the ping waited until every seat was released"
+
+
+def test_a_batch_of_dear_requests_is_served_in_slices(referee: RefereeThread, make_client: Any) -> None:
+    """On 1.3 a drain served everything it read (up to 2000 messages) before reading
+    again: 2000 requests of a millisecond each (creating tables) held honest moves for
+    two seconds. Now a drain serves for DRAIN_BUDGET_S at most; a message that arrived
+    meanwhile is read and served before the rest of the batch. The referee's clock is
+    a fake here that moves 1 ms per reading, so the budget runs out after a few."""
+    ref = referee.ref
+    flooder = make_client(referee.endpoint)
+    flooder.hello("flooder")
+    honest = make_client(referee.endpoint)
+    honest.hello("honest")
+    order: list[str] = []
+    real_handle = ref.transport.handle
+    clock = [time.monotonic()]  # the sessions' times were taken on the real clock
+
+    def fake_now() -> float:
+        clock[0] += 0.001
+        return clock[0]
+
+    def handle(frames: list[bytes]) -> None:
+        sess = ref.conns.get(frames[0])
+        who = sess.name if sess is not None else "?"
+        if who == "flooder" and "flooder" not in order:
+            honest.send({"type": "ping", "id": "honest"})  # arrives while the batch is served
+            sock = ref.transport.sock
+            assert sock is not None
+            poller = zmq.Poller()
+            poller.register(sock, zmq.POLLIN)
+            assert poller.poll(10_000), "the honest ping did not reach the referee"
+        order.append(who)
+        real_handle(frames)
+
+    release = threading.Event()
+    ready = threading.Event()
+
+    def hold() -> None:
+        ref.transport.handle = handle
+        ref.transport.now = fake_now
+        ready.set()
+        release.wait(10)
+
+    referee.loop.call_soon_threadsafe(hold)
+    assert ready.wait(10)
+    for i in range(60):
+        flooder.send({"type": "ping", "id": i})
+    # all 60 are in the referee's queue before it reads (a ping reply needs no state)
+    release.set()
+    assert honest.expect("pong")["id"] == "honest"
+    for _ in range(60):
+        flooder.expect("pong")
+    referee.call(lambda: None)
+    assert order.count("flooder") == 60
+    assert order.index("honest") < len(order) - 1, "the honest ping waited for the whole batch"
