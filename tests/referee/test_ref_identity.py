@@ -198,7 +198,7 @@ def test_okgin_bot_stops_with_status_3_when_another_process_takes_its_session(tm
         for _ in range(600):
             if r.call(lambda: r.ref.tables["t"].seats[0] is not None and r.ref.tables["t"].seats[0].connected):
                 break
-            assert first.poll() is None, first.communicate()
+            assert first.poll() is None, first.communicate(timeout=10)
             org.poll(50)  # wait a moment while the first bot starts (bounded by the loop)
         second = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         bots.append(second)

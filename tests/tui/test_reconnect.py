@@ -20,7 +20,7 @@ from clients.tui.net import NetworkBackend
 from clients.tui.saved_sessions import SessionStore, state_path
 from clients.tui.screens.quit_confirm import QuitConfirmScreen
 from clients.tui.seating import Seating
-from okgin.protocol import decode, encode
+from okgin.protocol import decode_from_referee, encode
 from referee.config import RefereeConfig
 from referee.server import Referee
 
@@ -97,10 +97,10 @@ async def quitter(endpoint: str, seen: asyncio.Event) -> None:
     try:
         await sock.send(encode({"type": "hello", "id": 1, "protocol": 1, "role": "player", "name": "ann"}))
         await sock.send(encode({"type": "join", "id": 2, "table": "t1", "seat": 0}))
-        await seen.wait()
+        await asyncio.wait_for(seen.wait(), 30)
         await sock.send(encode({"type": "bye"}))
         while await sock.poll(100):
-            decode(await sock.recv())
+            decode_from_referee(await sock.recv())
     finally:
         sock.close(0)
         ctx.term()
