@@ -1,0 +1,316 @@
+"""protocol.md's JSON examples, produced by a real referee session (issue 18).
+
+    python -m referee.protocol_examples           # rewrite the marked blocks of protocol.md
+    python -m referee.protocol_examples --check   # exit 1 if any block differs (what CI runs)
+
+Why: hand-written examples go stale (1.3's ``welcome`` still showed ``minor: 1`` and no
+``batch_events``). Here a referee runs in a thread of this process, raw DEALER clients
+play scripted sessions against it, and every message of an example is the one sent or
+received. A block of protocol.md is generated when the line before its opening fence is
+``<!-- example: KEY -->``; the other blocks (diagrams, §15's annotated transcripts,
+checked by ``tests/referee/test_ref_transcripts.py``) are left alone.
+
+Deterministic by construction: the referee's random seeds and salts are replaced, in
+this process only, by a counter's hashes (so the deals are always the same), and what
+still varies or means nothing to a reader is masked: session and seat tokens (``<token
+A>``, ``<token B>``, ... in order of appearance), seeds, salts and seed hashes, a pong's
+``time_ms`` and the referee's version. Big maps are abbreviated the same way every time:
+a View is ``{"...": "View"}`` and a full Rules map keeps only ``variant`` and
+``knock_limit``. Lines are wrapped at field boundaries (at most :data:`WIDTH` characters
+unless one field is longer).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import zmq
+
+from okgin.protocol.catalogue import PROTOCOL_MINOR
+
+from . import tables as _tables
+from .cli import DEFAULT_MOVE_MS
+from .config import Clock, RefereeConfig
+from .server import Referee
+
+ROOT = Path(__file__).resolve().parents[1]
+PROTOCOL_MD = ROOT / "protocol.md"
+WIDTH = 110
+TIMEOUT_MS = 10000  # for failures only: every expected message comes at once
+MARK = re.compile(r"^<!-- example: ([a-z0-9_]+) -->\n```json\n(.*?)^```$", re.M | re.S)
+ADMIN_KEY = "example-admin-key"
+
+
+# ---------------------------------------------------------------------- formatting
+class Masker:
+    """Replaces what varies between runs by stable placeholders (see the module doc)."""
+
+    def __init__(self) -> None:
+        self.tokens: dict[str, str] = {}
+
+    def token(self, value: str) -> str:
+        if value not in self.tokens:
+            self.tokens[value] = f"<token {chr(ord('A') + len(self.tokens))}>"
+        return self.tokens[value]
+
+    def msg(self, m: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for k, v in m.items():
+            if k == "token" and isinstance(v, str):
+                v = self.token(v)
+            elif k == "seat_tokens" and isinstance(v, list):
+                v = [self.token(t) for t in v]
+            elif k in ("seed", "salt", "seed_hash") and isinstance(v, str) and re.fullmatch(r"[0-9a-f]{32,64}", v):
+                v = f"<{k}>"
+            elif k == "time_ms" and m.get("type") == "pong":
+                v = "<time_ms>"
+            elif k == "referee" and isinstance(v, str):
+                v = "okgin <version>"
+            elif k == "view" and isinstance(v, dict):
+                v = {"...": "View"}
+            elif k == "rules" and isinstance(v, dict) and len(v) > 6:
+                v = {"variant": v.get("variant"), "knock_limit": v.get("knock_limit"), "...": "..."}
+            elif k == "tables" and isinstance(v, list):
+                v = [self.msg(t) for t in v]
+            out[k] = v
+        return out
+
+
+def fmt(m: dict[str, Any], indent: int = 0) -> str:
+    """One message as JSON, wrapped at field boundaries; ``type`` and ``id`` first.
+
+    A field too long for a line that holds a list of maps (``tables``) is written one
+    map per line group, each wrapped the same way, indented by two."""
+    if m.get("type") is not None and "id" in m:
+        m = {"type": m["type"], "id": m["id"], **{k: v for k, v in m.items() if k not in ("type", "id")}}
+    pad = " " * indent
+    lines: list[str] = []
+    cur = pad + "{"
+    fresh = True  # nothing after the opening brace or the continuation indent yet
+    items = list(m.items())
+    for i, (k, v) in enumerate(items):
+        last = i == len(items) - 1
+        piece = f"{json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" + ("}" if last else ",")
+        if len(pad) + 1 + len(piece) > WIDTH and isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+            if not fresh:
+                lines.append(cur)
+            lines.append(f"{pad} {json.dumps(k)}: [")
+            lines.append(",\n".join(fmt(x, indent + 2) for x in v))
+            cur, fresh = pad + " ]" + ("}" if last else ","), False
+            continue
+        if not fresh and len(cur) + 1 + len(piece) > WIDTH:
+            lines.append(cur)
+            cur, fresh = pad + " " + piece, False
+        else:
+            cur, fresh = cur + ("" if fresh else " ") + piece, False
+    lines.append(cur if items else pad + "{}")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- the referee
+@contextmanager
+def deterministic_secrets() -> Iterator[None]:
+    """The referee's fresh seeds and salts from a counter (this process only)."""
+    counter = iter(range(1, 1 << 30))
+    saved = (_tables.new_seed, _tables.new_salt)
+    _tables.new_seed = lambda: hashlib.sha256(f"example seed {next(counter)}".encode()).hexdigest()  # type: ignore[assignment]
+    _tables.new_salt = lambda: hashlib.sha256(f"example salt {next(counter)}".encode()).hexdigest()[:32]  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        _tables.new_seed, _tables.new_salt = saved  # type: ignore[assignment]
+
+
+class RefereeInThread:
+    """A real referee on 127.0.0.1:0, served by its own loop in a background thread."""
+
+    def __init__(self) -> None:
+        # configured like `okgin referee`: every table gets its 60 s move clock
+        clock = Clock(move_ms=DEFAULT_MOVE_MS)
+        self.ref = Referee(RefereeConfig(bind="tcp://127.0.0.1:0", journal_dir=None, admin_key=ADMIN_KEY, clock=clock))
+        self.loop = asyncio.new_event_loop()
+        started = threading.Event()
+
+        def run() -> None:
+            asyncio.set_event_loop(self.loop)
+            self.loop.run_until_complete(self.ref.start())
+            started.set()
+            self.loop.run_until_complete(self.ref.serve_forever())
+
+        self.thread = threading.Thread(target=run, name="example-referee", daemon=True)
+        self.thread.start()
+        if not started.wait(30):
+            raise RuntimeError("the referee did not start within 30 s")
+        assert self.ref.endpoint is not None
+        self.endpoint: str = self.ref.endpoint
+
+    def call(self, fn: Callable[[], Any]) -> Any:
+        async def wrapper() -> Any:
+            return fn()
+
+        return asyncio.run_coroutine_threadsafe(wrapper(), self.loop).result(10)
+
+    def stop(self) -> None:
+        asyncio.run_coroutine_threadsafe(self.ref.stop("examples done"), self.loop).result(10)
+        self.thread.join(10)
+        self.loop.close()
+
+
+class Client:
+    """A raw DEALER client; records what it sends and receives for the examples."""
+
+    def __init__(self, ctx: zmq.Context[zmq.Socket[bytes]], endpoint: str) -> None:
+        self.sock = ctx.socket(zmq.DEALER)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        self.sock.setsockopt(zmq.SNDTIMEO, TIMEOUT_MS)
+        self.sock.connect(endpoint)
+        self.token: str | None = None
+        self.inbox: list[dict[str, Any]] = []
+
+    def send(self, m: dict[str, Any]) -> dict[str, Any]:
+        self.sock.send(msgpack.packb(m, use_bin_type=True))
+        return m
+
+    def recv(self) -> dict[str, Any]:
+        if not self.sock.poll(TIMEOUT_MS):
+            raise TimeoutError("the referee did not answer")
+        m: dict[str, Any] = msgpack.unpackb(self.sock.recv(), raw=False)
+        return m
+
+    def wait(self, pred: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """The first message, kept or new, that ``pred`` accepts; the others are kept."""
+        for i, m in enumerate(self.inbox):
+            if pred(m):
+                return self.inbox.pop(i)
+        for _ in range(10000):
+            m = self.recv()
+            if pred(m):
+                return m
+            self.inbox.append(m)
+        raise RuntimeError("message never came")
+
+    def ask(self, m: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Send a request (with its id) and return (request, the reply echoing the id)."""
+        self.send(m)
+        return m, self.wait(lambda r: r.get("id") == m["id"])
+
+    def hello(self, name: str, **extra: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        req, w = self.ask({"type": "hello", "id": 1, "protocol": 1, "minor": PROTOCOL_MINOR, "role": "player", "name": name, **extra})
+        self.token = w.get("token")
+        return req, w
+
+    def close(self) -> None:
+        self.sock.close(0)
+
+
+# ---------------------------------------------------------------------- the sessions
+def sessions(ref: RefereeInThread, ctx: zmq.Context[zmq.Socket[bytes]]) -> dict[str, list[dict[str, Any]]]:
+    """Play the scripted sessions; return example key -> its messages, in order."""
+    ex: dict[str, list[dict[str, Any]]] = {}
+    c, js = Client(ctx, ref.endpoint), Client(ctx, ref.endpoint)
+    hello, welcome = c.hello("c-bot")
+    ex["hello"], ex["welcome"] = [hello], [welcome]
+    js.hello("js-bot")
+    ex["ping"] = list(c.ask({"type": "ping", "id": 7}))
+    # the quick-match queue: c-bot waits, js-bot completes the pair, game 1 of q1 starts
+    ex["queue"] = list(c.ask({"type": "queue", "id": 3, "variant": "oklahoma", "rules": {"knock_limit": 10, "undercut_bonus": 25}}))
+    js.send({"type": "queue", "id": 3, "variant": "oklahoma", "rules": {"knock_limit": 10, "undercut_bonus": 25}})
+    start = c.wait(lambda m: m["type"] == "game_start")
+    ex["game_start"] = [start]
+    table = start["table"]
+    seat = start["seat"]
+    ex["list_tables"] = list(c.ask({"type": "list_tables", "id": 2}))
+    # the first move, as the seat to act and its opponent see it
+    first, other = (c, js) if start["view"]["to_act"] == seat else (js, c)
+    p = first.wait(lambda m: m["type"] == "prompt")
+    ex["prompt"] = [p]
+    act = first.send({"type": "act", "table": table, "seq": p["seq"], "action": {"kind": "pass"}})
+    ex["act"] = [act]
+    ev = other.wait(lambda m: m["type"] == "event")
+    ex["event"] = [ev]
+    # a stale answer: the second seat is prompted (seq 2) and answers seq 1
+    other.wait(lambda m: m["type"] == "prompt")
+    ex["stale_seq"] = [other.ask({"type": "act", "id": 12, "table": table, "seq": p["seq"], "action": {"kind": "pass"}})[1]]
+    # a spectator
+    s = Client(ctx, ref.endpoint)
+    s.hello("viewer", role="spectator")
+    ex["watch"] = list(s.ask({"type": "watch", "id": 11, "table": table}))
+    # c-bot leaves the running game: ok first, then game_end (it resigned)
+    ex["leave"] = list(c.ask({"type": "leave", "id": 5, "table": table}))
+    ex["game_end"] = [c.wait(lambda m: m["type"] == "game_end")]
+    # a named table, and a join that asks for other rules than it has
+    d = Client(ctx, ref.endpoint)
+    d.hello("d-bot")
+    d.ask({"type": "join", "id": 4, "table": "main", "rules": {"target_score": 1}})
+    ex["join"] = list(c.ask({"type": "join", "id": 4, "table": "friday-final", "variant": "box"}))
+    ex["join"] += list(c.ask({"type": "join", "id": 5, "table": "main"}))
+    # an organiser: a reserved table, played to its end by resignation, then revealed
+    admin = Client(ctx, ref.endpoint)
+    admin.ask({"type": "hello", "id": 1, "protocol": 1, "minor": PROTOCOL_MINOR, "role": "admin", "name": "organiser", "admin_key": ADMIN_KEY})
+    create = {"type": "create_table", "id": 20, "table": "final-1", "variant": "oklahoma", "seed": 871, "rules": {"knock_limit": 10},
+              "clock": {"move_ms": 5000, "grace_ms": 200}, "policies": {"timeout": "forfeit", "illegal": "forfeit", "illegal_limit": 1},
+              "reserved": True, "reveal": "deferred"}
+    req, created = admin.ask(create)
+    ex["create_table"] = [req, created]
+    seats = [Client(ctx, ref.endpoint) for _ in created["seat_tokens"]]
+    for i, (sc, tok) in enumerate(zip(seats, created["seat_tokens"], strict=True)):
+        sc.hello(f"finalist-{i}", token=tok)
+    seats[0].wait(lambda m: m["type"] == "game_start")
+    seats[1].ask({"type": "resign", "id": 8, "table": "final-1"})
+    seats[0].wait(lambda m: m["type"] == "game_end")
+    ex["reveal"] = list(admin.ask({"type": "reveal", "id": 30, "table": "final-1", "game": 1}))
+    for cl in (c, js, s, d, admin, *seats):
+        cl.close()
+    return ex
+
+
+def generate() -> dict[str, str]:
+    """Run the sessions against a fresh referee; return example key -> the block's text."""
+    with deterministic_secrets():
+        ref = RefereeInThread()
+        ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+        try:
+            ex = sessions(ref, ctx)
+        finally:
+            ref.stop()
+            ctx.destroy(linger=0)
+    masker = Masker()
+    return {key: "\n".join(fmt(masker.msg(m)) for m in msgs) + "\n" for key, msgs in ex.items()}
+
+
+def rewrite(text: str, blocks: dict[str, str]) -> str:
+    """``text`` with every marked block replaced by its generated text."""
+
+    def sub(m: re.Match[str]) -> str:
+        key = m.group(1)
+        if key not in blocks:
+            raise KeyError(f"protocol.md marks an example {key!r} that no session produces")
+        return f"<!-- example: {key} -->\n```json\n{blocks[key]}```"
+
+    return MARK.sub(sub, text)
+
+
+def main(argv: list[str]) -> int:
+    text = PROTOCOL_MD.read_text(encoding="utf-8")
+    new = rewrite(text, generate())
+    if "--check" in argv:
+        if new != text:
+            print("protocol.md's examples differ from a real referee's session: run python -m referee.protocol_examples", file=sys.stderr)
+            return 1
+        return 0
+    PROTOCOL_MD.write_text(new, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

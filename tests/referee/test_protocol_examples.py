@@ -1,0 +1,29 @@
+"""Every marked JSON example of protocol.md is what a real referee sends (issue 18).
+
+``referee/protocol_examples.py`` plays scripted sessions against a real referee and
+writes the blocks marked ``<!-- example: KEY -->``; here they are produced again and must
+equal protocol.md's, so an example cannot go stale (1.3's ``welcome`` showed ``minor: 1``
+and no ``batch_events``). On a difference: ``python -m referee.protocol_examples``, then
+read the diff.
+"""
+
+from __future__ import annotations
+
+from referee.protocol_examples import MARK, PROTOCOL_MD, generate, rewrite
+
+
+def test_protocol_md_examples_are_a_real_referees() -> None:
+    text = PROTOCOL_MD.read_text(encoding="utf-8")
+    marked = {m.group(1): m.group(2) for m in MARK.finditer(text)}
+    assert {"hello", "welcome", "join", "prompt", "game_end"} <= set(marked)
+    blocks = generate()
+    for key, block in marked.items():
+        assert block == blocks[key], f"protocol.md's example {key!r} is stale: run python -m referee.protocol_examples\n{blocks[key]}"
+    assert rewrite(text, blocks) == text
+
+
+def test_the_welcome_example_is_this_minor() -> None:
+    from okgin.protocol.catalogue import PROTOCOL_MINOR
+
+    block = generate()["welcome"]
+    assert f'"minor": {PROTOCOL_MINOR}' in block and '"batch_events"' in block
