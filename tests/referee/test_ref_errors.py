@@ -275,6 +275,18 @@ def test_internal_error_is_contained(referee, make_client):
     assert c.request({"type": "ping"}, "pong")["type"] == "pong"  # still serving
 
 
+def test_too_large_under_a_larger_hard_limit(make_referee, make_client):
+    """A referee configured with a hard limit above max_message_bytes reads a frame
+    between the two and refuses it ``too_large``, echoing the id from the frame's head."""
+    r = make_referee(hard_max_bytes=1 << 16)
+    c = make_client(r.endpoint)
+    c.hello("big")
+    c.send({"type": "ping", "id": "huge", "pad": "x" * 10_000}, check=False)
+    m = error_of(c.wait_for(lambda m: m["type"] == "error"), "too_large")
+    assert m["id"] == "huge" and m["request"] == "ping"
+    assert c.request({"type": "ping"}, "pong")["type"] == "pong"
+
+
 def test_every_error_code_is_exercised():
     """Keep this file honest: each code of the catalogue appears in a test above."""
     import inspect
