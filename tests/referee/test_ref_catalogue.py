@@ -87,6 +87,11 @@ def test_every_message_of_the_catalogue(make_referee, make_client):
     a.request({"type": "join", "table": "duel"}, "seated")
     b.request({"type": "join", "table": "duel"}, "seated")
     a.wait_for(lambda m: m["type"] == "game_start")
+    b.send({"type": "bye"})  # 1.4: the other seat is told the seat is away, then back
+    a.wait_for(lambda m: m["type"] == "seat_status" and m["connected"] is False)
+    gone = b
+    b = client("b", token=b.token)
+    a.wait_for(lambda m: m["type"] == "seat_status" and m["connected"] is True)
     b.request({"type": "resign", "table": "duel"}, "ok")
     a.wait_for(lambda m: m["type"] == "game_end")
     admin.request({"type": "close_table", "table": "duel"}, "ok")
@@ -95,7 +100,7 @@ def test_every_message_of_the_catalogue(make_referee, make_client):
     b.send({"type": "bye"})
     r.stop()  # sends shutdown to everyone still connected
     for c in clients:
-        if c is not b:
+        if c is not b and c is not gone:
             c.wait_for(lambda m: m["type"] == "shutdown")
     received = {m["type"] for c in clients for m in c.received}
     assert received == set(REFEREE_TYPES), f"never received: {set(REFEREE_TYPES) - received}"
