@@ -87,7 +87,11 @@ class Gateway:
         s.setsockopt(zmq.LINGER, 0)
         s.setsockopt(zmq.ROUTER_MANDATORY, 1)
         s.setsockopt(zmq.MAXMSGSIZE, 1 << 20)
-        s.bind(self.bind)
+        try:
+            s.bind(self.bind)
+        except zmq.ZMQError:
+            s.close(linger=0)  # a socket left open would hang the context's term (at exit, or when collected)
+            raise
         self.endpoint = s.getsockopt_string(zmq.LAST_ENDPOINT)
         self.sock = s
         self._tasks = [asyncio.ensure_future(self._recv_loop()), asyncio.ensure_future(self._heartbeats())]

@@ -48,7 +48,11 @@ def _socket(ctx: zmq.asyncio.Context, endpoint: str) -> zmq.asyncio.Socket:
     s.setsockopt(zmq.LINGER, 0)
     s.setsockopt(zmq.SNDHWM, 10000)
     s.setsockopt(zmq.RCVHWM, 10000)
-    s.connect(endpoint)
+    try:
+        s.connect(endpoint)
+    except zmq.ZMQError:
+        s.close(linger=0)  # a socket left open would hang the context's term (at exit, or when collected)
+        raise
     return s
 
 
