@@ -7,8 +7,10 @@ published a seed hash that matches the seed (hashed with the revealed salt since
 1.4; a journal without a salt is checked by the older, unsalted rule). Any disagreement
 is reported with its line.
 
-Exit status: 0 every journal agrees, 1 a mismatch (or an incomplete journal), 2 a file
-that cannot be read as a journal.
+Exit status: 0 every journal agrees, 1 a mismatch (or a journal whose last line is torn
+before its end), 2 a file that cannot be read as a journal, 3 a game still in progress (no
+``end`` line, last line whole: the referee is still writing it, so there is no seed to
+check yet). Several files: 2 before 1 before 3 before 0.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from okgin.journal import JournalError  # the file is not a readable journal (ex
 from okgin.journal import read_journal as read_journal_file
 from okgin.rng import is_salt, seed_hash
 
-__all__ = ["CheckReport", "JournalError", "Mismatch", "check_entries", "check_file", "main", "read_journal"]
+__all__ = ["CheckReport", "InProgress", "JournalError", "Mismatch", "check_entries", "check_file", "main", "read_journal"]
 
 
 class Mismatch(Exception):
@@ -33,6 +35,19 @@ class Mismatch(Exception):
     def __init__(self, line: int, message: str) -> None:
         super().__init__(f"line {line}: {message}")
         self.line = line
+
+
+class InProgress(Mismatch):
+    """The journal has no ``end`` line and its last line is whole: the game is still
+    being played (exit 3). A :class:`Mismatch` for callers that only ask "verified?"."""
+
+
+# The exit status of a run over several files: the worst wins (2 > 1 > 3 > 0).
+_SEVERITY = {0: 0, 3: 1, 1: 2, 2: 3}
+
+
+def _worse(a: int, b: int) -> int:
+    return a if _SEVERITY[a] >= _SEVERITY[b] else b
 
 
 @dataclass
@@ -49,16 +64,22 @@ class CheckReport:
 def read_journal(path: str | Path) -> list[dict[str, Any]]:
     """The journal's entries (:func:`okgin.journal.read_journal`), each with its line
     number in ``_line`` for the messages. A torn last line is left out: the journal then
-    lacks its end and the check reports it incomplete (exit 1)."""
+    lacks its end and the check reports it incomplete (exit 1; :func:`check_file` tells
+    a torn journal from one still in progress)."""
     j = read_journal_file(path)
     return [{**e, "_line": n} for e, n in zip(j.entries, j.lines, strict=True)]
 
 
-def check_entries(entries: list[dict[str, Any]], path: str = "<journal>") -> CheckReport:
-    """Verify a journal against the engine; raise :class:`Mismatch` at the first disagreement."""
+def check_entries(entries: list[dict[str, Any]], path: str = "<journal>", *, torn: bool = True) -> CheckReport:
+    """Verify a journal against the engine; raise :class:`Mismatch` at the first disagreement.
+
+    A journal without its ``end`` line raises :class:`InProgress` when ``torn`` is false
+    (its last line is whole: the game is still going), else a plain :class:`Mismatch`."""
     start = entries[0]
     end = entries[-1]
     if end["t"] != "end":
+        if not torn:
+            raise InProgress(end["_line"], f"in progress: no 'end' line yet (last entry '{end['t']}'); the seed is revealed only when the game ends")
         raise Mismatch(end["_line"], "the journal has no 'end' line (the referee stopped before the game ended); without the seed it cannot be checked")
     seed = end.get("seed")
     if isinstance(seed, bool) or not isinstance(seed, int | str):
@@ -158,11 +179,19 @@ def _with_full_rules(record: Any) -> Any:
 
 
 def check_file(path: str | Path) -> CheckReport:
-    return check_entries(read_journal(path), str(path))
+    j = read_journal_file(path)
+    entries = [{**e, "_line": n} for e, n in zip(j.entries, j.lines, strict=True)]
+    return check_entries(entries, str(path), torn=j.torn)
 
 
 def main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="okgin replay", description="Check journals against the engine (--check), or step through one in the TUI.")
+    p = argparse.ArgumentParser(
+        prog="okgin replay",
+        description="Check journals against the engine (--check), or step through one in the TUI.",
+        epilog="exit status: 0 every journal agrees; 1 a mismatch (or a journal torn before its end); "
+        "2 a file that cannot be read as a journal; 3 a game still in progress (no end line yet). "
+        "With several files the worst wins: 2, then 1, then 3.",
+    )
     p.add_argument("files", nargs="+", metavar="FILE", help="journal files (.jsonl) or directories of them")
     p.add_argument("--check", action="store_true", required=True, help="re-run each journal through the engine and verify every event and result")
     p.add_argument("-q", "--quiet", action="store_true", help="print only problems")
@@ -177,11 +206,15 @@ def main(argv: list[str]) -> int:
             r = check_file(path)
         except JournalError as e:
             print(f"UNREADABLE {e}", file=sys.stderr)
-            status = max(status, 2)
+            status = _worse(status, 2)
+            continue
+        except InProgress as e:
+            print(f"IN PROGRESS {path} {e}", file=sys.stderr)
+            status = _worse(status, 3)
             continue
         except Mismatch as e:
             print(f"MISMATCH {path} {e}", file=sys.stderr)
-            status = max(status, 1)
+            status = _worse(status, 1)
             continue
         if not args.quiet:
             who = "no winner" if r.winner is None else f"winner seat {r.winner}"

@@ -17,6 +17,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="okgin replay",
         description="Step through a finished game's journal: ←/→ one move, PgUp/PgDn one hand, Home/End, q quits. "
         "Every hand is shown face up. (Add --check to verify the journal against the engine instead.)",
+        epilog="okgin replay FILE|DIR... --check exits 0 when every journal agrees with the engine, 1 on a mismatch, "
+        "2 when a file cannot be read, 3 when a game is still in progress (no end line yet); the worst wins, 1 before 3.",
     )
     p.add_argument("file", help="a journal written by the referee (JSON Lines, protocol.md §12)")
     add_display_flags(p)

@@ -153,8 +153,25 @@ def test_replay_check_cli(spawn, tmp_path, capsys):
     bad.write_text("\n".join([*lines[:-1], json.dumps(end)]) + "\n")
     assert replay_main([str(bad), "--check"]) == 1
     assert "seed" in capsys.readouterr().err
-    bad.write_text("\n".join(lines[:-1]) + "\n")  # no end line: the game never finished
+    bad.write_text("\n".join(lines[:-1]) + "\n")  # no end line, last line whole: still being played
+    assert replay_main([str(bad), "--check"]) == 3
+    assert "IN PROGRESS" in capsys.readouterr().err
+    cut = "\n".join(lines)
+    bad.write_text(cut[: cut.rfind("\n") + 20])  # the end line torn mid-write: incomplete
     assert replay_main([str(bad), "--check"]) == 1
+    assert "MISMATCH" in capsys.readouterr().err
+    # a directory with a game in progress and a mismatch: the mismatch (1) wins
+    both = tmp_path / "both"
+    both.mkdir()
+    (both / "a-live.jsonl").write_text("\n".join(lines[:-1]) + "\n")
+    (both / "b-bad.jsonl").write_text("\n".join([*lines[:i], json.dumps(entry), *lines[i + 1 :]]) + "\n")
+    assert replay_main([str(both), "--check"]) == 1
+    (both / "b-bad.jsonl").unlink()
+    (both / "c-ok.jsonl").write_text("\n".join(lines) + "\n")
+    live = subprocess.run([sys.executable, "-m", "okgin", "replay", str(both), "--check"], capture_output=True, text=True, timeout=60)
+    assert live.returncode == 3 and "IN PROGRESS" in live.stderr and "OK" in live.stdout
+    helptext = subprocess.run([sys.executable, "-m", "okgin", "replay", "--help"], capture_output=True, text=True, timeout=60)
+    assert "3 when a game is still in progress" in " ".join(helptext.stdout.split())
     bad.write_text("not json\n")
     assert replay_main([str(bad), "--check"]) == 2
 
