@@ -129,7 +129,8 @@ _RANKS_IN: list[tuple[int, ...]] = [()] * (1 << SUIT_BITS)
 for _m in range(1, 1 << SUIT_BITS):
     _top = _m.bit_length() - 1
     _RANKS_IN[_m] = (*_RANKS_IN[_m & ~(1 << _top)], _top)
-_SUIT_CARDS: list[list[tuple[int, ...] | None]] = [list(_RANKS_IN)] + [[None] * (1 << SUIT_BITS) for _ in range(3)]
+# Suit 0 needs no table of its own: its card indices are its rank indices, _RANKS_IN.
+_SUIT_CARDS: list[list[tuple[int, ...] | None]] = [[None] * (1 << SUIT_BITS) for _ in range(4)]
 
 
 def _suit_cards(suit: int, m: int) -> tuple[int, ...]:
@@ -146,7 +147,7 @@ def cards_of(mask: int) -> list[Card]:
     m2 = (mask >> 26) & SUIT_MASK
     m3 = mask >> 39
     return [
-        *t[0][mask & SUIT_MASK],  # type: ignore[misc]
+        *_RANKS_IN[mask & SUIT_MASK],  # suit 0: always built
         *(t[1][m1] or _suit_cards(1, m1)),
         *(t[2][m2] or _suit_cards(2, m2)),
         *(t[3][m3] or _suit_cards(3, m3)),

@@ -54,6 +54,8 @@ class Game:
         self.role_draws: list[list[tuple[int, int]]] = []
         # Set only by okgin.position.game_from_position: the constructed first hand.
         self.position: dict[str, Any] | None = None
+        # okgin.views' per-viewer cache of this hand's filtered events (views._filtered_events).
+        self._view_cache: dict[tuple[int | None, bool], list[Any]] = {}
         if self.rules.variant == "box":
             self.roles, self.role_draws = draw_roles(self.seed)
             dealer, nondealer = self.roles[0], self.roles[1]

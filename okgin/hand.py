@@ -200,7 +200,11 @@ class Hand:
 
     def _declared_layout(self, action: Action) -> Arrangement:
         hand = self.hands[self.to_act]
-        rest = hand if action.kind == "big_gin" else hand & ~(1 << action.card)  # type: ignore[operator]
+        if action.kind == "big_gin":
+            rest = hand
+        else:
+            assert action.card is not None  # a knock names its discard
+            rest = hand & ~(1 << action.card)
         try:
             layout = validate_arrangement(rest, action.melds or ())
         except ValueError as e:
@@ -225,12 +229,12 @@ class Hand:
             self.phase = DISCARD
             self.events.append((seat, "draw_stock", c))
         elif kind == "discard":
-            c = action.card
-            assert c is not None
-            self.hands[seat] &= ~(1 << c)
-            self.discard_pile.append(c)
+            card = action.card
+            assert card is not None
+            self.hands[seat] &= ~(1 << card)
+            self.discard_pile.append(card)
             self.taken = None
-            self.events.append((seat, "discard", c))
+            self.events.append((seat, "discard", card))
             if len(self.stock) <= STOCK_FLOOR or self.pile_draws >= self.rules.max_pile_draws:
                 self._finish_drawn()
             else:

@@ -75,10 +75,11 @@ def game_from_position(
     if rules.variant == "box":
         if dealer is not None:
             raise ValueError("in Gin in the Box the box deals: give roles=(box, captain, sitter), not dealer")
-        roles = tuple(roles) if roles is not None else (0, 1, 2)  # type: ignore[assignment]
-        if sorted(roles) != list(range(n)):  # type: ignore[arg-type]
-            raise ValueError(f"roles must be the seats 0, 1, 2 in the order (box, captain, sitter), not {roles!r}")
-        dealer_seat, nondealer_seat = roles[0], roles[1]  # type: ignore[index]
+        given = tuple(roles) if roles is not None else (0, 1, 2)
+        if sorted(given) != list(range(n)):
+            raise ValueError(f"roles must be the seats 0, 1, 2 in the order (box, captain, sitter), not {given!r}")
+        roles = (given[0], given[1], given[2])
+        dealer_seat, nondealer_seat = roles[0], roles[1]
     else:
         if roles is not None:
             raise ValueError("roles exist only in Gin in the Box")
@@ -118,7 +119,7 @@ def game_from_position(
             raise ValueError(f"hands_won needs {n} numbers")
         game.hands_won = [int(x) for x in hands_won]
     if rules.variant == "box":
-        game.roles = roles  # type: ignore[assignment]
+        game.roles = roles
         game.role_draws = []  # no draw happened: the roles were given
     game.hand = Hand(rules, game.seed, 0, dealer_seat, nondealer_seat, n, deck=deck)
     game.position = {

@@ -151,7 +151,7 @@ class RuleSet:
     def with_assignments(self, assignments: list[str]) -> RuleSet:
         """Apply ``NAME=VALUE`` strings as given on a command line (``--rule knock_limit=10``)."""
         changes: dict[str, Any] = {}
-        types = {f.name: f.type for f in fields(self)}
+        types = {f.name: str(f.type) for f in fields(self)}  # annotations are strings here (postponed)
         for a in assignments:
             if "=" not in a:
                 raise RuleError(f"--rule takes NAME=VALUE, got {a!r}")

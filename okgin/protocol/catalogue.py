@@ -310,7 +310,7 @@ def largest_legal_messages() -> dict[str, dict[str, Any]]:
     variant = max(("oklahoma", "box"), key=len)
     melds = [["Ac", "2c", "3c"], ["4d", "5d", "6d"], ["7h", "8h", "9h", "Th"]]  # ten cards: at most three melds
     knock = {"kind": "knock", "card": "Qs", "melds": melds}
-    big = {
+    big: dict[str, dict[str, Any]] = {
         "hello": {"protocol": _BIG_INT, "minor": _BIG_NNINT, "role": "spectator", "name": name, "token": longest_str,
                   "admin_key": longest_str, "events": True, "batch_events": True},
         "heartbeat": {}, "ping": {}, "bye": {}, "list_tables": {},

@@ -32,11 +32,11 @@ def _merged(settings: S, partial: dict[str, Any] | None, what: str, check: Calla
     """``settings`` with ``partial`` laid over it: unknown keys refused, each value checked."""
     if not partial:
         return settings
-    known = {f.name for f in fields(settings)}  # type: ignore[arg-type]
+    known = {f.name for f in fields(settings)}
     bad = sorted(set(partial) - known)
     if bad:
         raise ProtocolError("bad_message", f"unknown {what} setting(s) {', '.join(map(str, bad))}; known: {', '.join(sorted(known))}")
-    return replace(settings, **{k: check(k, v) for k, v in partial.items()})  # type: ignore[type-var]
+    return replace(settings, **{k: check(k, v) for k, v in partial.items()})
 
 
 @dataclass(frozen=True)
