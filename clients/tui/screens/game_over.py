@@ -7,11 +7,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
 from ..describe import OUTCOME_NAMES
 from ..model import TableState
+from .base import OkginModalScreen
 
 TERMINATION_TEXT = {
     "timeout": "ran out of time",
@@ -61,7 +61,7 @@ def score_sheet(state: TableState) -> Table:
     return t
 
 
-class GameOverScreen(ModalScreen[None]):
+class GameOverScreen(OkginModalScreen[None]):
     BINDINGS = [
         Binding("r", "rematch", "Rematch"),
         Binding("q", "app.quit", "Quit"),
@@ -69,7 +69,7 @@ class GameOverScreen(ModalScreen[None]):
     ]
 
     def compose(self) -> ComposeResult:
-        st: TableState = self.app.state  # type: ignore[attr-defined]
+        st: TableState = self.okgin_app.state
         final = st.final or {}
         with Vertical(classes="dialog"):
             yield Static("Game over", classes="dialog-title")
@@ -97,18 +97,18 @@ class GameOverScreen(ModalScreen[None]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "rematch":
-            self.run_worker(self.app.rematch())  # type: ignore[attr-defined]
+            self.run_worker(self.okgin_app.rematch())
         else:
             self.app.exit(0)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        st: TableState = self.app.state  # type: ignore[attr-defined]
+        st: TableState = self.okgin_app.state
         if action == "rematch":
             return not st.spectator and st.replay is None
         return True
 
     async def action_rematch(self) -> None:
-        await self.app.rematch()  # type: ignore[attr-defined]
+        await self.okgin_app.rematch()
 
     def action_close(self) -> None:
         self.dismiss(None)

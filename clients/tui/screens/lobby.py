@@ -13,7 +13,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
@@ -24,6 +23,7 @@ from okgin.endpoint import EndpointError, parse_endpoint
 
 from ..net import list_tables
 from ..seating import Seating
+from .base import OkginScreen
 
 
 def parse_rules(text: str, variant: str) -> dict:
@@ -34,7 +34,7 @@ def parse_rules(text: str, variant: str) -> dict:
     return {k: v for k, v in full.to_dict().items() if defaults.get(k) != v and k != "variant"}
 
 
-class LobbyScreen(Screen):
+class LobbyScreen(OkginScreen[None]):
     BINDINGS = [
         Binding("ctrl+r", "refresh", "Refresh tables"),
         Binding("escape", "app.quit", "Quit"),
@@ -160,4 +160,4 @@ class LobbyScreen(Screen):
             if bank:
                 clock["bank_ms"] = int(bank) * 1000
         seating = Seating(mode=mode, variant=variant, rules=rules, table=table, clock=clock or None)
-        self.app.join_game(endpoint, name, seating)  # type: ignore[attr-defined]
+        self.okgin_app.join_game(endpoint, name, seating)

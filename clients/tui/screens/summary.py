@@ -11,7 +11,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
 from okgin import HandResult
@@ -21,6 +20,7 @@ from ..describe import result_sentence
 from ..model import TableState
 from ..options import DisplayOptions
 from ..widgets.cards import card_text, cards_text
+from .base import OkginModalScreen
 
 
 def meld_text(meld: tuple[Card, ...], opts: DisplayOptions, laid: list[Card] | None = None) -> Text:
@@ -106,7 +106,7 @@ def summary_text(state: TableState, r: HandResult, opts: DisplayOptions) -> Text
     return t
 
 
-class HandSummaryScreen(ModalScreen[int]):
+class HandSummaryScreen(OkginModalScreen[int]):
     """Shown when a hand ends; Enter (or the button) goes back to the table.
 
     It waits for the key: a summary that goes by unread is a hand the person cannot
@@ -124,8 +124,8 @@ class HandSummaryScreen(ModalScreen[int]):
         self.auto_continue = auto_continue
 
     def compose(self) -> ComposeResult:
-        st: TableState = self.app.state  # type: ignore[attr-defined]
-        opts: DisplayOptions = self.app.options  # type: ignore[attr-defined]
+        st: TableState = self.okgin_app.state
+        opts: DisplayOptions = self.okgin_app.options
         with Vertical(classes="dialog"):
             yield Static(f"End of hand {self.result.hand_number + 1}", classes="dialog-title")
             with VerticalScroll(id="summary-body"):

@@ -17,7 +17,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 
 from okgin import Action
@@ -34,6 +33,7 @@ from ..widgets.log import EventLog, HandsList
 from ..widgets.piles import DISCARD, STOCK, PilesWidget
 from ..widgets.players import OpponentsWidget, Scoreboard, clock_of
 from ..widgets.topbar import TopBar
+from .base import OkginScreen
 
 # The move kinds a key can ask for: ``move(KIND)`` plays it, ``move(KIND, True)`` suggests
 # it to the captain (the sitter). The kind is the referee's action kind.
@@ -66,7 +66,7 @@ def move_action(kind: str, advice: bool = False) -> str:
     return f"move('{kind}', True)" if advice else f"move('{kind}')"
 
 
-class TableScreen(Screen):
+class TableScreen(OkginScreen[None]):
     """The game table for both variants and every role (player, sitter, spectator, replay)."""
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (112, "-wide")]
@@ -354,29 +354,29 @@ class TableScreen(Screen):
 
     def action_shift(self, delta: int) -> None:
         if self.options.sort != "manual":
-            self.app.options = DisplayOptions(self.options.ascii, self.options.four_colour, self.options.hints, "manual")  # type: ignore[attr-defined]
+            self.okgin_app.options = DisplayOptions(self.options.ascii, self.options.four_colour, self.options.hints, "manual")
             self.notify("Sorting switched to manual: Shift+←/→ moves the selected card.", timeout=3)
         self._hand().move_selected(delta)
 
     def action_sort(self) -> None:
         new = self.options.next_sort()
-        self.app.options = new  # type: ignore[attr-defined]
+        self.okgin_app.options = new
         self.notify(SORT_NOTES.get(new.sort, f"Hand sorted by {new.sort}"), timeout=2)
 
     def action_hints(self) -> None:
         o = self.options
-        self.app.options = DisplayOptions(o.ascii, o.four_colour, not o.hints, o.sort)  # type: ignore[attr-defined]
+        self.okgin_app.options = DisplayOptions(o.ascii, o.four_colour, not o.hints, o.sort)
 
     def action_ascii(self) -> None:
         o = self.options
-        self.app.options = DisplayOptions(not o.ascii, o.four_colour, o.hints, o.sort)  # type: ignore[attr-defined]
+        self.okgin_app.options = DisplayOptions(not o.ascii, o.four_colour, o.hints, o.sort)
 
     def action_four_colour(self) -> None:
         o = self.options
-        self.app.options = DisplayOptions(o.ascii, not o.four_colour, o.hints, o.sort)  # type: ignore[attr-defined]
+        self.okgin_app.options = DisplayOptions(o.ascii, not o.four_colour, o.hints, o.sort)
 
     async def _play(self, action: Action) -> None:
-        await self.app.play(action)  # type: ignore[attr-defined]
+        await self.okgin_app.play(action)
 
     async def action_move(self, kind: str, advice: bool = False) -> None:
         """Every move key and button: play ``kind`` (or, with ``advice``, suggest it to the
@@ -418,7 +418,7 @@ class TableScreen(Screen):
 
     # ---- the sitter's advice
     async def _advise(self, action: Action | None, text: str = "") -> None:
-        await self.app.advise(action, text)  # type: ignore[attr-defined]
+        await self.okgin_app.advise(action, text)
 
     def action_advise_note(self) -> None:
         from .advice_note import AdviceNoteScreen
@@ -431,13 +431,13 @@ class TableScreen(Screen):
 
     # ---- replay, help, rematch, quit
     def action_step(self, delta: int) -> None:
-        self.app.replay_step(delta)  # type: ignore[attr-defined]
+        self.okgin_app.replay_step(delta)
 
     def action_jump(self, direction: int) -> None:
-        self.app.replay_jump(direction)  # type: ignore[attr-defined]
+        self.okgin_app.replay_jump(direction)
 
     def action_hand_step(self, delta: int) -> None:
-        self.app.replay_hand_step(delta)  # type: ignore[attr-defined]
+        self.okgin_app.replay_hand_step(delta)
 
     def action_help(self) -> None:
         from .help import HelpScreen
@@ -445,17 +445,17 @@ class TableScreen(Screen):
         self.app.push_screen(HelpScreen())
 
     async def action_rematch(self) -> None:
-        await self.app.rematch()  # type: ignore[attr-defined]
+        await self.okgin_app.rematch()
 
     def action_show_token(self) -> None:
         """The session token, with its warning (the token is the seat)."""
         from .quit_confirm import token_text
 
-        token = getattr(self.app.backend, "token", None)  # type: ignore[attr-defined]
+        token = getattr(self.okgin_app.backend, "token", None)
         self.notify(token_text(token), title="Your session", severity="warning", timeout=15)
 
     def action_quit_table(self) -> None:
-        self.app.request_quit()  # type: ignore[attr-defined]
+        self.okgin_app.request_quit()
 
     # ------------------------------------------------------------------- mouse
     async def on_hand_widget_activated(self, msg: HandWidget.Activated) -> None:
