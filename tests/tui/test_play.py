@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -150,8 +151,44 @@ class Tmux:
     def alive(self) -> bool:
         return "t" in self.run("list-sessions", "-F", "#{session_name}").split()
 
+    def type(self, text: str) -> None:
+        """``text`` as typed (no key names)."""
+        self.run("send-keys", "-t", "t", "-l", text)
+
+    def wait_for(self, cond, limit: float = 60, what: str = "") -> str:
+        """Poll the screen until ``cond(screen)``; the screen then. ``limit`` bounds a hang,
+        it is not a timing assertion."""
+        deadline = time.monotonic() + limit
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if cond(screen):
+                return screen
+            time.sleep(0.2)
+        raise AssertionError(f"never saw {what or cond}; screen:\n{screen}")
+
     def kill(self) -> None:
-        self.run("kill-server")
+        self.run("kill-server")  # our own server (its own socket): only the session we started
+
+
+def press_the_shown_key(tm: Tmux, screen: str) -> None:
+    """On "Your turn": the move the footer offers, like a newcomer would."""
+    footer = screen.rstrip().splitlines()[-1]
+    if " k Knock" in footer:
+        tm.keys("k")
+        time.sleep(0.3)
+        tm.keys("k")
+    elif "Discard" in footer:
+        tm.keys("Enter")
+    elif " p Pass" in footer:
+        tm.keys("p")
+    elif " s Draw stock" in footer:
+        tm.keys("s")
+
+
+def log_lines(screen: str, prefix: str) -> list[str]:
+    """The log's lines (and any others) that start with ``prefix``, the side panel cut off."""
+    return [line.split("▏")[0].strip() for line in screen.splitlines() if line.split("▏")[0].strip().startswith(prefix)]
 
 
 @pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
@@ -184,17 +221,7 @@ def test_okgin_play_in_a_real_terminal(tmp_path: Path) -> None:
                 tm.keys("Enter")
             elif "Your turn" in screen:
                 seen.add("turn")
-                footer = screen.rstrip().splitlines()[-1]
-                if " k Knock" in footer:
-                    tm.keys("k")
-                    time.sleep(0.3)
-                    tm.keys("k")
-                elif "Discard" in footer:
-                    tm.keys("Enter")
-                elif " p Pass" in footer:
-                    tm.keys("p")
-                elif " s Draw stock" in footer:
-                    tm.keys("s")
+                press_the_shown_key(tm, screen)
                 last = ""
         assert seen >= {"turn", "summary", "game over"}, f"saw {seen}; screen:\n{last}"
         # The game-over screen names the winner and offers a rematch.
@@ -211,3 +238,68 @@ def test_okgin_play_in_a_real_terminal(tmp_path: Path) -> None:
     assert len(files) == 1
     end = json.loads(files[0].read_text().splitlines()[-1])
     assert end["t"] == "end" and end["termination"] == "normal" and end["seed"] == 7
+
+
+BOX_CMD = (f"{sys.executable} -m okgin.cli play --variant box --bot random --seed {{seed}} --pace 0 "
+           "--advice-window {window} --rule target_score=250 --name ada")
+TERM_ENV = {"LANG": "C.UTF-8", "TERM": "xterm-256color", "PATH": os.environ.get("PATH", "")}
+CAPTAIN_FIRST, SITTER_FIRST = 1, 2  # the seeds' role draws: the human (seat 0) captain, sitter in hand 1
+
+
+@pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
+def test_gin_in_the_box_in_a_real_terminal_as_the_captain(tmp_path: Path) -> None:
+    """``okgin play --variant box`` at 120x40 with the human captain of hand 1: play the
+    keys the screen shows; the log shows the human's discard, and the hand's summary
+    comes and stays until Enter."""
+    tm = Tmux(tmp_path, 120, 40)
+    tm.start(BOX_CMD.format(seed=CAPTAIN_FIRST, window=0), TERM_ENV)
+    try:
+        screen = tm.wait_for(lambda s: "Your turn" in s, what="the first turn")
+        assert "Your hand (captain)" in screen and "(in the box)" in screen
+        discarded = False
+        for _ in range(500):
+            press_the_shown_key(tm, screen)
+            screen = tm.wait_for(lambda s, last=screen: "End of hand" in s or ("Your turn" in s and s != last),
+                                 what="a turn or the summary")
+            if "End of hand" in screen:
+                break
+            discarded = discarded or bool(log_lines(screen, "You discarded"))
+        else:
+            raise AssertionError(f"the hand did not end; screen:\n{screen}")
+        discarded = discarded or bool(log_lines(screen, "You discarded"))
+        assert discarded, screen
+        # The summary waits for a key (no auto-continue with a human at the table).
+        tm.keys("Enter")
+        tm.wait_for(lambda s: "End of hand" not in s and "hand 2" in s, what="hand 2")
+    finally:
+        tm.kill()
+
+
+@pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
+def test_gin_in_the_box_in_a_real_terminal_as_the_sitter_sending_advice(tmp_path: Path) -> None:
+    """The human sits out hand 1: ``m`` opens the note, Enter sends it; the log shows it
+    as one line (a second note collapses into it), and the bot captain, which waits for
+    its sitter's note, then moves."""
+    tm = Tmux(tmp_path, 120, 40)
+    tm.start(BOX_CMD.format(seed=SITTER_FIRST, window=60), TERM_ENV)  # a window the note cuts short
+    try:
+        screen = tm.wait_for(lambda s: " m Write a note" in s, what="the advice keys")
+        assert "(your captain)" in screen and "You sit out this hand" in screen
+        found = re.search(r"(\S+)'s hand \(your captain\)", screen)
+        assert found, screen
+        captain = found.group(1)
+        for n, note in enumerate(("keep the diamonds", "watch the box"), 1):
+            moves = len(log_lines(screen, captain + " "))
+            tm.keys("m")
+            tm.wait_for(lambda s: "A note to your captain" in s, what="the note")
+            tm.type(note)
+            tm.keys("Enter")
+            want = f'You advised: "{note}"' if n == 1 else f'You advised 2 times; last: "{note}"'
+            screen = tm.wait_for(lambda s, w=want: bool(log_lines(s, w)), what=want)
+            assert len(log_lines(screen, "You advised")) == 1  # one line per hand
+            # The captain acts on it (its window ends with the note).
+            screen = tm.wait_for(lambda s, m=moves: len(log_lines(s, captain + " ")) > m, what=f"{captain} moving")
+            if n == 1:
+                screen = tm.wait_for(lambda s: " m Write a note" in s, what="the advice keys again")
+    finally:
+        tm.kill()
