@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from textual.widgets import Input, OptionList
+from textual.widgets import Checkbox, Input, OptionList, Select
 
 from clients.tui.app import OkginApp
 from clients.tui.model import TableState
@@ -13,6 +13,7 @@ from clients.tui.net import NetworkBackend, Seating
 from clients.tui.screens.lobby import parse_rules
 from clients.tui.screens.summary import HandSummaryScreen
 from clients.tui.screens.table import TableScreen
+from okgin.rules import HOUSE_RULES
 from referee.config import RefereeConfig
 from referee.server import Referee
 
@@ -93,6 +94,39 @@ async def test_lobby_lists_tables_and_creates_one_with_a_clock() -> None:
             await task
     finally:
         stop.set()
+        await ref.stop()
+
+
+def test_parse_rules_takes_a_preset_then_house_rules_then_assignments() -> None:
+    assert parse_rules("", "oklahoma", "classic-oklahoma") == {
+        "ace_upcard_gin_only": True, "spade_upcard_doubles": True, "classic_bonuses": True}
+    assert parse_rules("undercut_bonus=30", "oklahoma", None, ("standard_gin",)) == {"knock_limit": 10, "undercut_bonus": 30}
+    assert parse_rules("", "box", None, ("standard_gin",)) == {"undercut_bonus": 25}  # the box knocks at 10 anyway
+
+
+async def test_lobby_creates_a_table_with_a_preset_and_a_house_rule() -> None:
+    ref = Referee(RefereeConfig(bind="tcp://127.0.0.1:0", journal_dir=None, open_admin=True))
+    endpoint = await ref.start()
+    try:
+        app = OkginApp(start="lobby", lobby={"endpoint": endpoint, "name": "ada"}, cursor_blink=False)
+        async with app.run_test(size=SIZE) as pilot:
+            status = app.screen.query_one("#lobby-status")
+            await until(pilot, lambda: "no tables yet" in str(status.render()))
+            # One line per house rule, each with its sentence; the presets by name.
+            boxes = {str(c.label) for c in app.screen.query(Checkbox)}
+            assert boxes == {line for _opts, line in HOUSE_RULES.values()}
+            app.screen.query_one("#preset", Select).value = "classic-oklahoma"
+            await _fill(pilot, app, tablename="house")
+            await pilot.click("#house-standard_gin")
+            await pilot.pause()
+            assert app.screen.query_one("#house-standard_gin", Checkbox).value
+            await click_button(pilot, app, "#create")
+            await until(pilot, lambda: app.state.table == "house" and app.state.rules is not None)
+            rules = app.state.rules  # from `seated`
+            assert rules.ace_upcard_gin_only and rules.spade_upcard_doubles and rules.classic_bonuses
+            assert rules.knock_limit == 10 and rules.undercut_bonus == 25
+            assert ref.tables["house"].rules.classic_bonuses
+    finally:
         await ref.stop()
 
 

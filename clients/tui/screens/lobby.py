@@ -4,7 +4,9 @@ Four ways in, one button each: the quick-match queue for a variant and rules; a 
 table (created by the first player to join it); a new table with a time control
 (created through the protocol's admin request, then joined); or watching a table. The
 table list comes from the referee (``list_tables``) over a short connection, refreshed
-on demand, and a table picked in it fills the table name.
+on demand, and a table picked in it fills the table name. The rules are a preset
+(:data:`okgin.rules.PRESETS`), the house rules ticked one by one (one line each,
+:data:`okgin.rules.HOUSE_RULES`), then any ``NAME=VALUE`` typed, in that order.
 """
 
 from __future__ import annotations
@@ -13,23 +15,32 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Footer, Input, Label, OptionList, Select, Static
+from textual.widgets import Button, Checkbox, Footer, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from clients.sdk import RefereeError, SDKError
 from clients.sdk import Timeout as SDKTimeout
 from okgin import RuleError, RuleSet
 from okgin.endpoint import EndpointError, parse_endpoint
+from okgin.rules import HOUSE_RULES, PRESETS, preset
 
 from ..net import list_tables
 from ..seating import Seating
 from .base import OkginScreen
 
 
-def parse_rules(text: str, variant: str) -> dict:
-    """``knock_limit=10 gin_bonus=20`` -> the partial rules map (raises RuleError)."""
+def parse_rules(text: str, variant: str, preset_name: str | None = None, house: tuple[str, ...] = ()) -> dict:
+    """A preset, then the house rules named in ``house`` (keys of HOUSE_RULES), then
+    ``knock_limit=10 gin_bonus=20`` typed -> the partial rules map, only what differs
+    from the variant's defaults (raises RuleError), as ``okgin play`` combines them."""
     parts = [p for p in text.replace(",", " ").split() if p]
-    full = RuleSet(variant=variant).with_assignments(parts)
+    rules = preset(preset_name).apply(variant) if preset_name else RuleSet(variant=variant)
+    for flag in house:
+        opts = dict(HOUSE_RULES[flag][0])
+        if variant == "box":
+            opts.pop("knock_limit", None)  # docs/rules.md §4: the box game knocks at 10 anyway
+        rules = rules.with_options(**opts)
+    full = rules.with_assignments(parts)
     defaults = RuleSet(variant=variant).to_dict()
     return {k: v for k, v in full.to_dict().items() if defaults.get(k) != v and k != "variant"}
 
@@ -60,6 +71,10 @@ class LobbyScreen(OkginScreen[None]):
                 yield Label("Game")
                 yield Select([("Oklahoma Gin (2 players)", "oklahoma"), ("Gin in the Box (3 players)", "box")],
                              value="oklahoma", allow_blank=False, id="variant", compact=True)
+                yield Select([(name, name) for name in PRESETS], prompt="preset: none", id="preset", compact=True)
+            with Vertical(id="house-rules"):
+                for flag, (_opts, line) in HOUSE_RULES.items():
+                    yield Checkbox(line, id=f"house-{flag}", compact=True)
             with Horizontal(classes="row"):
                 yield Label("Rules")
                 yield Input("", id="rules", placeholder="optional, e.g. knock_limit=10 undercut_bonus=25", compact=True)
@@ -144,7 +159,9 @@ class LobbyScreen(OkginScreen[None]):
             self._status(f"The referee's address: {e}")
             return
         try:
-            rules = parse_rules(self._value("rules"), variant)
+            choice = self.query_one("#preset", Select).value
+            house = tuple(flag for flag in HOUSE_RULES if self.query_one(f"#house-{flag}", Checkbox).value)
+            rules = parse_rules(self._value("rules"), variant, str(choice) if isinstance(choice, str) else None, house)
         except RuleError as e:
             self._status(f"Rules: {e}")
             return
