@@ -16,6 +16,7 @@ import jsonschema
 import msgpack
 import pytest
 import zmq
+from bounded import limit
 from zmq.utils.monitor import recv_monitor_message
 
 from okgin.protocol import MAX_MESSAGE_BYTES, ProtocolError, decode, encode, peek_id, validate
@@ -168,12 +169,12 @@ def test_libzmq_drops_a_bigger_frame_and_that_connection_only() -> None:
     delivered; one byte more never reaches Python: libzmq closes that connection (losing
     what was queued behind the frame), the peer's DEALER reconnects as a new routing id,
     and another connection is not affected."""
-    limit = RefereeConfig().hard_max_bytes
+    size = RefereeConfig().hard_max_bytes
     ctx = zmq.Context()
     router = limit(ctx.socket(zmq.ROUTER), 10000)  # bounded: tests/bounded.py
     socks = [router]
     try:
-        router.setsockopt(zmq.MAXMSGSIZE, limit)
+        router.setsockopt(zmq.MAXMSGSIZE, size)
         router.setsockopt(zmq.LINGER, 0)
         router.bind("tcp://127.0.0.1:*")
         ep = router.getsockopt(zmq.LAST_ENDPOINT).decode()
@@ -188,13 +189,13 @@ def test_libzmq_drops_a_bigger_frame_and_that_connection_only() -> None:
             assert router.poll(10000), "nothing arrived"
             return router.recv_multipart()
 
-        bad.send(b"x" * limit)
+        bad.send(b"x" * size)
         rid_bad, body = recv()
-        assert len(body) == limit
+        assert len(body) == size
         honest.send(b"one")
         rid_honest, body = recv()
         assert body == b"one"
-        bad.send(b"y" * (limit + 1))
+        bad.send(b"y" * (size + 1))
         bad.send(b"queued behind it")
         assert mon.poll(10000), "libzmq did not close the connection"
         assert recv_monitor_message(mon)["event"] == zmq.EVENT_DISCONNECTED
@@ -206,7 +207,7 @@ def test_libzmq_drops_a_bigger_frame_and_that_connection_only() -> None:
         assert [rid_honest, b"two"] in got
         # What was queued behind the oversize frame may be lost or sent after the reconnect;
         # the oversize frame itself never arrives, and the old connection is gone.
-        assert all(len(f[1]) <= limit for f in got)
+        assert all(len(f[1]) <= size for f in got)
         assert all(f[0] != rid_bad for f in got)
     finally:
         for s in socks:
