@@ -74,9 +74,17 @@ class OkginApp(App[int]):
             self.set_reactive(OkginApp.state, state)
         if options is not None:
             self.set_reactive(OkginApp.options, options)
+        from .ascii import AsciiFilter
+
+        self._ascii_filter = AsciiFilter(enabled=self.options.ascii)
+        self._filters.append(self._ascii_filter)  # Textual applies it to every rendered line
 
     def watch_options(self, options: DisplayOptions) -> None:
         self.set_class(options.ascii, "-ascii")  # okgin.tcss: ASCII frames
+        self._ascii_filter.enabled = options.ascii  # clients/tui/ascii.py: ASCII text
+        self.refresh(repaint=True, layout=True)
+        for screen in self.screen_stack:
+            screen.refresh(repaint=True, layout=True)
 
     def on_mount(self) -> None:
         from .screens.table import TableScreen
