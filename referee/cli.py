@@ -67,6 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rate-limit", type=float, default=2000, metavar="PER_S",
                    help="messages per second one connection may send; the excess is dropped unread (0: no limit; default %(default)s)")
     p.add_argument("--rate-burst", type=int, default=4000, help="messages one connection may send at once (default %(default)s)")
+    p.add_argument("--rate-bytes", type=float, default=256 * 1024, metavar="BYTES_PER_S",
+                   help="bytes of frames per second one connection may send (0: no byte limit; --rate-limit 0 turns both off; default %(default)s)")
+    p.add_argument("--rate-bytes-burst", type=int, default=1 << 20, metavar="BYTES",
+                   help="bytes of frames one connection may send at once (default %(default)s)")
     p.add_argument("--watcher-drop-limit", type=int, default=200,
                    help="undeliverable messages in a row after which a session's watches are dropped (0: never; default %(default)s)")
     g = p.add_argument_group(
@@ -204,6 +208,9 @@ async def run(args: argparse.Namespace) -> int:
         recover=args.recover,
         rate_limit_per_s=max(0.0, args.rate_limit),
         rate_limit_burst=max(1, args.rate_burst),
+        # --rate-limit 0 means no limit of any kind (load tests, fuzzing), as it did on 1.3
+        rate_limit_bytes_per_s=max(0.0, args.rate_bytes) if args.rate_limit > 0 else 0.0,
+        rate_limit_bytes_burst=max(1, args.rate_bytes_burst),
         watcher_drop_limit=max(0, args.watcher_drop_limit),
         curve_keys=args.curve_keys,
         curve_allow=args.allow,

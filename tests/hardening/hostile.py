@@ -131,7 +131,15 @@ def garbage(rng: random.Random, welcomed: bool = True, max_bytes: int = MAX_MESS
     """One hostile message (a list of frames) that must earn exactly one error.
 
     ``welcomed``: the connection has a session (then a second ``hello`` is hostile too;
-    on a connection without one it would be a real hello, so it is not sent there)."""
+    on a connection without one it would be a real hello, so it is not sent there).
+
+    Every frame fits ``max_bytes`` (cut to it: still garbage): since 1.4 a bigger frame
+    never reaches the referee's Python side, libzmq closes that connection instead
+    (tests/referee/test_ref_limits_codec.py shows it), so it earns no error to count."""
+    return [f[:max_bytes] for f in _garbage(rng, welcomed, max_bytes)]
+
+
+def _garbage(rng: random.Random, welcomed: bool, max_bytes: int) -> list[bytes]:
     k = rng.randrange(20 if welcomed else 19)
     if k == 0:  # random bytes (never a valid map: a map byte first would be luck; force a non-map lead)
         b = bytes(rng.randrange(256) for _ in range(rng.randrange(0, 64)))
@@ -179,8 +187,17 @@ def garbage(rng: random.Random, welcomed: bool = True, max_bytes: int = MAX_MESS
     return [pack({"type": "hello", "protocol": 1, "role": "player", "name": "again"})]
 
 
-def structured(rng: random.Random, tables: list[str]) -> dict[str, Any]:
-    """A well-formed message of a random client type with random values of the right shape."""
+def structured(rng: random.Random, tables: list[str], max_bytes: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
+    """A well-formed message of a random client type with random values of the right shape,
+    packed within ``max_bytes`` (since 1.4 libzmq closes a connection that sends a bigger
+    frame, and what was queued behind it is lost: that is test_ref_limits_codec's case)."""
+    while True:
+        msg = _structured(rng, tables)
+        if len(pack(msg)) <= max_bytes:
+            return msg
+
+
+def _structured(rng: random.Random, tables: list[str]) -> dict[str, Any]:
     t = rng.choice(sorted(CLIENT_TYPES - {"hello", "bye"}) + ["act"] * 4)
     table = rng.choice([*tables, "nope", "fuzz-x"])
     msg: dict[str, Any] = {"type": t}
