@@ -114,7 +114,9 @@ def _check_run(tmp_path: Path, total: int, seed: int) -> None:
         assert ref.alive and ref.internal_errors() == [], ref.stderr()[-3000:]
         assert rep.honest_games >= 1 and rep.honest_failures == [], rep.honest_failures
         # hostile frames met every framing and shape error, and the handlers' refusals
-        for name in ("bad_frame", "not_a_map", "bad_message", "unknown_type", "too_large", "already_welcomed",
+        # (too_large needs a hard limit above max_message_bytes: 1.4's default closes the
+        # connection in libzmq instead; test_ref_errors and test_ref_limits_codec cover both)
+        for name in ("bad_frame", "not_a_map", "bad_message", "unknown_type", "already_welcomed",
                      "not_seated", "forbidden", "no_such_table", "stale_seq"):
             assert rep.errors[name] > 0, f"the run never provoked {name}: {rep.errors}"
         assert rep.schema_checked > 100
