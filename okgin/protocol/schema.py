@@ -19,7 +19,7 @@ import json
 import sys
 from typing import Any
 
-from .catalogue import CLIENT_TYPES, DIRECTIONS, PROTOCOL_MAJOR, PROTOCOL_MINOR
+from .catalogue import CLIENT_TYPES, DIRECTIONS, MAX_CURSOR, MAX_PAGE, PROTOCOL_MAJOR, PROTOCOL_MINOR, TABLE_STATUSES
 from .text import SCHEMA_PATTERN
 
 J = dict[str, Any]
@@ -270,8 +270,12 @@ def _messages() -> dict[str, J]:
         "pong": ({"time_ms": INT}, ["time_ms"]),
         "bye": ({}, []),
         # --- lobby
-        "list_tables": ({}, []),
-        "tables": ({"tables": arr(ref("TableInfo"))}, ["tables"]),
+        "list_tables": (
+            {"limit": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE}, "cursor": {"type": "string", "minLength": 1, "maxLength": MAX_CURSOR},
+             "variant": {"enum": ["oklahoma", "box"]}, "status": {"enum": list(TABLE_STATUSES)}, "open": BOOL},
+            [],
+        ),
+        "tables": ({"tables": arr(ref("TableInfo")), "next": nullable(STR), "total": NNINT}, ["tables"]),
         "queue": ({"variant": {"enum": ["oklahoma", "box"]}, "rules": ref("RulesPartial")}, []),
         "queued": (
             {"queue": STR, "variant": {"enum": ["oklahoma", "box"]}, "rules": ref("Rules"), "waiting": NNINT, "needed": NNINT},
