@@ -70,14 +70,17 @@ class OkginApp(App[int]):
         self._pending_summaries: list[HandResult] = []
         self._seen_hands: set[tuple[object, int]] = set()  # (game, hand) shown being played
         self.outcome: dict | None = None
+        from .ascii import AsciiFilter
+
+        # made before any options are set: watch_options (which a test or a backend may
+        # trigger at once) switches it
+        self._ascii_filter = AsciiFilter(enabled=bool(options is not None and options.ascii))
+        self._filters.append(self._ascii_filter)  # Textual applies it to every rendered line
         if state is not None:
             self.set_reactive(OkginApp.state, state)
         if options is not None:
             self.set_reactive(OkginApp.options, options)
-        from .ascii import AsciiFilter
-
-        self._ascii_filter = AsciiFilter(enabled=self.options.ascii)
-        self._filters.append(self._ascii_filter)  # Textual applies it to every rendered line
+        self._ascii_filter.enabled = self.options.ascii
 
     def watch_options(self, options: DisplayOptions) -> None:
         self.set_class(options.ascii, "-ascii")  # okgin.tcss: ASCII frames
