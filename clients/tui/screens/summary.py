@@ -136,7 +136,11 @@ class HandSummaryScreen(OkginModalScreen[int]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#continue", Button).focus()
+        # The screen may already be on its way out (dismissed, or replaced by the next
+        # hand's summary while it was mounting, which a loaded machine makes possible):
+        # then there is no button left to focus.
+        for button in self.query("#continue").results(Button):
+            button.focus()
         if self.auto_continue is not None:
             self.set_timer(self.auto_continue, self._auto_close)
 
