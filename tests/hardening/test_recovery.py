@@ -83,7 +83,8 @@ def test_kill9_with_20_live_games_then_recover(tmp_path: Path) -> None:
     tables: dict[str, dict[str, Any]] = {}
     seats = Seats()
     # two real SDK bot processes (okgin bot simple) on one table, started first (they are slower)
-    sdk_rules = {"variant": "oklahoma", "target_score": 150}
+    # long enough not to end before the crash even while 20 other tables are set up on a loaded machine
+    sdk_rules = {"variant": "oklahoma", "target_score": 500}
     sdk_toks = reserved_table(adm, "sdk", 4242, rules=sdk_rules)
     bots = [bot_process(ref.endpoint, tok, tmp_path, f"sdk{i}") for i, tok in enumerate(sdk_toks)]
     deadline = time.monotonic() + 120
