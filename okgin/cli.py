@@ -24,6 +24,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "match": ("clients.match_cli", "play bots against each other with duplicate deals"),
     "conformance": ("referee.conformance.cli", "check that a bot in any language speaks the protocol"),
     "tournament": ("referee.tournament.cli", "run a tournament: round robin, gauntlet, box, SPRT"),
+    "cluster": ("referee.cluster.cli", "Dask cluster helpers: TLS certificates for the scheduler and workers"),
+    "mcp": ("clients.mcp.cli", "seat a language-model agent at a referee's table over MCP"),
     "rules": ("okgin.rules_cli", "list the rule options and their defaults"),
 }
 
