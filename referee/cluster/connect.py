@@ -1,0 +1,143 @@
+"""Reaching a Dask cluster: one function, one handle, one error.
+
+Both ``okgin tournament --dask`` and ``okgin match --dask`` need the same thing: a
+``distributed.Client`` for an address the organiser typed, or a throw-away
+``LocalCluster`` for ``--dask local``. Writing that once here keeps the two commands'
+messages alike ("cannot reach the Dask scheduler at X within N s") and keeps every
+``import distributed`` inside this package, so ``okgin`` without the ``cluster`` extra
+still runs everything else.
+
+A ``LocalCluster`` is bound to 127.0.0.1 with no dashboard: ``--dask local`` is for
+one machine, and opening a port on every interface (Dask's default) would be a
+surprise for a command that never asked for the network.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # distributed is an optional extra; imported when a client is opened
+    from distributed import Client, LocalCluster
+    from distributed.security import Security
+
+LOCAL = "local"
+DEFAULT_SCHEME = "tcp://"
+
+
+class ClusterError(Exception):
+    """A cluster that cannot be used as asked: the message says what and where."""
+
+
+def normalise_address(address: str, security: Security | None = None) -> str:
+    """``HOST:PORT`` gets a scheme (``tls://`` when certificates were given, since a
+    TLS scheduler refuses ``tcp://``); an address with a scheme is kept as typed."""
+    address = address.strip()
+    if "://" in address:
+        return address
+    return ("tls://" if security is not None and getattr(security, "require_encryption", False) else DEFAULT_SCHEME) + address
+
+
+class ClusterHandle:
+    """A connected ``Client`` and, for ``--dask local``, the cluster it started.
+
+    ``close`` ends both (the client first, so no task is resubmitted to a cluster that
+    is going away); it is idempotent, and the handle is a context manager.
+    """
+
+    def __init__(self, client: Client, address: str, cluster: LocalCluster | None = None) -> None:
+        self.client = client
+        self.address = address
+        self.cluster = cluster
+        self._closed = False
+
+    @property
+    def is_local(self) -> bool:
+        """Whether this handle started its own ``LocalCluster``."""
+        return self.cluster is not None
+
+    def close(self) -> None:
+        """Close the client, then the local cluster if this handle started one."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.client.close(timeout=10)
+        except Exception:  # a scheduler already gone: nothing left to close politely
+            pass
+        if self.cluster is not None:
+            try:
+                self.cluster.close(timeout=10)
+            except Exception:
+                pass
+
+    def __enter__(self) -> ClusterHandle:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"ClusterHandle({self.address!r}{', local' if self.is_local else ''})"
+
+
+def _import_distributed() -> Any:
+    try:
+        import distributed
+    except ModuleNotFoundError as e:
+        raise ClusterError("Dask is not installed: pip install 'okgin[cluster]' (dask[distributed])") from e
+    return distributed
+
+
+def open_client(address: str, *, security: Security | None = None, timeout: float = 10.0,
+                workers: int | None = None) -> ClusterHandle:
+    """A handle on the cluster at ``address``, or on a new ``LocalCluster`` for ``"local"``.
+
+    ``workers``: for ``"local"``, how many single-threaded worker processes to start
+    (default: one per CPU); for a remote scheduler, wait up to ``timeout`` for at least
+    that many workers to join (default: do not wait — a tournament can start with the
+    workers that are there, and tasks queue until one arrives).
+
+    Raises :class:`ClusterError` naming the address and the timeout when the scheduler
+    cannot be reached, or when fewer than ``workers`` workers joined in time.
+    """
+    distributed = _import_distributed()
+    if address.strip() == LOCAL:
+        n = workers if workers is not None else max(1, os.cpu_count() or 1)
+        kwargs: dict[str, Any] = {}
+        if security is not None:
+            kwargs["security"] = security
+            if getattr(security, "require_encryption", False):
+                kwargs["protocol"] = "tls://"
+        try:
+            cluster = distributed.LocalCluster(host="127.0.0.1", n_workers=n, processes=True, threads_per_worker=1,
+                                               dashboard_address=None, silence_logs=logging.ERROR, **kwargs)
+        except Exception as e:
+            raise ClusterError(f"could not start a local Dask cluster ({n} workers): {e}") from e
+        try:
+            client = distributed.Client(cluster, timeout=timeout, security=security, set_as_default=False)
+        except Exception as e:
+            cluster.close()
+            raise ClusterError(f"could not connect to the local Dask cluster at {cluster.scheduler_address}: {e}") from e
+        return ClusterHandle(client, cluster.scheduler_address, cluster)
+
+    where = normalise_address(address, security)
+    try:
+        client = distributed.Client(where, timeout=timeout, security=security, set_as_default=False)
+    except (OSError, TimeoutError) as e:
+        raise ClusterError(f"cannot reach the Dask scheduler at {where} within {timeout:g} s "
+                           f"(is `dask scheduler` running there, and is the address right?): {e}") from e
+    except Exception as e:  # a bad address, a TLS mismatch: still the organiser's input
+        raise ClusterError(f"cannot connect to the Dask scheduler at {where}: {type(e).__name__}: {e}") from e
+    handle = ClusterHandle(client, where)
+    if workers:
+        try:
+            client.wait_for_workers(workers, timeout=timeout)
+        except Exception as e:
+            have = len(client.scheduler_info().get("workers", {}))
+            handle.close()
+            raise ClusterError(f"the Dask scheduler at {where} has {have} worker(s); {workers} did not join "
+                               f"within {timeout:g} s") from e
+    return handle
