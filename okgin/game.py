@@ -65,6 +65,37 @@ class Game:
             nondealer = 1 - dealer
         self.hand = Hand(self.rules, self.seed, 0, dealer, nondealer, self.num_seats)
 
+    def copy(self) -> Game:
+        """An independent copy of the game, cheap enough for tree search.
+
+        Only mutable state is copied (the scores, the lists that grow, the current
+        hand's lists: :meth:`Hand.copy`); immutable values (the rules, seeds, frozen hand
+        results, log entries, roles) are shared. The views' cache is not carried over:
+        its entries are filled in place, so sharing them would let one game's views
+        leak into the other's; the copy rebuilds its own on its first view.
+        """
+        g = Game.__new__(Game)
+        g.rules = self.rules
+        g.seed = self.seed
+        g.seed_value = self.seed_value
+        g.num_seats = self.num_seats
+        g.scores = self.scores.copy()
+        g.hands_won = self.hands_won.copy()
+        g.results = self.results.copy()
+        g.log = self.log.copy()
+        g.advice = self.advice.copy()
+        g.over = self.over
+        g.winner = self.winner
+        g.termination = self.termination
+        g.roles = self.roles
+        g.role_draws = self.role_draws  # written once by draw_roles, never changed
+        g.position = self.position
+        g._view_cache = {}
+        g.hand = self.hand.copy()
+        return g
+
+    clone = copy  # OpenSpiel's name
+
     # ----------------------------------------------------------------- queries
     @property
     def is_over(self) -> bool:

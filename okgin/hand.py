@@ -104,6 +104,37 @@ class Hand:
         self.result: HandResult | None = None
         self._legal: list[Action] | None = None
 
+    def copy(self) -> Hand:
+        """An independent copy: the lists that moves change are copied, the rest shared.
+
+        Why not ``copy.deepcopy``: tree search copies a state per simulation, and almost
+        everything here is immutable (ints, the rules, frozen results, the tuples of
+        ``events`` and the ``Action`` objects of the cached legal list, which is
+        replaced, never changed, by :meth:`apply`). Only ``hands``, ``stock``,
+        ``discard_pile`` and ``events`` are mutated in place, so only they are copied.
+        """
+        h = Hand.__new__(Hand)
+        h.rules = self.rules
+        h.number = self.number
+        h.dealer = self.dealer
+        h.nondealer = self.nondealer
+        h.hands = self.hands.copy()
+        h.upcard = self.upcard
+        h.stock = self.stock.copy()
+        h.discard_pile = self.discard_pile.copy()
+        h.knock_limit = self.knock_limit
+        h.doubled = self.doubled
+        h.phase = self.phase
+        h.to_act = self.to_act
+        h.passes = self.passes
+        h.pile_draws = self.pile_draws
+        h.stock_only = self.stock_only
+        h.taken = self.taken
+        h.events = self.events.copy()
+        h.result = self.result
+        h._legal = self._legal
+        return h
+
     # ------------------------------------------------------------------ queries
     def other(self, seat: int) -> int:
         return self.nondealer if seat == self.dealer else self.dealer
