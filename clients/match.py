@@ -36,9 +36,9 @@ import json
 import math
 import multiprocessing
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from okgin import Game, RuleSet
 from okgin import schedule as deals_scheme
@@ -385,14 +385,74 @@ def play_game(
     return summarize(game, deal, seating, keep_record)
 
 
+Chunk = list[tuple[int, tuple[int, ...]]]
+"""Games to play together: (deal, seating) pairs, whole deals, in play order."""
+
+
+@dataclass(frozen=True)
+class MatchWork:
+    """What every game of one match shares: the one chunk runner of every way to play.
+
+    Why one object: the forked pool of ``--jobs`` and the Dask tasks of ``--dask`` run
+    the same :meth:`play` on the same chunks, and the results are put back in chunk
+    order, so no way of running can give other figures than another. It pickles (for
+    Dask) when its bots are specs (strings) or importable factories.
+    """
+
+    bots: tuple[BotSpec, ...]
+    rules: RuleSet
+    seed: int | str
+    keep_record: bool = False
+
+    def play(self, chunk: Chunk) -> list[GameSummary]:
+        return [play_game(self.bots, self.rules, self.seed, d, s, self.keep_record) for d, s in chunk]
+
+
+def chunked(order: Chunk, num_bots: int, deals: int, lanes: int, per_lane: int = 8) -> list[Chunk]:
+    """``order`` cut into chunks of whole deals, ``per_lane`` chunks per lane so that
+    slow deals even out (a lane: a forked process, or a Dask worker thread)."""
+    per = len(seatings(num_bots))
+    step = per * max(1, math.ceil(deals / (max(1, lanes) * per_lane)))
+    return [order[i : i + step] for i in range(0, len(order), step)]
+
+
+class Lanes(Protocol):
+    """A way to run chunks in parallel (``--jobs``: :class:`ForkLanes`; ``--dask``:
+    :class:`clients.match_dask.DaskLanes`)."""
+
+    via: str  # for the report ("in-process", "dask tcp://...")
+    width: int  # chunks that can run at once (sizes the chunks)
+
+    def map(self, work: MatchWork, chunks: list[Chunk]) -> Iterator[list[GameSummary]]:
+        """Every chunk's summaries, yielded in the order of ``chunks``."""
+        ...
+
+
 # Work for forked workers: set just before the pool forks, so factories and classes
 # loaded from files reach the workers without pickling.
-_WORK: dict[str, Any] = {}
+_WORK: dict[str, MatchWork] = {}
 
 
-def _play_chunk(chunk: list[tuple[int, tuple[int, ...]]]) -> list[GameSummary]:
-    w = _WORK
-    return [play_game(w["bots"], w["rules"], w["seed"], d, s, w["keep_record"]) for d, s in chunk]
+def _play_chunk(chunk: Chunk) -> list[GameSummary]:
+    return _WORK["work"].play(chunk)
+
+
+class ForkLanes:
+    """``jobs`` forked processes of this one (``okgin match --jobs``)."""
+
+    via = "in-process"
+
+    def __init__(self, jobs: int) -> None:
+        self.width = max(1, jobs)
+
+    def map(self, work: MatchWork, chunks: list[Chunk]) -> Iterator[list[GameSummary]]:
+        _WORK["work"] = work
+        try:
+            ctx = multiprocessing.get_context("fork")
+            with ctx.Pool(min(self.width, len(chunks))) as pool:
+                yield from pool.imap(_play_chunk, chunks)
+        finally:
+            _WORK.clear()
 
 
 def check_bots(bots: Sequence[BotSpec], rules: RuleSet) -> None:
@@ -412,39 +472,36 @@ def run_match(
     jobs: int = 1,
     keep_records: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    lanes: Lanes | None = None,
 ) -> MatchResult:
     """Play ``games`` games (rounded up to whole deals) in-process; see the module doc.
 
     ``progress(done, total)`` is called as games finish. ``keep_records`` keeps each
     game's full engine record in its summary (for equivalence checks and replays).
+    ``lanes`` runs the chunks elsewhere (a Dask cluster); else ``jobs`` forked
+    processes, or this one. The results never depend on which.
     """
     rules = rules or RuleSet(variant="box" if len(bots) == 3 else "oklahoma")
     check_bots(bots, rules)
     deals, order = plan(len(bots), games)
     t0 = time.perf_counter()
     results: list[GameSummary] = []
+    work = MatchWork(tuple(bots), rules, seed, keep_records)
     jobs = max(1, min(jobs, len(order)))
-    if jobs == 1:
+    if lanes is None and jobs > 1:
+        lanes = ForkLanes(jobs)
+    if lanes is None:
         for d, s in order:
             results.append(play_game(bots, rules, seed, d, s, keep_records))
             if progress:
                 progress(len(results), len(order))
     else:
-        per = len(seatings(len(bots)))
-        # Chunks of whole deals, several per worker so that slow deals even out.
-        step = per * max(1, math.ceil(deals / (jobs * 8)))
-        chunks = [order[i : i + step] for i in range(0, len(order), step)]
-        _WORK.update(bots=list(bots), rules=rules, seed=seed, keep_record=keep_records)
-        try:
-            ctx = multiprocessing.get_context("fork")
-            with ctx.Pool(jobs) as pool:
-                for part in pool.imap(_play_chunk, chunks):
-                    results.extend(part)
-                    if progress:
-                        progress(len(results), len(order))
-        finally:
-            _WORK.clear()
-    return MatchResult(display_names(bots), rules, seed, deals, results, time.perf_counter() - t0)
+        for part in lanes.map(work, chunked(order, len(bots), deals, lanes.width)):
+            results.extend(part)
+            if progress:
+                progress(len(results), len(order))
+    via = "in-process" if lanes is None else lanes.via
+    return MatchResult(display_names(bots), rules, seed, deals, results, time.perf_counter() - t0, via=via)
 
 
 def dumps(result: MatchResult) -> str:

@@ -3,18 +3,21 @@
 In-process by default (fast self-play through :mod:`clients.match`). ``--via-referee``
 plays the very same games through a real referee subprocess and bot client
 subprocesses over loopback (:mod:`clients.match_referee`): same seeds, same actions,
-same results.
+same results. ``--dask ADDRESS`` plays the chunks of deals as tasks on a Dask cluster
+(:mod:`clients.match_dask`, needs ``pip install 'okgin[cluster]'``): the same figures as
+a local run.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 from okgin import RuleError, RuleSet
 
 from .bots import BUILTIN_BOTS, BotNotFound
-from .match import dumps, run_match
+from .match import MatchResult, dumps, run_match
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,6 +37,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--via-referee", action="store_true", help="play through a real referee and bot clients over loopback")
     p.add_argument("--referee-arg", action="append", default=[], metavar="ARG", help="extra argument for the referee (with --via-referee)")
     p.add_argument("--progress", action="store_true", help="show progress on standard error")
+    d = p.add_argument_group("Dask cluster (clients/match_dask.py, docs/cluster.md)")
+    d.add_argument("--dask", metavar="ADDRESS", help="play the chunks of deals as tasks on the Dask scheduler at ADDRESS "
+                   "(tcp://HOST:8786, tls://HOST:8786), or 'local' for a LocalCluster on 127.0.0.1; the figures are a local run's")
+    d.add_argument("--dask-tls", metavar="DIR", help="TLS certificates made by 'okgin cluster certs DIR' (ca.pem, client.pem, client-key.pem)")
+    d.add_argument("--dask-timeout", type=float, default=30.0, metavar="S", help="seconds to reach the scheduler and see a worker (default 30)")
     return p
 
 
@@ -54,6 +62,12 @@ def main(argv: list[str]) -> int:
     if rules.num_players != len(args.bots):
         print(f"okgin match: {variant} is played by {rules.num_players} bots, got {len(args.bots)}", file=sys.stderr)
         return 2
+    if args.dask and args.via_referee:
+        print("okgin match: give --dask or --via-referee, not both", file=sys.stderr)
+        return 2
+    if args.dask_tls and not args.dask:
+        print("okgin match: --dask-tls needs --dask ADDRESS", file=sys.stderr)
+        return 2
     seed: int | str = int(args.seed) if args.seed.lstrip("-").isdigit() else args.seed
 
     def progress(done: int, total: int) -> None:
@@ -68,16 +82,41 @@ def main(argv: list[str]) -> int:
                 args.bots, games=args.games, seed=seed, rules=rules, jobs=args.jobs, referee_args=args.referee_arg,
                 progress=progress if args.progress else None,
             )
+        elif args.dask:
+            return _run_dask(args, seed, rules, progress)
         else:
             result = run_match(args.bots, games=args.games, seed=seed, rules=rules, jobs=args.jobs, progress=progress if args.progress else None)
     except (BotNotFound, ValueError) as e:
         print(f"okgin match: {e}", file=sys.stderr)
         return 2
+    return _report(args, result)
+
+
+def _report(args: argparse.Namespace, result: MatchResult) -> int:
     if args.json:
         print(dumps(result))
     else:
         print(result.table())
     return 0
+
+
+def _run_dask(args: argparse.Namespace, seed: int | str, rules: RuleSet, progress: Callable[[int, int], None]) -> int:
+    """``--dask``: every failure of the cluster is a sentence and exit status 2."""
+    try:
+        from referee.cluster.certs import CertsError
+        from referee.cluster.connect import ClusterError
+
+        from .match_dask import MatchDaskError, run_match_dask
+    except ImportError as e:
+        print(f"okgin match: --dask needs Dask: pip install 'okgin[cluster]' ({e})", file=sys.stderr)
+        return 2
+    try:
+        result = run_match_dask(args.bots, args.dask, games=args.games, seed=seed, rules=rules, tls=args.dask_tls,
+                                progress=progress if args.progress else None, timeout=args.dask_timeout)
+    except (BotNotFound, ValueError, MatchDaskError, ClusterError, CertsError, OSError) as e:
+        print(f"okgin match: {e}", file=sys.stderr)
+        return 2
+    return _report(args, result)
 
 
 if __name__ == "__main__":
