@@ -7,8 +7,11 @@ Why: hand-written examples go stale (1.3's ``welcome`` still showed ``minor: 1``
 ``batch_events``). Here a referee runs in a thread of this process, raw DEALER clients
 play scripted sessions against it, and every message of an example is the one sent or
 received. A block of protocol.md is generated when the line before its opening fence is
-``<!-- example: KEY -->``; the other blocks (diagrams, §15's annotated transcripts,
-checked by ``tests/referee/test_ref_transcripts.py``) are left alone.
+``<!-- example: KEY -->``: a ```json block for the examples of §5, a ```text block for
+the keys ``transcript_*``, §15's transcripts (played by :mod:`referee.protocol_transcripts`).
+The unmarked fences are diagrams, and §12.1's worked re-deal, which
+``tests/referee/test_ref_deal_secrecy.py`` prints and checks; CI
+(``tests/referee/test_protocol_examples.py``) fails on any other block left unmarked.
 
 Deterministic by construction: the referee's random seeds and salts are replaced, in
 this process only, by a counter's hashes (so the deals are always the same), and what
@@ -47,7 +50,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PROTOCOL_MD = ROOT / "protocol.md"
 WIDTH = 110
 TIMEOUT_MS = 10000  # for failures only: every expected message comes at once
-MARK = re.compile(r"^<!-- example: ([a-z0-9_]+) -->\n```json\n(.*?)^```$", re.M | re.S)
+# a JSON example (```json) or, for keys transcript_*, a §15 transcript (```text)
+MARK = re.compile(r"^<!-- example: ([a-z0-9_]+) -->\n```(?:json|text)\n(.*?)^```$", re.M | re.S)
 ADMIN_KEY = "example-admin-key"
 
 
@@ -63,7 +67,9 @@ class Masker:
             self.tokens[value] = f"<token {chr(ord('A') + len(self.tokens))}>"
         return self.tokens[value]
 
-    def msg(self, m: dict[str, Any]) -> dict[str, Any]:
+    def msg(self, m: dict[str, Any], keep_view: bool = False) -> dict[str, Any]:
+        """``m`` masked; ``keep_view``: views and rule sets as they are (the transcripts
+        elide them themselves)."""
         out: dict[str, Any] = {}
         for k, v in m.items():
             if k == "token" and isinstance(v, str):
@@ -72,10 +78,16 @@ class Masker:
                 v = [self.token(t) for t in v]
             elif k in ("seed", "salt", "seed_hash") and isinstance(v, str) and re.fullmatch(r"[0-9a-f]{32,64}", v):
                 v = f"<{k}>"
+            elif k == "admin_key" and isinstance(v, str):
+                v = "<admin key>"
             elif k == "time_ms" and m.get("type") == "pong":
                 v = "<time_ms>"
             elif k == "referee" and isinstance(v, str):
                 v = "okgin <version>"
+            elif k == "clock" and isinstance(v, dict) and v.get("remaining_ms") not in (None, v.get("move_ms")):
+                v = {**v, "remaining_ms": "<remaining_ms>"}  # a prompt sent again: its move's time ran meanwhile
+            elif keep_view:
+                pass
             elif k == "view" and isinstance(v, dict):
                 v = {"...": "View"}
             elif k == "rules" and isinstance(v, dict) and len(v) > 6:
@@ -105,7 +117,18 @@ def fmt(m: dict[str, Any], indent: int = 0) -> str:
             if not fresh:
                 lines.append(cur)
             lines.append(f"{pad} {json.dumps(k)}: [")
-            lines.append(",\n".join(fmt(x, indent + 2) for x in v))
+            shown = [fmt(x, indent + 2) for x in v]
+            if any("\n" in x for x in shown):
+                lines.append(",\n".join(shown))
+            else:  # short maps (a prompt's legal actions): as many to a line as fit
+                row = ""
+                for j, x in enumerate(shown):
+                    x = x + ("," if j < len(shown) - 1 else "")
+                    if row and len(row) + 1 + len(x.lstrip()) > WIDTH:
+                        lines.append(row)
+                        row = ""
+                    row = x if not row else row + " " + x.lstrip()
+                lines.append(row)
             cur, fresh = pad + " ]" + ("}" if last else ","), False
             continue
         if not fresh and len(cur) + 1 + len(piece) > WIDTH:
@@ -220,6 +243,7 @@ def sessions(ref: RefereeInThread, ctx: zmq.Context[zmq.Socket[bytes]]) -> dict[
     c, js = Client(ctx, ref.endpoint), Client(ctx, ref.endpoint)
     hello, welcome = c.hello("c-bot")
     ex["hello"], ex["welcome"] = [hello], [welcome]
+    ex["heartbeat"] = [c.send({"type": "heartbeat"})]  # no reply: the ping below is answered first
     js.hello("js-bot")
     ex["ping"] = list(c.ask({"type": "ping", "id": 7}))
     # the quick-match queue: c-bot waits, js-bot completes the pair, game 1 of q1 starts
@@ -274,6 +298,19 @@ def sessions(ref: RefereeInThread, ctx: zmq.Context[zmq.Socket[bytes]]) -> dict[
     return ex
 
 
+def transcripts(ref: RefereeInThread, ctx: zmq.Context[zmq.Socket[bytes]], ex: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
+    """§15's transcripts (:mod:`referee.protocol_transcripts`), each with its own token
+    letters; they also add the ``seat_status`` and ``advise`` examples to ``ex``."""
+    from .protocol_transcripts import box_with_advice, oklahoma_and_resume
+
+    def client() -> Client:
+        return Client(ctx, ref.endpoint)
+
+    ok, resume = oklahoma_and_resume(ref, ctx, Masker(), client, ex)
+    box = box_with_advice(ctx, Masker(), client, ADMIN_KEY, ex)
+    return {"transcript_oklahoma": ok, "transcript_box": box, "transcript_resume": resume}
+
+
 def generate() -> dict[str, str]:
     """Run the sessions against a fresh referee; return example key -> the block's text."""
     with deterministic_secrets():
@@ -281,11 +318,12 @@ def generate() -> dict[str, str]:
         ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
         try:
             ex = sessions(ref, ctx)
+            texts = transcripts(ref, ctx, ex)
         finally:
             ref.stop()
             ctx.destroy(linger=0)
     masker = Masker()
-    return {key: "\n".join(fmt(masker.msg(m)) for m in msgs) + "\n" for key, msgs in ex.items()}
+    return {**{key: "\n".join(fmt(masker.msg(m)) for m in msgs) + "\n" for key, msgs in ex.items()}, **texts}
 
 
 def rewrite(text: str, blocks: dict[str, str]) -> str:
@@ -295,7 +333,8 @@ def rewrite(text: str, blocks: dict[str, str]) -> str:
         key = m.group(1)
         if key not in blocks:
             raise KeyError(f"protocol.md marks an example {key!r} that no session produces")
-        return f"<!-- example: {key} -->\n```json\n{blocks[key]}```"
+        fence = "text" if key.startswith("transcript_") else "json"
+        return f"<!-- example: {key} -->\n```{fence}\n{blocks[key]}```"
 
     return MARK.sub(sub, text)
 

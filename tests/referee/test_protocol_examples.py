@@ -9,13 +9,20 @@ read the diff.
 
 from __future__ import annotations
 
+import re
+
 from referee.protocol_examples import MARK, PROTOCOL_MD, generate, rewrite
+
+# The one example block made elsewhere: §12.1's worked re-deal, printed by
+# tests/referee/test_ref_deal_secrecy.py's __main__ and checked by its test.
+ELSEWHERE = ("seed          ",)
 
 
 def test_protocol_md_examples_are_a_real_referees() -> None:
     text = PROTOCOL_MD.read_text(encoding="utf-8")
     marked = {m.group(1): m.group(2) for m in MARK.finditer(text)}
-    assert {"hello", "welcome", "join", "prompt", "game_end"} <= set(marked)
+    assert {"hello", "welcome", "join", "prompt", "game_end", "advise", "seat_status", "heartbeat",
+            "transcript_oklahoma", "transcript_box", "transcript_resume"} <= set(marked)
     blocks = generate()
     for key, block in marked.items():
         assert block == blocks[key], f"protocol.md's example {key!r} is stale: run python -m referee.protocol_examples\n{blocks[key]}"
@@ -27,3 +34,16 @@ def test_the_welcome_example_is_this_minor() -> None:
 
     block = generate()["welcome"]
     assert f'"minor": {PROTOCOL_MINOR}' in block and '"batch_events"' in block
+
+
+def test_every_example_block_is_generated() -> None:
+    """Every JSON example and every transcript of protocol.md is marked, so a new one
+    cannot be written by hand and go stale (the unmarked fences are diagrams)."""
+    text = PROTOCOL_MD.read_text(encoding="utf-8")
+    for m in re.finditer(r"^```(json|text)\n(.*?)^```$", text, re.M | re.S):
+        before = text[: m.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        if m.group(2).startswith(ELSEWHERE):
+            continue
+        line = text.count("\n", 0, m.start()) + 1
+        assert re.fullmatch(r"<!-- example: [a-z0-9_]+ -->", before), (
+            f"protocol.md line {line}: a ```{m.group(1)} block not made by referee/protocol_examples.py:\n{m.group(2)[:200]}")
