@@ -1,0 +1,532 @@
+"""A text harness for language-model agents: a seat's view in plain language, its legal
+moves as numbered lines, and a forgiving parser for the move a model writes back.
+
+Why it exists: a model reads prose better than a View's card indices, and writes moves
+in many ways ("draw stock", "take 7♥", "discard 10♠", "3", or the wire form). Other gin
+harnesses failed exactly here: layoffs that could not be read from the observation, a
+Wall phase that was never mentioned. So the text says, for the current phase, what the
+seat may do and what follows from it: the knock limit, what a knock would lay out and
+which cards could be laid off on it, the Wall, the Box roles, the known cards, the last
+hand's layout with its layoffs.
+
+It is pure: it reads a :class:`~okgin.views.View` (what the seat may see, nothing else)
+and a list of legal :class:`~okgin.actions.Action`. ``okgin mcp`` serves it over MCP;
+people who call a model themselves use the same functions::
+
+    text = render(view, legal)           # the state, for the prompt
+    moves = legal_moves_text(legal, view)
+    action = parse_move(reply, legal, view)   # IllegalMove (a ValueError) names the legal ones
+
+Card text: a card is written with its suit symbol and its wire form, ``7♥ (7h)``, so a
+model may answer in either; the parser also reads ``10♠``, ``Ts``, ``ten of spades``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .actions import DRAW_DISCARD, DRAW_STOCK, PASS, TAKE, Action
+from .cards import RANKS, SUITS, Card, card_str, mask_of, pretty, rank_of, suit_of, value
+from .melds import Arrangement, Meld, best_melds, deadwood_after_discard_mask, is_set, validate_arrangement
+from .rules import RuleSet
+from .scoring import HandResult
+from .views import Event, View
+
+#: The longest move text :func:`parse_move` reads. A move is a few words; a knock that
+#: declares its melds is at most ~80 characters. Longer input is refused unread, so a
+#: runaway model (or an attacker) cannot make the parser work on megabytes.
+MAX_MOVE_CHARS = 300
+
+SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
+
+
+class IllegalMove(ValueError):
+    """A move that is not legal now, or not understood; the message names the legal moves."""
+
+    def __init__(self, message: str, legal: Sequence[Action] = (), view: View | None = None) -> None:
+        self.legal = list(legal)
+        self.reason = message
+        if self.legal:
+            message += "\nLegal moves now:\n" + legal_moves_text(self.legal, view)
+        else:
+            message += "\nNo move is legal for you now (it is not your turn)."
+        super().__init__(message)
+
+
+# ----------------------------------------------------------------------------- cards
+def card_text(card: Card) -> str:
+    """``7♥ (7h)``: the symbol for reading, the wire form for answering."""
+    return f"{pretty(card)} ({card_str(card)})"
+
+
+def cards_text(cards: Sequence[Card]) -> str:
+    return ", ".join(card_text(c) for c in cards) if cards else "none"
+
+
+def _short(cards: Sequence[Card]) -> str:
+    return " ".join(pretty(c) for c in cards)
+
+
+def meld_text(meld: Sequence[Card]) -> str:
+    kind = "set" if is_set(meld) else "run"
+    return f"[{_short(meld)}] ({kind})"
+
+
+def arrangement_text(a: Arrangement) -> str:
+    melds = "melds " + " ".join(meld_text(m) for m in a.melds) if a.melds else "no melds"
+    dead = _short(a.deadwood_cards) if a.deadwood_cards else "none"
+    return f"{melds}; deadwood {dead} = {a.deadwood} points"
+
+
+def layoff_cards(meld: Meld) -> list[Card]:
+    """The cards that could go onto ``meld`` next (docs/rules.md §3.4): the fourth card of
+    a set of three; the cards just beyond each end of a run (a chain may then go on)."""
+    if is_set(meld):
+        if len(meld) != 3:
+            return []
+        suits = {suit_of(c) for c in meld}
+        return [s * 13 + rank_of(meld[0]) for s in range(4) if s not in suits]
+    s = suit_of(meld[0])
+    lo = min(rank_of(c) for c in meld)
+    hi = max(rank_of(c) for c in meld)
+    return [s * 13 + r for r in (lo - 1, hi + 1) if 0 <= r < 13]
+
+
+# ----------------------------------------------------------------------------- moves
+def move_text(action: Action) -> str:
+    """The canonical text of a move, which :func:`parse_move` reads back to the same action:
+    ``take``, ``pass``, ``draw stock``, ``draw discard``, ``discard 7h``, ``knock 7h``,
+    ``big gin`` (a knock's declared melds follow in brackets, as ``str(action)``)."""
+    return str(action)
+
+
+def describe_move(action: Action, view: View | None = None) -> str:
+    """A move in words, with its canonical text first (what to answer)."""
+    top = view.top_discard if view is not None else None
+    k = action.kind
+    if k == "take":
+        what = "take the upcard" + (f" {card_text(top)}" if top is not None else "") + ", then discard or knock"
+    elif k == "pass":
+        what = "refuse the upcard"
+    elif k == "draw_stock":
+        what = "draw the top card of the stock (face down: only you see it)"
+    elif k == "draw_discard":
+        what = "take the top of the discard pile" + (f", {card_text(top)}" if top is not None else "") + " (everyone sees it)"
+    elif k == "discard":
+        assert action.card is not None
+        what = f"throw {card_text(action.card)} face up on the discard pile"
+        if view is not None and view.hand is not None and len(view.hand) == 11:
+            d = best_melds([c for c in view.hand if c != action.card]).deadwood
+            what += f" (your deadwood then: {d})"
+    elif k == "knock":
+        assert action.card is not None
+        what = f"knock: throw {card_text(action.card)} face down and lay out your other 10 cards"
+        if view is not None and view.hand is not None and action.card in view.hand:
+            rest = [c for c in view.hand if c != action.card]
+            a = best_melds(rest) if action.melds is None else validate_arrangement(mask_of(rest), action.melds)
+            what += (" — GIN" if a.deadwood == 0 else "") + f" ({arrangement_text(a)})"
+    else:
+        what = "big gin: all 11 cards melded, no discard"
+    return f"{move_text(action)} — {what}"
+
+
+def legal_moves_text(legal: Sequence[Action], view: View | None = None) -> str:
+    """Numbered lines, one per legal move; answer with the number or the text before the dash."""
+    return "\n".join(f"{i}. {describe_move(a, view)}" for i, a in enumerate(legal, 1))
+
+
+# ---------------------------------------------------------------------------- parsing
+_SYMBOLS = {"♣": "c", "♧": "c", "♦": "d", "♢": "d", "♥": "h", "♡": "h", "♠": "s", "♤": "s"}
+_RANK_WORDS = {
+    "ace": "a", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
+    "nine": "9", "ten": "t", "10": "t", "jack": "j", "queen": "q", "king": "k",
+}
+_SUIT_WORDS = {"club": "c", "clubs": "c", "diamond": "d", "diamonds": "d", "heart": "h", "hearts": "h", "spade": "s", "spades": "s"}
+_RANK_RE = r"(?:ace|two|three|four|five|six|seven|eight|nine|ten|jack|queen|king|10|[a2-9tjqk])"
+_SUIT_RE = r"(?:clubs?|diamonds?|hearts?|spades?|[cdhs])"
+# A card: rank then suit, maybe "of" or a space between; not inside a longer word.
+_CARD_RE = re.compile(rf"(?<![a-z0-9])({_RANK_RE})\s*(?:of\s+)?({_SUIT_RE})(?![a-z0-9])")
+
+
+def _normalize(text: str) -> str:
+    t = text.strip().lower()
+    for sym, letter in _SYMBOLS.items():
+        t = t.replace(sym, letter)
+    t = t.replace("\ufe0f", "")  # the emoji variation selector some models add after ♥
+    t = re.sub(r"[_\-]+", " ", t)
+    t = re.sub(r"[.!,;:'\"`]+(?=\s|$)", "", t)  # trailing punctuation of a sentence
+    return re.sub(r"\s+", " ", t).strip()
+
+
+def _cards_in(t: str) -> list[Card]:
+    out = []
+    for r, s in _CARD_RE.findall(t):
+        rank = RANKS.index(_RANK_WORDS.get(r, r).upper())
+        out.append(SUITS.index(_SUIT_WORDS.get(s, s)) * 13 + rank)
+    return out
+
+
+def _parse_melds(t: str) -> tuple[tuple[Card, ...], ...] | None:
+    m = re.search(r"\[(.*)\]", t)
+    if m is None:
+        return None
+    groups = [g for g in re.split(r"\||\]\s*\[|;", m.group(1)) if g.strip()]
+    return tuple(tuple(_cards_in(g)) for g in groups)
+
+
+def parse_move(move: str | Mapping[str, Any] | Action, legal: Sequence[Action], view: View | None = None) -> Action:
+    """The legal action a move names, or :class:`IllegalMove` saying why and listing the
+    legal moves.
+
+    Accepted forms: a number from :func:`legal_moves_text` (``3``, ``#3``, ``move 3``);
+    the wire form as a map or its JSON text (``{"kind": "discard", "card": "7h"}``);
+    text such as ``draw stock``, ``draw from the discard pile``, ``take``, ``take 7♥``
+    (the upcard at the offer, the top discard when drawing), ``pass``, ``discard Ts``,
+    ``discard 10♠``, ``throw the ten of spades``, a bare card (a discard), ``knock 9c``,
+    ``knock`` (the legal knock that leaves the least deadwood), ``gin``, ``big gin``, and
+    a knock declaring melds, ``knock 9c [As 2s 3s | 7h 7d 7c | ...]``.
+
+    ``view`` lets ``take 7♥`` check the card and a knock's declared melds be checked;
+    without it those are taken on trust and the referee judges them.
+    """
+    legal = list(legal)
+    if isinstance(move, Action):
+        return _check_legal(move, legal, view, repr(move_text(move)))
+    if isinstance(move, Mapping):
+        try:
+            a = Action.from_wire(dict(move))
+        except ValueError as e:
+            raise IllegalMove(f"not a valid wire action: {e}", legal, view) from None
+        return _check_legal(a, legal, view, json.dumps(dict(move))[:80])
+    if not isinstance(move, str):
+        raise IllegalMove(f"a move is text or a wire map, not {type(move).__name__}", legal, view)
+    if len(move) > MAX_MOVE_CHARS:
+        raise IllegalMove(f"a move is at most {MAX_MOVE_CHARS} characters; this one has {len(move)}", legal, view)
+    raw = move.strip()
+    shown = repr(raw[:80])
+    if not raw:
+        raise IllegalMove("the move is empty", legal, view)
+    if raw.startswith("{"):
+        try:
+            data = json.loads(raw)
+        except ValueError as e:
+            raise IllegalMove(f"{shown} looks like JSON but is not: {e}", legal, view) from None
+        if not isinstance(data, dict):
+            raise IllegalMove(f"{shown}: the wire form is a JSON object with a 'kind'", legal, view)
+        return parse_move(data, legal, view)
+    t = _normalize(raw)
+    num = re.fullmatch(r"(?:(?:move|option|number|no)\s*)?#?\s*(\d{1,3})", t)
+    if num is not None:
+        i = int(num.group(1))
+        if not legal:
+            raise IllegalMove(f"{shown}: there is no move {i}", legal, view)
+        if not 1 <= i <= len(legal):
+            raise IllegalMove(f"{shown}: the moves are numbered 1 to {len(legal)}", legal, view)
+        return legal[i - 1]
+    return _check_legal(_parse_text(t, shown, legal, view), legal, view, shown)
+
+
+def _parse_text(t: str, shown: str, legal: list[Action], view: View | None) -> Action:
+    melds = _parse_melds(t)
+    head = t.split("[", 1)[0]
+    cards = _cards_in(head)
+    words = set(re.findall(r"[a-z]+", _CARD_RE.sub(" ", head)))
+    kinds = {a.kind for a in legal}
+    card = cards[0] if len(cards) == 1 else None
+    if len(cards) > 1:
+        raise IllegalMove(f"{shown} names {len(cards)} cards ({_short(cards)}); a move names at most one", legal, view)
+    if "big" in words and "gin" in words:
+        return Action("big_gin", None, melds)
+    if "knock" in words or words == {"gin"} or ("gin" in words and card is None and not words & {"draw", "discard"}):
+        if card is not None:
+            return Action("knock", card, melds)
+        knocks = [a for a in legal if a.kind == "knock"]
+        if not knocks:
+            raise IllegalMove(f"{shown}: you cannot knock now", legal, view)
+        best = _best_knock(knocks, view)
+        if "gin" in words and "knock" not in words and (view is None or _knock_deadwood(best, view) != 0):
+            raise IllegalMove(f"{shown}: no knock now is gin", legal, view)
+        return Action("knock", best.card, melds)
+    if words & {"pass", "refuse", "decline", "skip"} and card is None:
+        return PASS
+    if words & {"stock", "deck"}:
+        return DRAW_STOCK
+    if words & {"take", "pick", "pickup", "accept", "upcard", "draw", "pile"}:
+        if card is not None and view is not None and card != view.top_discard:
+            top = view.top_discard
+            where = "no card" if top is None else card_text(top)
+            raise IllegalMove(f"{shown}: {card_text(card)} is not the top of the discard pile (it is {where})", legal, view)
+        if "take" in kinds:
+            return TAKE
+        if words & {"draw"} and card is None and not words & {"pile", "discard", "up", "upcard"}:
+            if kinds == {"draw_stock"}:
+                return DRAW_STOCK
+            raise IllegalMove(f"{shown}: draw from where? Say 'draw stock' or 'draw discard'", legal, view)
+        return TAKE if "upcard" in words and "draw_discard" not in kinds else DRAW_DISCARD
+    if card is not None and words <= {"discard", "throw", "drop", "play", "the", "away", "of", "out", "card"}:
+        return Action("discard", card)
+    raise IllegalMove(f"{shown} is not a move I understand", legal, view)
+
+
+def _knock_deadwood(action: Action, view: View) -> int | None:
+    if view.hand is None or action.card not in view.hand:
+        return None
+    return best_melds([c for c in view.hand if c != action.card]).deadwood
+
+
+def _best_knock(knocks: list[Action], view: View | None) -> Action:
+    """Among legal knocks: the least deadwood left, then the highest card thrown (it would
+    count against you most if kept), then the lowest index: deterministic."""
+    def key(a: Action) -> tuple[int, int, int]:
+        assert a.card is not None
+        d = _knock_deadwood(a, view) if view is not None else None
+        return (99 if d is None else d, -value(a.card), a.card)
+
+    return min(knocks, key=key)
+
+
+def _check_legal(a: Action, legal: list[Action], view: View | None, shown: str) -> Action:
+    base = a.without_melds()
+    if base in legal:
+        if a.melds is not None and view is not None and view.hand is not None:
+            rest = [c for c in view.hand if c != a.card]
+            try:
+                arr = validate_arrangement(mask_of(rest), a.melds)
+            except ValueError as e:
+                raise IllegalMove(f"{shown}: the declared melds are refused: {e}", legal, view) from None
+            if arr.deadwood > view.knock_limit:
+                raise IllegalMove(f"{shown}: the declared melds leave {arr.deadwood} deadwood, over the knock limit {view.knock_limit}", legal, view)
+        return a
+    raise IllegalMove(f"{shown} means {move_text(base)!r}, which is not legal now: {_why(base, legal, view)}", legal, view)
+
+
+def _why(a: Action, legal: list[Action], view: View | None) -> str:
+    kinds = {x.kind for x in legal}
+    if not legal:
+        return "it is not your turn"
+    if "take" in kinds:
+        return "the upcard is on offer: take it or pass"
+    if "draw_stock" in kinds:
+        if a.kind == "draw_discard":
+            return "both players passed the upcard, so this first draw must come from the stock"
+        return "you must draw first (from the stock or the discard pile)"
+    if a.kind in ("take", "pass", "draw_stock", "draw_discard"):
+        return "you have drawn already: now discard or knock"
+    if view is not None and view.hand is not None and a.card is not None and a.card not in view.hand:
+        return f"you do not hold {card_text(a.card)}"
+    if a.card is not None and view is not None and a.card == view.taken_card:
+        return f"{card_text(a.card)} was taken from the discard pile this turn and may not be thrown back now"
+    if a.kind == "knock":
+        lim = "only gin may knock (limit 0)" if view is not None and view.knock_limit == 0 else "the deadwood left would be over the knock limit"
+        return lim if view is None else f"{lim} ({view.knock_limit})"
+    if a.kind == "big_gin":
+        return "big gin needs the big_gin rule and all 11 cards melded"
+    return "the rules refuse it"
+
+
+# ----------------------------------------------------------------------------- render
+def _seat_name(seat: int, view: View, players: Sequence[str | None] | None, me: int | None, with_role: bool = True) -> str:
+    name = f"seat {seat}"
+    if players is not None and seat < len(players) and players[seat]:
+        name += f" ({players[seat]})"
+    role = view.roles[seat] if with_role and seat < len(view.roles) else ""
+    role = {"box": "in the box", "captain": "captain", "sitter": "sitting out", "dealer": "dealer", "nondealer": "non-dealer"}.get(role, role)
+    if role:
+        name += f", {role}"
+    return "you" + (f" [{name}]" if me is not None else "") if seat == me else name
+
+
+def _limit_text(view: View) -> str:
+    if view.knock_limit == 0:
+        return "0: only gin may end this hand"
+    return f"{view.knock_limit}: a knock needs at most {view.knock_limit} deadwood after its face-down discard"
+
+
+def _wall_text(view: View) -> str:
+    n = view.stock_size
+    base = f"Stock: {n} cards. The Wall: when a discard leaves 2 cards in the stock and nobody knocked, the hand is drawn (no score)"
+    if n <= 2:
+        return base + ". The stock is AT the Wall now: the next discard draws the hand; only a knock can still score."
+    if n == 3:
+        return base + ". One stock draw is left before the Wall: a discard after it draws the hand, unless that player knocks."
+    return base + f"; {n - 2} stock draws remain before it"
+
+
+def event_text(e: Event, view: View, players: Sequence[str | None] | None = None) -> str:
+    """One move of the hand in words, as this seat saw it (a hidden stock card stays hidden)."""
+    who = _seat_name(e.seat, view, players, view.seat)
+    c = None if e.card is None else card_text(e.card)
+    k = e.kind
+    if k == "take":
+        return f"{who} took the upcard {c}"
+    if k == "pass":
+        return f"{who} passed the upcard"
+    if k == "draw_stock":
+        return f"{who} drew from the stock" + (f": {c}" if c else " (card hidden)")
+    if k == "draw_discard":
+        return f"{who} took {c} from the discard pile"
+    if k == "discard":
+        return f"{who} discarded {c}"
+    if k == "knock":
+        return f"{who} knocked"
+    if k == "big_gin":
+        return f"{who} went big gin"
+    return f"{who}: {k}" + (f" {c}" if c else "")
+
+
+def result_text(r: HandResult, view: View, players: Sequence[str | None] | None = None) -> str:
+    """How a hand ended: the knocker's melds, the defender's melds and what it laid off where."""
+    me = view.seat
+    name = lambda s: _seat_name(s, view, players, me)  # noqa: E731
+    lines = [f"Hand {r.hand_number + 1}: {r.outcome}" + ("" if r.winner is None else f", won by {name(r.winner)} for {r.points} points") + (" (doubled: spade upcard)" if r.doubled else "")]
+    if r.outcome == "drawn":
+        lines.append("  The hand was drawn (the Wall or the pile-draw limit): nothing scored, nothing revealed.")
+        return "\n".join(lines)
+    if r.knocker is not None and r.knocker_layout is not None:
+        kd = "" if r.knock_discard is None else f", face-down discard {card_text(r.knock_discard)}"
+        lines.append(f"  Knocker {name(r.knocker)}{kd}: {arrangement_text(r.knocker_layout)}.")
+    if r.defender is not None and r.defender_layout is not None:
+        d = r.defender_layout
+        lines.append(f"  Defender {name(r.defender)}: {arrangement_text(d.arrangement)}.")
+        if d.layoffs and r.knocker_layout is not None:
+            lines.append("  Laid off onto the knocker's melds: " + "; ".join(f"{card_text(c)} onto {meld_text(r.knocker_layout.melds[i])}" for c, i in d.layoffs) + ".")
+        elif r.outcome in ("gin", "big_gin"):
+            lines.append("  No layoffs: nothing may be laid off on gin.")
+        else:
+            lines.append("  Nothing was laid off.")
+    if r.scores_after:
+        lines.append("  Scores after it: " + ", ".join(f"{name(s)} {p}" for s, p in enumerate(r.scores_after)) + ".")
+    return "\n".join(lines)
+
+
+def _knock_preview(view: View, legal: Sequence[Action]) -> list[str]:
+    """For each legal knock: the layout and the cards the defender could lay off on it."""
+    if view.hand is None:
+        return []
+    out = []
+    opp = [s for s in range(view.num_seats) if s != view.hand_of and view.hand_sizes[s] > 0]
+    known_opp = {c for s in opp for c in view.known_cards[s]}
+    seen = set(view.discard_pile) | set(view.hand)
+    for a in legal:
+        if a.kind != "knock":
+            continue
+        assert a.card is not None
+        arr = best_melds([c for c in view.hand if c != a.card])
+        line = f"  - knock {card_str(a.card)}: {arrangement_text(arr)}" + (" — GIN: no layoffs allowed" if arr.deadwood == 0 else "")
+        if arr.deadwood > 0:
+            risk = []
+            for m in arr.melds:
+                for c in layoff_cards(m):
+                    if c in known_opp:
+                        risk.append(f"{pretty(c)} (the opponent HOLDS it)")
+                    elif c not in seen:
+                        risk.append(f"{pretty(c)} (unseen)")
+            line += "; the defender could lay off: " + (", ".join(risk) if risk else "nothing known or unseen") + " (chains may extend runs further)"
+        out.append(line)
+    return out
+
+
+def render(
+    view: View,
+    legal: Sequence[Action] | None = None,
+    *,
+    rules: RuleSet | None = None,
+    players: Sequence[str | None] | None = None,
+    time_left_s: float | None = None,
+    advising: bool = False,
+) -> str:
+    """The seat's view in plain language for the current phase.
+
+    ``legal``: the moves the seat (or, with ``advising``, the sitter's captain) may make
+    now; ``rules``: the table's rules (for the pile-draw limit and big gin); ``players``:
+    names per seat; ``time_left_s``: the move's clock, shown so a slow model knows.
+    Only what ``view`` holds is shown: a view carries what its seat may see, so the text
+    does too.
+    """
+    me = view.seat
+    name = lambda s: _seat_name(s, view, players, me)  # noqa: E731
+    box = view.variant == "box"
+    lines: list[str] = []
+    game = "Gin in the Box (3 players)" if box else "Oklahoma Gin (2 players)"
+    lines.append(f"{game}, hand {view.hand_number + 1}; the game is won at {view.target_score} points.")
+    if me is not None:
+        lines.append(f"You are seat {me}.")
+    if box:
+        roles = {r: s for s, r in enumerate(view.roles)}
+        bare = lambda s: _seat_name(s, view, players, me, with_role=False)  # noqa: E731
+        if {"box", "captain", "sitter"} <= set(roles):
+            lines.append(
+                f"Roles this hand: {bare(roles['box'])}: in the box (plays alone, deals every hand); "
+                f"{bare(roles['captain'])}: the captain (plays the hand against the box); "
+                f"{bare(roles['sitter'])}: sits out, sees the captain's hand and may advise. "
+                "Each player scores for itself; after a hand the box stays if it won (captain and sitter swap), "
+                "else the captain goes into the box and the sitter captains."
+            )
+    lines.append("Scores: " + ", ".join(f"{name(s)} {p}" for s, p in enumerate(view.scores)) + ".")
+    # -- the phase
+    if view.phase == "game_over":
+        lines.append("The game is over" + ("." if view.winner is None else f": {name(view.winner)} won."))
+    elif view.to_act is not None:
+        actor = "you" if view.to_act == me else ("your captain" if advising or (me is not None and view.hand_of == view.to_act and view.hand_of != me) else name(view.to_act))
+        top = view.top_discard
+        kinds = {a.kind for a in legal or ()}
+        if view.phase == "offer":
+            lines.append(f"Phase: the upcard offer. To act: {actor}. Take the upcard {card_text(view.upcard)} (then discard or knock) or pass.")
+        elif view.phase == "draw":
+            if legal is not None and kinds == {"draw_stock"}:
+                lines.append(f"Phase: draw. To act: {actor}. Both players passed the upcard, so this draw must come from the stock.")
+            else:
+                lines.append(f"Phase: draw. To act: {actor}. Draw from the stock or take the top of the discard pile" + ("" if top is None else f", {card_text(top)}") + ".")
+        elif view.phase == "discard":
+            lines.append(f"Phase: discard. To act: {actor}, holding 11 cards: discard one, or knock if the deadwood left is within the limit.")
+        if view.to_act != me and not advising and me is not None and view.hand_of != view.to_act:
+            lines.append(f"It is not your turn: waiting for {name(view.to_act)}.")
+        if advising:
+            lines.append("You may advise your captain: suggest one of its legal moves, a short text, or both. The captain decides.")
+    # -- hand
+    if view.hand is not None:
+        whose = "Your hand" if view.hand_of == me else f"Your captain's hand (seat {view.hand_of})"
+        hand = sorted(view.hand, key=lambda c: (suit_of(c), rank_of(c)))
+        lines.append(f"{whose}, {len(hand)} cards: {_short(hand)}  (wire: {' '.join(card_str(c) for c in hand)})")
+        if len(hand) == 11:
+            d, best = deadwood_after_discard_mask(mask_of(hand))
+            lines.append(f"  Least deadwood after one discard: {d} (by discarding {', '.join(pretty(c) for c in best)}).")
+        elif hand:
+            lines.append(f"  Best layout: {arrangement_text(best_melds(hand))}.")
+    elif view.hand_of is None and me is not None:
+        lines.append("You hold no cards this hand (you sit out).")
+    # -- table
+    lines.append(f"Knock limit this hand: {_limit_text(view)}. The hand's upcard: {card_text(view.upcard)}" + ("; a spade upcard: every point of this hand is doubled" if view.doubled else "") + ".")
+    pile = view.discard_pile
+    lines.append("Discard pile (bottom to top): " + (_short(pile) if pile else "empty") + ("" if not pile else f"; top: {card_text(pile[-1])}") + ".")
+    if view.taken_card is not None and view.to_act is not None:
+        lines.append(f"{card_text(view.taken_card)} was taken from the pile this turn: it may not be discarded (or thrown face down) this turn.")
+    lines.append(_wall_text(view) + ".")
+    pile_draws = sum(1 for e in view.events if e.kind == "draw_discard")
+    if rules is not None:
+        lines.append(f"Draws from the discard pile this hand: {pile_draws} of at most {rules.max_pile_draws} (after the last allowed one, the next discard draws the hand).")
+    for s in range(view.num_seats):
+        if view.hand_sizes[s] == 0 or s == view.hand_of:
+            continue
+        known = view.known_cards[s]
+        lines.append(f"{name(s).capitalize()} holds {view.hand_sizes[s]} cards; known to be among them (taken from the pile): {cards_text(known)}.")
+    if view.advice:
+        lines.append("Advice this hand: " + "; ".join(f"from seat {a.seat}: " + (move_text(a.action) if a.action else "") + (f" “{a.text}”" if a.text else "") for a in view.advice[-5:]))
+    if time_left_s is not None and view.to_act is not None:
+        lines.append(f"Time left for this move: about {max(0.0, time_left_s):.0f} s (the table's clock; a late move forfeits or is played for you).")
+    # -- what a knock would do
+    if legal and any(a.kind == "knock" for a in legal):
+        lines.append("Knocks available (the referee lays the defender's cards out; it may lay off onto your melds):")
+        lines.extend(_knock_preview(view, legal))
+    if legal is not None and view.to_act is not None:
+        lines.append(("Your captain's legal moves" if advising else "Your legal moves") + ":")
+        lines.append(legal_moves_text(legal, view))
+    if view.last_result is not None:
+        lines.append("Last hand:")
+        lines.append(result_text(view.last_result, view, players))
+    if rules is not None and rules.big_gin:
+        lines.append("Rule: big gin is on (all 11 cards melded, no discard).")
+    return "\n".join(lines)
