@@ -1,6 +1,7 @@
 """``okgin tournament``: run a tournament from a TOML file, or print a results file's table.
 
     okgin tournament CONFIG.toml [--resume] [--concurrency K] [--referees N | --referee-endpoints EP ...]
+    okgin tournament CONFIG.toml --dask tcp://HOST:8786 | local [--dask-tls DIR] [--resume]
     okgin tournament report DB [--csv FILE] [--json FILE] [--chart FILE.png|FILE.svg] [--games]
     okgin tournament verify DB
 
@@ -54,6 +55,14 @@ def _run_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no live progress display (the final table is still printed)")
     p.add_argument("--keep-logs", action="store_true",
                    help="keep every bot's log in NAME-run/logs (by default only those of games that did not end normally)")
+    p.add_argument("--dask", metavar="ADDRESS",
+                   help="play the games on a Dask cluster: its scheduler (tcp://HOST:8786, or HOST:PORT), or 'local' for a "
+                   "LocalCluster on this machine; each worker runs its own referee and the bots (default: [cluster] "
+                   "scheduler from the file, else this host's processes); see docs/cluster.md")
+    p.add_argument("--dask-tls", metavar="DIR",
+                   help="the certificates `okgin cluster certs` wrote, for a TLS cluster (default: [cluster] tls)")
+    p.add_argument("--dask-timeout", type=float, metavar="S",
+                   help="seconds to reach the scheduler and see a worker (default: [cluster] timeout, else 10)")
     return p
 
 
@@ -134,7 +143,17 @@ def main(argv: list[str]) -> int:
         admin_key=args.admin_key,
         progress=not args.quiet,
         keep_logs=args.keep_logs,
+        dask=args.dask or cfg.cluster_scheduler or None,
+        dask_tls=args.dask_tls or (str(cfg.resolve_path(cfg.cluster_tls)) if cfg.cluster_tls else None),
+        dask_timeout=args.dask_timeout if args.dask_timeout is not None else cfg.cluster_timeout,
     )
+    if opts.dask and (opts.referees is not None or opts.referee_endpoints):
+        print("okgin tournament: --dask plays every game on a worker's own referee: --referees and "
+              "--referee-endpoints do not apply", file=sys.stderr)
+        return 2
+    if opts.dask_timeout <= 0:
+        print("okgin tournament: --dask-timeout must be positive", file=sys.stderr)
+        return 2
     if opts.concurrency is not None and opts.concurrency < 1:
         print("okgin tournament: --concurrency must be at least 1", file=sys.stderr)
         return 2

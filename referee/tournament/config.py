@@ -73,6 +73,9 @@ class Participant:
     dirs: tuple[str, ...] = ()
     limits: tuple[tuple[str, int], ...] = ()
     network: str = "none"
+    # Dask resources a worker must offer to run it (``resources = {GPU = 1}``), for a run
+    # with ``--dask`` (referee.cluster): its games go only to such workers.
+    resources: tuple[tuple[str, float], ...] = ()
 
     def describe(self) -> str:
         if self.kind == "bot":
@@ -152,6 +155,10 @@ class TournamentConfig:
     # and the report marks the event "unsandboxed".
     sandbox: bool = True
     limits: Limits = field(default_factory=Limits)
+    # [cluster]: where a Dask run plays (referee.cluster); how, not what, like referees.
+    cluster_scheduler: str = ""
+    cluster_tls: str = ""
+    cluster_timeout: float = 10.0
 
     @property
     def seats(self) -> int:
@@ -340,11 +347,12 @@ def _participant(i: int, data: Any) -> Participant:
         raise ConfigError(f"{s.where('dir')} must be a directory or a list of directories, not {_kind(raw_dir)} {raw_dir!r}")
     limits = _limits(s.get("limits"), s.where("limits")) if s.has("limits") else ()
     network = s.choice("network", "none", NETWORKS)
+    resources = _resources(s.get("resources"), s.where("resources")) if s.has("resources") else ()
     token = s.string("token")
     if kind == "bot":
         bot = s.string("bot", required=True)
         p = Participant(name, "bot", bot=bot, args=args, cwd=cwd, env=tuple(sorted(env_data.items())), dirs=dirs,
-                        limits=limits, network=network)
+                        limits=limits, network=network, resources=resources)
     elif kind == "command":
         raw = s.get("command")
         if isinstance(raw, str):
@@ -368,18 +376,33 @@ def _participant(i: int, data: Any) -> Participant:
         if args:
             raise ConfigError(f"{s.where('args')} is for built-in bots; put a command's arguments in the command itself")
         p = Participant(name, "command", command=cmd, cwd=cwd, env=tuple(sorted(env_data.items())), dirs=dirs,
-                        limits=limits, network=network)
+                        limits=limits, network=network, resources=resources)
     else:
         if s.get("remote") is not True:
             raise ConfigError(f"{s.where('remote')} must be true (a remote bot connects by itself)")
-        if cwd or env_data or args or dirs or limits or s.has("network"):
-            raise ConfigError(f"participant[{i}] ({name}) is remote: cwd, env, args, dir, limits and network do not apply "
-                              "(it runs outside the sandbox, elsewhere)")
+        if cwd or env_data or args or dirs or limits or s.has("network") or resources:
+            raise ConfigError(f"participant[{i}] ({name}) is remote: cwd, env, args, dir, limits, network and resources "
+                              "do not apply (it runs outside the sandbox, elsewhere)")
         p = Participant(name, "remote", token=token)
     if token and kind != "remote":
         raise ConfigError(f"{s.where('token')}: only remote bots are handed a token in advance (the runner issues the others)")
     s.done()
     return p
+
+
+def _resources(data: Any, where: str) -> tuple[tuple[str, float], ...]:
+    """A participant's Dask resources (``{GPU = 1, licence = 1}``): names a ``dask worker
+    --resources`` can offer, each a positive amount a game of it uses on its worker."""
+    if not isinstance(data, dict) or not data:
+        raise ConfigError(f"{where} must be a table of resource amounts, like {{GPU = 1}}, not {_kind(data)} {data!r}")
+    out = []
+    for k, v in sorted(data.items()):
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}", k):
+            raise ConfigError(f"{where}: {k!r} is not a resource name a Dask worker can offer (letters, digits, _ . -)")
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v <= 0:
+            raise ConfigError(f"{where}.{k} must be a positive number, not {_kind(v)} {v!r}")
+        out.append((k, float(v)))
+    return tuple(out)
 
 
 def _limits(data: Any, where: str) -> tuple[tuple[str, int], ...]:
@@ -546,6 +569,11 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
     stall = t.number("stall_timeout", 120.0, 1, 86400)
     sandbox = t.boolean("sandbox", True)
     limits = Limits().merged(_limits(top.get("limits"), "limits"))
+    c_s = _Section(top.get("cluster", {}), "cluster")
+    cluster_scheduler = c_s.string("scheduler", "") or ""
+    cluster_tls = c_s.string("tls", "") or ""
+    cluster_timeout = c_s.number("timeout", 10.0, 0.1, 3600)
+    c_s.done()
     t.done()
     top.done()
     return TournamentConfig(
@@ -573,6 +601,9 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
         config_dir=str(Path(config_dir)),
         sandbox=sandbox,
         limits=limits,
+        cluster_scheduler=cluster_scheduler,
+        cluster_tls=cluster_tls,
+        cluster_timeout=cluster_timeout,
     )
 
 

@@ -48,7 +48,7 @@ import zmq.asyncio
 
 from .config import Participant, TournamentConfig
 from .gateway import Gateway
-from .link import AdminLink, RefereeGone, RequestFailed, resign_seat
+from .link import AdminLink, CurveClient, RefereeGone, RequestFailed, resign_seat
 from .preflight import PreflightFailed, all_crashed, preflight
 from .procs import LocalReferee, okgin_argv, spawn, stop
 from .progress import Progress
@@ -72,6 +72,10 @@ class StartError(Exception):
     any failed start's."""
 
 
+class NoReferee(Exception):
+    """Every referee is gone (and the local ones could not be restarted)."""
+
+
 @dataclass
 class RunOptions:
     resume: bool = False
@@ -83,6 +87,11 @@ class RunOptions:
     admin_key: str | None = None
     progress: bool = True
     keep_logs: bool = False  # keep every bot's log, not only those of games that ended abnormally
+    # A Dask scheduler's address, or "local" (referee.cluster): the games run on its
+    # workers; None plays them here, on this host's processes (the default).
+    dask: str | None = None
+    dask_tls: str | None = None  # a directory of `okgin cluster certs` files for the Dask links
+    dask_timeout: float = 10.0  # seconds to reach the scheduler and see a worker
 
 
 @dataclass
@@ -183,7 +192,13 @@ class Runner:
                         f"referee endpoint {ep}: sandboxed local bots have no network and reach a referee only through an "
                         "ipc:// socket on this host: give its ipc endpoint (okgin referee --also-bind ipc://PATH), let the "
                         "runner start its referees, or set tournament.sandbox = false (docs/tournaments.md, Sandbox)")
-                link = AdminLink(self.ctx, ep, f"organiser-{self.cfg.name}", self.admin_key)
+                # A remote referee may run --curve-keys: the runner is then its CURVE client
+                # like any other (OKGIN_CURVE_SERVER_KEY / OKGIN_CURVE_CLIENT_KEY, .link).
+                try:
+                    curve = CurveClient.from_env()
+                except ValueError as e:
+                    raise StartError(f"referee endpoint {ep}: {e}") from None
+                link = AdminLink(self.ctx, ep, f"organiser-{self.cfg.name}", self.admin_key, curve=curve)
                 try:
                     await link.connect(timeout=15.0)
                 except (RefereeGone, RequestFailed) as e:
@@ -655,29 +670,55 @@ class Runner:
             q.put_nowait({"type": "_abort", "reason": reason})
 
     async def worker(self) -> None:
+        """Take games off the queue until it is empty or the run stops."""
         while self.queue and self.state.stop_reason is None:
             index, attempt = self.queue.popleft()
             sg = self.schedule[index]
-            slot = await self.pick_slot()
-            if slot is None:
-                self.unplayable.append((index, "no referee is left to play on"))
+            try:
+                out, where = await self.play_attempt(sg, attempt)
+            except NoReferee as e:
+                self.unplayable.append((index, str(e)))
                 self.abort_all("every referee is gone")
                 return
-            try:
-                out = await self.play(sg, attempt, slot)
-            finally:
-                slot.active -= 1
-            if isinstance(out, GameResult):
-                slot.games += 1
-                self._record(out)
-                continue
-            if not out.replay:
-                continue
-            self.store.log_event("replay", f"{sg.key} attempt {attempt} on {slot.label}: {out.why}", game=index)
-            if attempt >= MAX_ATTEMPTS:
-                self.unplayable.append((index, out.why))
-                continue
-            self.queue.appendleft((index, attempt + 1))
+            self.settle(sg, attempt, out, where)
+
+    async def play_attempt(self, sg: ScheduledGame, attempt: int) -> tuple[GameResult | Outcome, str]:
+        """One attempt at ``sg`` on the least busy referee, and that referee's label.
+
+        A method of its own because a Dask run (referee.cluster) plays it on a worker:
+        its driver overrides this to send the game there, and the worker calls this one.
+        Raises :class:`NoReferee` when no referee is left.
+        """
+        slot = await self.pick_slot()
+        if slot is None:
+            raise NoReferee("no referee is left to play on")
+        try:
+            out = await self.play(sg, attempt, slot)
+        finally:
+            slot.active -= 1
+        if isinstance(out, GameResult):
+            slot.games += 1
+        return out, slot.label
+
+    def settle(self, sg: ScheduledGame, attempt: int, out: GameResult | Outcome, where: str) -> None:
+        """Record a finished game, or queue its replay (at most :data:`MAX_ATTEMPTS`)."""
+        if isinstance(out, GameResult):
+            self._record(out)
+            return
+        if not out.replay:
+            return
+        self.store.log_event("replay", f"{sg.key} attempt {attempt} on {where}: {out.why}", game=sg.index)
+        if attempt >= MAX_ATTEMPTS:
+            self.unplayable.append((sg.index, out.why))
+            return
+        self.queue.appendleft((sg.index, attempt + 1))
+
+    async def prepare(self) -> None:
+        """Before the first game: the sandbox, the referees and the preflight (a Dask
+        run, referee.cluster, does these on its workers instead)."""
+        self.setup_sandbox()
+        await self.start_referees()
+        await preflight(self)
 
     async def run(self) -> int:
         games = self.store.games()
@@ -712,9 +753,7 @@ class Runner:
                 print(f"remote bots connect to {endpoint} with their tokens:", flush=True)
                 for n in sorted(tokens):
                     print(f"  {n}: {tokens[n]}", flush=True)
-            self.setup_sandbox()
-            await self.start_referees()
-            await preflight(self)
+            await self.prepare()
             self.progress.draw(force=True)
             workers = [asyncio.ensure_future(self.worker()) for _ in range(min(self.concurrency, len(self.queue)))]
             await asyncio.gather(*workers)
@@ -785,7 +824,12 @@ def run_tournament(cfg: TournamentConfig, opts: RunOptions) -> int:
             print("okgin tournament: warning: tournament.seed / tournament.secret fixes the event secret: the deals "
                   "are reproducible but NOT secret (anyone who knows the config can compute every deal); "
                   "remove it for secret deals", file=sys.stderr, flush=True)
-        runner = Runner(cfg, opts, store)
+        if opts.dask:
+            from referee.cluster.tournament import DaskRunner  # Dask is an optional extra
+
+            runner: Runner = DaskRunner(cfg, opts, store)
+        else:
+            runner = Runner(cfg, opts, store)
         if not cfg.sandbox and any(p.kind != "remote" for p in cfg.participants):
             store.set_meta("unsandboxed", "1")  # once unconfined, the event stays marked, resumed or not
             print("okgin tournament: warning: tournament.sandbox = false: local bots run unconfined, as you, and can read "

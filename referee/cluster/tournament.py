@@ -1,0 +1,269 @@
+"""``okgin tournament CONFIG --dask ADDRESS``: the schedule's games as Dask tasks.
+
+The driver is the ordinary :class:`~referee.tournament.runner.Runner` with two steps
+replaced: :meth:`DaskRunner.prepare` (no local referees or sandbox; instead the cluster
+is reached and checked, and the preflight runs on the workers) and
+:meth:`DaskRunner.play_attempt` (the game is sent to a worker, which runs the runner's
+own ``play_attempt`` there: :mod:`.worker`). Everything else is the local run's code on
+the organiser's host: the queue in schedule order, the replay of a failed attempt, and
+``_record``, which writes each game to the results file as its task comes back, so
+resume, duplicate deals, the secret seeds and their reveal, SPRT stopping and the
+report are unchanged.
+
+Failures:
+
+- a worker that dies mid-game (``kill -9``, a lost host) loses that game only: the
+  scheduler runs the task again on another worker (Dask's ``allowed-failures``), and
+  after too many lost workers the attempt counts as failed and is replayed like a game
+  whose referee died. Nothing of an unfinished game is ever written, and a game is
+  recorded once: the store's primary key is the schedule index, and a result for an
+  index already recorded is dropped with an event;
+- the runner killed: its client's tasks are released by the scheduler; ``--resume``
+  against the same (or another) cluster plays the indices still missing;
+- bad input is refused before the first game (exit 2, no results file left): an
+  unreachable scheduler, a cluster without workers, a participant whose
+  ``resources`` no worker offers, a worker that lacks a participant's program.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+from referee.tournament.config import TournamentConfig
+from referee.tournament.preflight import PreflightFailed
+from referee.tournament.runner import Outcome, Runner, RunOptions, StartError
+from referee.tournament.schedule import ScheduledGame
+from referee.tournament.store import GameResult, ResultsStore
+
+from .connect import LOCAL, ClusterError, ClusterHandle, open_client
+from .worker import GameReply, MissingProgram, check_participants, play_game, preflight_participant
+
+RESULT_TIMEOUT_S = 120.0  # fetching a finished task's result (a few kB) from its worker
+
+
+class _Stopped(Exception):
+    """The run stopped (SPRT decided, a signal) while a game's task was out."""
+
+
+def resources_of(cfg: TournamentConfig, names: Sequence[str]) -> dict[str, float]:
+    """The Dask resources a game of ``names`` holds on its worker: the sum over its
+    distinct participants (two GPU bots at one table use two GPUs at once)."""
+    need: dict[str, float] = {}
+    for name in dict.fromkeys(names):
+        for k, v in cfg.participant(name).resources:
+            need[k] = need.get(k, 0.0) + v
+    return need
+
+
+def _fmt(res: dict[str, float]) -> str:
+    return ", ".join(f"{k}={v:g}" for k, v in sorted(res.items())) or "none"
+
+
+def offers(worker_resources: dict[str, Any], need: dict[str, float]) -> bool:
+    """Whether a worker's ``--resources`` cover ``need``."""
+    return all(float(worker_resources.get(k, 0)) >= v for k, v in need.items())
+
+
+class DaskRunner(Runner):
+    """A :class:`Runner` whose games are played by the workers of a Dask cluster."""
+
+    def __init__(self, cfg: TournamentConfig, opts: RunOptions, store: ResultsStore) -> None:
+        super().__init__(cfg, opts, store)
+        self.handle: ClusterHandle | None = None
+        self.inflight: set[Any] = set()  # distributed.Future of the games out on workers
+        self.tag = secrets.token_hex(4)  # task keys unique to this run, even resumed on the same cluster
+        self.workers: dict[str, dict[str, Any]] = {}
+
+    @property
+    def client(self) -> Any:
+        assert self.handle is not None
+        return self.handle.client
+
+    @property
+    def address(self) -> str:
+        return self.handle.address if self.handle is not None else str(self.opts.dask)
+
+    async def run(self) -> int:
+        try:
+            return await super().run()
+        finally:
+            if self.handle is not None:
+                await asyncio.to_thread(self.handle.close)
+
+    # ---------------------------------------------------------------- before
+    def _security(self) -> Any:
+        if not self.opts.dask_tls:
+            return None
+        from .certs import CertsError, load_security
+
+        try:
+            return load_security(self.opts.dask_tls)
+        except CertsError as e:
+            raise StartError(str(e)) from None
+
+    async def prepare(self) -> None:
+        """Reach the cluster and check it can play every game, then the preflight."""
+        remote = [p.name for p in self.cfg.participants if p.kind == "remote"]
+        if remote:
+            raise StartError(f"remote participants ({', '.join(remote)}) connect to the runner's gateway, which a Dask "
+                             "run does not have: play them without --dask")
+        address = str(self.opts.dask)
+        try:
+            self.handle = await asyncio.to_thread(
+                open_client, address, security=self._security(), timeout=self.opts.dask_timeout,
+                workers=None if address == LOCAL else 1)
+        except ClusterError as e:
+            raise StartError(str(e)) from None
+        info = await asyncio.to_thread(self.client.scheduler_info, n_workers=-1)
+        self.workers = dict(info.get("workers") or {})
+        if not self.workers:
+            raise StartError(f"the Dask scheduler at {self.address} has no workers: start some there "
+                             f"(dask worker {self.address})")
+        self.check_resources()
+        await self.check_programs()
+        await self.dask_preflight()
+        if not self.opts.concurrency:
+            # Enough games out to keep every worker thread busy, and one more queued for
+            # each, so that a worker starts its next game as soon as one ends.
+            threads = sum(int(w.get("nthreads") or 1) for w in self.workers.values())
+            self.concurrency = max(1, 2 * threads)
+        self.store.log_event("dask", f"playing on the Dask scheduler at {self.address}: {len(self.workers)} worker(s), "
+                                     f"{self.concurrency} game(s) out at once")
+
+    def eligible(self, need: dict[str, float]) -> list[str]:
+        return [a for a, w in self.workers.items() if offers(w.get("resources") or {}, need)]
+
+    def check_resources(self) -> None:
+        """Every participant, and every pairing's sum, has a worker offering its resources."""
+        offered = "; ".join(f"{a}: {_fmt({k: float(v) for k, v in (w.get('resources') or {}).items()})}"
+                            for a, w in sorted(self.workers.items()))
+        problems = []
+        for p in self.cfg.participants:
+            need = dict(p.resources)
+            if need and not self.eligible(need):
+                problems.append(f"participant {p.name} needs the Dask resources {_fmt(need)}, and no worker of the "
+                                f"scheduler at {self.address} offers them")
+        if not problems:
+            for pairing in self.schedule.pairings:
+                need = resources_of(self.cfg, pairing)
+                if need and not self.eligible(need):
+                    problems.append(f"a game of {' v '.join(pairing)} needs the Dask resources {_fmt(need)} on one "
+                                    f"worker, and no worker of the scheduler at {self.address} offers them")
+        if problems:
+            raise StartError("; ".join(problems) + f" (the workers offer: {offered}); start a worker with "
+                             f"`dask worker {self.address} --resources \"NAME=AMOUNT\"`, or change the participant's "
+                             "resources")
+
+    async def check_programs(self) -> None:
+        """Every worker that may be given a participant's games can start its program."""
+        asked: dict[str, list[str]] = {}
+        for a in self.workers:
+            res = self.workers[a].get("resources") or {}
+            asked[a] = [p.name for p in self.cfg.participants if p.kind != "remote" and offers(res, dict(p.resources))]
+        found: dict[str, list[tuple[str, str]]] = {}
+        for a, names in asked.items():
+            if names:
+                try:
+                    reply = await asyncio.to_thread(self.client.run, check_participants, self.cfg, names, workers=[a])
+                except Exception as e:  # the worker left meanwhile: its games will go elsewhere
+                    self.store.log_event("dask", f"could not check worker {a}: {type(e).__name__}: {e}")
+                    continue
+                found.update({w: list(v) for w, v in reply.items() if v})
+        if found:
+            lines = [f"participant {name} cannot run on Dask worker {w}: {why}"
+                     for w, items in sorted(found.items()) for name, why in items]
+            raise StartError("; ".join(lines) + " (build or install it on that host at the same path, or restrict the "
+                             "participant to the workers that have it with resources = {...})")
+
+    async def dask_preflight(self) -> None:
+        """The preflight (each local participant starts and says hello), on a worker."""
+        local = [p for p in self.cfg.participants if p.kind != "remote"]
+        futures = [self.client.submit(preflight_participant, self.cfg, self.opts.keep_logs, p.name, pure=False,
+                                      key=f"okgin-preflight-{self.cfg.name}-{p.name}-{self.tag}",
+                                      resources=dict(p.resources) or None) for p in local]
+        failures = []
+        for p, fut in zip(local, futures, strict=True):
+            try:
+                why, worker = await self._result(fut)
+            except _Stopped:
+                raise StartError("interrupted during the preflight") from None
+            except Exception as e:
+                raise StartError(f"preflight of {p.name} failed on the Dask cluster at {self.address}: "
+                                 f"{type(e).__name__}: {e}") from None
+            if why:
+                failures.append((p.name, f"{why} (on Dask worker {worker})"))
+        if failures:
+            self.store.log_event("preflight", "; ".join(f"{n}: {w}" for n, w in failures))
+            raise PreflightFailed(failures)
+
+    # ------------------------------------------------------------------ games
+    async def play_attempt(self, sg: ScheduledGame, attempt: int) -> tuple[GameResult | Outcome, str]:
+        need = resources_of(self.cfg, sg.seats)
+        fut = self.client.submit(play_game, self.cfg, self.opts.keep_logs, sg, attempt, pure=False,
+                                 key=f"okgin-{self.cfg.name}-{sg.key}-a{attempt}-{self.tag}", resources=need or None)
+        self.inflight.add(fut)
+        try:
+            reply: GameReply = await self._result(fut)
+        except _Stopped:
+            return Outcome(False, self.state.stop_reason or "stopped"), "dask"
+        except MissingProgram as e:
+            self.abort_all(str(e))
+            raise RuntimeError(f"{e} (build or install it there at the same path)") from None
+        except Exception as e:  # KilledWorker (too many workers died under it), a worker-side failure
+            return Outcome(True, f"the Dask task failed: {type(e).__name__}: {e}"), "dask"
+        finally:
+            self.inflight.discard(fut)
+        for kind, detail, game in reply.events:
+            self.store.log_event(kind, f"{detail} (on Dask worker {reply.worker})", game=game)
+        return reply.out, reply.where
+
+    async def _result(self, fut: Any) -> Any:
+        """``fut``'s result, awaited without blocking the loop; :class:`_Stopped` if the
+        run stops first (the task is then cancelled by :meth:`abort_all`)."""
+        loop = asyncio.get_running_loop()
+        box: asyncio.Future[tuple[bool, Any]] = loop.create_future()
+
+        def settle(value: tuple[bool, Any]) -> None:
+            if not box.done():
+                box.set_result(value)
+
+        def done(f: Any) -> None:  # on the client's callback thread: fetching may block
+            try:
+                value: tuple[bool, Any] = (True, f.result(timeout=RESULT_TIMEOUT_S))
+            except BaseException as e:
+                value = (False, e)
+            with contextlib.suppress(RuntimeError):  # the loop is already closed: nobody waits
+                loop.call_soon_threadsafe(settle, value)
+
+        fut.add_done_callback(done)
+        stop: asyncio.Future[Any] = asyncio.ensure_future(self.stop_event.wait())
+        waits: list[asyncio.Future[Any]] = [box, stop]
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stop.cancel()
+        if not box.done():
+            raise _Stopped()
+        ok, value = box.result()
+        if not ok:
+            raise value
+        return value
+
+    def abort_all(self, reason: str) -> None:
+        super().abort_all(reason)
+        if self.inflight and self.handle is not None:
+            # The games out on workers run to their end there; their results are not wanted.
+            with contextlib.suppress(Exception):
+                self.client.cancel(list(self.inflight))
+
+    def _record(self, g: GameResult) -> None:
+        if g.index in self.done:
+            self.store.log_event("duplicate", f"{g.key} came back a second time ({g.referee}); the first is kept",
+                                 game=g.index)
+            return
+        super()._record(g)
+

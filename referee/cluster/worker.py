@@ -1,0 +1,246 @@
+"""What a Dask worker runs for ``okgin tournament --dask``: games, with the runner's own code.
+
+A game task does on the worker exactly what a local run does on the organiser's host,
+by calling the same :class:`~referee.tournament.runner.Runner` methods
+(``play_attempt``: pick the referee, ``play``: create the reserved table, launch the
+sandboxed bots, follow the feed, take the journal's record, reveal the salt), so a
+record played here is byte for byte the one a local run plays with the same secret.
+There is no second implementation of a game to drift from the first.
+
+Why a loop thread per worker process: the runner is asyncio (ZeroMQ links, bot
+processes) while Dask runs a task in a plain thread. The process keeps one event loop
+in a daemon thread, and with it one :class:`Runner` per tournament config, each with
+its own ``okgin referee`` process started on the first game and reused for every game
+after (the runner's own restart logic replaces a referee that dies). The referee and
+the bots are children of that thread with ``PR_SET_PDEATHSIG`` (``procs.spawn``), so a
+worker killed with ``kill -9`` takes its games' processes with it: only those games
+are lost, and Dask runs their tasks again on another worker.
+
+The worker has no results file: the few events the runner logs during a game
+(``record-mismatch``, ``reveal-failed``, ``referee-died``...) are kept in
+:class:`WorkerEvents` and sent back with the game; the driver writes them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import itertools
+import os
+import shutil
+import tempfile
+import threading
+from collections import OrderedDict
+from collections.abc import Coroutine
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+from referee.tournament.config import Participant, TournamentConfig
+from referee.tournament.preflight import _program_problem, check
+from referee.tournament.runner import PLACEHOLDER_RE, NoReferee, Outcome, Runner, RunOptions
+from referee.tournament.schedule import ScheduledGame
+from referee.tournament.store import GameResult, ResultsStore
+
+T = TypeVar("T")
+KEEP_RUNNERS = 2  # tournaments whose referee a worker keeps at once (a second run may share the cluster)
+
+
+class MissingProgram(RuntimeError):
+    """A participant's program cannot run on this worker; the message names both."""
+
+
+@dataclass
+class GameReply:
+    """A game task's answer: the runner's own outcome, where it was played, what was logged."""
+
+    out: GameResult | Outcome
+    where: str
+    worker: str
+    events: list[tuple[str, str, int | None]] = field(default_factory=list)
+
+
+class WorkerEvents:
+    """The little of a :class:`ResultsStore` that the runner uses while it plays a game:
+    a path (its run directory goes beside it), no secret, and a list for its events."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.events: list[tuple[str, str, int | None]] = []
+
+    def secret(self) -> bytes | None:
+        return None  # the worker is given each game's seed; it never derives one
+
+    def log_event(self, kind: str, detail: str, game: int | None = None) -> None:
+        self.events.append((kind, detail, game))
+
+    def drain(self) -> list[tuple[str, str, int | None]]:
+        out, self.events = self.events, []
+        return out
+
+
+def worker_address() -> str:
+    """This Dask worker's address (``local`` outside one, e.g. in a unit test)."""
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().address)
+    except (ImportError, ValueError):
+        return "local"
+
+
+def _base_dir() -> Path:
+    """Where this worker keeps its referees' journals and the bots' logs: inside the
+    worker's own ``--local-directory`` (Dask cleans it when the worker ends)."""
+    try:
+        from distributed import get_worker
+
+        base = Path(get_worker().local_directory) / "okgin"
+    except (ImportError, ValueError):
+        base = Path(tempfile.gettempdir()) / f"okgin-worker-{os.getpid()}"
+    base.mkdir(parents=True, exist_ok=True)
+    return base
+
+
+def participant_problem(cfg: TournamentConfig, p: Participant) -> str | None:
+    """Why ``p`` cannot be started on this host (its program or directory is missing),
+    or None. Checked on every worker before the first game and before each game, so a
+    host without the bot built says so by name instead of losing every game to crashes."""
+    if p.kind == "remote":
+        return None
+    cwd = str(cfg.resolve_path(p.cwd)) if p.cwd else cfg.config_dir
+    if not Path(cwd).is_dir():
+        return f"directory not found: {cwd}"
+    env = {**os.environ, **dict(p.env)}
+    if p.kind == "command":
+        program = PLACEHOLDER_RE.sub(lambda m: cfg.config_dir if m.group(1) == "config_dir" else m.group(0), p.command[0])
+        return _program_problem([program], cwd, env)
+    assert p.bot is not None
+    spec = p.bot.rsplit(":", 1)[0]
+    if spec.endswith(".py"):
+        path = Path(spec) if Path(spec).is_absolute() else Path(cwd) / spec
+        if not path.is_file():
+            return f"file not found: {path}"
+    return None
+
+
+def check_participants(cfg: TournamentConfig, names: list[str]) -> list[tuple[str, str]]:
+    """``client.run`` target: (participant, problem) for each of ``names`` this worker cannot start."""
+    out = []
+    for name in names:
+        problem = participant_problem(cfg, cfg.participant(name))
+        if problem:
+            out.append((name, problem))
+    return out
+
+
+class _Host:
+    """This worker process's event loop thread and its runners."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True, name="okgin-worker-loop")
+        self.thread.start()
+        self.runners: OrderedDict[str, Runner] = OrderedDict()
+        self.count = itertools.count(1)
+        self.lock: asyncio.Lock | None = None
+
+    def call(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` on the loop thread and wait for it (from a Dask task's thread).
+
+        No bound here: a game ends by itself (the table's clock and the runner's
+        stall_timeout see to it), and the driver can give up on the task."""
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    async def runner(self, cfg: TournamentConfig, keep_logs: bool) -> Runner:
+        """The runner (and its referee) for this config, started on its first game."""
+        if self.lock is None:
+            self.lock = asyncio.Lock()
+        key = hashlib.sha256(repr((cfg, keep_logs)).encode()).hexdigest()
+        async with self.lock:
+            runner = self.runners.get(key)
+            if runner is not None:
+                self.runners.move_to_end(key)
+                return runner
+            for old_key in list(self.runners):
+                if len(self.runners) < KEEP_RUNNERS:
+                    break
+                old = self.runners[old_key]
+                if not any(s.active for s in old.slots):  # never one with a game in progress
+                    del self.runners[old_key]
+                    await _retire(old)
+            workdir = _base_dir() / f"{cfg.name}-{os.getpid()}-{next(self.count)}"
+            workdir.mkdir(parents=True, exist_ok=True)
+            events = WorkerEvents(workdir / f"{cfg.name}.sqlite")
+            runner = Runner(cfg, RunOptions(referees=1, progress=False, keep_logs=keep_logs), cast(ResultsStore, events))
+            try:
+                runner.setup_sandbox()
+                await runner.start_referees()
+            except BaseException:
+                await _retire(runner)
+                raise
+            self.runners[key] = runner
+            return runner
+
+    async def play(self, cfg: TournamentConfig, keep_logs: bool, sg: ScheduledGame, attempt: int) -> GameReply:
+        worker = worker_address()
+        for name in dict.fromkeys(sg.seats):
+            problem = participant_problem(cfg, cfg.participant(name))
+            if problem:
+                raise MissingProgram(f"participant {name} cannot run on Dask worker {worker}: {problem}")
+        runner = await self.runner(cfg, keep_logs)
+        events = cast(WorkerEvents, runner.store)
+        try:
+            out, label = await runner.play_attempt(sg, attempt)
+        except NoReferee as e:
+            out, label = Outcome(True, f"{e} on Dask worker {worker}"), "-"
+        if isinstance(out, GameResult):
+            out = replace(out, referee=f"{out.referee} on {worker}")
+        return GameReply(out, f"Dask worker {worker} referee {label}", worker, events.drain())
+
+    async def preflight(self, cfg: TournamentConfig, keep_logs: bool, name: str) -> str | None:
+        p = cfg.participant(name)
+        problem = participant_problem(cfg, p)
+        if problem:
+            return problem
+        runner = await self.runner(cfg, keep_logs)
+        slot = await runner.pick_slot()
+        if slot is None:
+            return "no referee could be started on this worker"
+        try:
+            return await check(runner, slot, p)
+        finally:
+            slot.active -= 1
+
+
+async def _retire(runner: Runner) -> None:
+    await asyncio.gather(*(runner._retire(s) for s in runner.slots), return_exceptions=True)
+    if runner.ipc_dir is not None:
+        shutil.rmtree(runner.ipc_dir, ignore_errors=True)
+    with contextlib.suppress(Exception):
+        runner.ctx.destroy(linger=0)
+
+
+_HOST: _Host | None = None
+_HOST_LOCK = threading.Lock()
+
+
+def _host() -> _Host:
+    global _HOST
+    with _HOST_LOCK:
+        if _HOST is None:
+            _HOST = _Host()
+        return _HOST
+
+
+def play_game(cfg: TournamentConfig, keep_logs: bool, sg: ScheduledGame, attempt: int) -> GameReply:
+    """The Dask task of one game: play ``sg`` on this worker's referee, return the result."""
+    host = _host()
+    return host.call(host.play(cfg, keep_logs, sg, attempt))
+
+
+def preflight_participant(cfg: TournamentConfig, keep_logs: bool, name: str) -> tuple[str | None, str]:
+    """The Dask task of a participant's preflight: (its problem or None, this worker)."""
+    host = _host()
+    return host.call(host.preflight(cfg, keep_logs, name)), worker_address()
