@@ -8,6 +8,7 @@ backend's worker (an async ``@work`` worker on the app's own loop, never a threa
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -46,8 +47,13 @@ class OkginApp(App[int]):
         cursor_blink: bool = True,
         lobby: dict | None = None,
         theme: str | None = None,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         super().__init__()
+        # The monotonic clock the countdowns (another seat's forfeit, the clocks) are read
+        # against. Injectable so a snapshot of "seat forfeits in 38 s" is reproducible
+        # without sleeping; it must run on the timeline of RefereeMessage.received.
+        self.clock: Callable[[], float] = clock or time.monotonic
         if theme:
             if theme not in self.available_themes:
                 raise ValueError(f"unknown theme {theme!r}; known: {', '.join(sorted(self.available_themes))}")
@@ -98,6 +104,11 @@ class OkginApp(App[int]):
             from .screens.lobby import LobbyScreen
 
             self.push_screen(LobbyScreen(**self.lobby_args))
+            return
+        if self.start == "sessions":  # okgin tui --resume with several saved seats
+            from .screens.sessions import SessionsScreen
+
+            self.push_screen(SessionsScreen())
             return
         self.push_screen(TableScreen())
         self.start_backend()

@@ -55,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule option (repeatable; see 'okgin rules')")
     p.add_argument("--token", help="resume a session (the token printed when you last quit)")
     p.add_argument("--resume", nargs="?", const=0, type=int, metavar="N",
-                   help="list the saved sessions (kept in $XDG_STATE_HOME/okgin/sessions.json) and resume one: the only one, or number N")
+                   help="resume a saved session (kept in $XDG_STATE_HOME/okgin/sessions.json): the only one, number N, "
+                        "or choose one on a list when several are saved")
     add_display_flags(p)
     return p
 
@@ -70,14 +71,17 @@ def main(argv: list[str]) -> int:
 
     name = args.name or default_name()
     opts = options_from_env(args.ascii, args.four_colour)
-    if args.resume is not None:
-        picked = _pick_saved(args.resume)
-        if isinstance(picked, int):
-            return picked
-        args.connect, name, args.table = picked.endpoint, picked.name, picked.table or None
     if err := theme_error(args.theme):
         print(f"okgin tui: {err}", file=sys.stderr)
         return 2
+    if args.resume is not None:
+        picked = _pick_saved(args.resume, interactive=sys.stdin.isatty() and sys.stdout.isatty())
+        if picked == "screen":  # several seats saved: choose one on the sessions screen
+            app = OkginApp(start="sessions", options=opts, theme=args.theme)
+            return _finish(app, app.run())
+        if isinstance(picked, int):
+            return picked
+        args.connect, name, args.table = picked.endpoint, picked.name, picked.table or None
     if not args.connect:
         app = OkginApp(start="lobby", options=opts, lobby={"endpoint": DEFAULT_ENDPOINT, "name": name, "table": args.table or ""},
                        theme=args.theme)
@@ -94,8 +98,11 @@ def main(argv: list[str]) -> int:
     return _finish(app, app.run())
 
 
-def _pick_saved(n: int):
-    """``--resume [N]``: the saved session to resume, or the exit status after listing them."""
+def _pick_saved(n: int, interactive: bool = False):
+    """``--resume [N]``: the saved session to resume, ``"screen"`` to let the person
+    choose on :class:`~clients.tui.screens.sessions.SessionsScreen` (several saved, in a
+    terminal), or the exit status after printing the list (several saved, no terminal:
+    a script reads it and picks N)."""
     from .saved_sessions import SessionStore
 
     saved = SessionStore().all()
@@ -106,6 +113,8 @@ def _pick_saved(n: int):
         return saved[0]
     if 1 <= n <= len(saved):
         return saved[n - 1]
+    if n == 0 and interactive:
+        return "screen"
     print("Saved sessions (newest first):")
     for i, s in enumerate(saved, 1):
         print(f"  {i}. {s.name} at {s.endpoint}, {'table ' + s.table if s.table else 'quick match'}")

@@ -27,6 +27,12 @@ def test_lobby_snapshot(snap_compare) -> None:
     assert snap_compare(app, terminal_size=SIZE)
 
 
+def test_lobby_snapshot_large(snap_compare) -> None:
+    """The new-game screen at 120x40: the preset choice and one line per house rule."""
+    app = OkginApp(start="lobby", lobby={"endpoint": "tcp://127.0.0.1:7117", "name": "ada", "refresh": False}, cursor_blink=False)
+    assert snap_compare(app, terminal_size=(120, 40))
+
+
 def test_parse_rules_keeps_only_changes() -> None:
     assert parse_rules("", "oklahoma") == {}
     assert parse_rules("knock_limit=10 undercut_bonus=25", "oklahoma") == {"knock_limit": 10, "undercut_bonus": 25}

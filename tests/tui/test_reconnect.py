@@ -137,3 +137,53 @@ async def test_the_opponent_sees_the_countdown_and_q_asks_first() -> None:
     finally:
         await asyncio.gather(ann, return_exceptions=True)
         await ref.stop("test over")
+
+
+async def test_the_resume_list_takes_the_seat_back_and_forgets_one() -> None:
+    """``okgin tui --resume`` with several saved seats: the list screen; d forgets the
+    highlighted (newest) one, Enter on the next resumes it at the real referee."""
+    from clients.tui.screens.sessions import SessionsScreen
+    from clients.tui.screens.table import TableScreen
+
+    ref, endpoint = await start_referee(heartbeat_ms=200, liveness=2)
+    stop = asyncio.Event()
+    bob = None
+    try:
+        first = tui(endpoint)
+        async with first.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: first.state.table == "t1")
+            bob = asyncio.create_task(opponent(endpoint, None, stop, join={"type": "join", "table": "t1"}))
+            await until(pilot, lambda: first.state.view is not None)
+            token = first.backend.token
+            await crash(first)
+        SessionStore().save("tcp://127.0.0.1:1", "ann", "elsewhere", "e" * 32)  # newer, and not wanted
+        app = OkginApp(start="sessions", cursor_blink=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, SessionsScreen))
+            assert [s.table for s in app.screen.sessions] == ["elsewhere", "t1"]
+            await pilot.press("d")
+            await until(pilot, lambda: [s.table for s in SessionStore().all()] == ["t1"])
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, TableScreen) and app.state.view is not None
+                        and app.state.seat is not None)
+            assert isinstance(app.backend, NetworkBackend) and app.backend.token == token
+            assert ref.tables["t1"].seats[app.state.seat].token == token and app.state.final is None
+    finally:
+        stop.set()
+        if bob is not None:
+            await asyncio.gather(bob, return_exceptions=True)
+        await ref.stop("test over")
+
+
+def test_resume_picks_the_screen_only_in_a_terminal(capsys) -> None:
+    """Several saved seats: a terminal gets the list screen, a script the printed list."""
+    from clients.tui.cli import _pick_saved
+
+    store = SessionStore()
+    store.save("tcp://127.0.0.1:7117", "ann", "t1", "a" * 32)
+    store.save("tcp://127.0.0.1:7117", "ann", "t2", "b" * 32)
+    assert _pick_saved(0, interactive=True) == "screen"
+    assert _pick_saved(0, interactive=False) == 0
+    out = capsys.readouterr().out
+    assert "table t1" in out and "table t2" in out and "okgin tui --resume N" in out
+    assert _pick_saved(2).table in ("t1", "t2")

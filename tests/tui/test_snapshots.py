@@ -159,3 +159,168 @@ def test_help(snap_compare, size: tuple[int, int]) -> None:
 
 def test_advice_note(snap_compare) -> None:
     assert snap_compare(_app(TABLES["box_sitter"]()), terminal_size=SMALL, press=["m", *"keep hearts"])
+
+
+# ------------------------------------------- issue 17: network play, the box, house rules
+# Each new screen at both sizes. Countdowns read the app's injected clock (OkginApp's
+# ``clock``), frozen here, so "forfeits in 38 s" is the same on every run without sleeping.
+BOTH = pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x40"])
+FROZEN_NOW = 1000.0  # the frozen monotonic clock
+
+
+def _frozen() -> float:
+    return FROZEN_NOW
+
+
+def _net_app(state: TableState, opts: DisplayOptions = COLOUR) -> OkginApp:
+    return OkginApp(state=state, options=opts, summaries=False, cursor_blink=False, clock=_frozen)
+
+
+def away_state() -> TableState:
+    """bob at seat 1, waiting for ann (seat 0) to draw, whose connection went 7 s ago."""
+    from dataclasses import replace
+
+    st = TABLES["ok_waiting"]()
+    return replace(st, names=("ann", "bob"), extra={**st.extra, "away": {0: ("ann", FROZEN_NOW + 38.0)},
+                                                   "disconnect_grace_ms": 45000})
+
+
+@BOTH
+def test_opponent_disconnected_countdown(snap_compare, size: tuple[int, int]) -> None:
+    """The banner reads "ann disconnected — seat forfeits in 38 s" (frozen clock)."""
+    assert snap_compare(_net_app(away_state()), terminal_size=size)
+
+
+def test_connection_lost_banner_large(snap_compare) -> None:
+    """(80x24: test_connection_lost_banner.)"""
+    from dataclasses import replace
+
+    st = replace(TABLES["ok_waiting"](), connection=LOST, notice="retrying tcp://127.0.0.1:7117")
+    assert snap_compare(_app(st), terminal_size=LARGE)
+
+
+@BOTH
+def test_no_referee_retrying(snap_compare, size: tuple[int, int]) -> None:
+    """Before any table: the connecting sentence, its retry countdown at 8 s."""
+    from clients.tui.model import CONNECTING
+
+    st = TableState(connection=CONNECTING,
+                    notice="No referee answers at tcp://127.0.0.1:7117. Is it running? Retrying in 8 s (q quits).")
+    assert snap_compare(_app(st), terminal_size=size)
+
+
+def _push_quit(pilot: Pilot) -> None:
+    from clients.tui.screens.quit_confirm import QuitConfirmScreen
+
+    pilot.app.push_screen(QuitConfirmScreen(45000, "5f0c" * 8))
+
+
+@BOTH
+def test_quit_confirmation(snap_compare, size: tuple[int, int]) -> None:
+    """q at a network game: leave for real? The seat is held for 45 s."""
+    assert snap_compare(_net_app(away_state()), terminal_size=size, run_before=_push_quit)
+
+
+@BOTH
+def test_quit_confirmation_token_shown(snap_compare, size: tuple[int, int]) -> None:
+    """t on the quit confirmation shows the session token with its warning."""
+    assert snap_compare(_net_app(away_state()), terminal_size=size, run_before=_push_quit, press=["t"])
+
+
+def _saved_sessions() -> None:
+    """Three saved seats at fixed times, written in the store's format (its own
+    ``save`` stamps the wall clock, which a snapshot cannot have)."""
+    import json
+    from dataclasses import asdict
+
+    from clients.tui.saved_sessions import SavedSession, state_path
+
+    sessions = [
+        SavedSession("tcp://127.0.0.1:7117", "ann", "t1", "a" * 32, 1796146800.0),
+        SavedSession("tcp://games.example.org:7117", "ann", "", "b" * 32, 1796143200.0),
+        SavedSession("tcp://127.0.0.1:7117", "ann", "box-night", "c" * 32, 1796140000.0),
+    ]
+    path = state_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"format": "okgin-tui-sessions", "version": 1,
+                                "sessions": {s.key: asdict(s) for s in sessions}}))
+
+
+@BOTH
+def test_saved_sessions_list(snap_compare, size: tuple[int, int]) -> None:
+    """``okgin tui --resume`` with several saved seats: the list to choose from."""
+    _saved_sessions()
+    assert snap_compare(OkginApp(start="sessions", cursor_blink=False), terminal_size=size)
+
+
+@BOTH
+def test_hand_summary_box_waits(snap_compare, size: tuple[int, int]) -> None:
+    """Gin in the Box: the summary waits for the human (no auto-continue, no countdown)."""
+    assert snap_compare(_app(summary_state("box", 7, 1)), terminal_size=size, run_before=_push_summary)
+
+
+@BOTH
+def test_sitter_watching_at_a_pace(snap_compare, size: tuple[int, int]) -> None:
+    """The hand sat out: the captain's hand, with the pace of the bots' moves."""
+    app = _app(TABLES["box_sitter"]())
+    app.pace = 1.5
+    assert snap_compare(app, terminal_size=size)
+
+
+def advised_state() -> TableState:
+    """The sitter has sent two notes this hand: the log keeps one line for them."""
+    from dataclasses import replace
+
+    from okgin import Action, Advice
+
+    st = TABLES["box_sitter"]()
+    assert st.view is not None and st.view.seat is not None
+    me = st.view.seat
+    notes = (Advice(me, None, "keep the diamonds"), Advice(me, Action("draw_stock"), "watch the box"))
+    return replace(st, view=replace(st.view, advice=(*st.view.advice, *notes)))
+
+
+@BOTH
+def test_advice_collapsed_in_the_log(snap_compare, size: tuple[int, int]) -> None:
+    assert snap_compare(_app(advised_state()), terminal_size=size)
+
+
+def test_advice_note_large(snap_compare) -> None:
+    """(80x24: test_advice_note.)"""
+    assert snap_compare(_app(TABLES["box_sitter"]()), terminal_size=LARGE, press=["m", *"keep hearts"])
+
+
+def test_game_over_box_large(snap_compare) -> None:
+    """(80x24: test_game_over[box-size2].)"""
+    g = at("box", 5, game_over)
+    assert snap_compare(_app(state_of(g, 0)), terminal_size=LARGE, run_before=_push_game_over)
+
+
+@BOTH
+def test_game_over_spectator(snap_compare, size: tuple[int, int]) -> None:
+    """A spectator's game-over sheet offers no rematch (only the players have one)."""
+    g = at("oklahoma", 5, game_over)
+    assert snap_compare(_app(state_of(g, None, spectator=True)), terminal_size=size, run_before=_push_game_over)
+
+
+async def test_help_says_how_to_set_the_rule_options() -> None:
+    """Issue 17 item 4: the help screen names every preset and every house rule with its
+    line and its ``okgin play`` flag, and says where the lobby takes them."""
+    from textual.widgets import Static
+
+    from clients.tui.screens.help import HelpScreen
+    from okgin.rules import HOUSE_RULES, PRESETS
+
+    app = _app(TABLES["ok_offer"]())
+    async with app.run_test(size=LARGE) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = app.screen.query_one("#help-text", Static)
+        lines = [strip.text for strip in text.render_lines(text.region.reset_offset)]
+        shown = " ".join(" ".join(line.split()) for line in lines)
+    for name, p in PRESETS.items():
+        assert name in shown and " ".join(p.summary.split()[:4]) in shown
+    for flag, (_opts, line) in HOUSE_RULES.items():
+        assert "--" + flag.replace("_", "-") in shown and line.split(":")[0] in shown
+    assert "--preset" in shown and "Preset" in shown and "check box" in shown and "--rule NAME=VALUE" in shown

@@ -68,14 +68,34 @@ the sitter becomes captain. First to 100 wins.
 
 ## House rules
 
-Rules are chosen when the game starts: `okgin play --preset classic-oklahoma` (or
-`standard`, `standard-gin`), single house rules with `--ace-upcard-gin-only`,
-`--spade-upcard-doubles`, `--classic-bonuses`, `--standard-gin`, and any option with
-`--rule NAME=VALUE` (`okgin rules` lists them all). In the lobby, type them in the Rules
-field (e.g. `ace_upcard_gin_only=true`).
+{house_rules}
 
 Press **Esc** or **?** to go back to the table.
 """
+
+
+def house_rules_help() -> str:
+    """How to set the rule options, one line per preset and per house rule.
+
+    Written from :data:`okgin.rules.PRESETS` and :data:`okgin.rules.HOUSE_RULES`, the
+    same tables ``okgin play``'s flags and the lobby's check boxes are made from, so the
+    help cannot name an option that does not exist or miss one that was added."""
+    from okgin.rules import HOUSE_RULES, PRESETS
+
+    lines = [
+        "Rules are chosen when a game starts, never during it: on `okgin play`'s command line, or in",
+        "the lobby's new-game screen (`okgin tui`): **Preset** beside the game, one check box per house",
+        "rule, any other option as `NAME=VALUE` in the **Rules** field (`okgin tui --connect` takes",
+        "`--rule NAME=VALUE`). The table shows the knock limit and a doubled hand as they come.",
+        "",
+        "Presets (`okgin play --preset NAME`):",
+        "",
+    ]
+    lines += [f"- **{p.name}**: {p.summary}" for p in PRESETS.values()]
+    lines += ["", "House rules, one flag each (they add to a preset):", ""]
+    lines += [f"- `--{flag.replace('_', '-')}`: {line}" for flag, (_opts, line) in HOUSE_RULES.items()]
+    lines += ["", "Any other option: `--rule NAME=VALUE` (repeatable); `okgin rules` lists them all."]
+    return "\n".join(lines)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -85,7 +105,7 @@ class HelpScreen(ModalScreen[None]):
         with Vertical(classes="dialog"):
             yield Static("okgin — help  (↑/↓ PgUp/PgDn scroll, Esc back)", classes="dialog-title")
             with VerticalScroll(id="help-body"):
-                yield Static(Markdown(HELP), id="help-text")
+                yield Static(Markdown(HELP.replace("{house_rules}", house_rules_help())), id="help-text")
         yield Footer()
 
     def on_mount(self) -> None:

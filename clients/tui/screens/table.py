@@ -11,7 +11,6 @@ captain (the footer then says "Suggest ...").
 from __future__ import annotations
 
 import math
-import time
 
 from textual import on
 from textual.app import ComposeResult
@@ -131,11 +130,11 @@ class TableScreen(OkginScreen[None]):
     # ------------------------------------------------------------------ state
     @property
     def state(self) -> TableState:
-        return self.app.state  # type: ignore[attr-defined, no-any-return]
+        return self.okgin_app.state
 
     @property
     def options(self) -> DisplayOptions:
-        return self.app.options  # type: ignore[attr-defined, no-any-return]
+        return self.okgin_app.options
 
     def on_mount(self) -> None:
         self.watch(self.app, "state", self._state_changed, init=False)
@@ -228,7 +227,7 @@ class TableScreen(OkginScreen[None]):
         if st.spectator or v.hand is None:
             return "Spectating" if st.spectator else ""
         if st.is_sitter:
-            pace = getattr(self.app, "pace", None)  # okgin play: the bots' pace while you watch
+            pace = self.okgin_app.pace  # okgin play: the bots' pace while you watch
             return f"{st.name(v.hand_of)}'s hand (your captain)" + (f" · a move every {pace:g} s" if pace else "")
         title = f"Your hand ({st.role and {'dealer': 'dealer', 'nondealer': 'non-dealer'}.get(st.role, st.role)})"
         mine = clock_of(st, v.seat) if v.seat is not None else None
@@ -245,7 +244,7 @@ class TableScreen(OkginScreen[None]):
             banner.update(f"Connection lost: reconnecting… {st.notice or ''}".strip())
             banner.display = True
             return
-        text = away_text(st, time.monotonic() if now is None else now)
+        text = away_text(st, self.okgin_app.clock() if now is None else now)
         banner.update(text)
         banner.display = bool(text)  # a refused move is told on the prompt line, by the hand
 

@@ -78,7 +78,7 @@ class OpponentsWidget(Widget):
         st = self.state
         v = st.view
         if v is None:
-            return Text(st.notice or "", style="dim")
+            return Text("")  # the notice is on the prompt line (describe.what_now), once
         lines = []
         for s in self.seats():
             lines.append(self.seat_line(s))

@@ -23,7 +23,9 @@ class TopBar(Widget):
         t = Text()
         t.append(" okgin ", style="bold reverse")
         if v is None:
-            t.append(f"  {st.notice or 'not at a table'}")
+            # The notice itself (connecting, retrying, waiting for players) is told once,
+            # wrapped, on the table's prompt line; cut to one line here it lost its end.
+            t.append(f"  table {st.table}" if st.table else "  not at a table")
         else:
             t.append(f" {VARIANT_NAMES.get(v.variant, v.variant)} · hand {v.hand_number + 1} · to {v.target_score} · ")
             for s in range(v.num_seats):
