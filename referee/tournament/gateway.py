@@ -26,12 +26,20 @@ every rule and every clock; the gateway adds one loopback hop.
   (``okgin bot NAME --token T --games 0``) exits by itself. The gateway waits a moment,
   bounded by ``CLOSE_WAIT_S``, for the bots' ``bye`` before it closes the socket, so the
   message is not dropped with it.
+- CURVE: with ``curve_keys`` (a directory holding the gateway's pair, as ``okgin referee
+  --curve-keys``) and ``curve_allow`` (a directory of the remote bots' public ``*.key``,
+  or ``any``), the gateway is a CURVE server like a referee (protocol.md §13): remote
+  bots connect with ``OKGIN_CURVE_SERVER_KEY`` set to its public key, and a key not in
+  the allow-list never gets past the handshake. Without arguments it reads
+  ``OKGIN_GATEWAY_CURVE_KEYS`` and ``OKGIN_GATEWAY_ALLOW``. Its relays to a CURVE
+  referee use the runner's keys for that referee (:func:`.link.curve_for`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,9 +49,13 @@ import zmq.asyncio
 
 from okgin.protocol import ERRORS, MAX_MESSAGE_BYTES, ProtocolError, decode, encode
 
+from .link import curve_for
+
 HEARTBEAT_MS = 5000
 LIVENESS = 3
 CLOSE_WAIT_S = 1.0  # how long close() waits for the bots' bye after shutdown
+ENV_CURVE_KEYS = "OKGIN_GATEWAY_CURVE_KEYS"
+ENV_CURVE_ALLOW = "OKGIN_GATEWAY_ALLOW"
 
 
 def _error(name: str, message: str, rid: Any = None, request: str | None = None) -> dict[str, Any]:
@@ -72,9 +84,13 @@ class _Remote:
 
 
 class Gateway:
-    def __init__(self, ctx: zmq.asyncio.Context, bind: str, tokens: dict[str, str]) -> None:
+    def __init__(self, ctx: zmq.asyncio.Context, bind: str, tokens: dict[str, str], curve_keys: str | None = None,
+                 curve_allow: str | None = None) -> None:
         self.ctx = ctx
         self.bind = bind
+        self.curve_keys = curve_keys if curve_keys is not None else os.environ.get(ENV_CURVE_KEYS) or None
+        self.curve_allow = curve_allow if curve_allow is not None else os.environ.get(ENV_CURVE_ALLOW) or None
+        self._auth: Any = None  # the ZAP handler of a CURVE gateway
         self.remotes = {name: _Remote(name, tok) for name, tok in tokens.items()}
         self.by_token = {tok: name for name, tok in tokens.items()}
         self.by_route: dict[bytes, str] = {}
@@ -88,14 +104,47 @@ class Gateway:
         s.setsockopt(zmq.ROUTER_MANDATORY, 1)
         s.setsockopt(zmq.MAXMSGSIZE, 1 << 20)
         try:
+            if self.curve_keys or self.curve_allow:
+                self._start_curve(s)
             s.bind(self.bind)
-        except zmq.ZMQError:
+        except (zmq.ZMQError, ValueError):
             s.close(linger=0)  # a socket left open would hang the context's term (at exit, or when collected)
+            self._stop_auth()
             raise
         self.endpoint = s.getsockopt_string(zmq.LAST_ENDPOINT)
         self.sock = s
         self._tasks = [asyncio.ensure_future(self._recv_loop()), asyncio.ensure_future(self._heartbeats())]
         return self.endpoint
+
+    def _start_curve(self, s: zmq.Socket) -> None:
+        """Make ``s`` (not yet bound) a CURVE server admitting the allowed keys only.
+
+        Raises ValueError with a sentence on unusable keys. The ZAP handler runs in a
+        thread on a sync shadow of the runner's context (one ZAP endpoint per context;
+        the runner's has no other server socket)."""
+        from zmq.auth.thread import ThreadAuthenticator
+
+        from referee.security import CurveError, allowed_keys, server_keys
+
+        if not (self.curve_keys and self.curve_allow):
+            raise ValueError("a CURVE gateway needs both its key pair directory and an allow-list (a directory of *.key, or 'any')")
+        try:
+            public, secret = server_keys(self.curve_keys)
+            location = allowed_keys(self.curve_allow)
+        except CurveError as e:
+            raise ValueError(f"gateway CURVE: {e}") from None
+        auth = ThreadAuthenticator(zmq.Context.shadow(self.ctx.underlying), log=None)
+        auth.start()
+        auth.configure_curve(domain="*", location=location)
+        self._auth = auth
+        s.curve_secretkey = secret
+        s.curve_publickey = public
+        s.curve_server = True
+
+    def _stop_auth(self) -> None:
+        if self._auth is not None:
+            self._auth.stop()
+            self._auth = None
 
     async def close(self, reason: str = "the tournament is over") -> None:
         told = [r for r in self.remotes.values() if r.route is not None]
@@ -115,6 +164,7 @@ class Gateway:
         if self.sock is not None:
             # a bot that said no bye may still be reading: a short linger, not a drop
             self.sock.close(linger=int(CLOSE_WAIT_S * 1000) if told else 0)
+        self._stop_auth()
 
     # ------------------------------------------------------------------ runner side
     async def wait_connected(self, name: str) -> None:
@@ -128,6 +178,9 @@ class Gateway:
         r = self.remotes[name]
         up = self.ctx.socket(zmq.DEALER)
         up.setsockopt(zmq.LINGER, 0)
+        curve = curve_for(endpoint)
+        if curve is not None:
+            curve.apply(up)
         up.connect(endpoint)
         await up.send(encode({"type": "hello", "id": f"gw-{table}", "protocol": 1, "role": "player", "name": name,
                               "token": seat_token}))

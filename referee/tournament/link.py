@@ -11,6 +11,14 @@ bot (GUIDE §6).
 :func:`resign_seat` takes a seat over with its reserved token and resigns it: how the
 runner makes a bot whose process died, or that hangs with no time control, lose its
 game at once instead of after the referee's disconnect grace.
+
+CURVE (protocol.md §13): a remote referee run with ``okgin referee --curve-keys DIR
+--allow KEYS`` talks only to clients that know its public key and whose own key it
+allows. The runner is such a client like any other: :meth:`CurveClient.from_env` reads
+the SDK's variables (``OKGIN_CURVE_SERVER_KEY``, the referee's ``server.key``;
+``OKGIN_CURVE_CLIENT_KEY``, the organiser's ``*.key_secret``). An :class:`AdminLink`
+given keys records them for its endpoint (:func:`curve_for`), so every other socket the
+runner opens to that referee (:func:`resign_seat`, the gateway's relays) uses the same.
 """
 
 from __future__ import annotations
@@ -18,12 +26,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import zmq
 import zmq.asyncio
+import zmq.auth
 
 from okgin.protocol import ProtocolError, decode, encode
 
@@ -43,11 +55,64 @@ class RequestFailed(RuntimeError):
         self.name = str(reply.get("name"))
 
 
-def _socket(ctx: zmq.asyncio.Context, endpoint: str) -> zmq.asyncio.Socket:
+ENV_SERVER_KEY = "OKGIN_CURVE_SERVER_KEY"  # the SDK's names (clients/sdk/curve.py)
+ENV_CLIENT_KEY = "OKGIN_CURVE_CLIENT_KEY"
+
+
+@dataclass(frozen=True)
+class CurveClient:
+    """A referee's CURVE public key and the runner's key pair (Z85 bytes)."""
+
+    server_public: bytes
+    public: bytes
+    secret: bytes
+
+    @classmethod
+    def load(cls, server_key: str | os.PathLike[str], client_key: str | os.PathLike[str] | None = None) -> CurveClient:
+        """From pyzmq certificate files; ``client_key`` None: a fresh pair (only a referee
+        run with ``--allow any`` accepts it)."""
+        try:
+            server_public, _ = zmq.auth.load_certificate(str(Path(server_key)))
+            if client_key is None:
+                public, secret = zmq.curve_keypair()
+            else:
+                public, maybe = zmq.auth.load_certificate(str(Path(client_key)))
+                if maybe is None:
+                    raise ValueError(f"{client_key} holds no secret key (give the *.key_secret file)")
+                secret = maybe
+        except OSError as e:
+            raise ValueError(f"CURVE key file: {e}") from None
+        return cls(server_public, public, secret)
+
+    @classmethod
+    def from_env(cls) -> CurveClient | None:
+        """From ``OKGIN_CURVE_SERVER_KEY`` / ``OKGIN_CURVE_CLIENT_KEY``; None if unset."""
+        server = os.environ.get(ENV_SERVER_KEY)
+        return cls.load(server, os.environ.get(ENV_CLIENT_KEY) or None) if server else None
+
+    def apply(self, sock: zmq.Socket) -> None:
+        """Make ``sock`` (before it connects) a CURVE client of the referee."""
+        sock.curve_serverkey = self.server_public
+        sock.curve_publickey = self.public
+        sock.curve_secretkey = self.secret
+
+
+_CURVE_BY_ENDPOINT: dict[str, CurveClient] = {}
+
+
+def curve_for(endpoint: str) -> CurveClient | None:
+    """The keys the admin link to ``endpoint`` uses, if that referee speaks CURVE."""
+    return _CURVE_BY_ENDPOINT.get(endpoint)
+
+
+def _socket(ctx: zmq.asyncio.Context, endpoint: str, curve: CurveClient | None = None) -> zmq.asyncio.Socket:
     s = ctx.socket(zmq.DEALER)
     s.setsockopt(zmq.LINGER, 0)
     s.setsockopt(zmq.SNDHWM, 10000)
     s.setsockopt(zmq.RCVHWM, 10000)
+    curve = curve or curve_for(endpoint)
+    if curve is not None:
+        curve.apply(s)
     try:
         s.connect(endpoint)
     except zmq.ZMQError:
@@ -57,11 +122,15 @@ def _socket(ctx: zmq.asyncio.Context, endpoint: str) -> zmq.asyncio.Socket:
 
 
 class AdminLink:
-    def __init__(self, ctx: zmq.asyncio.Context, endpoint: str, name: str, admin_key: str | None = None) -> None:
+    def __init__(self, ctx: zmq.asyncio.Context, endpoint: str, name: str, admin_key: str | None = None,
+                 curve: CurveClient | None = None) -> None:
         self.ctx = ctx
         self.endpoint = endpoint
         self.name = name
         self.admin_key = admin_key
+        self.curve = curve
+        if curve is not None:
+            _CURVE_BY_ENDPOINT[endpoint] = curve  # for resign_seat and the gateway's relays
         self.sock: zmq.asyncio.Socket | None = None
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
@@ -78,12 +147,18 @@ class AdminLink:
 
     # ------------------------------------------------------------- lifecycle
     async def connect(self, timeout: float = 30.0) -> dict[str, Any]:
-        self.sock = _socket(self.ctx, self.endpoint)
+        self.sock = _socket(self.ctx, self.endpoint, self.curve)
         self._tasks.append(asyncio.ensure_future(self._recv_loop()))
         hello: dict[str, Any] = {"type": "hello", "protocol": 1, "minor": 0, "role": "admin", "name": self.name}
         if self.admin_key:
             hello["admin_key"] = self.admin_key
-        welcome = await self.request(hello, timeout=timeout)
+        try:
+            welcome = await self.request(hello, timeout=timeout)
+        except RefereeGone as e:
+            # A CURVE handshake that fails is silent at this level: say what to check.
+            hint = (f"is {ENV_SERVER_KEY} that referee's server.key, and the organiser's public key in its --allow?"
+                    if self.curve is not None else f"if it runs --curve-keys, set {ENV_SERVER_KEY} (and {ENV_CLIENT_KEY})")
+            raise RefereeGone(f"{e} ({hint})") from None
         self.heartbeat_s = max(0.05, int(welcome.get("heartbeat_ms", 5000)) / 1000.0)
         self.liveness = max(1, int(welcome.get("liveness", 3)))
         self._tasks.append(asyncio.ensure_future(self._heartbeat_loop()))

@@ -8,9 +8,12 @@ refused with a sentence (exit status 2), never served.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
 import re
+import shutil
 import signal
 import stat
 import subprocess
@@ -26,6 +29,7 @@ pytest.importorskip("cryptography")
 
 from bounded import readline
 
+from okgin.protocol import decode, encode
 from referee.cluster.certs import dask_cli_args, load_security
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -162,3 +166,120 @@ def test_a_client_without_the_clusters_certificate_is_refused(tls_cluster: str, 
     foreign = _okgin(*base, "--dask", tls_cluster, "--dask-tls", str(other))
     assert foreign.returncode == 2 and "cannot" in foreign.stderr, foreign.stderr
     assert '"games"' not in foreign.stdout
+
+
+# ------------------------------------------------ the runner's ZeroMQ links: CURVE
+def _gen_keys(directory: Path, name: str) -> Path:
+    out = _okgin("referee", "--gen-keys", str(directory), "--key-name", name, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return directory / f"{name}.key_secret"
+
+
+@pytest.fixture(scope="module")
+def curve_referee(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object]]:
+    """``okgin referee --curve-keys --allow`` on 127.0.0.1 that allows the organiser's key only."""
+    root = tmp_path_factory.mktemp("curve")
+    _gen_keys(root / "referee", "server")
+    org = _gen_keys(root / "org", "org")
+    stranger = _gen_keys(root / "stranger", "stranger")
+    (root / "allowed").mkdir()
+    shutil.copy(root / "org" / "org.key", root / "allowed" / "org.key")
+    proc = subprocess.Popen([sys.executable, "-m", "okgin", "referee", "--bind", "tcp://127.0.0.1:0", "--journal-dir",
+                             str(root / "journals"), "--curve-keys", str(root / "referee"), "--allow", str(root / "allowed"),
+                             "--admin-key", "k"], cwd=ROOT, env=_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        m = re.search(r"listening on (tcp://127\.0\.0\.1:\d+)", readline(proc.stdout, START_S, "the CURVE referee"))
+        assert m, "the referee printed no endpoint"
+        yield {"endpoint": m.group(1), "server": root / "referee" / "server.key", "org": org, "stranger": stranger,
+               "root": root}
+    finally:
+        _stop(proc)
+
+
+def _admin_hello(endpoint: str, curve: object) -> dict[str, object]:
+    import zmq.asyncio
+
+    from referee.tournament.link import AdminLink
+
+    async def go() -> dict[str, object]:
+        ctx = zmq.asyncio.Context()
+        link = AdminLink(ctx, endpoint, "organiser-test", "k", curve=curve)  # type: ignore[arg-type]
+        try:
+            return await asyncio.wait_for(link.connect(timeout=5.0), 30)
+        finally:
+            await link.close()
+            ctx.term()
+
+    return asyncio.run(go())
+
+
+def test_the_runners_admin_link_speaks_curve(curve_referee: dict[str, object]) -> None:
+    from referee.tournament.link import CurveClient, RefereeGone, curve_for
+
+    ep = str(curve_referee["endpoint"])
+    keys = CurveClient.load(curve_referee["server"], curve_referee["org"])  # type: ignore[arg-type]
+    welcome = _admin_hello(ep, keys)
+    assert welcome["type"] == "welcome" and welcome["role"] == "admin"
+    assert curve_for(ep) == keys  # resign_seat and the gateway's relays reuse them
+    with pytest.raises(RefereeGone, match="--allow"):
+        _admin_hello(ep, CurveClient.load(curve_referee["server"], curve_referee["stranger"]))  # type: ignore[arg-type]
+
+
+def test_the_runners_admin_link_reads_the_sdks_variables(curve_referee: dict[str, object], monkeypatch: pytest.MonkeyPatch) -> None:
+    from referee.tournament.link import CurveClient
+
+    monkeypatch.setenv("OKGIN_CURVE_SERVER_KEY", str(curve_referee["server"]))
+    monkeypatch.setenv("OKGIN_CURVE_CLIENT_KEY", str(curve_referee["org"]))
+    keys = CurveClient.from_env()
+    assert keys is not None
+    assert _admin_hello(str(curve_referee["endpoint"]), keys)["type"] == "welcome"
+
+
+def test_the_gateway_speaks_curve(curve_referee: dict[str, object]) -> None:
+    """A CURVE gateway welcomes an allowed remote bot and never answers a plain one."""
+    import zmq
+    import zmq.asyncio
+    from bounded import dealer
+
+    from referee.tournament.gateway import Gateway
+
+    root = Path(str(curve_referee["root"]))
+    _gen_keys(root / "gateway", "server")
+    bot = _gen_keys(root / "bots", "alice")
+    (root / "gw-allowed").mkdir()
+    shutil.copy(root / "bots" / "alice.key", root / "gw-allowed" / "alice.key")
+    server_public, _ = zmq.auth.load_certificate(str(root / "gateway" / "server.key"))
+    public, secret = zmq.auth.load_certificate(str(bot))
+    assert secret is not None
+    hello = encode({"type": "hello", "id": 1, "protocol": 1, "role": "player", "name": "alice", "token": "tok-a"})
+
+    async def go() -> tuple[dict[str, object], bool]:
+        ctx = zmq.asyncio.Context()
+        gw = Gateway(ctx, "tcp://127.0.0.1:0", {"alice": "tok-a"}, curve_keys=str(root / "gateway"),
+                     curve_allow=str(root / "gw-allowed"))
+        good = dealer(curve=(server_public, public, secret))
+        plain = dealer()
+        try:
+            ep = await asyncio.wait_for(gw.start(), 30)
+            good.connect(ep)
+            plain.connect(ep)
+            good.send(hello, zmq.NOBLOCK)
+            with contextlib.suppress(zmq.Again):
+                plain.send(hello, zmq.NOBLOCK)
+            loop = asyncio.get_running_loop()
+            welcome = decode(await loop.run_in_executor(None, good.recv))
+            # The good bot's answer came; a plain one, if it were let in, would have had
+            # its own by now too (same gateway loop), so a short poll decides.
+            answered = bool(await loop.run_in_executor(None, plain.poll, 2000))
+            return welcome, answered
+        finally:
+            good.close(0)
+            plain.close(0)
+            await gw.close()
+            ctx.term()
+
+    welcome, plain_answered = asyncio.run(go())
+    assert welcome["type"] == "welcome" and welcome["name"] == "alice"
+    assert not plain_answered
