@@ -56,6 +56,8 @@ except ImportError as e:  # pragma: no cover - depends on the environment
 from .actions import DRAW_DISCARD, DRAW_STOCK, PASS, TAKE, Action
 from .cards import card_str, cards_of
 from .game import Game
+from .hand import _DISCARDS as _ENGINE_DISCARDS
+from .hand import _KNOCKS as _ENGINE_KNOCKS
 from .hand import BIG_GIN, HAND_SIZE, Hand, max_hand_actions
 from .rules import RuleSet
 
@@ -73,8 +75,19 @@ _STOCK_DRAWS = 52 - _DEAL_CARDS - 2  # the stock never goes below 2 (docs/rules.
 _EVENT_KINDS = ("take", "pass", "draw_stock", "draw_discard", "discard", "knock", "big_gin")
 
 
+# The engine hands out the same Action objects every time (okgin.hand's tables), so the
+# hot path (legal_actions in every rollout step) maps them by identity, not by hash.
+_ID_OF_OBJECT = {id(a): i for i, a in enumerate(_BY_ID)}
+_ID_OF_OBJECT.update({id(a): DISCARD_BASE + a.card for a in _ENGINE_DISCARDS if a.card is not None})
+_ID_OF_OBJECT.update({id(a): KNOCK_BASE + a.card for a in _ENGINE_KNOCKS if a.card is not None})
+_ID_OF_OBJECT[id(BIG_GIN)] = BIG_GIN_ID
+
+
 def action_id(action: Action) -> int:
     """OpenSpiel's action number for an okgin action (declared melds are dropped)."""
+    fast = _ID_OF_OBJECT.get(id(action))
+    if fast is not None:
+        return fast
     simple = _SIMPLE.get(action)
     if simple is not None:
         return simple
@@ -290,7 +303,10 @@ class OkginState(pyspiel.State):
         assert player >= 0
         if self._s.stage != _PLAY or player != self._s.game.current_player:
             return []
-        return sorted(action_id(a) for a in self._s.game.legal_actions())
+        # The engine lists them in a fixed order that is already ascending here (take,
+        # pass; stock, pile; discards by card, knocks by card, big gin).
+        ids = _ID_OF_OBJECT
+        return [ids.get(id(a)) or action_id(a) for a in self._s.game.legal_actions()]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         s = self._s
@@ -364,8 +380,6 @@ class OkginState(pyspiel.State):
     def _hand_over(self, hand: Hand, number: int, winner: int | None, points: int) -> None:
         s = self._s
         g = s.game
-        for seat in range(g.num_seats):
-            s.past[seat].append(_hand_summary(hand, seat, g, number))
         n = g.num_seats
         if not self._whole_game:
             if winner is not None:
@@ -374,6 +388,8 @@ class OkginState(pyspiel.State):
                 s.returns[loser] = -float(points)
             s.stage = _OVER
             return
+        for seat in range(n):  # the information state's memory of this hand
+            s.past[seat].append(_hand_summary(hand, seat, g, number))
         if g.is_over:
             assert g.winner is not None
             s.returns = [1.0 if p == g.winner else -1.0 / (n - 1) for p in range(n)]
