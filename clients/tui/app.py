@@ -20,7 +20,7 @@ from textual.reactive import reactive
 from okgin import Action, HandResult
 
 from .backend import Backend
-from .messages import ConnectionChanged, GameEnded, HandEnded, Notice, RefereeError, RefereeMessage, StateChanged
+from .messages import Bell, ConnectionChanged, GameEnded, HandEnded, Notice, RefereeError, RefereeMessage, StateChanged
 from .model import CONNECTED, LOST, TableState
 from .options import DisplayOptions
 
@@ -291,6 +291,9 @@ class OkginApp(App[int]):
 
         if not any(isinstance(s, GameOverScreen) for s in self.screen_stack):
             self.push_screen(GameOverScreen())
+
+    def on_bell(self, _msg: Bell) -> None:
+        self.bell()
 
     def on_referee_error(self, msg: RefereeError) -> None:
         self.state = replace(self.state, error=msg.message)

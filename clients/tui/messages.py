@@ -79,3 +79,8 @@ class Notice(Message):
         super().__init__()
         self.text = text
         self.severity = severity
+
+
+class Bell(Message):
+    """Ring the terminal's bell (a replay stepped past its end): the backend asks, the
+    app rings, as for every other effect a backend wants (issue 17 item 6)."""

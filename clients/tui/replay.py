@@ -20,7 +20,7 @@ from okgin.journal import read_journal as read_journal_file
 from okgin.record import apply_entry
 
 from .backend import Backend
-from .messages import HandEnded, StateChanged
+from .messages import Bell, HandEnded, StateChanged
 from .model import OFFLINE, TableState
 
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ class ReplayBackend(Backend):
         index = max(0, min(index, len(self.steps) - 1))
         prev = self.index
         if index == prev:
-            app.bell()
+            app.post_message(Bell())
             return
         self.index = index
         app.post_message(StateChanged(self.state_at(index)))

@@ -286,6 +286,12 @@ async def test_replay_steps_through_a_journal(tmp_path) -> None:
         await pilot.press("home", "pagedown")
         assert app.state.view.hand_number == 1
         assert "Replay" in str(app.screen.query_one("#whatnow").render())
+        # Past the start: the backend asks for the bell by a message, the app rings it.
+        rung: list[int] = []
+        app.bell = lambda: rung.append(1)  # type: ignore[method-assign]
+        await pilot.press("home", "left")
+        await pilot.pause()
+        assert app.state.replay[0] == 0 and rung == [1]
 
 
 def test_replay_refuses_an_unfinished_journal(tmp_path) -> None:

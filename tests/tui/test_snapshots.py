@@ -324,3 +324,4 @@ async def test_help_says_how_to_set_the_rule_options() -> None:
     for flag, (_opts, line) in HOUSE_RULES.items():
         assert "--" + flag.replace("_", "-") in shown and line.split(":")[0] in shown
     assert "--preset" in shown and "Preset" in shown and "check box" in shown and "--rule NAME=VALUE" in shown
+    assert "Ctrl+T" in shown and "okgin tui --resume" in shown  # the token, and the seat after a crash

@@ -32,10 +32,15 @@ work now, and the buttons above it do the same with the mouse.
 | **i** / **a** / **f** / **T** | hints on/off · ASCII cards · four-colour deck · next colour theme |
 | **m** | (sitting out, Gin in the Box) write a note to your captain |
 | **r** | rematch when the game is over |
+| **Ctrl+T** | (network game) your session token: it *is* your seat, keep it secret |
 | **?** | this help · **q** quit |
 
 Mouse: click a card to choose it, double-click to discard it; double-click the stock or
 the discard pile to draw from it; click the buttons.
+
+Network game: if your terminal closes or crashes, the referee holds your seat for a while
+(**q** asks first and says how long); run the same `okgin tui` command again, or
+`okgin tui --resume`, to take it back.
 
 ## Oklahoma Gin (2 players)
 
