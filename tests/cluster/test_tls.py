@@ -11,14 +11,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import re
 import shutil
-import signal
 import stat
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,56 +24,22 @@ import pytest
 pytest.importorskip("distributed")
 pytest.importorskip("cryptography")
 
+import daskcli
 from bounded import readline
 
 from okgin.protocol import decode, encode
 from referee.cluster.certs import dask_cli_args, load_security
 
-ROOT = Path(__file__).resolve().parents[2]
-START_S = 90.0  # a bound for a loaded machine, never asserted on
+ROOT = daskcli.ROOT
+START_S = daskcli.START_S
 RUN_S = 240.0
-
-
-def _env() -> dict[str, str]:
-    # The workers import okgin and clients from this checkout, installed or not.
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+_env = daskcli.env
+_stop = daskcli.stop
 
 
 def _okgin(*args: str, timeout: float = RUN_S) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "okgin", *args], cwd=ROOT, env=_env(), capture_output=True, text=True,
                           timeout=timeout)
-
-
-def _wait_line(proc: subprocess.Popen[str], pattern: str, what: str) -> re.Match[str]:
-    """The first line of ``proc``'s standard error matching ``pattern`` (dask logs there)."""
-    assert proc.stderr is not None
-    seen = []
-    while True:
-        line = readline(proc.stderr, START_S, what)
-        if not line:
-            raise AssertionError(f"{what} exited before {pattern!r}:\n" + "".join(seen[-30:]))
-        seen.append(line)
-        m = re.search(pattern, line)
-        if m:
-            return m
-
-
-def _drain(proc: subprocess.Popen[str]) -> None:
-    """Read the rest of ``proc``'s log in a daemon thread (it ends at the pipe's end), so
-    a chatty process never blocks on a full pipe nor fails writing to a closed one."""
-    stream = proc.stderr
-    assert stream is not None
-    threading.Thread(target=lambda: [None for _ in stream], daemon=True, name="dask-log-drain").start()
-
-
-def _stop(proc: subprocess.Popen[str]) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(30)
 
 
 @pytest.fixture(scope="module")
@@ -90,26 +53,15 @@ def certs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def tls_cluster(certs: Path) -> Iterator[str]:
     """A TLS scheduler and one TLS worker on 127.0.0.1; yields the scheduler's address."""
-    procs: list[subprocess.Popen[str]] = []
+    sched, address = daskcli.scheduler(dask_cli_args(certs, "scheduler"), scheme="tls")
     try:
-        sched = subprocess.Popen(
-            ["dask", "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--protocol", "tls",
-             *dask_cli_args(certs, "scheduler")], cwd=ROOT, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            text=True)
-        procs.append(sched)
-        address = _wait_line(sched, r"Scheduler at:\s+(tls://127\.0\.0\.1:\d+)", "dask scheduler").group(1)
-        worker = subprocess.Popen(
-            ["dask", "worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--no-dashboard",
-             *dask_cli_args(certs, "worker")], cwd=ROOT, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            text=True)
-        procs.append(worker)
-        _wait_line(worker, r"Registered to:", "dask worker")
-        for p in procs:
-            _drain(p)
-        yield address
+        work = daskcli.worker(address, dask_cli_args(certs, "worker"))
+        try:
+            yield address
+        finally:
+            _stop(work)
     finally:
-        for p in reversed(procs):
-            _stop(p)
+        _stop(sched)
 
 
 def _figures(out: str) -> dict[str, object]:
