@@ -64,6 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="no admin key: role admin is open to every client that can connect (local experiments only)")
     p.add_argument("--max-tables", type=int, default=10000)
     p.add_argument("--max-sessions", type=int, default=10000)
+    p.add_argument("--max-connections-per-host", type=int, default=512, metavar="N",
+                   help="live connections one TCP host may hold; more are refused at the handshake "
+                        "(each costs ~28 KB even if silent; 0: no cap; default %(default)s)")
+    p.add_argument("--max-connections", type=int, default=10000, metavar="N",
+                   help="live connections in all, ipc included; more are refused at the handshake (0: no cap; default %(default)s)")
     p.add_argument("--rate-limit", type=float, default=2000, metavar="PER_S",
                    help="messages per second one connection may send; the excess is dropped unread (0: no limit; default %(default)s)")
     p.add_argument("--rate-burst", type=int, default=4000, help="messages one connection may send at once (default %(default)s)")
@@ -204,6 +209,8 @@ async def run(args: argparse.Namespace) -> int:
         policies=policies,
         max_tables=args.max_tables,
         max_sessions=args.max_sessions,
+        max_connections_per_host=max(0, args.max_connections_per_host),
+        max_connections=max(0, args.max_connections),
         recovery_state=not args.no_journal,
         recover=args.recover,
         rate_limit_per_s=max(0.0, args.rate_limit),

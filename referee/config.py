@@ -45,6 +45,11 @@ class RefereeConfig:
     rcv_hwm: int = 100
     max_tables: int = 10000
     max_sessions: int = 10000
+    # Live connections (referee.connguard), refused at the ZAP handshake past these: each
+    # costs ~28 KB of libzmq's memory even if it never speaks, and a ROUTER cannot close
+    # a peer. Per TCP host (ipc peers have none) and in all; 0 = no cap.
+    max_connections_per_host: int = 512
+    max_connections: int = 10000
     max_seats_per_session: int = 64
     max_watches_per_session: int = 64
     # One client must not use up the global caps: tables a session may have made (by

@@ -18,9 +18,9 @@ NAME`` writes one pair.
   ``any``: encryption for everyone, no allow-list (then tokens and the admin key are the
   only gate, as without CURVE).
 
-Why the threaded authenticator: the referee's socket is a plain (not asyncio) ZeroMQ
-socket, and ZAP requests only arrive during handshakes, so a small thread that answers
-them costs nothing per message.
+The ZAP handler runs in a small thread (referee.connguard): the referee's socket is a
+plain (not asyncio) ZeroMQ socket, and ZAP requests only arrive during handshakes, so it
+costs nothing per message.
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ from pathlib import Path
 
 import zmq
 import zmq.auth
-from zmq.auth.thread import ThreadAuthenticator
 
 ALLOW_ANY = "any"
 
@@ -75,14 +74,15 @@ def allowed_keys(allow: str) -> str:
     return str(d)
 
 
-def start_curve(ctx: zmq.Context, sock: zmq.Socket, keys_dir: str, allow: str) -> ThreadAuthenticator:
-    """Make ``sock`` (not yet bound) a CURVE server that admits the allowed keys only."""
+def start_curve(sock: zmq.Socket, keys_dir: str, allow: str) -> str:
+    """Make ``sock`` (not yet bound) a CURVE server; return the allow-list's location.
+
+    The ZAP handler that admits the allowed keys only is referee.connguard's (a context
+    has one ZAP endpoint, and the connection caps answer there too).
+    """
     public, secret = server_keys(keys_dir)
     location = allowed_keys(allow)
-    auth = ThreadAuthenticator(ctx, log=None)
-    auth.start()
-    auth.configure_curve(domain="*", location=location)
     sock.curve_secretkey = secret
     sock.curve_publickey = public
     sock.curve_server = True
-    return auth
+    return location

@@ -24,7 +24,8 @@ import zmq
 
 from okgin.protocol import encode
 
-from .security import CurveError, ThreadAuthenticator, start_curve
+from .connguard import ConnectionGuard
+from .security import CurveError, start_curve
 
 if TYPE_CHECKING:
     from .config import RefereeConfig
@@ -68,7 +69,7 @@ class Transport:
         self.sock: zmq.Socket | None = None
         self.endpoint: str | None = None
         self._fd: int | None = None
-        self._auth: ThreadAuthenticator | None = None  # CURVE's ZAP handler (referee.security)
+        self.guard: ConnectionGuard | None = None  # the ZAP handler: connection caps and CURVE's allow-list
         self._kick_pending = False
         self._in_drain = False
         self._backlog: list[list[bytes]] = []  # read, not yet served (drain's time budget)
@@ -92,16 +93,19 @@ class Transport:
             sock.setsockopt(zmq.LINGER, 0)
             if "[" in cfg.bind or "::" in cfg.bind:
                 sock.setsockopt(zmq.IPV6, 1)
-            if cfg.curve_keys is not None:  # CURVE + ZAP allow-list (referee.security), before binding
-                self._auth = start_curve(ctx, sock, cfg.curve_keys, cfg.curve_allow or "")
+            # ZAP (before binding): CURVE's allow-list (referee.security) and the connection caps
+            location = start_curve(sock, cfg.curve_keys, cfg.curve_allow or "") if cfg.curve_keys is not None else None
+            if location is not None or cfg.max_connections_per_host or cfg.max_connections:
+                self.guard = ConnectionGuard(ctx, sock, per_host=cfg.max_connections_per_host,
+                                             total=cfg.max_connections, curve_location=location)
             sock.bind(cfg.bind)
             endpoint = sock.getsockopt_string(zmq.LAST_ENDPOINT)  # the real one (port 0), before any extra bind
             for ep in cfg.extra_binds:
                 sock.bind(ep)
         except (zmq.ZMQError, CurveError):
-            if self._auth is not None:
-                self._auth.stop()
-                self._auth = None
+            if self.guard is not None:
+                self.guard.stop()
+                self.guard = None
             sock.close(0)
             ctx.term()
             raise
@@ -135,9 +139,9 @@ class Transport:
         if self.sock is not None:
             self.sock.close(linger=SHUTDOWN_LINGER_MS)
             self.sock = None
-        if self._auth is not None:
-            self._auth.stop()
-            self._auth = None
+        if self.guard is not None:
+            self.guard.stop()
+            self.guard = None
         ctx, self.ctx = self.ctx, None
         if ctx is not None:
             await self.loop.run_in_executor(None, ctx.term)
