@@ -1,0 +1,223 @@
+"""``okgin tournament --dask``: a round robin played by the workers of a real Dask cluster.
+
+A scheduler and two workers from the ``dask`` CLI on 127.0.0.1 (``conftest.py``); the
+built-in ``random`` and ``simple`` bots and the C example bot, each game sandboxed on a
+worker's own referee. Every run here is the same tournament (same participants, same
+fixed event secret), so each must record exactly the games of one local run: the same
+indices, seats, scores and byte-identical records, whatever the cluster went through
+(a worker killed mid-game, the runner killed and resumed). Bad input is refused before
+the first game with a sentence naming what is missing, and leaves no results file.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("distributed")
+
+from daskkit import ROOT, DaskCluster, cluster_env, python_shim, unfinished_journals, write_config
+from tournament.test_tournament_languages import build_c_bot
+from tournament.test_tournament_runner import table_of
+from tournament.tourkit import alive, children_of, games_recorded
+
+from referee.tournament.cli import main
+from referee.tournament.store import ResultsStore
+
+pytestmark = pytest.mark.timeout(600)
+
+NAME = "dk"
+RUN_S = 300.0  # bounds for a loaded machine, never asserted on
+POLL_S = 0.02
+SECTIONS: dict[str, dict[str, Any]] = {
+    "tournament": {"name": NAME, "seed": "dask-16", "games_per_pairing": 2, "concurrency": 2},
+    "rules": {"target_score": 40},
+    "clock": {"move_ms": 10000},
+}
+
+
+@pytest.fixture(scope="module")
+def c_bot() -> Path:
+    return build_c_bot()
+
+
+@pytest.fixture(scope="module")
+def shim(tmp_path_factory: pytest.TempPathFactory) -> Path | None:
+    return python_shim(tmp_path_factory.mktemp("pyshim"))
+
+
+def participants(c_bot: Path, shim: Path | None, c_extra: dict[str, Any] | None = None,
+                 c_program: str | None = None) -> list[dict[str, Any]]:
+    """random, simple (built-in) and c-simple (the C bot, ``c_extra`` added to its table)."""
+    def builtin(name: str) -> dict[str, Any]:
+        return {"name": name, "bot": name, **({"env": {"PYTHONPATH": shim}, "dir": [shim]} if shim else {})}
+
+    c = {"name": "c-simple", "command": [c_program or str(c_bot), "--connect", "{endpoint}", "--token", "{token}",
+                                         "--name", "{name}"], **(c_extra or {})}
+    return [builtin("random"), builtin("simple"), c]
+
+
+def rows(db: Path) -> list[tuple[Any, ...]]:
+    """Every game as stored (the record as its JSON text, byte for byte)."""
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return conn.execute("SELECT idx, key, seats, scores, winner, termination, record FROM games ORDER BY idx").fetchall()
+    finally:
+        conn.close()
+
+
+def referees(db: Path) -> dict[int, str]:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return dict(conn.execute("SELECT idx, referee FROM games").fetchall())
+    finally:
+        conn.close()
+
+
+@pytest.fixture(scope="module")
+def local_db(tmp_path_factory: pytest.TempPathFactory, c_bot: Path, shim: Path | None) -> Path:
+    """The tournament played the ordinary way, on this host's processes."""
+    cfg = write_config(tmp_path_factory.mktemp("local") / f"{NAME}.toml", participants(c_bot, shim), **SECTIONS)
+    assert main([str(cfg), "--quiet"]) == 0
+    db = cfg.with_suffix(".sqlite")
+    assert len(rows(db)) == 6
+    return db
+
+
+def runner_process(cfg: Path, address: str, log: Path, *more: str) -> subprocess.Popen[bytes]:
+    """``python3 -m okgin tournament CFG --dask ADDRESS`` as its own process."""
+    with log.open("wb") as out:
+        return subprocess.Popen([sys.executable, "-m", "okgin", "tournament", str(cfg), "--dask", address, "--quiet", *more],
+                                cwd=ROOT, env=cluster_env(), stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+
+
+def test_round_robin_over_dask_records_what_a_local_run_does(dask_cluster: DaskCluster, local_db: Path, c_bot: Path,
+                                                               shim: Path | None, tmp_path: Path) -> None:
+    # The C bot may only run where the licence is (resources = {LICENCE = 1}): the second worker.
+    cfg = write_config(tmp_path / f"{NAME}.toml", participants(c_bot, shim, {"resources": {"LICENCE": 1}}), **SECTIONS)
+    assert main([str(cfg), "--dask", dask_cluster.address, "--quiet"]) == 0
+    db = cfg.with_suffix(".sqlite")
+    assert rows(db) == rows(local_db)  # the same games, byte-identical records
+    assert table_of(db) == table_of(local_db)
+    licensed = [a for a, w in dask_cluster.info().items() if (w.get("resources") or {}).get("LICENCE")]
+    assert len(licensed) == 1
+    by = referees(db)
+    c_games = [g for g in rows(db) if "c-simple" in g[2]]
+    assert c_games and all(by[g[0]].endswith(f" on {licensed[0]}") for g in c_games), by
+    assert main(["verify", str(db)]) == 0  # the workers' referees committed to the schedule's seeds
+
+
+def test_a_worker_killed_mid_game_costs_only_that_game(dask_cluster: DaskCluster, local_db: Path, c_bot: Path,
+                                                      shim: Path | None, tmp_path: Path) -> None:
+    cfg = write_config(tmp_path / f"{NAME}.toml", participants(c_bot, shim), **SECTIONS)
+    db = cfg.with_suffix(".sqlite")
+    roots = [w.directory for w in dask_cluster.workers]
+    before = {p for r in roots for p in unfinished_journals(r, NAME, set())}
+    proc = runner_process(cfg, dask_cluster.address, tmp_path / "runner.log")
+    try:
+        # A game in progress on a worker (its referee's journal has no end yet): kill that worker.
+        deadline = time.monotonic() + RUN_S
+        found: list[Path] = []
+        while not found and time.monotonic() < deadline and proc.poll() is None:
+            found = [p for r in roots for p in unfinished_journals(r, NAME, before)]
+            time.sleep(POLL_S)
+        assert found, f"no game started on a worker: {(tmp_path / 'runner.log').read_text()[-2000:]}"
+        owner = dask_cluster.worker_of(found[0])
+        assert owner is not None, found[0]
+        killed, pid = owner
+        kids = children_of(pid)
+        os.kill(pid, signal.SIGKILL)
+        index = int(found[0].name.split("-g1-")[0].split("-")[-2])  # table NAME-INDEX-ATTEMPT
+        assert proc.wait(RUN_S) == 0, (tmp_path / "runner.log").read_text()[-3000:]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+    assert rows(db) == rows(local_db)  # every game once, as the local run played it
+    assert table_of(db) == table_of(local_db)
+    assert not referees(db)[index].endswith(f" on {killed}")  # the killed game was played again elsewhere
+    # The dead worker's referee and bots died with it (PR_SET_PDEATHSIG).
+    deadline = time.monotonic() + 30
+    while any(alive(k) for k in kids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert kids and not any(alive(k) for k in kids)
+    dask_cluster.wait_for_workers(2)  # its nanny started a new one, for the next tests
+
+
+def test_the_runner_killed_then_resumed_on_the_same_cluster(dask_cluster: DaskCluster, local_db: Path, c_bot: Path,
+                                                            shim: Path | None, tmp_path: Path) -> None:
+    cfg = write_config(tmp_path / f"{NAME}.toml", participants(c_bot, shim), **SECTIONS)
+    db = cfg.with_suffix(".sqlite")
+    proc = runner_process(cfg, dask_cluster.address, tmp_path / "runner.log")
+    try:
+        deadline = time.monotonic() + RUN_S
+        while games_recorded(db) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(POLL_S)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+    n_killed = games_recorded(db)
+    assert 2 <= n_killed < 6, f"the kill must land mid-tournament: {(tmp_path / 'runner.log').read_text()[-2000:]}"
+    assert main([str(cfg), "--resume", "--dask", dask_cluster.address, "--quiet"]) == 0
+    assert rows(db) == rows(local_db)  # none lost, none twice
+    assert table_of(db) == table_of(local_db)
+    store = ResultsStore.open_existing(db)
+    try:
+        assert [e[1] for e in store.events()].count("resume") == 1
+    finally:
+        store.close()
+
+
+# --------------------------------------------------------------------------- bad input
+def test_an_unreachable_scheduler_is_named_with_the_timeout(c_bot: Path, shim: Path | None, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    cfg = write_config(tmp_path / f"{NAME}.toml", participants(c_bot, shim),
+                       **SECTIONS, cluster={"scheduler": address, "timeout": 2})  # from the file, not the command line
+    assert main([str(cfg), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot reach the Dask scheduler at {address} within 2 s" in err, err
+    assert not cfg.with_suffix(".sqlite").exists()
+
+
+def test_a_participant_no_worker_can_run_is_refused(dask_cluster: DaskCluster, c_bot: Path, shim: Path | None,
+                                                    tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = write_config(tmp_path / f"{NAME}.toml", participants(c_bot, shim, {"resources": {"GPU": 1}}), **SECTIONS)
+    assert main([str(cfg), "--dask", dask_cluster.address, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"participant c-simple needs the Dask resources GPU=1, and no worker of the scheduler at {dask_cluster.address} " \
+           "offers them" in err, err
+    assert "--resources" in err
+    assert not cfg.with_suffix(".sqlite").exists()
+
+
+def test_a_worker_without_the_bots_program_is_named(dask_cluster: DaskCluster, c_bot: Path, shim: Path | None,
+                                                    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    # The program is on the organiser's PATH, not on the workers' (built here, not there).
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "okgin-c-bot").symlink_to(c_bot)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    cfg = write_config(tmp_path / f"{NAME}.toml", participants(c_bot, shim, c_program="okgin-c-bot"), **SECTIONS)
+    assert main([str(cfg), "--dask", dask_cluster.address, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    for addr in dask_cluster.info():
+        assert f"participant c-simple cannot run on Dask worker {addr}: file not found: 'okgin-c-bot' is not on the PATH" \
+               in err, err
+    assert not cfg.with_suffix(".sqlite").exists()
