@@ -72,6 +72,7 @@ _BY_ID += [Action("discard", c) for c in range(52)] + [Action("knock", c) for c 
 _ROLE_ORDERS = ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))
 _DEAL_CARDS = 2 * HAND_SIZE + 1  # both hands and the upcard
 _STOCK_DRAWS = 52 - _DEAL_CARDS - 2  # the stock never goes below 2 (docs/rules.md §3.6.1)
+_IDENTITY_DECK = list(range(52))
 _EVENT_KINDS = ("take", "pass", "draw_stock", "draw_discard", "discard", "knock", "big_gin")
 
 
@@ -180,6 +181,7 @@ class OkginGame(pyspiel.Game):
             max_game_length=1 + hands * per_hand,
         )
         super().__init__(self.game_type, info, params)
+        self.prototype = Game(self.rules, seed=0)
 
     def new_initial_state(self) -> OkginState:
         return OkginState(self)
@@ -242,8 +244,12 @@ class _Core:
     of a recursive copy of the engine.
     """
 
-    def __init__(self, rules: RuleSet) -> None:
-        self.game = Game(rules, seed=0)  # its own deals are replaced by the chance nodes'
+    def __init__(self, rules: RuleSet, prototype: Game) -> None:
+        # A copy of the game's prototype, not a new Game: OpenSpiel's clone() builds a
+        # fresh state before copying the old one's attributes over it, and a new Game
+        # shuffles a deck (and draws Box roles), many times the cost of a copy. The
+        # prototype's own deal and roles are replaced by the chance nodes'.
+        self.game = _copy_game(prototype)
         self.stage = _START
         self.dealt: list[int] = []
         # This hand's chance outcomes: (index in the history, seat that got the card or
@@ -271,7 +277,7 @@ class OkginState(pyspiel.State):
 
     def __init__(self, game: OkginGame) -> None:
         super().__init__(game)
-        self._s = _Core(game.rules)
+        self._s = _Core(game.rules, game.prototype)
         self._whole_game = game.whole_game
         self._max_hands = game.max_hands
 
@@ -359,7 +365,9 @@ class OkginState(pyspiel.State):
             dealer, nondealer = g.roles[0], g.roles[1]
         else:
             dealer, nondealer = outcome, 1 - outcome
-        g.hand = Hand(g.rules, g.seed, 0, dealer, nondealer, g.num_seats)
+        # A placeholder hand (no shuffle): it names the dealer and the non-dealer for the
+        # deal's chance nodes, and is replaced when the 21st card is dealt.
+        g.hand = Hand(g.rules, g.seed, 0, dealer, nondealer, g.num_seats, deck=_IDENTITY_DECK)
         self._s.stage = _DEAL
 
     def _deal_card(self, card: int, index: int) -> None:
@@ -400,6 +408,7 @@ class OkginState(pyspiel.State):
             s.dealt = []
             s.hand_chance = []
             s.stage = _DEAL
+            g._view_cache = {}
 
     def returns(self) -> list[float]:
         return list(self._s.returns)
