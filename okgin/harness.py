@@ -329,14 +329,16 @@ def _why(a: Action, legal: list[Action], view: View | None) -> str:
 
 # ----------------------------------------------------------------------------- render
 def _seat_name(seat: int, view: View, players: Sequence[str | None] | None, me: int | None, with_role: bool = True) -> str:
-    name = f"seat {seat}"
+    """``seat 1 (bob, dealer)``; the viewer's own seat is ``you [seat 0 (ann, captain)]``."""
+    extra = []
     if players is not None and seat < len(players) and players[seat]:
-        name += f" ({players[seat]})"
+        extra.append(str(players[seat]))
     role = view.roles[seat] if with_role and seat < len(view.roles) else ""
     role = {"box": "in the box", "captain": "captain", "sitter": "sitting out", "dealer": "dealer", "nondealer": "non-dealer"}.get(role, role)
     if role:
-        name += f", {role}"
-    return "you" + (f" [{name}]" if me is not None else "") if seat == me else name
+        extra.append(role)
+    name = f"seat {seat}" + (f" ({', '.join(extra)})" if extra else "")
+    return f"you [{name}]" if seat == me else name
 
 
 def _limit_text(view: View) -> str:

@@ -246,15 +246,18 @@ async def test_oklahoma_gin_against_a_builtin_bot(referee: RefereeProcess, spawn
         ok, out = await call(s, "play", move="draw stock")
         assert not ok and "not your turn" in out.lower()
         bot = spawn_bot("simple", "--connect", referee.endpoint, "--table", "llm-ok", "--rule", f"target_score={TARGET}")
-        ok, st = await call(s, "state", wait=True, timeout=60)
-        assert ok and "Oklahoma Gin" in st
+        ok, st = await call(s, "state", wait=True, timeout=60)  # the bot's first move at most comes first
+        assert ok and "Oklahoma Gin" in st and "IT IS YOUR TURN" in st, st
+        assert "Time left for this move" in st  # the referee's 60 s move clock
         # An illegal move and a move too long are refused, naming the legal moves.
-        if "IT IS YOUR TURN" in st:
-            ok, out = await call(s, "play", move="discard Zz")
-            assert not ok and "Legal moves now" in out
-            ok, out = await call(s, "play", move="x" * 5000)
-            assert not ok and "at most" in out
-            assert "Time left for this move" in st  # the referee's 60 s move clock
+        ok, out = await call(s, "play", move="discard Zz")
+        assert not ok and "Legal moves now" in out and "1. " in out
+        ok, out = await call(s, "play", move="x" * 5000)
+        assert not ok and "at most" in out
+        ok, out = await call(s, "play", move=99)
+        assert not ok and "numbered 1 to" in out
+        ok, out = await call(s, "state", wait=True, timeout=-5)  # bounded both ways
+        assert ok and "IT IS YOUR TURN" in out
         did = await asyncio.wait_for(play_game(s, texts), GAME_TIMEOUT_S)
         ok, hist = await call(s, "history", limit=100)
         assert ok and "Game over" in hist
