@@ -325,3 +325,24 @@ async def test_help_says_how_to_set_the_rule_options() -> None:
         assert "--" + flag.replace("_", "-") in shown and line.split(":")[0] in shown
     assert "--preset" in shown and "Preset" in shown and "check box" in shown and "--rule NAME=VALUE" in shown
     assert "Ctrl+T" in shown and "okgin tui --resume" in shown  # the token, and the seat after a crash
+
+
+def captain_advised_state() -> TableState:
+    """The human captain, advised by its (bot) sitter in the bots' card codes: the panel
+    and the log show them as the table does (10♠, not Ts)."""
+    from dataclasses import replace
+
+    from okgin import Action, Advice
+
+    st = TABLES["box_captain"]()
+    v = st.view
+    assert v is not None and v.roles is not None and v.hand is not None
+    sitter = v.roles.index("sitter")
+    card = sorted(v.hand)[-1]
+    notes = (Advice(sitter, Action("discard", card), "Ts and 9h are dead; keep Qd"),)
+    return replace(st, view=replace(v, advice=(*v.advice, *notes)))
+
+
+@BOTH
+def test_captain_reads_advice_in_table_notation(snap_compare, size: tuple[int, int]) -> None:
+    assert snap_compare(_app(captain_advised_state()), terminal_size=size)

@@ -49,7 +49,11 @@ class AdvicePanel(Widget):
         return out
 
     def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[override]
-        return len(self.lines())
+        # Each line's wrapped height: a note is longer than the side panel is wide, and
+        # cut at the panel's edge it lost its end (the log keeps only the last one).
+        if width <= 0:
+            return len(self.lines())
+        return sum(len(t.wrap(self.app.console, width)) for t in self.lines())
 
     def render(self) -> Text:
         return join_lines(self.lines())
