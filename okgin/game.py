@@ -112,7 +112,15 @@ class Game:
 
     def legal_actions(self) -> list[Action]:
         """Legal actions of the seat to act (knocks listed without declared melds)."""
-        return [] if self.over else self.hand.legal_actions()
+        if self.over:
+            return []
+        # Hand.legal_actions() inlined (the hottest call of random playouts): the cached
+        # list, computed on first use, copied so that callers may keep or change it.
+        h = self.hand
+        legal = h._legal
+        if legal is None:
+            legal = h._legal = h._compute_legal()
+        return list(legal)
 
     def role_of(self, seat: int) -> str:
         """``box``/``captain``/``sitter`` in the box game, ``dealer``/``nondealer`` otherwise."""
@@ -144,12 +152,13 @@ class Game:
         Raises :class:`IllegalAction` (state untouched) if the action is illegal, or if
         ``seat`` is given and is not the seat to act.
         """
-        if self.over or (seat is not None and seat != self.hand.to_act):
+        hand = self.hand
+        actor = hand.to_act
+        if self.over or (seat is not None and seat != actor):
             self.check(action, seat)  # raises, saying why
-        actor = self.hand.to_act
-        self.hand.apply(action)  # checks the action itself before changing anything
+        hand.apply(action)  # checks the action itself before changing anything
         self.log.append(("action", actor, action))
-        if self.hand.phase == OVER:
+        if hand.phase == OVER:
             return self._end_hand()
         return None
 

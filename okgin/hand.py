@@ -12,10 +12,10 @@ membership against the same list.
 from __future__ import annotations
 
 from .actions import DRAW_DISCARD, DRAW_STOCK, PASS, TAKE, Action
-from .cards import CARD_VALUES, Card, card_str, cards_of
+from .cards import CARD_VALUES, SUIT_MASK, Card, card_str, cards_of
 from .errors import IllegalAction
 from .layoffs import best_defence, knocker_default_arrangement
-from .melds import Arrangement, deadwood_mask, validate_arrangement
+from .melds import SUIT_DEADWOOD, SUIT_VALUE, Arrangement, deadwood_mask, validate_arrangement
 from .rng import SeedStream
 from .rules import RuleSet
 from .scoring import HandResult, score_knock
@@ -26,6 +26,22 @@ OFFER, DRAW, DISCARD, OVER = "offer", "draw", "discard", "over"
 _DISCARDS = tuple(Action("discard", c) for c in range(52))
 _KNOCKS = tuple(Action("knock", c) for c in range(52))
 BIG_GIN = Action("big_gin")
+# The legal lists of the offer and the draw, shared by every state: the cached legal
+# list is replaced, never changed, and legal_actions() hands out copies.
+_OFFER_LEGAL = [TAKE, PASS]
+_DRAW_LEGAL = [DRAW_STOCK, DRAW_DISCARD]
+_STOCK_ONLY_LEGAL = [DRAW_STOCK]
+# Per byte of the 52-bit hand mask (seven: bits 0-7, 8-15, ..., 48-51), per value of that
+# byte: the discard actions of its cards, ascending. The discard phase's legal list is
+# seven look-ups. Why bytes and not suits (as okgin.cards.cards_of): 1,792 small tuples
+# stay in the processor's caches; 4 x 8,192 lazily built ones did not, and the misses
+# cost more than the look-ups (random playouts meet thousands of different suit masks).
+_BYTE_DISCARDS: tuple[tuple[tuple[Action, ...], ...], ...] = tuple(
+    tuple(tuple(_DISCARDS[8 * k + b] for b in range(8) if m >> b & 1 and 8 * k + b < 52) for m in range(256))
+    for k in range(7)
+)
+
+
 HAND_SIZE = 10
 STOCK_FLOOR = 2  # §3.6: the hand is drawn when a discard leaves 2 cards in the stock
 # Stock draws possible in one hand: the 31 cards of the stock down to STOCK_FLOOR.
@@ -147,26 +163,62 @@ class Hand:
         return list(self._legal)
 
     def _compute_legal(self) -> list[Action]:
+        """The legal list of this state (cached by the callers in ``_legal``).
+
+        Why so much is written out inline: random playouts and tree search call this at
+        every state, and in the discard phase the list (the discards, then any knocks)
+        used to cost three function calls more than its arithmetic. The discards come
+        from per-byte tables (see ``_BYTE_DISCARDS``). Knocks need the hand's deadwood,
+        but only when it is within 10 of the knock limit: a lower bound from two table
+        sums (:func:`okgin.melds.deadwood_mask`'s own fast path, which is exact when no
+        rank is held three times) settles most hands without the search.
+        """
         phase = self.phase
         if phase == DRAW:
-            return [DRAW_STOCK] if self.stock_only else [DRAW_STOCK, DRAW_DISCARD]
+            return _STOCK_ONLY_LEGAL if self.stock_only else _DRAW_LEGAL
         if phase == OFFER:
-            return [TAKE, PASS]
+            return _OFFER_LEGAL
         if phase != DISCARD:
             return []
         hand = self.hands[self.to_act]
-        barred = None if self.rules.allow_discard_of_taken_card else self.taken
-        cards = cards_of(hand)
-        out = [_DISCARDS[c] for c in cards if c != barred]
+        taken = self.taken
+        barred = None if taken is None or self.rules.allow_discard_of_taken_card else taken
+        s0 = hand & SUIT_MASK
+        s1 = (hand >> 13) & SUIT_MASK
+        s2 = (hand >> 26) & SUIT_MASK
+        s3 = hand >> 39
+        d = hand if barred is None else hand & ~(1 << barred)
+        b0, b1, b2, b3, b4, b5, b6 = _BYTE_DISCARDS
+        out = [
+            *b0[d & 255],
+            *b1[d >> 8 & 255],
+            *b2[d >> 16 & 255],
+            *b3[d >> 24 & 255],
+            *b4[d >> 32 & 255],
+            *b5[d >> 40 & 255],
+            *b6[d >> 48],
+        ]
+        dw = SUIT_DEADWOOD
+        base = dw[s0] + dw[s1] + dw[s2] + dw[s3]  # the deadwood if no card is in a set
+        three = (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))  # ranks held three times
+        if three:
+            # Sets can meld at most the cards of those ranks (and taking cards out of a
+            # suit never adds to its runs): a lower bound first, the search only if it
+            # leaves a knock possible.
+            sv = SUIT_VALUE
+            base -= sv[s0 & three] + sv[s1 & three] + sv[s2 & three] + sv[s3 & three]
         limit = self.knock_limit
-        base = deadwood_mask(hand)
-        # deadwood(hand - c) >= deadwood(hand) - value(c): most hands can't knock at all.
-        values = CARD_VALUES
-        for c in cards:
-            if base - values[c] <= limit and c != barred and deadwood_mask(hand & ~(1 << c)) <= limit:
-                out.append(_KNOCKS[c])
-        if base == 0 and self.rules.big_gin:
-            out.append(BIG_GIN)
+        # deadwood(hand - c) >= deadwood(hand) - value(c), and no card is worth more than
+        # 10: most hands can't knock at all, and are known not to without a loop.
+        if base - 10 <= limit:
+            if three:
+                base = deadwood_mask(hand)
+            values = CARD_VALUES
+            for c in cards_of(hand):
+                if base - values[c] <= limit and c != barred and deadwood_mask(hand & ~(1 << c)) <= limit:
+                    out.append(_KNOCKS[c])
+            if base == 0 and self.rules.big_gin:
+                out.append(BIG_GIN)
         return out
 
     # ------------------------------------------------------------------ moves
@@ -247,10 +299,49 @@ class Hand:
         return layout
 
     def apply(self, action: Action) -> None:
-        """Play ``action`` for the seat to act (validated first)."""
-        self.check(action)
+        """Play ``action`` for the seat to act (validated first).
+
+        Why the two fast paths: a hand is mostly draws and discards (random play: about
+        115 of its 117 moves), and their legality is one or two comparisons, tested here
+        exactly as :meth:`check` tests it; anything else, or anything that fails them, goes
+        through :meth:`check`, which raises saying why.
+        """
         seat = self.to_act
         kind = action.kind
+        phase = self.phase
+        if phase == DISCARD and kind == "discard":
+            card = action.card
+            assert card is not None  # Action refuses a discard without a card
+            hand = self.hands[seat]
+            if not hand >> card & 1 or (card == self.taken and not self.rules.allow_discard_of_taken_card):
+                self.check(action)  # raises
+                raise AssertionError("check() accepted an illegal discard")
+            self._legal = None
+            self.hands[seat] = hand & ~(1 << card)
+            self.discard_pile.append(card)
+            self.taken = None
+            self.events.append((seat, "discard", card))
+            if len(self.stock) <= STOCK_FLOOR or self.pile_draws >= self.rules.max_pile_draws:
+                self._finish_drawn()
+            else:
+                self.to_act = self.nondealer if seat == self.dealer else self.dealer
+                self.phase = DRAW
+            return
+        if phase == DRAW and (kind == "draw_stock" or (kind == "draw_discard" and not self.stock_only)):
+            self._legal = None
+            if kind == "draw_stock":
+                c = self.stock.pop()
+                self.stock_only = False
+                self.taken = None
+            else:
+                c = self.discard_pile.pop()
+                self.taken = c
+                self.pile_draws += 1
+            self.hands[seat] |= 1 << c
+            self.phase = DISCARD
+            self.events.append((seat, kind, c))
+            return
+        self.check(action)
         self._legal = None
         if kind == "draw_stock":
             c = self.stock.pop()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import struct
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -51,11 +52,54 @@ class SeedStream:
                 return v % n
 
     def shuffle(self, items: list[T]) -> list[T]:
-        """Fisher-Yates shuffle in place; returns the list for convenience."""
-        for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+        """Fisher-Yates shuffle in place; returns the list for convenience.
+
+        Exactly ``j = self.below(i + 1)`` for i from the last index down to 1, but the
+        stream is read in bulk: the digests the shuffle needs are hashed up front and
+        unpacked in one call (each digest is four big-endian 8-byte values, first bytes
+        first, as :meth:`_u64` reads it). Every hand is dealt by one shuffle and the
+        per-value calls cost more than the hashing. A value is rejected (``v >= limit``)
+        with probability below 2**-57 for a deck; then just enough digests more are read
+        that the stream's state afterwards (counter, unread values of the last digest)
+        is what the value-by-value reading leaves. A golden test pins the deals.
+        """
+        n = len(items)
+        if n < 2:
+            return items
+        sha = hashlib.sha256
+        key = self._key + b"#"
+        counter = self._counter
+        vals = self._vals[::-1]  # unread values of the current digest, in stream order
+        need = n - 1 - len(vals)
+        if need > 0:
+            k = (need + 3) // 4
+            data = b"".join([sha(key + str(c).encode()).digest() for c in range(counter, counter + k)])
+            vals.extend(struct.unpack(f">{4 * k}Q", data))
+            counter += k
+        limits = _LIMITS
+        pos = 0
+        for i in range(n - 1, 0, -1):
+            m = i + 1
+            v = vals[pos]
+            pos += 1
+            limit = limits[m] if m < _NLIMITS else _TWO64 - _TWO64 % m
+            while v >= limit:  # rejected: read on, hashing only what is still needed
+                while len(vals) - pos < i:
+                    vals.extend(struct.unpack(">4Q", sha(key + str(counter).encode()).digest()))
+                    counter += 1
+                v = vals[pos]
+                pos += 1
+            j = v % m
             items[i], items[j] = items[j], items[i]
+        self._vals = vals[pos:][::-1]
+        self._counter = counter
         return items
+
+
+_TWO64 = 1 << 64
+_NLIMITS = 257
+#: below(n)'s rejection limit per n (values at or above it are redrawn).
+_LIMITS: list[int] = [0] + [_TWO64 - _TWO64 % n for n in range(1, _NLIMITS)]
 
 
 def seed_text(seed: int | str) -> str:

@@ -58,3 +58,45 @@ def test_copy_is_independent_and_plays_identically(variant: int, seed: int, pref
         assert game.apply(a) == c2.apply(a)
         assert game.legal_actions() == c2.legal_actions()
     assert snapshot(c2) == snapshot(game)
+
+
+def _meldy_hand(rng: random.Random) -> int:
+    """An 11-card mask, often full of melds (so that knocks and gins are common)."""
+    cards: set[int] = set()
+    while len(cards) < 11:
+        r = rng.random()
+        if r < 0.35:  # a run of 3-5 in one suit
+            s, start, n = rng.randrange(4), rng.randrange(13), rng.randint(3, 5)
+            cards.update(s * 13 + k for k in range(start, min(13, start + n)))
+        elif r < 0.6:  # three or four of a rank
+            rank = rng.randrange(13)
+            cards.update(rng.sample([s * 13 + rank for s in range(4)], rng.randint(3, 4)))
+        else:
+            cards.add(rng.randrange(52))
+    return sum(1 << c for c in rng.sample(sorted(cards), 11))
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 10**9), limit=st.integers(0, 10), barred=st.booleans(), big_gin=st.booleans())
+def test_discard_phase_legal_list_matches_an_oracle(seed: int, limit: int, barred: bool, big_gin: bool) -> None:
+    """The discard phase's legal list (built from tables and a deadwood lower bound)
+    against the rules written out plainly with the exhaustive deadwood oracle."""
+    from enginekit import brute_deadwood
+
+    from okgin import Action, cards_of
+
+    rng = random.Random(seed)
+    g = Game(RuleSet(big_gin=big_gin), seed=seed)
+    h = g.hand
+    hand = _meldy_hand(rng)
+    cs = cards_of(hand)
+    h.phase, h.to_act = "discard", h.nondealer
+    h.hands[h.to_act] = hand
+    h.taken = rng.choice(cs) if barred else None
+    h.knock_limit = limit
+    h._legal = None
+    want = [Action("discard", c) for c in cs if c != h.taken]
+    want += [Action("knock", c) for c in cs if c != h.taken and brute_deadwood([x for x in cs if x != c]) <= limit]
+    if big_gin and brute_deadwood(cs) == 0:
+        want.append(Action("big_gin"))
+    assert g.legal_actions() == want
