@@ -140,3 +140,40 @@ async def test_the_bot_captain_waits_for_the_human_sitter_and_plays_the_suggesti
             assert app.state.view.advice and app.state.view.advice[-1].action is not None
     finally:
         house.stop()
+
+
+CAPTAIN_FIRST = 1  # this seed's role draw makes seat 0 (the human) captain of the first hand
+
+
+async def test_the_captain_reads_its_bot_sitters_advice_as_the_table_writes_cards() -> None:
+    """The simple bot sitter writes "I would discard Ts" (card codes); the captain's
+    advice panel and the log show the card as the table does (10♠), never the code."""
+    import re
+
+    from textual.widget import Widget
+
+    from clients.tui.widgets.cards import card_label
+
+    house = House(RuleSet(variant="box", target_score=40), ["simple", "simple"], human="ada", seed=CAPTAIN_FIRST,
+                  pacing=Pacing(pace=0.0, advice_window=0.0))
+    app = wired_app(house)
+    code = re.compile(r"\b(?:[2-9TJQKA])[shdc]\b")
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            def advised_a_card() -> bool:
+                v = app.state.view
+                return (v is not None and app.state.role == "captain"
+                        and any(a.action is not None and a.action.card is not None and a.text for a in v.advice))
+
+            await play_until(pilot, app, advised_a_card)
+            await pilot.pause()
+            advice = next(a for a in app.state.view.advice if a.action is not None and a.action.card is not None and a.text)
+            assert code.search(advice.text), advice.text  # the bot really wrote a code
+            label = card_label(advice.action.card, app.options)
+            screen = app.screen
+            for selector in ("#advice", "#log-narrow"):
+                w = screen.query_one(selector, Widget)
+                text = " ".join(strip.text for strip in w.render_lines(w.region.reset_offset))
+                assert label in text and not code.search(text), (selector, text)
+    finally:
+        house.stop()
