@@ -118,6 +118,7 @@ class McpSeat:
         self.fatal: str | None = None
         self.log: deque[str] = deque(maxlen=HISTORY_KEEP)
         self._act_error: str | None = None
+        self._resolution: MoveEvent | None = None  # the event that answered our pending prompt
         self._seen_advise_seq: int | None = None  # the advise prompt last shown to the agent
         self._changed = asyncio.Condition()
         self._lock = asyncio.Lock()  # one act or advice at a time
@@ -208,6 +209,7 @@ class McpSeat:
         elif isinstance(m, MoveEvent):
             if self.prompt is not None and m.move.seat == self.prompt.seat:
                 self.prompt = None
+                self._resolution = m
             if self.advise_prompt is not None and m.move.seat == self.advise_prompt.captain:
                 self.advise_prompt = None
             if m.view is not None:
@@ -344,12 +346,19 @@ class McpSeat:
                 raise ToolFailure(str(e)) from None
             late = self.time_left_s()
             self._act_error = None
+            self._resolution = None
             try:
                 await self.client.act(p.table, p.seq, action)
             except SDKError as e:
                 raise ToolFailure(f"could not send the move: {e}") from None
             seq = p.seq
             await self.wait_for(lambda: self._act_error is not None or self.prompt is None or self.prompt.seq != seq or self.over, ACT_REPLY_S)
+            if self._resolution is not None and self._resolution.auto:
+                raise ToolFailure(f"Too late: the table's clock ran out before {move_text(action)!r} arrived, and the referee "
+                                  f"played {self._resolution.move.kind.replace('_', ' ')} for you. " + self._header())
+            end = self.game_end
+            if end is not None and end.termination == "timeout" and end.at_fault == self.seat:
+                raise ToolFailure(f"Too late: the table's clock ran out before {move_text(action)!r} arrived; the game is forfeited.")
             if self._act_error is not None:
                 raise ToolFailure(f"The referee refused {move_text(action)!r}: {self._act_error}" + (" (the move's time had run out)" if late is not None and late <= 0 else ""))
         head = f"You played: {move_text(action)}."
