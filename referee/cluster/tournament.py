@@ -45,8 +45,15 @@ from .worker import GameReply, MissingProgram, check_participants, play_game, pr
 RESULT_TIMEOUT_S = 120.0  # fetching a finished task's result (a few kB) from its worker
 
 
+LIVENESS_S = 1.0  # how often a wait for a task looks whether the client is still connected
+
+
 class _Stopped(Exception):
     """The run stopped (SPRT decided, a signal) while a game's task was out."""
+
+
+class _Lost(Exception):
+    """The client gave up on the scheduler (it did not come back within the timeout)."""
 
 
 def resources_of(cfg: TournamentConfig, names: Sequence[str]) -> dict[str, float]:
@@ -131,8 +138,11 @@ class DaskRunner(Runner):
             # each, so that a worker starts its next game as soon as one ends.
             threads = sum(int(w.get("nthreads") or 1) for w in self.workers.values())
             self.concurrency = max(1, 2 * threads)
-        self.store.log_event("dask", f"playing on the Dask scheduler at {self.address}: {len(self.workers)} worker(s), "
-                                     f"{self.concurrency} game(s) out at once")
+        line = (f"playing on the Dask scheduler at {self.address}: {len(self.workers)} worker(s), "
+                f"{self.concurrency} game(s) out at once")
+        self.store.log_event("dask", line)
+        if self.opts.progress:
+            print(line, flush=True)
 
     def eligible(self, need: dict[str, float]) -> list[str]:
         return [a for a, w in self.workers.items() if offers(w.get("resources") or {}, need)]
@@ -203,17 +213,22 @@ class DaskRunner(Runner):
     # ------------------------------------------------------------------ games
     async def play_attempt(self, sg: ScheduledGame, attempt: int) -> tuple[GameResult | Outcome, str]:
         need = resources_of(self.cfg, sg.seats)
-        fut = self.client.submit(play_game, self.cfg, self.opts.keep_logs, sg, attempt, pure=False,
-                                 key=f"okgin-{self.cfg.name}-{sg.key}-a{attempt}-{self.tag}", resources=need or None)
-        self.inflight.add(fut)
+        fut: Any = None
         try:
+            fut = self.client.submit(play_game, self.cfg, self.opts.keep_logs, sg, attempt, pure=False,
+                                     key=f"okgin-{self.cfg.name}-{sg.key}-a{attempt}-{self.tag}", resources=need or None)
+            self.inflight.add(fut)
             reply: GameReply = await self._result(fut)
         except _Stopped:
             return Outcome(False, self.state.stop_reason or "stopped"), "dask"
+        except _Lost:
+            return self._lost(), "dask"
         except MissingProgram as e:
             self.abort_all(str(e))
             raise RuntimeError(f"{e} (build or install it there at the same path)") from None
-        except Exception as e:  # KilledWorker (too many workers died under it), a worker-side failure
+        except Exception as e:  # KilledWorker (too many workers died under it), the scheduler lost, a worker-side failure
+            if self.client_closed():
+                return self._lost(), "dask"
             return Outcome(True, f"the Dask task failed: {type(e).__name__}: {e}"), "dask"
         finally:
             self.inflight.discard(fut)
@@ -221,9 +236,25 @@ class DaskRunner(Runner):
             self.store.log_event(kind, f"{detail} (on Dask worker {reply.worker})", game=game)
         return reply.out, reply.where
 
+    def client_closed(self) -> bool:
+        """Whether the client gave up on the scheduler (Dask closes it when the scheduler
+        does not come back within the connection timeout; a scheduler back sooner keeps
+        it, and only the games that were out are played again)."""
+        return self.handle is not None and str(getattr(self.client, "status", "")) in ("closing", "closed")
+
+    def _lost(self) -> Outcome:
+        """Stop the run: without a scheduler no game can be played, and a resumed run
+        (against a restarted scheduler) plays the games still missing."""
+        reason = f"lost the Dask scheduler at {self.address}"
+        if self.state.stop_reason is None:
+            self.store.log_event("dask", f"{reason}: the client gave up after {self.opts.dask_timeout:g} s")
+            self.abort_all(reason)
+        return Outcome(False, reason)
+
     async def _result(self, fut: Any) -> Any:
         """``fut``'s result, awaited without blocking the loop; :class:`_Stopped` if the
-        run stops first (the task is then cancelled by :meth:`abort_all`)."""
+        run stops first (the task is then cancelled by :meth:`abort_all`), :class:`_Lost`
+        if the client is closed meanwhile (a future it held may then never settle)."""
         loop = asyncio.get_running_loop()
         box: asyncio.Future[tuple[bool, Any]] = loop.create_future()
 
@@ -243,7 +274,10 @@ class DaskRunner(Runner):
         stop: asyncio.Future[Any] = asyncio.ensure_future(self.stop_event.wait())
         waits: list[asyncio.Future[Any]] = [box, stop]
         try:
-            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            while not box.done() and not stop.done():
+                await asyncio.wait(waits, timeout=LIVENESS_S, return_when=asyncio.FIRST_COMPLETED)
+                if not box.done() and self.client_closed():
+                    raise _Lost()
         finally:
             stop.cancel()
         if not box.done():

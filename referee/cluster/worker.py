@@ -204,7 +204,10 @@ class _Host:
         problem = participant_problem(cfg, p)
         if problem:
             return problem
-        runner = await self.runner(cfg, keep_logs)
+        try:
+            runner = await self.runner(cfg, keep_logs)
+        except Exception as e:  # no sandbox here (bwrap missing), a referee that does not start
+            return f"this worker cannot host its games: {e}"
         slot = await runner.pick_slot()
         if slot is None:
             return "no referee could be started on this worker"
