@@ -109,6 +109,14 @@ class Cluster:
                 p.wait(10)
 
 
+def _cpu() -> float:
+    """CPU seconds of this process (the runner; its referees and bots are children)."""
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
 def config(workdir: Path, name: str, games: int, slots: int, sandbox: bool) -> Any:
     bot = {"command": [str(C_BOT), "--connect", "{endpoint}", "--token", "{token}"]}
     data = {
@@ -160,6 +168,7 @@ def run(workdir: Path, setup: str, games: int, slots: int, sandbox: bool) -> dic
             # The scheduler's task stream, from this client: every task's compute interval.
             client.get_task_stream(start=time.time())  # installs the task-stream plugin before the run
         t0 = time.perf_counter()
+        cpu0 = _cpu()
         with open(os.devnull, "w") as devnull:
             old = sys.stdout
             sys.stdout = devnull
@@ -168,6 +177,7 @@ def run(workdir: Path, setup: str, games: int, slots: int, sandbox: bool) -> dic
             finally:
                 sys.stdout = old
         wall = time.perf_counter() - t0
+        cpu = _cpu() - cpu0
         if client is not None:
             stream = client.get_task_stream(start=time.time() - wall - 5)
             client.close()
@@ -179,7 +189,10 @@ def run(workdir: Path, setup: str, games: int, slots: int, sandbox: bool) -> dic
     st.close()
     row: dict[str, Any] = {"setup": setup, "exit": code, "games": len(gs), "wall_s": round(wall, 2),
                            "games_per_s": round(len(gs) / wall, 3) if wall else 0.0,
-                           "abnormal": sum(1 for g in gs if g.termination != "normal")}
+                           "abnormal": sum(1 for g in gs if g.termination != "normal"),
+                           # the runner's own CPU (this process: store, ratings, Dask client), per game:
+                           # what bounds one runner's games/s however many workers it has
+                           "runner_cpu_ms_per_game": round(1000 * cpu / len(gs), 1) if gs else None}
     if cluster is not None:
         compute = {}
         for t in stream:
@@ -225,15 +238,16 @@ def main() -> int:
             rows.append(r)
             print(f"  {r['setup']}: {r['games']} games in {r['wall_s']:.1f} s = {r['games_per_s']:.2f} games/s"
                   f" (exit {r['exit']}, abnormal {r['abnormal']})", flush=True)
-    head = ["setup", "games/s", "game ms (worker)", "overhead ms (median/mean)", "overhead %", "bytes back/game (median/max)"]
+    head = ["setup", "games/s", "runner CPU ms/game", "game ms (worker)", "overhead ms (median/mean)", "overhead %",
+            "bytes back/game (median/max)"]
     table = [head]
     for r in rows:
         if "overhead_ms_median" in r:
-            table.append([r["setup"], f"{r['games_per_s']:.2f}", f"{r['game_ms_median']:.0f}",
+            table.append([r["setup"], f"{r['games_per_s']:.2f}", f"{r['runner_cpu_ms_per_game']:.1f}", f"{r['game_ms_median']:.0f}",
                           f"{r['overhead_ms_median']:.1f} / {r['overhead_ms_mean']:.1f}", f"{r['overhead_pct']:.2f}",
                           f"{r['bytes_back_median']} / {r['bytes_back_max']}"])
         else:
-            table.append([r["setup"], f"{r['games_per_s']:.2f}", "-", "-", "-", "-"])
+            table.append([r["setup"], f"{r['games_per_s']:.2f}", f"{r['runner_cpu_ms_per_game']:.1f}", "-", "-", "-", "-"])
     widths = [max(len(row[i]) for row in table) for i in range(len(head))]
     print()
     for row in table:

@@ -1,8 +1,8 @@
 """``okgin match --dask`` (issue 16 part 2): the local run's figures, from a real cluster.
 
 A ``dask scheduler`` and two ``dask worker`` processes on 127.0.0.1, started with the
-``dask`` command. The same match, local and over Dask, prints the same JSON and the
-same table, byte for byte, but for what differs by nature between any two runs (the
+``dask`` command (``conftest.py``'s ``dask_cluster``). The same match, local and over
+Dask, prints the same JSON and the same table, byte for byte, but for what differs by nature between any two runs (the
 elapsed time and the route, ``via``); the game summaries and engine records are equal
 one by one. A worker killed with SIGKILL mid-match costs only its chunks, which Dask
 plays again elsewhere: the figures still equal the local run's. Bad input (no
@@ -17,7 +17,6 @@ import re
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,6 +25,7 @@ pytest.importorskip("distributed")
 
 import daskcli
 from bounded import readline
+from daskkit import DaskCluster
 
 from clients.match import run_match
 from clients.match_dask import DaskLanes, MatchDaskError, check_workers
@@ -36,20 +36,6 @@ RUN_S = 300.0
 def okgin(*args: str, cwd: Path = daskcli.ROOT, timeout: float = RUN_S) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "okgin", *args], cwd=cwd, env=daskcli.env(), capture_output=True,
                           text=True, timeout=timeout)
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[dict[str, object]]:
-    """A scheduler and two single-threaded workers; the last test kills one of them."""
-    sched, address = daskcli.scheduler()
-    workers: list[subprocess.Popen[str]] = []
-    try:
-        workers = [daskcli.worker(address, name=f"w{i}") for i in range(2)]
-        yield {"address": address, "workers": workers}
-    finally:
-        for w in workers:
-            daskcli.stop(w)
-        daskcli.stop(sched)
 
 
 def without_time(out: str) -> str:
@@ -69,9 +55,9 @@ def table_without_time(out: str) -> list[str]:
 
 
 @pytest.mark.parametrize("bots", [["simple", "random"], ["random", "simple", "simple"]], ids=["oklahoma", "box"])
-def test_the_json_and_the_table_are_the_local_runs(cluster: dict[str, object], bots: list[str]) -> None:
+def test_the_json_and_the_table_are_the_local_runs(dask_cluster: DaskCluster, bots: list[str]) -> None:
     base = ["match", *bots, "--games", "36", "--seed", "dask-eq"]
-    address = str(cluster["address"])
+    address = dask_cluster.address
     local_json, dask_json = okgin(*base, "--json"), okgin(*base, "--json", "--dask", address)
     local_table, dask_table = okgin(*base), okgin(*base, "--dask", address)
     for r in (local_json, dask_json, local_table, dask_table):
@@ -82,11 +68,11 @@ def test_the_json_and_the_table_are_the_local_runs(cluster: dict[str, object], b
     assert dask_table.stdout.splitlines()[0].endswith(f"| dask {address}")
 
 
-def test_every_game_and_record_equals_the_local_one(cluster: dict[str, object]) -> None:
+def test_every_game_and_record_equals_the_local_one(dask_cluster: DaskCluster) -> None:
     """In-process, through the same lanes the CLI uses: summaries and full records."""
     from distributed import Client
 
-    with Client(str(cluster["address"]), timeout=30, set_as_default=False) as client:
+    with Client(dask_cluster.address, timeout=30, set_as_default=False) as client:
         client.wait_for_workers(2, timeout=60)
         check_workers(client, ["simple", "random"])
         lanes = DaskLanes(client, via="dask")
@@ -113,26 +99,26 @@ def test_an_unreachable_scheduler_is_a_sentence() -> None:
     assert "Traceback" not in r.stderr
 
 
-def test_a_bot_a_worker_cannot_load_is_named(cluster: dict[str, object], tmp_path: Path) -> None:
+def test_a_bot_a_worker_cannot_load_is_named(dask_cluster: DaskCluster, tmp_path: Path) -> None:
     """The bot file is beside the runner (its cwd) and not beside the workers (theirs)."""
     (tmp_path / "mine.py").write_text("from clients.bots.simple import SimpleBot\n\n\nclass Mine(SimpleBot):\n    pass\n")
     here = okgin("match", "mine.py:Mine", "random", "--games", "2", cwd=tmp_path)
     assert here.returncode == 0, here.stderr
-    r = okgin("match", "mine.py:Mine", "random", "--games", "2", "--dask", str(cluster["address"]), cwd=tmp_path)
+    r = okgin("match", "mine.py:Mine", "random", "--games", "2", "--dask", dask_cluster.address, cwd=tmp_path)
     assert r.returncode == 2
     assert "cannot load bot 'mine.py:Mine'" in r.stderr and "worker tcp://127.0.0.1:" in r.stderr, r.stderr
     from distributed import Client
 
-    with Client(str(cluster["address"]), timeout=30, set_as_default=False) as client, pytest.raises(MatchDaskError, match="no-such"):
+    with Client(dask_cluster.address, timeout=30, set_as_default=False) as client, pytest.raises(MatchDaskError, match="no-such"):
         check_workers(client, ["no-such-bot"])
 
 
-def test_a_worker_killed_mid_match_costs_nothing(cluster: dict[str, object]) -> None:
-    """SIGKILL of one of the two workers after the first results: the same figures."""
+def test_a_worker_killed_mid_match_costs_nothing(dask_cluster: DaskCluster) -> None:
+    """SIGKILL of one of the two worker processes after the first results: the same figures."""
     base = ["match", "simple", "random", "--games", "160", "--seed", "kill", "--json"]
     local = okgin(*base)
     assert local.returncode == 0, local.stderr
-    proc = subprocess.Popen([sys.executable, "-m", "okgin", *base, "--progress", "--dask", str(cluster["address"])],
+    proc = subprocess.Popen([sys.executable, "-m", "okgin", *base, "--progress", "--dask", dask_cluster.address],
                             cwd=daskcli.ROOT, env=daskcli.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stderr is not None
@@ -142,9 +128,12 @@ def test_a_worker_killed_mid_match_costs_nothing(cluster: dict[str, object]) -> 
         while "/160 games" not in first:
             first = readline(proc.stderr, RUN_S, "okgin match --progress")
             assert first, "okgin match ended without progress"
-        victim = cluster["workers"][0]  # type: ignore[index]
-        os.kill(victim.pid, signal.SIGKILL)
-        victim.wait(30)
+        # The worker process itself (its nanny restarts it: the fixture's cluster stays whole).
+        from distributed import Client
+
+        with Client(dask_cluster.address, timeout=30, set_as_default=False) as c:
+            pids = c.run(os.getpid)
+        os.kill(pids[sorted(pids)[0]], signal.SIGKILL)
         out, err = proc.communicate(timeout=RUN_S)
     finally:
         if proc.poll() is None:
