@@ -187,3 +187,26 @@ def test_resume_picks_the_screen_only_in_a_terminal(capsys) -> None:
     out = capsys.readouterr().out
     assert "table t1" in out and "table t2" in out and "okgin tui --resume N" in out
     assert _pick_saved(2).table in ("t1", "t2")
+
+
+async def test_retrying_counts_down(monkeypatch) -> None:
+    """"Retrying in N s" goes down one second at a time (issue 17 item 3), and the wait
+    grows after each unanswered hello. hello's wait is cut short so the test is quick."""
+    import clients.tui.net as net
+
+    monkeypatch.setattr(net, "HELLO_TIMEOUT_S", 0.3)
+    ref, endpoint = await start_referee()
+    await ref.stop()  # nobody answers at that port now
+    app = OkginApp(NetworkBackend(endpoint, "ann", Seating(mode="quick")), cursor_blink=False)
+    said: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        app.watch(app, "state", lambda st: said.append(st.notice or ""), init=True)
+
+        def counted_down() -> bool:
+            two = next((i for i, n in enumerate(said) if "Retrying in 2 s" in n), None)
+            return two is not None and any("Retrying in 1 s" in n for n in said[two:])
+
+        await until(pilot, counted_down, limit=30)
+    waits = [n.split("Retrying in ")[1].split(" s")[0] for n in said if "Retrying in" in n]
+    distinct = [w for i, w in enumerate(waits) if i == 0 or waits[i - 1] != w]
+    assert distinct[:3] == ["1", "2", "1"], distinct  # 1 s after the first try, then 2 s counted down
