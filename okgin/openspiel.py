@@ -37,7 +37,13 @@ OpenSpiel needs on top of it:
   events as the seat saw them and, in a whole game, every earlier hand's.
 
 Other game parameters: ``rules``, comma-separated ``NAME=VALUE`` rule options as
-``okgin --rule`` takes them (``"knock_limit=10,undercut_bonus=25"``); ``max_hands``.
+``okgin --rule`` takes them (``"knock_limit=10,undercut_bonus=25"``); ``max_hands``;
+``seed``: -1 (default) makes every chance node uniform over the cards left; a seed >= 0
+makes it a **sampled deal**, okgin's own (docs/rules.md §6): each chance node has one
+outcome, the one ``okgin.Game(rules, seed)`` deals (first dealer, Box roles, hands,
+upcard, stock order), so a game with the same actions is that okgin game, card for card,
+and a referee's record can be replayed in OpenSpiel. A state resampled from it is no
+longer the seed's world: its later chance nodes are uniform.
 """
 
 from __future__ import annotations
@@ -59,6 +65,7 @@ from .game import Game
 from .hand import _DISCARDS as _ENGINE_DISCARDS
 from .hand import _KNOCKS as _ENGINE_KNOCKS
 from .hand import BIG_GIN, HAND_SIZE, Hand, max_hand_actions
+from .rng import SeedStream
 from .rules import RuleSet
 
 # ---------------------------------------------------------------- action encoding
@@ -110,7 +117,7 @@ def id_action(action: int) -> Action:
 
 # ------------------------------------------------------------------ the game types
 _START, _DEAL, _PLAY, _DRAW, _OVER = "start", "deal", "play", "draw", "over"
-_DEFAULT_PARAMS: dict[str, Any] = {"returns": "hand", "rules": "", "max_hands": 50}
+_DEFAULT_PARAMS: dict[str, Any] = {"returns": "hand", "rules": "", "max_hands": 50, "seed": -1}
 
 
 def _game_type(short_name: str, long_name: str, players: int) -> Any:
@@ -160,6 +167,10 @@ class OkginGame(pyspiel.Game):
         self.max_hands = int(params["max_hands"])
         if self.max_hands < 1:
             raise ValueError("max_hands must be at least 1")
+        seed = int(params["seed"])
+        # seed >= 0: the sampled deal of okgin's own seeded stream (docs/rules.md §6), one
+        # outcome per chance node; -1: every chance node uniform over what is left.
+        self.seed: int | None = seed if seed >= 0 else None
         n = self.rules.num_players
         hands = self.max_hands if self.whole_game else 1
         # Per hand: the deal, every stock draw, every player action; plus the start node.
@@ -181,7 +192,7 @@ class OkginGame(pyspiel.Game):
             max_game_length=1 + hands * per_hand,
         )
         super().__init__(self.game_type, info, params)
-        self.prototype = Game(self.rules, seed=0)
+        self.prototype = Game(self.rules, seed=0 if self.seed is None else self.seed)
 
     def new_initial_state(self) -> OkginState:
         return OkginState(self)
@@ -250,6 +261,9 @@ class _Core:
         # shuffles a deck (and draws Box roles), many times the cost of a copy. The
         # prototype's own deal and roles are replaced by the chance nodes'.
         self.game = _copy_game(prototype)
+        # The seeded deal (parameter seed), or None: the seed's deck of the hand being dealt.
+        self.seeded = False
+        self.seed_deck: list[int] = []
         self.stage = _START
         self.dealt: list[int] = []
         # This hand's chance outcomes: (index in the history, seat that got the card or
@@ -263,6 +277,8 @@ class _Core:
     def __deepcopy__(self, memo: dict[int, Any]) -> _Core:
         new = _Core.__new__(_Core)
         new.game = _copy_game(self.game)
+        new.seeded = self.seeded
+        new.seed_deck = self.seed_deck  # never changed in place
         new.stage = self.stage
         new.dealt = list(self.dealt)
         new.hand_chance = list(self.hand_chance)
@@ -278,6 +294,10 @@ class OkginState(pyspiel.State):
     def __init__(self, game: OkginGame) -> None:
         super().__init__(game)
         self._s = _Core(game.rules, game.prototype)
+        if game.seed is not None:
+            self._s.seeded = True
+            p = game.prototype
+            self._seed_start = _ROLE_ORDERS.index(p.roles) if p.roles is not None else p.hand.dealer
         self._whole_game = game.whole_game
         self._max_hands = game.max_hands
 
@@ -316,6 +336,14 @@ class OkginState(pyspiel.State):
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         s = self._s
+        if s.seeded:  # one outcome, okgin's seeded stream's (rules.md §6.3-6.5)
+            if s.stage == _START:
+                return [(self._seed_start, 1.0)]
+            if s.stage == _DEAL:
+                return [(s.seed_deck[len(s.dealt)], 1.0)]
+            if s.stage == _DRAW:
+                return [(s.game.hand.stock[-1], 1.0)]
+            return []
         if s.stage == _START:
             n = 6 if s.game.roles is not None else 2
             return [(i, 1.0 / n) for i in range(n)]
@@ -360,15 +388,23 @@ class OkginState(pyspiel.State):
     def _start(self, outcome: int) -> None:
         g = self._s.game
         if g.roles is not None:
-            g.roles = _ROLE_ORDERS[outcome]
-            g.role_draws = []
+            roles = _ROLE_ORDERS[outcome]
+            if roles != g.roles:  # the seeded draw keeps its public rounds of draws
+                g.role_draws = []
+            g.roles = roles
             dealer, nondealer = g.roles[0], g.roles[1]
         else:
             dealer, nondealer = outcome, 1 - outcome
         # A placeholder hand (no shuffle): it names the dealer and the non-dealer for the
         # deal's chance nodes, and is replaced when the 21st card is dealt.
         g.hand = Hand(g.rules, g.seed, 0, dealer, nondealer, g.num_seats, deck=_IDENTITY_DECK)
-        self._s.stage = _DEAL
+        self._enter_deal(0)
+
+    def _enter_deal(self, number: int) -> None:
+        s = self._s
+        s.stage = _DEAL
+        if s.seeded:
+            s.seed_deck = SeedStream(s.game.seed, f"deal/{number}").shuffle(list(range(52)))
 
     def _deal_card(self, card: int, index: int) -> None:
         s = self._s
@@ -379,8 +415,10 @@ class OkginState(pyspiel.State):
         s.hand_chance.append((index, seat))
         if len(s.dealt) < _DEAL_CARDS:
             return
-        rest = sorted(set(range(52)) - set(s.dealt))
-        deck = s.dealt + rest
+        if s.seeded and s.dealt == s.seed_deck[:_DEAL_CARDS]:
+            deck = s.seed_deck  # the stock in the seed's order too: its draws follow it
+        else:
+            deck = s.dealt + sorted(set(range(52)) - set(s.dealt))
         s.game.hand = Hand(s.game.rules, s.game.seed, h.number, h.dealer, h.nondealer, s.game.num_seats, deck=deck)
         s.game._view_cache = {}
         s.stage = _PLAY
@@ -407,8 +445,8 @@ class OkginState(pyspiel.State):
         else:
             s.dealt = []
             s.hand_chance = []
-            s.stage = _DEAL
             g._view_cache = {}
+            self._enter_deal(g.hand_number)
 
     def returns(self) -> list[float]:
         return list(self._s.returns)
@@ -471,6 +509,8 @@ class OkginState(pyspiel.State):
         for i, c in hidden_idx:
             patched[i] = rename[c]
         state = self.get_game().new_initial_state()
+        # The redealt world is no longer the seed's: its chance nodes become uniform.
+        state._s.seeded = False
         for a in patched:
             state.apply_action(a)
         return state

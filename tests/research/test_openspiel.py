@@ -47,7 +47,34 @@ def test_random_sim_test_hand(name: str) -> None:
     """OpenSpiel's own consistency checks (legal actions, chance, clone, strings,
     tensors, returns) over random hands."""
     game = pyspiel.load_game(name)
-    pyspiel.random_sim_test(game, num_sims=4, serialize=False, verbose=False)
+    pyspiel.random_sim_test(game, num_sims=4, serialize=True, verbose=False)
+
+
+def test_seeded_deal_is_okgins() -> None:
+    """Parameter seed: one outcome per chance node, the deal of okgin.Game(rules, seed),
+    so the same actions give the same game as the engine's, card for card."""
+    for name, variant in (("oklahoma_gin", "oklahoma"), ("gin_in_the_box", "box")):
+        game = pyspiel.load_game(name, {"seed": 12, "returns": "game", "rules": "target_score=20"})
+        ref = Game(RuleSet(variant=variant, target_score=20), seed=12)
+        rng = random.Random(1)
+        state = game.new_initial_state()
+        while not state.is_terminal() and len(ref.results) < 3:
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                assert len(outcomes) == 1 and outcomes[0][1] == 1.0
+                state.apply_action(outcomes[0][0])
+                continue
+            g = state.okgin_game
+            assert g.hand.hands == ref.hand.hands and g.hand.stock == ref.hand.stock and g.roles == ref.roles
+            assert g.view(0) == ref.view(0)
+            legal = state.legal_actions()
+            assert legal == [osp.action_id(a) for a in ref.legal_actions()]
+            knocks = [a for a in legal if a >= osp.KNOCK_BASE]
+            a = knocks[0] if knocks else rng.choice(legal)
+            state.apply_action(a)
+            ref.apply(osp.id_action(a))
+        assert ref.results
+    pyspiel.random_sim_test(pyspiel.load_game("oklahoma_gin", {"seed": 3}), num_sims=2, serialize=True, verbose=False)
 
 
 def test_random_sim_test_whole_game() -> None:
