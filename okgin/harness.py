@@ -191,6 +191,19 @@ def parse_move(move: str | Mapping[str, Any] | Action, legal: Sequence[Action], 
 
     ``view`` lets ``take 7♥`` check the card and a knock's declared melds be checked;
     without it those are taken on trust and the referee judges them.
+
+    >>> from okgin import Game
+    >>> g = Game(seed=3)   # the upcard offer: 1. take, 2. pass
+    >>> v, legal = g.view(g.current_player), g.legal_actions()
+    >>> parse_move("2", legal, v) == parse_move("pass", legal, v) == parse_move({"kind": "pass"}, legal, v)
+    True
+    >>> parse_move("discard 10♠", legal, v)
+    Traceback (most recent call last):
+    ...
+    okgin.harness.IllegalMove: 'discard 10♠' means 'discard Ts', which is not legal now: the upcard is on offer: take it or pass
+    Legal moves now:
+    1. take — take the upcard A♥ (Ah), then discard or knock
+    2. pass — refuse the upcard
     """
     legal = list(legal)
     if isinstance(move, Action):
@@ -382,7 +395,8 @@ def event_text(e: Event, view: View, players: Sequence[str | None] | None = None
 def result_text(r: HandResult, view: View, players: Sequence[str | None] | None = None) -> str:
     """How a hand ended: the knocker's melds, the defender's melds and what it laid off where."""
     me = view.seat
-    name = lambda s: _seat_name(s, view, players, me)  # noqa: E731
+    # Without roles: the view's roles are the next hand's (in the box game they rotate).
+    name = lambda s: _seat_name(s, view, players, me, with_role=False)  # noqa: E731
     lines = [f"Hand {r.hand_number + 1}: {r.outcome}" + ("" if r.winner is None else f", won by {name(r.winner)} for {r.points} points") + (" (doubled: spade upcard)" if r.doubled else "")]
     if r.outcome == "drawn":
         lines.append("  The hand was drawn (the Wall or the pile-draw limit): nothing scored, nothing revealed.")
