@@ -34,7 +34,9 @@ OpenSpiel needs on top of it:
 - **Observations.** An observer (``make_py_observer``) builds strings and tensors from
   okgin's :class:`okgin.View` of the player's seat, so they hold exactly what that seat
   may see (docs/rules.md §5). The information state (perfect recall) adds the hand's
-  events as the seat saw them and, in a whole game, every earlier hand's.
+  events as the seat saw them and, in a whole game, every earlier hand's (in the string;
+  the tensor holds the current hand's events only, since earlier hands change nothing
+  that is still to come, and a tensor of every hand would have no bound).
 
 Other game parameters: ``rules``, comma-separated ``NAME=VALUE`` rule options as
 ``okgin --rule`` takes them (``"knock_limit=10,undercut_bonus=25"``); ``max_hands``;
@@ -217,34 +219,10 @@ class GinInTheBoxGame(OkginGame):
 
 # ------------------------------------------------------------------------ the state
 def _copy_game(g: Game) -> Game:
-    """An independent copy of an okgin game, cheap enough for tree search.
-
-    Uses ``Game.copy()`` when the engine has it; otherwise copies what a move mutates
-    (the hand's lists and masks, the scores, the logs) and shares the immutable rest
-    (rules, results, actions), which ``copy.deepcopy`` would copy at many times the
-    cost.
-    """
-    own = getattr(g, "copy", None)
-    if own is not None:
-        return own()
-    new = Game.__new__(Game)
-    new.__dict__.update(g.__dict__)
-    new.scores = list(g.scores)
-    new.hands_won = list(g.hands_won)
-    new.results = list(g.results)
-    new.log = list(g.log)
-    new.advice = list(g.advice)
-    new._view_cache = {}
-    h = g.hand
-    nh = Hand.__new__(Hand)
-    for slot in Hand.__slots__:
-        setattr(nh, slot, getattr(h, slot))
-    nh.hands = list(h.hands)
-    nh.stock = list(h.stock)
-    nh.discard_pile = list(h.discard_pile)
-    nh.events = list(h.events)
-    new.hand = nh
-    return new
+    """An independent copy of an okgin game: :meth:`okgin.Game.copy`, made for search
+    (it copies what a move mutates and shares the immutable rest; ``copy.deepcopy``
+    would cost many times more on every ISMCTS simulation)."""
+    return g.copy()
 
 
 class _Core:

@@ -36,6 +36,11 @@ def test_pettingzoo_api(variant: str, episode: str) -> None:
     api_test(env(variant=variant, episode=episode, rules=None), num_cycles=300)
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_pettingzoo_api_without_advice() -> None:
+    api_test(env(variant="box", advice=False), num_cycles=300)
+
+
 def _play_random(e: OkginAECEnv, rng: random.Random, steps: int) -> None:
     for _ in range(steps):
         agent = e.agent_selection
