@@ -63,6 +63,8 @@ def test_every_legal_move_in_every_shown_form_parses_back(variant: str, seed: in
         assert describe_move(a, view).startswith(move_text(a))
     text = render(view, legal, rules=g.rules, players=["a", "b", "c"][: g.num_seats], time_left_s=12.0)
     assert "Your legal moves" in text and f"Knock limit this hand: {view.knock_limit}" in text
+    for s in range(g.num_seats):  # every seat's text renders, whoever is to act
+        assert f"You are seat {s}." in render(g.view(s), rules=g.rules)
 
 
 @given(seed=st.integers(0, 10_000), steps=st.integers(0, 40), kind=st.sampled_from(["take", "pass", "draw_stock", "draw_discard", "discard", "knock", "big_gin"]), card=st.integers(0, 51))

@@ -134,7 +134,7 @@ def move_forms(n: int, text: str, turn: int) -> str:
 
 async def play_game(session: ClientSession, texts: list[str], *, advise: bool = True, late_ok: bool = False) -> dict[str, int]:
     """Play until the game is over; returns counts of what the agent did."""
-    did = {"played": 0, "advised": 0}
+    did = {"played": 0, "advised": 0, "probed": 0}
     for turn in range(2000):
         ok, st = await call(session, "state", wait=True, timeout=60)
         assert ok, st
@@ -154,6 +154,14 @@ async def play_game(session: ClientSession, texts: list[str], *, advise: bool = 
             texts.append(out)
             did["played"] += 1
         elif "You may send advice" in head and advise:
+            if not did["probed"]:  # refused locally, whatever the captain does meanwhile
+                did["probed"] = 1
+                ok, out = await call(session, "advise", move="discard Zz")
+                assert not ok and "Not a legal move for your captain" in out, out
+                ok, out = await call(session, "advise", text="x" * 281)
+                assert not ok and "at most 280" in out, out
+                ok, out = await call(session, "play", move="1")
+                assert not ok and "you sit out" in out, out
             # Straight from the state's listing: a captain waits only briefly for advice.
             n, text = choose(st)
             ok, out = await call(session, "advise", move=text, text=f"I would {text}")
