@@ -307,10 +307,12 @@ class OkginState(pyspiel.State):
         assert player >= 0
         if self._s.stage != _PLAY or player != self._s.game.current_player:
             return []
-        # The engine lists them in a fixed order that is already ascending here (take,
-        # pass; stock, pile; discards by card, knocks by card, big gin).
         ids = _ID_OF_OBJECT
-        return [ids.get(id(a)) or action_id(a) for a in self._s.game.legal_actions()]
+        out = [ids.get(id(a)) or action_id(a) for a in self._s.game.legal_actions()]
+        # The engine's order is ascending here already (take, pass; stock, pile; discards,
+        # knocks, big gin), so this sort is a linear check; OpenSpiel requires the order.
+        out.sort()
+        return out
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         s = self._s
