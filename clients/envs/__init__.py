@@ -41,4 +41,18 @@ def make_env(
     return SingleAgentEnv(bots, rules=rules, **kwargs)
 
 
+def _register() -> None:
+    """Gymnasium ids for both variants: ``gymnasium.make("okgin/OklahomaGin-v0",
+    opponent="strong")`` (after ``import clients.envs``). Skipped without gymnasium."""
+    try:
+        import gymnasium
+    except ImportError:  # the okgin[research] extra is not installed
+        return
+    for env_id, variant in (("okgin/OklahomaGin-v0", "oklahoma"), ("okgin/GinInTheBox-v0", "box")):
+        if env_id not in gymnasium.registry:
+            gymnasium.register(env_id, entry_point="clients.envs:make_env", kwargs={"variant": variant})
+
+
+_register()
+
 __all__ = ["make_env"]

@@ -190,6 +190,17 @@ def test_gymnasium_episodes_with_masks(variant: str) -> None:
         assert steps > 0 and g.results
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_gymnasium_make() -> None:
+    import gymnasium
+
+    for env_id in ("okgin/OklahomaGin-v0", "okgin/GinInTheBox-v0"):
+        e = gymnasium.make(env_id, opponent="simple")
+        check_env(e.unwrapped)
+        _, info = e.reset(seed=1)
+        assert info["action_mask"].any()
+
+
 def test_gymnasium_illegal_action_forfeits() -> None:
     e = SingleAgentEnv(get_bot("simple"))
     _, info = e.reset(seed=0)
