@@ -238,3 +238,19 @@ def test_encode_view_is_the_seats() -> None:
     for seat in (0, 1):
         v = g.view(seat)
         assert set(np.flatnonzero(encode_view(v)[:52])) == set(v.hand or ())
+
+
+def test_okgin_research_modules_import_no_clients() -> None:
+    """okgin is the pure engine: its research modules load neither clients nor referee."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import sys, okgin.openspiel, okgin.envs\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('clients', 'referee'))\n"
+        "assert not bad, bad\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
