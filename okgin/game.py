@@ -13,12 +13,14 @@ turns that into a replayable record.
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 from typing import Any
 
 from .actions import Action
 from .errors import IllegalAction
 from .hand import OVER, Hand
+from .infostate import resample as resample_hidden
 from .rng import SeedStream, seed_text
 from .roles import BOX, CAPTAIN, SITTER, Roles, draw_roles, rotate
 from .rules import BOX_BONUS, GAME_BONUS, RuleSet
@@ -54,6 +56,8 @@ class Game:
         self.role_draws: list[list[tuple[int, int]]] = []
         # Set only by okgin.position.game_from_position: the constructed first hand.
         self.position: dict[str, Any] | None = None
+        # Set by resample(): the hidden cards came from a sampler, not from the seed.
+        self.resampled = False
         # okgin.views' per-viewer cache of this hand's filtered events (views._filtered_events).
         self._view_cache: dict[tuple[int | None, bool], list[Any]] = {}
         if self.rules.variant == "box":
@@ -90,11 +94,26 @@ class Game:
         g.roles = self.roles
         g.role_draws = self.role_draws  # written once by draw_roles, never changed
         g.position = self.position
+        g.resampled = self.resampled
         g._view_cache = {}
         g.hand = self.hand.copy()
         return g
 
     clone = copy  # OpenSpiel's name
+
+    def resample(self, seat: int | None, rng: random.Random) -> Game:
+        """A copy in which the cards ``seat`` cannot see are redealt at random.
+
+        As OpenSpiel's ``ResampleFromInfostate``: the copy gives ``seat`` exactly the same
+        :meth:`view` (its hand, the discard pile, the cards known to be in the other
+        hands, the whole public history), and is a legal state of the same hand, to be
+        played on; the hidden cards (the other hands' unknown cards and the stock) are
+        dealt uniformly among their places with ``rng`` (:mod:`okgin.infostate`, whose
+        :func:`~okgin.infostate.deal_hidden` is the one implementation of that deal).
+        ``seat`` None resamples for a spectator (both hands hidden). The copy has no
+        record (:meth:`to_record` refuses it): its seed no longer deals its cards.
+        """
+        return resample_hidden(self, seat, rng)
 
     # ----------------------------------------------------------------- queries
     @property

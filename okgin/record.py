@@ -43,6 +43,10 @@ def entry_to_wire(entry: tuple[Any, ...]) -> dict[str, Any]:
 
 
 def game_to_record(game: Game) -> dict[str, Any]:
+    if getattr(game, "resampled", False):
+        # Game.resample redealt the hidden cards: replaying the seed and the moves would
+        # give the original deal, so a record of it would describe another game.
+        raise ValueError("a resampled game (Game.resample) has no record: its seed does not deal its cards")
     rec: dict[str, Any] = {
         "format": RECORD_FORMAT,
         "version": RECORD_VERSION,

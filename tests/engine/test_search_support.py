@@ -13,7 +13,7 @@ from enginekit import random_action, snapshot
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from okgin import Game, RuleSet
+from okgin import Game, RuleSet, cards_of
 
 VARIANTS = [RuleSet(), RuleSet(variant="box")]
 
@@ -100,3 +100,111 @@ def test_discard_phase_legal_list_matches_an_oracle(seed: int, limit: int, barre
     if big_gin and brute_deadwood(cs) == 0:
         want.append(Action("big_gin"))
     assert g.legal_actions() == want
+
+
+# ------------------------------------------------------------------- Game.resample
+
+
+def _history_is_consistent(game: Game) -> bool:
+    """Undo this hand's events from the current hands and stock: every card must be where
+    the event says it came from, and the undone state must be a deal (10 cards each, the
+    upcard, the rest in the stock)."""
+    h = game.hand
+    hands = list(h.hands)
+    stock = list(h.stock)
+    pile = list(h.discard_pile)
+    for s, kind, c in reversed(h.events):
+        if kind == "discard":
+            if hands[s] >> c & 1 or pile.pop() != c:
+                return False
+            hands[s] |= 1 << c
+        elif kind == "draw_stock":
+            if not hands[s] >> c & 1:
+                return False
+            hands[s] &= ~(1 << c)
+            stock.append(c)
+        elif kind in ("take", "draw_discard"):
+            if not hands[s] >> c & 1:
+                return False
+            hands[s] &= ~(1 << c)
+            pile.append(c)
+    players = (h.nondealer, h.dealer)
+    dealt = sum(hands)
+    return (
+        pile == [h.upcard]
+        and all(hands[p].bit_count() == 10 for p in players)
+        and all(hands[p] == 0 for p in range(len(hands)) if p not in players)
+        and dealt.bit_count() == 20
+        and sorted([*cards_of(dealt), *stock, h.upcard]) == list(range(52))
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(variant=st.sampled_from([0, 1]), seed=st.integers(0, 10**6), prefix=st.integers(0, 300), who=st.integers(-1, 2))
+def test_resample_keeps_the_seats_view_and_is_a_legal_state(variant: int, seed: int, prefix: int, who: int) -> None:
+    from enginekit import all_52
+
+    from okgin.infostate import deal_hidden, hidden_of_game, hidden_of_view
+
+    rules = VARIANTS[variant]
+    game = Game(rules, seed=seed)
+    rng = random.Random(seed)
+    _advance(game, rng, prefix)
+    seat = None if who < 0 else who % game.num_seats
+    before = snapshot(game)
+    view = game.view(seat)
+
+    hidden = hidden_of_game(game, seat)
+    if not game.is_over:
+        assert hidden_of_view(view) == hidden
+    r = game.resample(seat, random.Random(seed + 7))
+    assert snapshot(game) == before  # the original is untouched
+    assert r.view(seat) == view  # the seat cannot tell them apart
+    if game.is_over:
+        return
+    assert all_52(r)
+    assert _history_is_consistent(game) and _history_is_consistent(r)
+    h = r.hand
+    for s in range(r.num_seats):
+        assert h.hands[s].bit_count() == game.hand.hands[s].bit_count()
+        assert h.hands[s] & hidden.known[s] == hidden.known[s]
+    # one implementation of the deal: a bot holding only the view draws the same world
+    per_seat, stock = deal_hidden(hidden_of_view(view), random.Random(seed + 7))
+    for s, cards in enumerate(per_seat):
+        assert h.hands[s] == hidden.known[s] | sum(1 << c for c in cards)
+    assert h.stock == stock
+    # a legal state: its legal actions pass the engine's own check, and it plays on to the end
+    for a in r.legal_actions():
+        assert r.is_legal(a)
+    _advance(r, random.Random(seed + 8), 2000)
+    assert snapshot(game) == before
+
+
+def test_resample_deals_the_hidden_cards_uniformly() -> None:
+    """Each hidden card lands in the opponent's hand with probability slots / hidden."""
+    from okgin.infostate import hidden_of_game
+
+    game = Game(RuleSet(), seed=11)
+    _advance(game, random.Random(3), 30)
+    seat = game.current_player
+    assert seat is not None
+    opp = 1 - seat
+    hidden = hidden_of_game(game, seat)
+    p = hidden.slots[opp] / len(hidden.cards)
+    n = 3000
+    counts = dict.fromkeys(hidden.cards, 0)
+    rng = random.Random(5)
+    for _ in range(n):
+        m = game.resample(seat, rng).hand.hands[opp] & ~hidden.known[opp]
+        for c in cards_of(m):
+            counts[c] += 1
+    sd = (n * p * (1 - p)) ** 0.5
+    assert all(abs(k - n * p) < 5 * sd for k in counts.values()), (p, counts)
+
+
+def test_a_resampled_game_has_no_record() -> None:
+    import pytest
+
+    g = Game(RuleSet(), seed=1).resample(0, random.Random(1))
+    with pytest.raises(ValueError, match="resampled"):
+        g.to_record()
