@@ -25,9 +25,11 @@ Use from Python (the strength tests of ``clients/bots/strong`` do)::
 
 A bot is a built-in name, ``module:Class``, ``path/to/file.py:Class`` (see
 :mod:`clients.bots`), or any callable ``seed -> Bot`` (a configured instance factory).
-Games run in this process, or in ``jobs`` forked worker processes (each deal's games
-are independent; the results are gathered in deal order, so ``jobs`` never changes
-them).
+Games run in this process, or in ``jobs`` forked worker processes, or as tasks on a
+Dask cluster (``lanes``: :mod:`clients.match_dask`, ``okgin match --dask``). Each
+deal's games are independent; every way of running plays the same chunks of whole
+deals with the one chunk runner :meth:`MatchWork.play` and gathers the results in deal
+order, so neither ``jobs`` nor the cluster ever changes them.
 """
 
 from __future__ import annotations
