@@ -33,7 +33,7 @@ from .cards import RANKS, SUITS, Card, card_str, mask_of, pretty, rank_of, suit_
 from .melds import Arrangement, Meld, best_melds, deadwood_after_discard_mask, is_set, validate_arrangement
 from .rules import RuleSet
 from .scoring import HandResult
-from .views import Event, View
+from .views import Advice, Event, View
 
 #: The longest move text :func:`parse_move` reads. A move is a few words; a knock that
 #: declares its melds is at most ~80 characters. Longer input is refused unread, so a
@@ -530,7 +530,13 @@ def render(
         known = view.known_cards[s]
         lines.append(f"{name(s).capitalize()} holds {view.hand_sizes[s]} cards; known to be among them (taken from the pile): {cards_text(known)}.")
     if view.advice:
-        lines.append("Advice this hand: " + "; ".join(f"from seat {a.seat}: " + (move_text(a.action) if a.action else "") + (f" “{a.text}”" if a.text else "") for a in view.advice[-5:]))
+        def one(a: Advice) -> str:
+            return (move_text(a.action) if a.action else "no move") + (f", text (the sitter's words): “{a.text}”" if a.text else "")
+
+        latest = view.advice[-1]
+        lines.append(f"Latest advice from the sitter (seat {latest.seat}): {one(latest)}. Advice never moves the game: the captain decides.")
+        if len(view.advice) > 1:
+            lines.append("Earlier advice this hand: " + "; ".join(one(a) for a in view.advice[-6:-1]) + ".")
     if time_left_s is not None and view.to_act is not None:
         lines.append(f"Time left for this move: about {max(0.0, time_left_s):.0f} s (the table's clock; a late move forfeits or is played for you).")
     # -- what a knock would do

@@ -185,7 +185,8 @@ class McpSeat:
             self.table, self.seat, self.players = m.table, m.seat, list(m.players)
             self.rules = m.rules
             self.status = "waiting for players" if m.status == "waiting" else m.status
-            self.log.append(f"Seated at table {m.table} as seat {m.seat} ({m.variant}, game to {m.rules.target_score}).")
+            game = "Gin in the Box" if m.variant == "box" else "Oklahoma Gin"
+            self.log.append(f"Seated at table {m.table} as seat {m.seat} ({game}, game to {m.rules.target_score} points).")
         elif isinstance(m, GameStart):
             self.view, self.rules, self.players = m.view, m.rules, list(m.players)
             self.seat = m.seat if m.seat is not None else self.seat
