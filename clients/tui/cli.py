@@ -26,6 +26,19 @@ def add_display_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--theme", help="colour theme, e.g. textual-light, nord, gruvbox (T cycles them while playing)")
 
 
+def add_rule_flags(p: argparse.ArgumentParser) -> None:
+    """``--preset NAME``, one flag per house rule with its line, and ``--rule NAME=VALUE``:
+    the same rule options, spelt the same way, for ``okgin play`` and ``okgin tui``
+    (the lobby's new-game screen offers them as a choice and check boxes)."""
+    from okgin.rules import HOUSE_RULES, PRESETS
+
+    p.add_argument("--preset", metavar="NAME", help="a named set of rules: "
+                   + "; ".join(f"{n} ({pr.summary})" for n, pr in PRESETS.items()))
+    for flag, (_opts, line) in HOUSE_RULES.items():
+        p.add_argument("--" + flag.replace("_", "-"), action="append_const", const=flag, dest="house_rules", help=line)
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="any rule option (repeatable; 'okgin rules' lists them)")
+
+
 def theme_error(name: str | None) -> str | None:
     """A sentence if ``--theme`` names no built-in theme (checked before anything starts)."""
     if not name:
@@ -52,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--table", help="join (or create) this named table instead of the quick-match queue")
     p.add_argument("--seat", type=int, help="the seat wanted at --table")
     p.add_argument("--variant", choices=("oklahoma", "box"), default="oklahoma", help="game for quick match or a new table")
-    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule option (repeatable; see 'okgin rules')")
+    add_rule_flags(p)  # the rules asked for at quick match or a table made by this join
     p.add_argument("--token", help="resume a session (the token printed when you last quit)")
     p.add_argument("--resume", nargs="?", const=0, type=int, metavar="N",
                    help="resume a saved session (kept in $XDG_STATE_HOME/okgin/sessions.json): the only one, number N, "
@@ -87,7 +100,7 @@ def main(argv: list[str]) -> int:
                        theme=args.theme)
         return _finish(app, app.run())
     try:
-        rules = parse_rules(" ".join(args.rule), args.variant)
+        rules = parse_rules(" ".join(args.rule), args.variant, args.preset, tuple(args.house_rules or ()))
     except RuleError as e:
         print(f"okgin tui: {e}", file=sys.stderr)
         return 2

@@ -11,9 +11,9 @@ import argparse
 import sys
 
 from okgin import RuleError, RuleSet
-from okgin.rules import HOUSE_RULES, PRESETS, preset
+from okgin.rules import HOUSE_RULES, preset
 
-from .cli import add_display_flags, default_name, theme_error
+from .cli import add_display_flags, add_rule_flags, default_name, theme_error
 from .house import DEFAULT_ADVICE_WINDOW, DEFAULT_PACE
 from .options import options_from_env
 
@@ -27,11 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bot", action="append", metavar="NAME", help="opponent: random, simple or strong (default: the strongest "
                    "installed); give it twice for Gin in the Box to choose both")
     p.add_argument("--variant", choices=("oklahoma", "box"), default="oklahoma", help="oklahoma: 2 players (default); box: 3 players")
-    p.add_argument("--preset", metavar="NAME", help="a named set of rules: "
-                   + "; ".join(f"{n} ({pr.summary})" for n, pr in PRESETS.items()))
-    for flag, (_opts, line) in HOUSE_RULES.items():
-        p.add_argument("--" + flag.replace("_", "-"), action="append_const", const=flag, dest="house_rules", help=line)
-    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="any rule option (repeatable; 'okgin rules' lists them)")
+    add_rule_flags(p)
     p.add_argument("--name", default=None, help="your name at the table (default: your login name)")
     p.add_argument("--seed", help="deal seed (integer or text), to replay the same deals")
     p.add_argument("--journal-dir", metavar="DIR", help="keep the game's journal here (then: okgin replay FILE)")

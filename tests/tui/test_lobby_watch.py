@@ -153,3 +153,19 @@ async def test_watch_a_table_as_a_spectator() -> None:
             text = str(table_screen.query_one("#whatnow").render())
             assert "Spectating" in text or "over" in text
             assert "r" not in {b.binding.key for b in table_screen.active_bindings.values() if b.binding.action == "rematch"}
+
+
+def test_okgin_tui_takes_the_same_rule_flags_as_okgin_play(monkeypatch) -> None:
+    """``okgin tui --connect ... --preset classic-oklahoma --standard-gin --rule ...``:
+    the seating asks for the combined rules, in okgin play's order (preset, house rules,
+    then NAME=VALUE)."""
+    from clients.tui import cli
+
+    seen: list = []
+    monkeypatch.setattr(OkginApp, "run", lambda self, *a, **k: seen.append(self.backend.seating) or 0)
+    assert cli.main(["--connect", "127.0.0.1:7117", "--name", "ann", "--table", "t9", "--preset", "classic-oklahoma",
+                     "--standard-gin", "--rule", "target_score=50"]) == 0
+    rules = seen[0].rules
+    assert rules["ace_upcard_gin_only"] and rules["spade_upcard_doubles"] and rules["classic_bonuses"]
+    assert rules["knock_limit"] == 10 and rules["undercut_bonus"] == 25 and rules["target_score"] == 50
+    assert cli.main(["--connect", "127.0.0.1:7117", "--preset", "nonsense"]) == 2

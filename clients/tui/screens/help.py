@@ -88,10 +88,11 @@ def house_rules_help() -> str:
     from okgin.rules import HOUSE_RULES, PRESETS
 
     lines = [
-        "Rules are chosen when a game starts, never during it: on `okgin play`'s command line, or in",
-        "the lobby's new-game screen (`okgin tui`): **Preset** beside the game, one check box per house",
-        "rule, any other option as `NAME=VALUE` in the **Rules** field (`okgin tui --connect` takes",
-        "`--rule NAME=VALUE`). The table shows the knock limit and a doubled hand as they come.",
+        "Rules are chosen when a game starts, never during it: on the command line of `okgin play`",
+        "(and of `okgin tui --connect`, for a quick match or a table it makes), or in the lobby's",
+        "new-game screen (`okgin tui`): **Preset** beside the game, one check box per house rule, any",
+        "other option as `NAME=VALUE` in the **Rules** field. The table shows the knock limit and a",
+        "doubled hand as they come.",
         "",
         "Presets (`okgin play --preset NAME`):",
         "",
