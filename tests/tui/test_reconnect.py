@@ -210,3 +210,34 @@ async def test_retrying_counts_down(monkeypatch) -> None:
     waits = [n.split("Retrying in ")[1].split(" s")[0] for n in said if "Retrying in" in n]
     distinct = [w for i, w in enumerate(waits) if i == 0 or waits[i - 1] != w]
     assert distinct[:3] == ["1", "2", "1"], distinct  # 1 s after the first try, then 2 s counted down
+
+
+async def test_a_quick_match_seat_comes_back_too() -> None:
+    """``okgin tui --connect ENDPOINT --name ann`` (the queue, no table): its token is
+    saved under no table, and the same command again takes the seat it was given."""
+    ref, endpoint = await start_referee(heartbeat_ms=200, liveness=2)
+    stop = asyncio.Event()
+    bob = None
+
+    def quick() -> OkginApp:
+        return OkginApp(NetworkBackend(endpoint, "ann", Seating(mode="quick")), state=TableState(), cursor_blink=False)
+
+    try:
+        first = quick()
+        async with first.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: "queue" in (first.state.notice or ""))
+            bob = asyncio.create_task(opponent(endpoint, None, stop, join={"type": "queue", "variant": "oklahoma"}))
+            await until(pilot, lambda: first.state.view is not None and first.state.table is not None)
+            token, table = first.backend.token, first.state.table
+            assert SessionStore().get(endpoint, "ann", None).token == token
+            await crash(first)
+        again = quick()
+        async with again.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: again.state.view is not None and again.state.seat is not None)
+            assert again.backend.token == token and again.state.table == table
+            assert ref.tables[table].seats[again.state.seat].token == token and again.state.final is None
+    finally:
+        stop.set()
+        if bob is not None:
+            await asyncio.gather(bob, return_exceptions=True)
+        await ref.stop("test over")
