@@ -112,8 +112,11 @@ def open_client(address: str, *, security: Security | None = None, timeout: floa
             if getattr(security, "require_encryption", False):
                 kwargs["protocol"] = "tls://"
         try:
+            # No dashboard; the scheduler's small HTTP server (health, metrics) that Dask
+            # starts anyway goes to a free loopback port, not 8787 (taken by another cluster?).
             cluster = distributed.LocalCluster(host="127.0.0.1", n_workers=n, processes=True, threads_per_worker=1,
-                                               dashboard_address=None, silence_logs=logging.ERROR, **kwargs)
+                                               dashboard_address=None, silence_logs=logging.ERROR,
+                                               scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}, **kwargs)
         except Exception as e:
             raise ClusterError(f"could not start a local Dask cluster ({n} workers): {e}") from e
         try:

@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -163,3 +164,39 @@ def unfinished_journals(root: Path, name: str, seen: set[Path]) -> list[Path]:
         if path not in seen and table.fullmatch(path.name.split("-g1-")[0]) and read_journal(path)[0] is None:
             out.append(path)
     return out
+
+
+@contextlib.contextmanager
+def start_cluster(base: Path, worker_resources: Sequence[str] = ("",)) -> Iterator[DaskCluster]:
+    """``dask scheduler`` and one ``dask worker`` per entry of ``worker_resources`` (its
+    ``--resources``, "" for none) on 127.0.0.1, each in its own process group, logging
+    to files in ``base``; every group is killed by its leader's PID on the way out."""
+    started: list[subprocess.Popen[bytes]] = []
+    logs: list[Any] = []
+    try:
+        slog = base / "scheduler.log"
+        logs.append(slog.open("wb"))
+        sched = subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"],
+                                 cwd=ROOT, env=cluster_env(), stdin=subprocess.DEVNULL, stdout=logs[-1],
+                                 stderr=subprocess.STDOUT, start_new_session=True)
+        started.append(sched)
+        cluster = DaskCluster(scheduler_address(slog, sched, START_S), sched)
+        for i, res in enumerate(worker_resources):
+            d = base / f"w{i}"
+            d.mkdir()
+            logs.append((base / f"worker{i}.log").open("wb"))
+            argv = [str(DASK), "worker", cluster.address, "--host", "127.0.0.1",
+                    "--nworkers", "1", "--nthreads", "1", "--no-dashboard", "--local-directory", str(d)]
+            if res:
+                argv += ["--resources", res]
+            proc = subprocess.Popen(argv, cwd=ROOT, env=cluster_env(), stdin=subprocess.DEVNULL, stdout=logs[-1],
+                                    stderr=subprocess.STDOUT, start_new_session=True)
+            started.append(proc)
+            cluster.workers.append(DaskWorker(proc, d, res))
+        cluster.wait_for_workers(len(worker_resources))
+        yield cluster
+    finally:
+        for proc in reversed(started):
+            kill_group(proc)
+        for f in logs:
+            f.close()

@@ -25,7 +25,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from daskkit import ROOT, DaskCluster, cluster_env, python_shim, unfinished_journals, write_config
+from daskkit import ROOT, DaskCluster, cluster_env, kill_group, python_shim, start_cluster, unfinished_journals, write_config
 from tournament.test_tournament_languages import build_c_bot
 from tournament.test_tournament_runner import table_of
 from tournament.tourkit import alive, children_of, games_recorded
@@ -178,6 +178,42 @@ def test_the_runner_killed_then_resumed_on_the_same_cluster(dask_cluster: DaskCl
         assert [e[1] for e in store.events()].count("resume") == 1
     finally:
         store.close()
+
+
+def test_a_lost_scheduler_stops_the_run_for_a_resume(local_db: Path, c_bot: Path, shim: Path | None,
+                                                     tmp_path: Path) -> None:
+    cfg = write_config(tmp_path / f"{NAME}.toml", participants(c_bot, shim), **SECTIONS)
+    db = cfg.with_suffix(".sqlite")
+    log = tmp_path / "runner.log"
+    (tmp_path / "doomed").mkdir()
+    with start_cluster(tmp_path / "doomed") as doomed:  # a scheduler of its own, and one worker
+        proc = runner_process(cfg, doomed.address, log, "--dask-timeout", "2")
+        try:
+            deadline = time.monotonic() + RUN_S
+            while games_recorded(db) < 1 and time.monotonic() < deadline and proc.poll() is None:
+                time.sleep(POLL_S)
+            kill_group(doomed.scheduler)
+            code = proc.wait(RUN_S)  # it stops by itself: no waiting for ever on a scheduler that is gone
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(30)
+    out = log.read_text()
+    assert code == 1 and f"lost the Dask scheduler at {doomed.address}" in out and "--resume" in out, out[-3000:]
+    kept = rows(db)
+    assert 1 <= len(kept) < 6 and set(kept) <= set(rows(local_db))  # what was recorded stands (resumed as above)
+
+
+def test_dask_local_starts_a_cluster_on_this_machine(local_db: Path, c_bot: Path, shim: Path | None,
+                                                    tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # simple v c-simple alone: the same deal 0 and the same game keys as that pairing in
+    # the three-way run (indices 4 and 5 there), hence the same records.
+    parts = participants(c_bot, shim)[1:]
+    cfg = write_config(tmp_path / f"{NAME}.toml", parts, **SECTIONS)
+    assert main([str(cfg), "--dask", "local"]) == 0
+    assert "playing on the Dask scheduler at tcp://127.0.0.1:" in capsys.readouterr().out
+    here = rows(cfg.with_suffix(".sqlite"))
+    assert [r[1:] for r in here] == [r[1:] for r in rows(local_db)[4:6]]
 
 
 # --------------------------------------------------------------------------- bad input
