@@ -340,6 +340,41 @@ def _why(a: Action, legal: list[Action], view: View | None) -> str:
     return "the rules refuse it"
 
 
+# ------------------------------------------------------------------------------ rules
+def rules_text(rules: RuleSet) -> str:
+    """The rules of a table in a paragraph, for a model's system prompt (docs/rules.md)."""
+    box = rules.variant == "box"
+    kl = rules.effective_knock_limit
+    lines = [
+        ("Gin in the Box, 3 players: the player in the box plays each hand alone against the captain; the third sits out "
+         "and may advise the captain. The winner of a hand scores for itself; the box stays while it wins (captain and "
+         "sitter swap), else the captain goes into the box and the sitter captains.") if box else
+        "Oklahoma Gin, 2 players.",
+        "Cards: ace low (A-2-3 is a run, Q-K-A is not); values A=1, 2-10 their number, J/Q/K=10.",
+        "Melds: a set is 3-4 cards of one rank; a run is 3+ consecutive cards of one suit. Deadwood: the values of the cards in no meld.",
+        "Each player holds 10 cards. The first turn is the upcard offer (take it or pass). A turn: draw the top of the stock "
+        "or of the discard pile, then discard one card or knock (throw one card face down and lay out the other 10).",
+        ("Knock limit: the upcard's value (a ten or face card 10, an ace 1) for the whole hand; 0 means gin only."
+         if kl == "upcard" else f"Knock limit: {kl} (deadwood after the knock's discard)" + (": gin only." if kl == 0 else ".")),
+        "After a knock the defender lays out its melds and may lay off cards onto the knocker's melds (not after gin); "
+        "the referee chooses the layouts that are best for each side.",
+        f"Scoring: gin = {rules.gin_bonus} + the defender's deadwood; a knock with less deadwood than the defender = the difference; "
+        f"otherwise the defender undercuts and scores {rules.undercut_bonus} + the difference"
+        + (" (a tie is an undercut)." if rules.tie_is_undercut else " (a tie scores nothing)."),
+        f"The Wall: a hand is drawn (no score) when a discard leaves 2 cards in the stock; also after {rules.max_pile_draws} draws "
+        "from the discard pile. A card taken from the pile may not be discarded the same turn"
+        + (" (this table allows it)." if rules.allow_discard_of_taken_card else "."),
+        f"The game is won by the first player to reach {rules.target_score} points.",
+    ]
+    if rules.big_gin:
+        lines.append(f"Big gin: all 11 cards melded after the draw, no discard: {rules.big_gin_bonus} + the defender's deadwood.")
+    if rules.spade_upcard_doubles:
+        lines.append("A spade upcard doubles every point of its hand.")
+    if rules.ace_upcard_gin_only:
+        lines.append("An ace upcard makes the hand gin only.")
+    return "\n".join(lines)
+
+
 # ----------------------------------------------------------------------------- render
 def _seat_name(seat: int, view: View, players: Sequence[str | None] | None, me: int | None, with_role: bool = True) -> str:
     """``seat 1 (bob, dealer)``; the viewer's own seat is ``you [seat 0 (ann, captain)]``."""
@@ -524,6 +559,8 @@ def render(
     pile_draws = sum(1 for e in view.events if e.kind == "draw_discard")
     if rules is not None:
         lines.append(f"Draws from the discard pile this hand: {pile_draws} of at most {rules.max_pile_draws} (after the last allowed one, the next discard draws the hand).")
+        if pile_draws >= rules.max_pile_draws and view.phase == "discard":
+            lines.append("The pile-draw limit is reached: the next discard draws the hand; only a knock can still score.")
     for s in range(view.num_seats):
         if view.hand_sizes[s] == 0 or s == view.hand_of:
             continue

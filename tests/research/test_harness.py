@@ -25,6 +25,7 @@ from okgin.harness import (
     parse_move,
     render,
     result_text,
+    rules_text,
 )
 
 
@@ -185,3 +186,10 @@ def test_the_wall_is_announced() -> None:
     assert "Wall" in text and "One stock draw is left" in text
     text = render(dataclasses.replace(v, stock_size=2, phase="discard"))
     assert "AT the Wall" in text
+
+
+def test_rules_text_follows_the_options() -> None:
+    t = rules_text(RuleSet())
+    assert "upcard's value" in t and "25 +" in t and "100 points" in t and "2 cards in the stock" in t
+    t = rules_text(RuleSet(variant="box", big_gin=True, tie_is_undercut=False, target_score=50))
+    assert "Gin in the Box" in t and "Knock limit: 10" in t and "Big gin" in t and "tie scores nothing" in t and "50 points" in t

@@ -74,7 +74,8 @@ async def mcp_seat(endpoint: str, *args: str, env: dict[str, str] | None = None)
     params = StdioServerParameters(command=sys.executable, args=["-m", "okgin", "mcp", "--connect", endpoint, *args],
                                    env={**os.environ, **(env or {})}, cwd=str(ROOT))
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await asyncio.wait_for(session.initialize(), 60)
+        init = await asyncio.wait_for(session.initialize(), 60)
+        assert "The rules of this table" in (init.instructions or "")  # seated before serving
         yield session
 
 
