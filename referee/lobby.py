@@ -40,6 +40,8 @@ class Lobby:
     # ---------------------------------------------------------------- helpers
     def rules(self, variant: str, partial: Any) -> RuleSet:
         d = dict(partial or {})
+        if "knock_limit" in d and d["knock_limit"] is None:  # the schema's Rules: "upcard" or 0-10, never nil
+            raise ProtocolError("bad_rules", "knock_limit must be 'upcard' or a whole number 0-10, not nil")
         if "variant" in d and d["variant"] != variant:
             raise ProtocolError("bad_rules", f"rules say variant {d['variant']!r} but the request says {variant!r}")
         d["variant"] = variant
@@ -103,8 +105,6 @@ class Lobby:
         """
         if reveal not in (REVEAL_AT_END, REVEAL_DEFERRED):
             raise ProtocolError("bad_message", f"reveal must be {REVEAL_AT_END!r} or {REVEAL_DEFERRED!r}, not {reveal!r}")
-        if table is not None and table in self.tables:
-            raise ProtocolError("table_exists", f"a table named {table!r} exists")
         rs = rules if isinstance(rules, RuleSet) else self.rules(variant, rules)
         ck = clock if isinstance(clock, Clock) else self.config.clock.merge(clock)
         try:
@@ -115,6 +115,8 @@ class Lobby:
             raise ProtocolError("bad_message", f"full_feed_delay_ms must be 0-{MAX_MS} or nil")
         if players is not None and (len(players) > rs.num_players or any(not 0 < len(p) <= MAX_NAME for p in players)):
             raise ProtocolError("bad_message", f"players lists at most {rs.num_players} names of 1-{MAX_NAME} characters")
+        if table is not None and table in self.tables:  # after the settings: a malformed request is refused as such
+            raise ProtocolError("table_exists", f"a table named {table!r} exists")
         self.check_table_limit()
         name = table or self.new_name("t")
         self._serial += 1
@@ -203,7 +205,7 @@ class Lobby:
         after = -1
         if "cursor" in msg:
             cur = msg["cursor"]
-            if not cur.isdigit():
+            if not (cur.isascii() and cur.isdigit()):  # "²".isdigit() is true, and int() refuses it
                 raise ProtocolError("bad_message", "cursor: pass back the 'next' string of a tables reply")
             after = int(cur)
         variant, status, want_open = msg.get("variant"), msg.get("status"), msg.get("open", False)
@@ -265,9 +267,12 @@ class Lobby:
         name = msg["table"]
         t = self.tables.get(name)
         want = msg.get("seat")
+        partial = msg.get("rules")
+        # the variant: the join's, else its rules map's (as check_join_rules reads it), else oklahoma
+        named = partial.get("variant") if isinstance(partial, dict) else None
+        variant = msg.get("variant") or (named if named in ("oklahoma", "box") else "oklahoma")
+        rules = self.rules(variant, partial)  # checked also at an existing table, any_rules or not (bad_rules)
         if t is None:
-            variant = msg.get("variant", "oklahoma")
-            rules = self.rules(variant, msg.get("rules"))
             if want is not None and want >= rules.num_players:
                 raise ProtocolError("bad_seat", f"{variant} has seats 0-{rules.num_players - 1}, not {want}", table=name)
             self.check_seat_limit(sess)

@@ -632,10 +632,12 @@ class Table:
     def clock_state(self, p: Pending) -> dict[str, Any]:
         spent = int((self.hub.now() - p.start) * 1000)
         remaining = None if p.allowance_ms is None else max(0, p.allowance_ms - spent)
+        banks = self.bank_now()
         return {
             "remaining_ms": remaining,
             "move_ms": self.clock.move_ms,
-            "bank_ms": self.bank_now(),
+            "bank_ms": banks,  # the 1.0 name, kept for 1.x clients: a list here, an int in a Clock
+            "banks_ms": banks,  # 1.4: the same list under a name of its own (protocol.md 6.8)
             "increment_ms": self.clock.increment_ms,
             "grace_ms": self.clock.grace_ms,
         }

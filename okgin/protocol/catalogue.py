@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import ProtocolError
+from .settings import MAX_MS
 from .text import check_text
 
 PROTOCOL_MAJOR = 1
@@ -133,10 +134,13 @@ def _opt_nnint(v: Any) -> str | None:
     return None if v is None else _nnint(v)
 
 
+MAX_SEED_CHARS = 200
+
+
 def _seed(v: Any) -> str | None:
-    if isinstance(v, str) and len(v) <= 200:
+    if isinstance(v, str) and len(v) <= MAX_SEED_CHARS:
         return None
-    return None if isinstance(v, int) and not isinstance(v, bool) else "an integer or a string (at most 200 characters)"
+    return None if isinstance(v, int) and not isinstance(v, bool) else f"an integer or a string (at most {MAX_SEED_CHARS} characters)"
 
 
 def _text(v: Any) -> str | None:
@@ -236,7 +240,7 @@ def validate(msg: dict[str, Any]) -> str:
     if t not in CLIENT_TYPES:
         shown = t if len(t) <= 40 else t[:40] + "..."
         raise ProtocolError("unknown_type", f"unknown message type {shown!r}; nothing was done", request=t if len(t) <= 40 else None)
-    if "id" in msg and msg["id"] is not None and request_id(msg) is None:
+    if "id" in msg and request_id(msg) is None:  # 1.4: nil too (the schema's Id never allowed it)
         raise ProtocolError("bad_message", f"'id' must be an integer or a string of at most {MAX_ID} characters", request=t)
     for field, (check, required) in FIELDS[t].items():
         if field not in msg:
@@ -275,6 +279,8 @@ def _largest_value(s: dict[str, Any]) -> Any:
     t = s.get("type")
     if t == "boolean":
         return True
+    if t == "string" and s.get("pattern") == "^[0-9]+$":  # list_tables' cursor (1.4): digits
+        return "9" * s["maxLength"]
     if t == "string" and "maxLength" in s:
         return _WIDE * s["maxLength"]
     if t == "integer":
@@ -321,9 +327,10 @@ def largest_legal_messages() -> dict[str, dict[str, Any]]:
         "advise": {"table": table, "seq": _BIG_NNINT, "action": knock, "text": _WIDE * MAX_TEXT},
         "resign": {"table": table}, "rematch": {"table": table},
         "watch": {"table": table, "full": True, "broadcast_token": longest_str}, "unwatch": {"table": table}, "sync": {"table": table},
-        "create_table": {"table": table, "variant": variant, "rules": partial("RulesPartial"), "seed": _WIDE * 200,
-                         "clock": partial("ClockPartial"), "policies": partial("PoliciesPartial"), "reserved": True,
-                         "players": [name] * 3, "full_feed_delay_ms": _BIG_NNINT, "reveal": "deferred"},
+        # three players' names need the box (1.4: at most one per seat), and its rules say so
+        "create_table": {"table": table, "variant": "box", "rules": {**partial("RulesPartial"), "variant": "box"},
+                         "seed": _WIDE * MAX_SEED_CHARS, "clock": partial("ClockPartial"), "policies": partial("PoliciesPartial"),
+                         "reserved": True, "players": [name] * 3, "full_feed_delay_ms": MAX_MS, "reveal": "deferred"},
         "close_table": {"table": table},
         "reveal": {"table": table, "game": _BIG_NNINT},
     }

@@ -19,7 +19,18 @@ import json
 import sys
 from typing import Any
 
-from .catalogue import CLIENT_TYPES, DIRECTIONS, MAX_CURSOR, MAX_PAGE, PROTOCOL_MAJOR, PROTOCOL_MINOR, TABLE_STATUSES
+from .catalogue import (
+    CLIENT_TYPES,
+    DIRECTIONS,
+    MAX_CURSOR,
+    MAX_PAGE,
+    MAX_SEED_CHARS,
+    PROTOCOL_MAJOR,
+    PROTOCOL_MINOR,
+    TABLE_STATUSES,
+)
+from .errors import ERRORS
+from .settings import MAX_MS
 from .text import SCHEMA_PATTERN
 
 J = dict[str, Any]
@@ -34,13 +45,34 @@ def nullable(s: J) -> J:
 
 
 INT: J = {"type": "integer"}
-NNINT: J = {"type": "integer", "minimum": 0}
+# 1.4: at most 2^63 - 1, as the referee has always checked (a uint64 above it is refused)
+NNINT: J = {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}
+MS: J = {"type": "integer", "minimum": 0, "maximum": MAX_MS}  # a time setting: at most a week (okgin.protocol.settings)
 STR: J = {"type": "string"}
 BOOL: J = {"type": "boolean"}
 
 
 def arr(items: J) -> J:
     return {"type": "array", "items": items}
+
+
+def closed(o: J) -> J:
+    """``o`` refusing fields it does not name: the maps of settings a request lays over
+    defaults, where the referee refuses an unknown option rather than ignore it (a typo
+    would otherwise silently play other rules, protocol.md 6.7)."""
+    return {**o, "additionalProperties": False}
+
+
+def same_variant(default: str | None) -> J:
+    """A request's ``rules.variant``, if given, must be its ``variant`` (``bad_rules``
+    otherwise); ``default``: the variant when the request names none (None: no check
+    then, as ``join`` takes an existing table's or the rules' own)."""
+    out = []
+    for v in ("oklahoma", "box"):
+        names_v: J = {"properties": {"variant": {"const": v}}, "required": ["variant"]}
+        cond: J = {"anyOf": [names_v, {"not": {"required": ["variant"]}}]} if v == default else names_v
+        out.append({"if": cond, "then": {"properties": {"rules": {"properties": {"variant": {"const": v}}}}}})
+    return {"allOf": out}
 
 
 def obj(props: J, required: list[str] | None = None) -> J:
@@ -62,20 +94,20 @@ def _defs() -> J:
         "spade_upcard_doubles": BOOL,
         "allow_discard_of_taken_card": BOOL,
         "big_gin": BOOL,
-        "big_gin_bonus": INT,
-        "gin_bonus": INT,
-        "undercut_bonus": INT,
+        "big_gin_bonus": {"type": "integer", "minimum": 0, "maximum": 1000},
+        "gin_bonus": {"type": "integer", "minimum": 0, "maximum": 1000},
+        "undercut_bonus": {"type": "integer", "minimum": 0, "maximum": 1000},
         "tie_is_undercut": BOOL,
-        "target_score": INT,
+        "target_score": {"type": "integer", "minimum": 1, "maximum": 100000},
         "classic_bonuses": BOOL,
         "max_pile_draws": {"type": "integer", "minimum": 1, "maximum": 1000},  # 1.4, okgin/rules.py
     }
-    clock_props: J = {"move_ms": NNINT, "bank_ms": NNINT, "increment_ms": NNINT, "grace_ms": NNINT}
+    clock_props: J = {"move_ms": MS, "bank_ms": MS, "increment_ms": MS, "grace_ms": MS}
     policy_props: J = {
         "timeout": {"enum": ["forfeit", "default_move"]},
         "illegal": {"enum": ["reprompt", "forfeit"]},
-        "illegal_limit": {"type": "integer", "minimum": 1},
-        "disconnect_grace_ms": NNINT,
+        "illegal_limit": {"type": "integer", "minimum": 1, "maximum": 1000},
+        "disconnect_grace_ms": MS,
     }
     layout = obj({"melds": arr(cards), "deadwood_cards": cards, "deadwood": NNINT})
     defence = obj(
@@ -90,7 +122,7 @@ def _defs() -> J:
     d: J = {
         "Card": {"type": "string", "pattern": "^[A23456789TJQK][cdhs]$", "description": "rank A23456789TJQK then suit cdhs"},
         "Id": {"anyOf": [INT, {"type": "string", "maxLength": 64}], "description": "a request id chosen by the client"},
-        "Seed": {"anyOf": [INT, STR]},
+        "Seed": {"anyOf": [INT, {"type": "string", "maxLength": MAX_SEED_CHARS}]},
         "Salt": {"type": "string", "pattern": "^[0-9a-f]{32}$", "description": "16 random bytes in lowercase hex (1.4, protocol.md 5.10)"},
         "TableName": {"type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$"},
         "Action": {
@@ -175,14 +207,15 @@ def _defs() -> J:
             ],
         ),
         "Rules": obj(rules_props),
-        "RulesPartial": obj(rules_props, required=[]),
+        "RulesPartial": closed(obj(rules_props, required=[])),
         "Clock": obj(clock_props),
-        "ClockPartial": obj(clock_props, required=[]),
+        "ClockPartial": closed(obj(clock_props, required=[])),
         "ClockState": obj(
-            {"remaining_ms": nullable(NNINT), "move_ms": NNINT, "bank_ms": nullable(arr(INT)), "increment_ms": NNINT, "grace_ms": NNINT}
+            {"remaining_ms": nullable(NNINT), "move_ms": NNINT, "bank_ms": nullable(arr(INT)), "banks_ms": nullable(arr(INT)),  # 1.4
+             "increment_ms": NNINT, "grace_ms": NNINT}
         ),
         "Policies": obj(policy_props),
-        "PoliciesPartial": obj(policy_props, required=[]),
+        "PoliciesPartial": closed(obj(policy_props, required=[])),
         "Final": obj(
             {
                 "scores": arr(INT),
@@ -271,7 +304,7 @@ def _messages() -> dict[str, J]:
         "bye": ({}, []),
         # --- lobby
         "list_tables": (
-            {"limit": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE}, "cursor": {"type": "string", "minLength": 1, "maxLength": MAX_CURSOR},
+            {"limit": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE}, "cursor": {"type": "string", "minLength": 1, "maxLength": MAX_CURSOR, "pattern": "^[0-9]+$"},
              "variant": {"enum": ["oklahoma", "box"]}, "status": {"enum": list(TABLE_STATUSES)}, "open": BOOL},
             [],
         ),
@@ -369,8 +402,8 @@ def _messages() -> dict[str, J]:
                 "clock": ref("ClockPartial"),
                 "policies": ref("PoliciesPartial"),
                 "reserved": BOOL,
-                "players": arr({"type": "string", "maxLength": 40, "pattern": SCHEMA_PATTERN}),
-                "full_feed_delay_ms": nullable(NNINT),
+                "players": arr({"type": "string", "minLength": 1, "maxLength": 40, "pattern": SCHEMA_PATTERN}),
+                "full_feed_delay_ms": nullable(MS),
                 "reveal": {"enum": ["game_end", "deferred"]},  # 1.4
             },
             [],
@@ -396,6 +429,22 @@ def _messages() -> dict[str, J]:
         ),
         "shutdown": ({"reason": STR}, ["reason"]),
     }
+    # What the referee checks across fields (1.4: stated here, as it always refused them)
+    extra: dict[str, J] = {
+        "queue": same_variant("oklahoma"),
+        "join": same_variant(None),
+        "create_table": {"allOf": [
+            same_variant("oklahoma"),
+            # players: at most one name per seat of the variant
+            {"if": {"properties": {"variant": {"const": "box"}}, "required": ["variant"]},
+             "then": {"properties": {"players": {"maxItems": 3}}}, "else": {"properties": {"players": {"maxItems": 2}}}},
+        ]},
+        # advice is a suggested action, a text, or both (bad_advice otherwise)
+        "advise": {"anyOf": [
+            {"properties": {"action": ref("Action")}, "required": ["action"]},
+            {"properties": {"text": {"minLength": 1}}, "required": ["text"]},
+        ]},
+    }
     out: dict[str, J] = {}
     for name, (props, required) in m.items():
         full = {"type": {"const": name}, "id": ref("Id"), **props}
@@ -404,6 +453,7 @@ def _messages() -> dict[str, J]:
             "description": f"{name} ({DIRECTIONS[name]})",
             "properties": full,
             "required": ["type", *required],
+            **extra.get(name, {}),
         }
     return out
 
@@ -428,6 +478,9 @@ def build_schema() -> J:
             name: {"direction": DIRECTIONS[name], "client_may_send": name in CLIENT_TYPES, "$ref": f"#/$defs/msg_{name}"}
             for name in msgs
         },
+        # every error code (protocol.md §9), so another language need not copy the table;
+        # not an enum in msg_error: a client must accept codes a newer minor adds
+        "x-errors": {name: {"code": code, "when": when} for name, (code, when) in sorted(ERRORS.items(), key=lambda e: e[1][0])},
         "oneOf": [ref(f"msg_{name}") for name in msgs],
         "$defs": defs,
     }

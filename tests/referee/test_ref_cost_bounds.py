@@ -137,7 +137,7 @@ def test_list_tables_is_paged_and_every_table_is_listed_once(make_referee: Any, 
     assert c.request({"type": "list_tables", "status": "playing"}, "tables")["total"] == 0
     assert c.request({"type": "list_tables", "open": True, "limit": 1}, "tables")["total"] == 120
     error_of(c.request({"type": "list_tables", "limit": 100000}, "error", check=False), "bad_message")
-    error_of(c.request({"type": "list_tables", "cursor": "not-a-cursor"}, "error"), "bad_message")
+    error_of(c.request({"type": "list_tables", "cursor": "not-a-cursor"}, "error", check=False), "bad_message")
 
 
 def test_one_session_cannot_squat_the_table_space(referee: RefereeThread, make_client: Any) -> None:
