@@ -119,3 +119,27 @@ def test_a_clock_state_names_its_banks_banks_ms(make_referee: Any, make_client: 
     clock = prompt["clock"]
     assert isinstance(clock["banks_ms"], list) and len(clock["banks_ms"]) == 2 and clock["bank_ms"] == clock["banks_ms"]
     assert all(0 <= b <= 60000 for b in clock["banks_ms"])
+
+
+def test_docs_rules_md_options_are_the_schemas() -> None:
+    """docs/rules.md §8's table (names, types, ranges) is the schema's RulesPartial, and
+    protocol.md §6.7 names every option (tests/engine/test_ruleset_options.py holds the
+    table to RuleSet's fields and defaults)."""
+    table = RULES[RULES.index("## 8. Options") : RULES.index("## 9.")]
+    rows = re.findall(r"^\| `([a-z_]+)` \| ([^|]+) \|", table, re.M)
+    schema = SCHEMA["$defs"]["RulesPartial"]
+    assert schema.get("additionalProperties") is False
+    assert {name for name, _ in rows} == set(schema["properties"])
+    rules_text = DOC[DOC.index("### 6.7 Rules") : DOC.index("### 6.8")]
+    for name, kind in rows:
+        s = schema["properties"][name]
+        assert f"`{name}`" in rules_text, f"protocol.md 6.7 does not name {name}"
+        rng = re.search(r"whole number (\d+)-(\d+)", kind)
+        if kind.strip() == "bool":
+            assert s == {"type": "boolean"}, name
+        elif rng and name != "knock_limit":
+            assert (s["minimum"], s["maximum"]) == (int(rng.group(1)), int(rng.group(2))), name
+        elif name == "knock_limit":
+            assert s["anyOf"] == [{"const": "upcard"}, {"type": "integer", "minimum": 0, "maximum": 10}]
+        else:
+            assert s == {"enum": ["oklahoma", "box"]}, name
