@@ -311,8 +311,10 @@ def transcripts(ref: RefereeInThread, ctx: zmq.Context[zmq.Socket[bytes]], ex: d
     return {"transcript_oklahoma": ok, "transcript_box": box, "transcript_resume": resume}
 
 
-def generate() -> dict[str, str]:
-    """Run the sessions against a fresh referee; return example key -> the block's text."""
+def play() -> tuple[dict[str, list[dict[str, Any]]], dict[str, str]]:
+    """Run the sessions against a fresh referee: (example key -> its messages as sent
+    and received, with ``_shown`` every message the transcripts show; transcript key ->
+    its text)."""
     with deterministic_secrets():
         ref = RefereeInThread()
         ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
@@ -322,8 +324,15 @@ def generate() -> dict[str, str]:
         finally:
             ref.stop()
             ctx.destroy(linger=0)
+    return ex, texts
+
+
+def generate() -> dict[str, str]:
+    """Run the sessions against a fresh referee; return example key -> the block's text."""
+    ex, texts = play()
     masker = Masker()
-    return {**{key: "\n".join(fmt(masker.msg(m)) for m in msgs) + "\n" for key, msgs in ex.items()}, **texts}
+    blocks = {key: "\n".join(fmt(masker.msg(m)) for m in msgs) + "\n" for key, msgs in ex.items() if not key.startswith("_")}
+    return {**blocks, **texts}
 
 
 def rewrite(text: str, blocks: dict[str, str]) -> str:

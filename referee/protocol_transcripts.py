@@ -89,9 +89,10 @@ def wrapped(v: Any, col: int, width: int = WIDTH) -> str:
 class Transcript:
     """The lines of one transcript: messages sent and received, and comments."""
 
-    def __init__(self, masker: Any) -> None:
+    def __init__(self, masker: Any, shown: list[dict[str, Any]]) -> None:
         self.masker = masker
         self.lines: list[str] = []
+        self.shown = shown  # every message shown, as it was (the examples' test validates them)
 
     def comment(self, text: str) -> None:
         self.lines.extend(f"# {t}" if t else "#" for t in text.split("\n"))
@@ -133,6 +134,7 @@ class Transcript:
 
     def send(self, label: str, client: Any, msg: dict[str, Any], keep: Sequence[str] | None = None) -> dict[str, Any]:
         client.send(msg)
+        self.shown.append(msg)
         self.line(f"{label} → R  ", self.render(msg, keep, None, ("rules", "clock", "policies")))
         return msg
 
@@ -148,6 +150,7 @@ class Transcript:
         """Wait for one message matching ``pred`` at each client; show them (merged where
         they read the same). ``note`` is a trailing comment on every line."""
         got = [(label, c.wait(pred)) for label, c in who]
+        self.shown.extend(m for _, m in got)
         groups: list[tuple[list[str], dict[str, Any]]] = []
         for label, m in got:
             shown = self.render(m, keep, view, full)
@@ -177,7 +180,7 @@ def oklahoma_and_resume(ref: Any, ctx: zmq.Context[zmq.Socket[bytes]], masker: A
     """§15.1 (one hand of Oklahoma Gin at a table of seed 871) and §15.3 (a seat that goes
     away and resumes, in the same game). Also records the ``seat_status`` example."""
     ref.call(lambda: ref.ref.create_table("demo", "oklahoma", seed=871))
-    t = Transcript(masker)
+    t = Transcript(masker, ex.setdefault("_shown", []))
     c0, c1 = client(), client()
     hello = {"type": "hello", "id": 1, "protocol": 1, "minor": PROTOCOL_MINOR, "role": "player"}
     t.send("C0", c0, {**hello, "name": "alice"})
@@ -230,7 +233,7 @@ def oklahoma_and_resume(ref: Any, ctx: zmq.Context[zmq.Socket[bytes]], masker: A
     ok_text = t.text()
 
     # §15.3: the seat to act goes away and comes back with its token
-    r = Transcript(masker)
+    r = Transcript(masker, ex.setdefault("_shown", []))
     r.comment("Going on from 15.1: alice (C0) is to act (seq 7) when her connection goes (here she says\n"
               "bye; silence for liveness × heartbeat_ms does the same). Bob is told at once.")
     r.send("C0", c0, {"type": "bye"})
@@ -256,7 +259,7 @@ def box_with_advice(ctx: zmq.Context[zmq.Socket[bytes]], masker: Any, client: Ca
                     ex: dict[str, list[dict[str, Any]]]) -> str:
     """§15.2: one hand of Gin in the Box at a reserved table of seed 247, with advice.
     Also records §5.14's ``advise`` example (the advice at seq 4)."""
-    t = Transcript(masker)
+    t = Transcript(masker, ex.setdefault("_shown", []))
     t.comment("An organiser creates the table with a fixed seed and reserved seats.")
     a = client()
     t.send("A", a, {"type": "hello", "id": 1, "protocol": 1, "minor": PROTOCOL_MINOR, "role": "admin", "name": "organiser",

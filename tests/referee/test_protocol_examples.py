@@ -47,3 +47,19 @@ def test_every_example_block_is_generated() -> None:
         line = text.count("\n", 0, m.start()) + 1
         assert re.fullmatch(r"<!-- example: [a-z0-9_]+ -->", before), (
             f"protocol.md line {line}: a ```{m.group(1)} block not made by referee/protocol_examples.py:\n{m.group(2)[:200]}")
+
+
+def test_every_example_message_fits_the_closed_schema() -> None:
+    """The examples and transcripts agree with the schema too: each message shown, as it
+    was sent or received, validates with every map closed (refharness), so protocol.md
+    shows no field the schema lacks."""
+    from refharness import SCHEMA, validate_message
+
+    from referee.protocol_examples import play
+
+    ex, _ = play()
+    shown = [m for msgs in ex.values() for m in msgs]
+    assert len(shown) > 100
+    for m in shown:
+        info = SCHEMA["x-messages"][m["type"]]
+        validate_message(m, "R2C" if info["direction"] != "client to referee" else "C2R")
