@@ -133,7 +133,12 @@ def open_client(address: str, *, security: Security | None = None, timeout: floa
         raise ClusterError(f"cannot reach the Dask scheduler at {where} within {timeout:g} s "
                            f"(is `dask scheduler` running there, and is the address right?): {e}") from e
     except Exception as e:  # a bad address, a TLS mismatch: still the organiser's input
-        raise ClusterError(f"cannot connect to the Dask scheduler at {where}: {type(e).__name__}: {e}") from e
+        hint = ""
+        if where.startswith("tls://") and security is None:
+            hint = " (a tls:// scheduler needs the cluster's certificates: --dask-tls DIR, made by okgin cluster certs DIR)"
+        elif security is not None and not where.startswith("tls://"):
+            hint = " (with --dask-tls the scheduler's address is tls://HOST:PORT)"
+        raise ClusterError(f"cannot connect to the Dask scheduler at {where}: {type(e).__name__}: {e}{hint}") from e
     handle = ClusterHandle(client, where)
     if workers:
         try:
