@@ -1,18 +1,16 @@
 """Tournaments on Dask: games/s of a C-bot round robin local, on 1 worker and on 2 workers.
 
     make -C clients/c                       # the C bot, once
-    python bench/cluster.py [--games 40] [--slots 2] [--no-sandbox]
+    python bench/cluster.py [--games 40] [--slots 2] [--threads 1] [--no-sandbox]
 
 Three runs of the same round robin (two C bots, ``games`` games, the same fixed seed):
 
 - ``local``: ``okgin tournament`` as without ``--dask`` (local referee, local bots),
   ``slots`` games at once;
 - ``dask-1``: ``--dask`` against a ``dask scheduler`` and one ``dask worker`` with
-  ``--nthreads SLOTS``, all on 127.0.0.1 (started here with the ``dask`` command);
-- ``dask-2``: the same with two workers of ``SLOTS/2`` threads each.
-
-So every setup has the same number of game slots, and the figure that differs is what
-the Dask path costs. For each game of a Dask run it takes, from the scheduler's task
+  ``--nthreads THREADS`` (default 1, as docs/cluster.md advises), all on 127.0.0.1
+  (started here with the ``dask`` command), as many games out as worker threads;
+- ``dask-2``: the same with two workers. For each game of a Dask run it takes, from the scheduler's task
 stream, the time the task computed on its worker (referee tables, bot processes, the
 game: "a game's time"), and, from the runner (a :class:`DaskRunner` whose
 ``play_attempt`` is timed), the time from submitting the task to having its result in
@@ -146,10 +144,11 @@ def install_timing() -> None:
     ct.DaskRunner._bench_timed = True  # type: ignore[attr-defined]
 
 
-def run(workdir: Path, setup: str, games: int, slots: int, sandbox: bool) -> dict[str, Any]:
+def run(workdir: Path, setup: str, games: int, slots: int, threads: int, sandbox: bool) -> dict[str, Any]:
     cfg = config(workdir, f"bench-{setup}", games, slots, sandbox)
     db = workdir / f"{setup}.sqlite"
-    cluster = None if setup == "local" else Cluster(int(setup.split("-")[1]), max(1, slots // int(setup.split("-")[1])))
+    nworkers = 0 if setup == "local" else int(setup.split("-")[1])
+    cluster = None if setup == "local" else Cluster(nworkers, threads)
     stream: list[dict[str, Any]] = []
     try:
         opts = RunOptions(progress=False, database=str(db), output=str(workdir / f"out-{setup}"))
@@ -162,7 +161,7 @@ def run(workdir: Path, setup: str, games: int, slots: int, sandbox: bool) -> dic
             opts.dask = cluster.address
             # As many games out as worker threads: none waits in a worker's queue, so the
             # submit-to-result time is the compute time plus the Dask path only.
-            opts.concurrency = slots
+            opts.concurrency = nworkers * threads
             opts.dask_timeout = 60.0
             client = Client(cluster.address, timeout=60, set_as_default=False)
             # The scheduler's task stream, from this client: every task's compute interval.
@@ -218,7 +217,8 @@ def run(workdir: Path, setup: str, games: int, slots: int, sandbox: bool) -> dic
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--games", type=int, default=40, help="games per setup (default 40)")
-    p.add_argument("--slots", type=int, default=2, help="games at once in every setup (default 2)")
+    p.add_argument("--slots", type=int, default=2, help="games at once in the local setup (default 2)")
+    p.add_argument("--threads", type=int, default=1, help="threads per Dask worker process (default 1)")
     p.add_argument("--no-sandbox", action="store_true", help="run the bots unconfined (tournament.sandbox = false)")
     p.add_argument("--setups", default="local,dask-1,dask-2", help="which setups (default local,dask-1,dask-2)")
     args = p.parse_args()
@@ -229,12 +229,13 @@ def main() -> int:
         print("the dask command is missing: pip install -e '.[cluster]'")
         return 2
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"cluster bench: C bot vs C bot, {args.games} games per setup, {args.slots} game slots, "
+    print(f"cluster bench: C bot vs C bot, {args.games} games per setup, {args.slots} local game slots, "
+          f"{args.threads} thread(s) per Dask worker, "
           f"{'bare' if args.no_sandbox else 'sandboxed'}; {os.cpu_count()} cores, load average {load:.1f} at the start")
     rows = []
     with tempfile.TemporaryDirectory(prefix="okgin-bench-cluster-") as tmp:
         for setup in args.setups.split(","):
-            r = run(Path(tmp), setup.strip(), args.games, args.slots, not args.no_sandbox)
+            r = run(Path(tmp), setup.strip(), args.games, args.slots, args.threads, not args.no_sandbox)
             rows.append(r)
             print(f"  {r['setup']}: {r['games']} games in {r['wall_s']:.1f} s = {r['games_per_s']:.2f} games/s"
                   f" (exit {r['exit']}, abnormal {r['abnormal']})", flush=True)
@@ -254,7 +255,8 @@ def main() -> int:
         print("  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))))
     worst = max((r.get("overhead_pct") or 0.0 for r in rows), default=0.0)
     print(f"\ntarget: Dask overhead <= 5% of a game's time: {'met' if worst <= 5.0 else 'NOT met'} (worst {worst:.2f}%)")
-    print(json.dumps({"bench": "cluster", "games": args.games, "slots": args.slots, "sandbox": not args.no_sandbox,
+    print(json.dumps({"bench": "cluster", "games": args.games, "slots": args.slots, "threads": args.threads,
+                      "sandbox": not args.no_sandbox,
                       "rows": rows}))
     return 0
 
