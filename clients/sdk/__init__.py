@@ -1,11 +1,15 @@
 """The Python SDK: play okgin over the network (protocol.md v1).
 
-- :class:`Client` — blocking client for bots and scripts: ``connect()`` (hello, token
-  kept), heartbeats, automatic resume after silence, ``request()`` with errors raised
-  as :class:`RefereeError` (code, name, sentence), and one method per request
-  (``join``, ``queue``, ``act``, ``advise``, ``watch``, ``create_table``, ...).
-- :class:`AsyncClient` — the same for asyncio programs (the Textual TUI): ``await
-  connect()``, ``async for msg in client``, ``await act(...)``, ``await advise(...)``.
+- :class:`AsyncClient` — the client, for asyncio programs (the Textual TUI): ``await
+  connect()`` (hello, token kept), heartbeats, automatic resume after silence or
+  ``hello_first``, a stop on ``session_taken``, ``request()`` with errors raised as
+  :class:`RefereeError` (code, name, sentence), one method per request (``join``,
+  ``queue``, ``act``, ``advise``, ``watch``, ``create_table``, ...), ``async for msg in
+  client``. The session rules are the protocol core's
+  (:class:`okgin.protocol.session.Session`), shared with the referee's own tools.
+- :class:`Client` — the same client driven synchronously, for bots and scripts: each
+  method runs its AsyncClient namesake on a private event loop thread (``recv`` is
+  ``next``), so the two cannot drift apart.
 - Typed messages (:mod:`clients.sdk.messages`): ``Prompt``, ``MoveEvent``, ``HandEnd``,
   ``GameEnd``, ``AdvisePrompt``, ``AdviceReceived``, ``Snapshot``... carrying the
   engine's ``View``, ``Action``, ``HandResult`` and ``RuleSet``.

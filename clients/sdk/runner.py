@@ -106,14 +106,17 @@ class BotDriver:
 
     def mine(self, msg: Message) -> bool:
         """Is ``msg`` for this driver? Messages without a table are; a table's messages
-        only once the driver knows its table (``seated`` or ``game_start`` tell it), so
-        the tail of a previous table (``table_closed`` after everyone left, say) never
-        reaches the driver of the next game."""
+        only once the driver knows its table, so the tail of a previous table
+        (``table_closed`` after everyone left, say) never reaches the driver of the next
+        game. What tells it the table: ``seated``, ``game_start``, or the snapshot of a
+        seat of ours, which is all a session resumed by a new process gets (a bot
+        restarted with its reserved token: the welcome, the snapshot, the pending
+        prompt; no ``seated``, no ``game_start``)."""
         t = getattr(msg, "table", None)
         if t is None:
             return True
         if self.table is None:
-            return isinstance(msg, Seated | GameStart)
+            return isinstance(msg, Seated | GameStart) or (isinstance(msg, Snapshot) and msg.seat is not None)
         return t == self.table
 
     # ------------------------------------------------------------------ messages
@@ -133,10 +136,12 @@ class BotDriver:
             self.bot.on_game_start(msg.seat, msg.rules, msg.num_seats)
             self._hand_start(msg.view)
         elif isinstance(msg, Snapshot):
+            if msg.seat is not None:
+                self.table, self.seat = msg.table, msg.seat
             # A game met first through a snapshot (a session resumed by a new process,
             # or a gateway's sync): start it for the bot as game_start would have.
             if self.rules is None and msg.status == "playing" and msg.seat is not None and msg.view is not None:
-                self.table, self.seat, self.rules, self.num_seats, self.game = msg.table, msg.seat, msg.rules, msg.num_seats, msg.game
+                self.rules, self.num_seats, self.game = msg.rules, msg.num_seats, msg.game
                 self.bot.on_game_start(msg.seat, msg.rules, msg.num_seats)
                 self._hand_start(msg.view)
         elif isinstance(msg, Prompt):
@@ -211,7 +216,11 @@ def _empty_view(msg: GameEnd) -> View:  # pragma: no cover - the referee always 
 
 # ---------------------------------------------------------------------- blocking runner
 class _Worker:
-    """Run bot code off the socket's thread; keep the socket alive meanwhile."""
+    """Run bot code in a worker thread (``threaded``), or in the caller's.
+
+    Either way the client's heartbeats go on meanwhile: they run on its own loop thread
+    (:mod:`clients.sdk.client`). The worker still checks every beat that the session is
+    not taken, so a bot deep in thought learns it at its next answer at the latest."""
 
     def __init__(self, client: Client, threaded: bool) -> None:
         self.client = client
@@ -226,7 +235,7 @@ class _Worker:
             try:
                 return fut.result(timeout=beat)
             except concurrent.futures.TimeoutError:
-                self.client.pump(0)
+                self.client.pump()
 
     def close(self) -> None:
         if self.pool is not None:
@@ -420,8 +429,7 @@ def _queue_and_play(client: Client, driver: BotDriver, variant: str, rules: rq.R
             if driver.table is not None or attempt == attempts - 1:
                 raise
             client.close(bye=False)
-            client.token = None
-            client.welcome = None
+            client.forget_session()
             client.connect()
     return []
 
