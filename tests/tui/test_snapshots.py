@@ -346,3 +346,22 @@ def captain_advised_state() -> TableState:
 @BOTH
 def test_captain_reads_advice_in_table_notation(snap_compare, size: tuple[int, int]) -> None:
     assert snap_compare(_app(captain_advised_state()), terminal_size=size)
+
+
+def clocks_state() -> TableState:
+    """A timed table: bob's own bank runs (received 3.2 s before the frozen now: 1:19
+    left of 1:23), ann's is stopped at 2:05, and ann's seat is away."""
+    from dataclasses import replace
+
+    from clients.tui.model import Clock
+
+    st = TABLES["ok_discard"]()
+    return replace(st, names=("bob", "ann"), clocks=(Clock(83000, 20000, FROZEN_NOW - 3.2, True), Clock(125000, None, FROZEN_NOW, False)),
+                   extra={**st.extra, "away": {1: ("ann", FROZEN_NOW + 12.5)}})
+
+
+@BOTH
+def test_clocks_and_countdown_frozen(snap_compare, size: tuple[int, int]) -> None:
+    """Every countdown on the table reads the app's clock: the picture is the same on
+    every run (a clock read from time.monotonic would tick between runs)."""
+    assert snap_compare(_net_app(clocks_state()), terminal_size=size)

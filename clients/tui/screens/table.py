@@ -230,7 +230,7 @@ class TableScreen(OkginScreen[None]):
             pace = self.okgin_app.pace  # okgin play: the bots' pace while you watch
             return f"{st.name(v.hand_of)}'s hand (your captain)" + (f" · a move every {pace:g} s" if pace else "")
         title = f"Your hand ({st.role and {'dealer': 'dealer', 'nondealer': 'non-dealer'}.get(st.role, st.role)})"
-        mine = clock_of(st, v.seat) if v.seat is not None else None
+        mine = clock_of(st, v.seat, self.okgin_app.clock()) if v.seat is not None else None
         if mine:
             title += f" · your time {mine}"
         return title

@@ -49,8 +49,15 @@ def open_hand_text(cards: tuple[int, ...], opts: DisplayOptions) -> Text:
     return t
 
 
-def clock_of(state: TableState, seat: int) -> str | None:
-    return format_clock(state.clocks[seat]) if seat < len(state.clocks) else None
+def clock_of(state: TableState, seat: int, now: float | None = None) -> str | None:
+    """``m:ss`` of ``seat``'s clock at ``now`` (the app's clock; None: the monotonic clock)."""
+    return format_clock(state.clocks[seat], now) if seat < len(state.clocks) else None
+
+
+def app_now(widget: Widget) -> float:
+    """The okgin app's clock (OkginApp.clock, frozen in snapshot tests), else monotonic."""
+    clock = getattr(widget.app, "clock", None)
+    return clock() if callable(clock) else time.monotonic()
 
 
 class OpponentsWidget(Widget):
@@ -111,7 +118,7 @@ class OpponentsWidget(Widget):
                     t.append("  holds ")
                     t.append_text(cards_text(known, opts))
         t.append(f"  score {v.scores[s]}")
-        clock = clock_of(st, s)
+        clock = clock_of(st, s, app_now(self))
         if clock:
             t.append(f"  {clock}", style="bold" if turn else "")
         if turn:
