@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import os
 import re
 import secrets
@@ -48,6 +47,7 @@ import zmq.asyncio
 
 from okgin import RuleSet
 from okgin.protocol import ProtocolError, decode, decode_from_referee, encode
+from okgin.protocol.session import Due, Kind, RequestId, Session
 
 from .proxy import Connection, Proxy
 from .trace import C2R, Fault, GameTrace
@@ -121,29 +121,37 @@ def illegal_action(legal: Any) -> dict[str, Any]:
 
 
 class Admin:
-    """The kit's organiser connection: creates and watches tables, collects game ends."""
+    """The kit's organiser connection: creates and watches tables, collects game ends.
+
+    The session rules are the protocol core's (:class:`okgin.protocol.session.Session`):
+    hello, request ids, the heartbeat deadline, and what ``hello_first`` means here: the
+    referee lost this session (its loop or ours stalled past the liveness limit), so the
+    kit resumes it with the token and watches its tables again."""
 
     def __init__(self, ctx: zmq.asyncio.Context, endpoint: str, key: str, heartbeat_ms: int) -> None:
         self.ctx = ctx
         self.endpoint = endpoint
         self.key = key
-        self.heartbeat_ms = heartbeat_ms
+        self.heartbeat_ms = heartbeat_ms  # the referee's, until its welcome says it
+        self.session = Session("conformance-kit", "admin", admin_key=key)
         self.sock: zmq.asyncio.Socket | None = None
-        self._ids = itertools.count(1)
-        self._replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._replies: dict[RequestId, asyncio.Future[dict[str, Any]]] = {}
         self._ends: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._tasks: list[asyncio.Task[None]] = []
+        self._resuming = asyncio.Lock()
         self.referee = ""
-        self.token = ""
+
+    @property
+    def token(self) -> str:
+        return self.session.token or ""
 
     async def start(self) -> None:
         self.sock = self.ctx.socket(zmq.DEALER)
         self.sock.setsockopt(zmq.LINGER, 0)
         self.sock.connect(self.endpoint)
         self._tasks = [asyncio.create_task(self._reader()), asyncio.create_task(self._beat())]
-        welcome = await self.request({"type": "hello", "protocol": 1, "role": "admin", "name": "conformance-kit", "admin_key": self.key})
+        welcome = await self._ask(self.session.hello(time.monotonic()), 20.0)
         self.referee = str(welcome.get("referee", ""))
-        self.token = str(welcome.get("token", ""))
 
     async def stop(self) -> None:
         for t in self._tasks:
@@ -155,10 +163,21 @@ class Admin:
             self.sock.close(0)
 
     async def _beat(self) -> None:
+        """Heartbeats when due; a resume when the referee answered one ``hello_first``.
+        Silence alone changes nothing: the kit's referee is its own, on loopback, and
+        a stalled one answers ``hello_first`` once it runs again."""
+        assert self.sock is not None
         while True:
-            await asyncio.sleep(self.heartbeat_ms / 1000)
-            assert self.sock is not None
-            await self.sock.send(encode({"type": "heartbeat"}))
+            now = time.monotonic()
+            due = self.session.due(now)
+            if due is Due.RESUME:
+                with contextlib.suppress(TimeoutError, KitError):
+                    await self._resume(20.0)
+                continue
+            if due is Due.HEARTBEAT or due is Due.SILENT:
+                await self.sock.send(encode(self.session.heartbeat(now)))
+            wake = self.session.wakeup(now)
+            await asyncio.sleep(self.heartbeat_ms / 1000 if wake is None or wake <= now else wake - now)
 
     async def _reader(self) -> None:
         assert self.sock is not None
@@ -168,9 +187,11 @@ class Admin:
                 msg = decode(frame, max_bytes=1 << 24, strict=False)
             except ProtocolError:
                 continue
-            rid = msg.get("id")
-            if isinstance(rid, int) and rid in self._replies:
-                fut = self._replies.pop(rid)
+            got = self.session.receive(msg, time.monotonic())
+            if got.kind is Kind.WELCOME:
+                self.heartbeat_ms = int(self.session.heartbeat_s * 1000)
+            fut = self._replies.pop(got.request, None) if got.request is not None else None
+            if fut is not None:
                 if not fut.done():
                     fut.set_result(msg)
             elif msg.get("type") == "game_end":
@@ -179,25 +200,36 @@ class Admin:
                     fut2.set_result(msg)
 
     async def request(self, msg: dict[str, Any], timeout: float = 20.0) -> dict[str, Any]:
-        reply = await self._request(msg, timeout)
+        reply = await self._ask(self.session.request(msg, time.monotonic()), timeout)
         if reply.get("type") == "error" and reply.get("name") == "hello_first" and self.token:
-            # The referee lost this session (its loop or ours stalled past the liveness
-            # limit): resume it with the token, watch the tables again, and retry.
-            await self._request({"type": "hello", "protocol": 1, "role": "admin", "name": "conformance-kit", "admin_key": self.key, "token": self.token}, timeout)
-            for table in [t for t, f in self._ends.items() if not f.done()]:
-                await self._request({"type": "watch", "table": table}, timeout)
-            reply = await self._request(msg, timeout)
+            await self._resume(timeout)
+            reply = await self._ask(self.session.request(msg, time.monotonic()), timeout)
         if reply.get("type") == "error":
             raise KitError(f"the referee refused the kit's {msg.get('type')}: {reply.get('name')}: {reply.get('message')}")
         return reply
 
-    async def _request(self, msg: dict[str, Any], timeout: float) -> dict[str, Any]:
-        rid = next(self._ids)
+    async def _resume(self, timeout: float) -> None:
+        """Resume the session with its token and watch the unfinished tables again
+        (once, however many requests learnt at the same time that it was lost)."""
+        async with self._resuming:
+            if self.session.lost is None:
+                return  # resumed meanwhile
+            await self._ask(self.session.hello(time.monotonic()), timeout)
+            for table in [t for t, f in self._ends.items() if not f.done()]:
+                await self._ask(self.session.request({"type": "watch", "table": table}, time.monotonic()), timeout)
+
+    async def _ask(self, out: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """Send a request the session has tagged with its id; await the reply."""
+        rid: RequestId = out["id"]
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._replies[rid] = fut
         assert self.sock is not None
-        await self.sock.send(encode({**msg, "id": rid}))
-        return await asyncio.wait_for(fut, timeout)
+        try:
+            await self.sock.send(encode(out))
+            return await asyncio.wait_for(fut, timeout)
+        finally:
+            self._replies.pop(rid, None)
+            self.session.forget(rid)
 
     async def watch(self, table: str) -> asyncio.Future[dict[str, Any]]:
         """Watch a table; the future resolves with its ``game_end``."""

@@ -6,7 +6,11 @@ never sees a hidden card it could leak), closes them, and tells the runner when 
 referee is gone (its process exited, it said ``shutdown``, or it stayed silent for
 ``liveness`` heartbeats). It pings the referee on every heartbeat and keeps the round
 trip times: the referee's own latency, so harness load can be told apart from a slow
-bot (GUIDE §6).
+bot (GUIDE §6). The session rules (hello, request ids, the liveness deadline, what
+``session_taken`` and ``hello_first`` mean) are the protocol core's,
+:class:`okgin.protocol.session.Session`; this module only gives them a socket. An admin
+link does not resume: a referee that forgot it restarted, and the runner's recovery
+decides what then.
 
 :func:`resign_seat` takes a seat over with its reserved token and resigns it: how the
 runner makes a bot whose process died, or that hangs with no time control, lose its
@@ -25,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import os
 import time
 from collections.abc import Callable
@@ -38,6 +41,7 @@ import zmq.asyncio
 import zmq.auth
 
 from okgin.protocol import ProtocolError, decode, encode
+from okgin.protocol.session import Due, Kind, RequestId, Session
 
 FEED_TYPES = {"game_start", "event", "hand_end", "game_end", "table_closed", "snapshot"}
 
@@ -132,35 +136,37 @@ class AdminLink:
         if curve is not None:
             _CURVE_BY_ENDPOINT[endpoint] = curve  # for resign_seat and the gateway's relays
         self.sock: zmq.asyncio.Socket | None = None
-        self._ids = itertools.count(1)
-        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        # 1 s beyond liveness x heartbeat: the runner's own loop is busy under load, and
+        # its delays must not pass for the referee's silence.
+        self.session = Session(name, "admin", admin_key=admin_key or None, grace_s=1.0)
+        self._pending: dict[RequestId, asyncio.Future[dict[str, Any]]] = {}
         self._tables: dict[str, Callable[[dict[str, Any]], None]] = {}
         self._tasks: list[asyncio.Task[None]] = []
-        self.heartbeat_s = 5.0
-        self.liveness = 3
-        self.last_heard = time.monotonic()
         self.gone: str | None = None  # why, once the referee is gone
         self.gone_event = asyncio.Event()
         self.rtt_ms: list[float] = []
-        self._ping_sent: dict[int, float] = {}
+        self._ping_sent: dict[RequestId, float] = {}
         self._on_gone: list[Callable[[str], None]] = []
+
+    @property
+    def heartbeat_s(self) -> float:
+        return self.session.heartbeat_s
+
+    @property
+    def liveness(self) -> int:
+        return self.session.liveness
 
     # ------------------------------------------------------------- lifecycle
     async def connect(self, timeout: float = 30.0) -> dict[str, Any]:
         self.sock = _socket(self.ctx, self.endpoint, self.curve)
         self._tasks.append(asyncio.ensure_future(self._recv_loop()))
-        hello: dict[str, Any] = {"type": "hello", "protocol": 1, "minor": 0, "role": "admin", "name": self.name}
-        if self.admin_key:
-            hello["admin_key"] = self.admin_key
         try:
-            welcome = await self.request(hello, timeout=timeout)
+            welcome = await self._ask(self.session.hello(time.monotonic()), timeout)
         except RefereeGone as e:
             # A CURVE handshake that fails is silent at this level: say what to check.
             hint = (f"is {ENV_SERVER_KEY} that referee's server.key, and the organiser's public key in its --allow?"
                     if self.curve is not None else f"if it runs --curve-keys, set {ENV_SERVER_KEY} (and {ENV_CLIENT_KEY})")
             raise RefereeGone(f"{e} ({hint})") from None
-        self.heartbeat_s = max(0.05, int(welcome.get("heartbeat_ms", 5000)) / 1000.0)
-        self.liveness = max(1, int(welcome.get("liveness", 3)))
         self._tasks.append(asyncio.ensure_future(self._heartbeat_loop()))
         return welcome
 
@@ -198,17 +204,22 @@ class AdminLink:
         """Send ``msg`` with a fresh id; return the reply, or raise RequestFailed/RefereeGone."""
         if self.gone is not None:
             raise RefereeGone(self.gone)
+        return await self._ask(self.session.request(msg, time.monotonic()), timeout)
+
+    async def _ask(self, out: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """Send a request the session has tagged with its id; await the reply."""
         assert self.sock is not None
-        rid = next(self._ids)
+        rid: RequestId = out["id"]
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[rid] = fut
         try:
-            await self.sock.send(encode({**msg, "id": rid}))
+            await self.sock.send(encode(out))
             reply = await asyncio.wait_for(fut, timeout)
         except TimeoutError:
-            raise RefereeGone(f"no answer to {msg.get('type')} within {timeout:.0f} s") from None
+            raise RefereeGone(f"no answer to {out.get('type')} within {timeout:.0f} s") from None
         finally:
             self._pending.pop(rid, None)
+            self.session.forget(rid)
         if reply.get("type") == "error":
             raise RequestFailed(reply)
         return reply
@@ -227,50 +238,54 @@ class AdminLink:
             except zmq.ZMQError as e:
                 self.mark_gone(f"socket error: {e}")
                 return
-            self.last_heard = time.monotonic()
             try:
                 msg = decode(frame, max_bytes=1 << 20, strict=False)
             except ProtocolError:
                 continue
-            kind = msg.get("type")
-            rid = msg.get("id")
-            if kind == "pong" and isinstance(rid, str) and rid.startswith("p"):
-                sent = self._ping_sent.pop(int(rid[1:]), None)
+            now = time.monotonic()
+            got = self.session.receive(msg, now)
+            fut = self._pending.get(got.request) if got.request is not None else None
+            if fut is not None and not fut.done():
+                fut.set_result(msg)
+            if self.session.lost is not None or got.kind is Kind.TAKEN:
+                # hello_first (or session_taken: nobody else holds an admin link's
+                # token): the referee lost this link's session; it restarted. The
+                # runner's recovery decides what then: an admin link does not resume.
+                self.mark_gone(f"the referee no longer knows this link ({got.error_name}): it restarted")
+                return
+            if got.kind is Kind.REPLY:
+                sent = self._ping_sent.pop(got.request, None) if got.request is not None else None
                 if sent is not None:
-                    self.rtt_ms.append((time.monotonic() - sent) * 1000.0)
+                    self.rtt_ms.append((now - sent) * 1000.0)
                 continue
-            if isinstance(rid, int) and rid in self._pending and kind in (
-                    "welcome", "ok", "error", "table_created", "snapshot", "tables", "pong", "revealed"):
-                fut = self._pending[rid]
-                if not fut.done():
-                    fut.set_result(msg)
-                if kind != "snapshot":
-                    continue
+            kind = msg.get("type")
             if kind == "shutdown":
                 self.mark_gone(f"the referee shut down: {msg.get('reason', '')}")
                 return
             table = msg.get("table")
-            if kind in FEED_TYPES and isinstance(table, str) and table in self._tables and rid is None:
+            if got.kind is Kind.EVENT and kind in FEED_TYPES and isinstance(table, str) and table in self._tables and "id" not in msg:
                 self._tables[table](msg)
 
     async def _heartbeat_loop(self) -> None:
-        """Ping on every beat (any traffic is a heartbeat); declare the referee gone after
-        ``liveness`` silent beats."""
+        """Ping on every beat (any traffic is a heartbeat); declare the referee gone when
+        the session says it has been silent (``liveness`` beats, and the grace)."""
         assert self.sock is not None
-        n = 0
         while True:
             # Ping more often than the heartbeat needs: the round trips measure the
             # referee's own latency under the tournament's load.
             await asyncio.sleep(min(self.heartbeat_s, 0.5))
-            if time.monotonic() - self.last_heard > self.liveness * self.heartbeat_s + 1.0:
+            now = time.monotonic()
+            if self.session.due(now) is Due.SILENT:
                 self.mark_gone(f"silent for {self.liveness} heartbeats")
                 return
-            n += 1
-            self._ping_sent[n] = time.monotonic()
+            ping = self.session.request({"type": "ping"}, now)
+            self._ping_sent[ping["id"]] = now
             if len(self._ping_sent) > 100:
-                self._ping_sent.pop(min(self._ping_sent))
+                oldest = next(iter(self._ping_sent))  # never answered: forget it
+                del self._ping_sent[oldest]
+                self.session.forget(oldest)
             with contextlib.suppress(zmq.ZMQError):
-                await self.sock.send(encode({"type": "ping", "id": f"p{n}"}))
+                await self.sock.send(encode(ping))
 
     def rtt_summary(self) -> dict[str, float]:
         if not self.rtt_ms:
@@ -290,31 +305,38 @@ async def resign_seat(ctx: zmq.asyncio.Context, endpoint: str, token: str, table
     dies too, its seat must still be taken for the game to start and the first one's
     resignation to end it.
     """
+    session = Session("organiser", "player", token=token)
     sock = _socket(ctx, endpoint)
     deadline = time.monotonic() + timeout
     try:
-        await sock.send(encode({"type": "hello", "id": 1, "protocol": 1, "role": "player", "name": "organiser",
-                                "token": token}))
-        resign_sent = False
-        while time.monotonic() < deadline:
-            if not await sock.poll(max(1, int((deadline - time.monotonic()) * 1000))):
-                break
-            msg = decode(await sock.recv(), max_bytes=1 << 20, strict=False)
-            kind = msg.get("type")
-            if kind == "error" and msg.get("id") == 1:
-                return f"could not take the seat: {msg.get('name')}"
-            if kind == "game_end" and msg.get("table") == table:
-                return "resigned" if resign_sent else "held until the end" if not resign else "the game ended first"
-            running = kind in ("game_start", "prompt") or (
-                kind in ("snapshot", "seated") and msg.get("status") == "playing")
-            if running and msg.get("table") == table and not resign_sent and resign:
-                await sock.send(encode({"type": "resign", "id": 2, "table": table}))
-                resign_sent = True
-            if kind == "error" and msg.get("id") == 2:
-                if msg.get("name") == "no_game":
-                    resign_sent = False  # not started yet: wait for game_start
-                else:
-                    return f"resign refused: {msg.get('name')}"
+        hello = session.hello(time.monotonic())
+        await sock.send(encode(hello))
+        resign_id: RequestId | None = None
+        while (now := time.monotonic()) < deadline:
+            wake = session.wakeup(now)
+            wait = deadline - now if wake is None else min(deadline, wake) - now
+            if await sock.poll(max(1, int(wait * 1000))):
+                got = session.receive(decode(await sock.recv(), max_bytes=1 << 20, strict=False), time.monotonic())
+                msg, kind = got.msg, got.msg.get("type")
+                if got.request == hello["id"] and got.is_error:
+                    return f"could not take the seat: {msg.get('name')}"
+                if got.kind is Kind.TAKEN:
+                    return "the seat was taken back by another connection with its token"
+                if kind == "game_end" and msg.get("table") == table:
+                    return "resigned" if resign_id is not None else "held until the end" if not resign else "the game ended first"
+                running = kind in ("game_start", "prompt") or (
+                    kind in ("snapshot", "seated") and msg.get("status") == "playing")
+                if running and msg.get("table") == table and resign_id is None and resign:
+                    out = session.request({"type": "resign", "table": table}, time.monotonic())
+                    await sock.send(encode(out))
+                    resign_id = out["id"]
+                if got.request is not None and got.request == resign_id and got.is_error:
+                    if msg.get("name") == "no_game":
+                        resign_id = None  # not started yet: wait for game_start
+                    else:
+                        return f"resign refused: {msg.get('name')}"
+            if session.due(time.monotonic()) is Due.HEARTBEAT:  # held for a while: stay alive
+                await sock.send(encode(session.heartbeat(time.monotonic())))
         return "timed out"
     finally:
         with contextlib.suppress(zmq.ZMQError):
