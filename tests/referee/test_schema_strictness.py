@@ -9,6 +9,9 @@ the referee's: :func:`okgin.protocol.validate` (the dispatcher's check) and then
 Legality in the game is not in question: a well-formed knock of cards the seat does not
 hold is the rules' business (``illegal_action``), not the schema's.
 
+This is the unit-level check of ``act`` alone (fast, 1000 examples); every client message
+type, sent to a real referee on loopback, is ``test_schema_property.py``'s.
+
 Why not ``hypothesis-jsonschema``: it is not installed here, and generating from the
 schema alone would mostly produce valid messages; the interesting ones sit right at the
 schema's edges, which these strategies aim at.
