@@ -143,3 +143,19 @@ def test_docs_rules_md_options_are_the_schemas() -> None:
             assert s["anyOf"] == [{"const": "upcard"}, {"type": "integer", "minimum": 0, "maximum": 10}]
         else:
             assert s == {"enum": ["oklahoma", "box"]}, name
+
+
+def test_client_fields_added_after_1_0_are_optional() -> None:
+    """§14: a client field a later minor added is optional (a 1.0 client never sends it),
+    and the schema requires exactly the fields the §5 tables mark ``req``."""
+    for t, info in SCHEMA["x-messages"].items():
+        if not info["client_may_send"]:
+            continue
+        text = catalogue_section(t)
+        rows = re.findall(r"^\| `([a-z_]+)` \| [^|]* \| (req|opt)[^|]* \| ([^\n]*)$", text, re.M)
+        for field, presence, meaning in rows:
+            later = re.search(r"\(\*?1\.[1-9]", meaning) or re.search(r"\*1\.[1-9]", meaning)
+            assert not (presence == "req" and later), f"{t}.{field} was added by a later minor but is required"
+        required = set(SCHEMA["$defs"][f"msg_{t}"]["required"]) - {"type"}
+        if rows:
+            assert required == {f for f, presence, _ in rows if presence == "req"}, t
