@@ -374,3 +374,25 @@ async def test_a_slow_model_meets_the_tables_clock(referee: RefereeProcess, spaw
         await asyncio.wait_for(play_game(s, texts, late_ok=True), GAME_TIMEOUT_S)
     record = await _record_when_written(referee, "llm-clock")
     assert assert_no_leak(texts, record, seat=0) > 0
+
+
+async def test_start_up_failures_are_sentences(referee: RefereeProcess) -> None:
+    """An unreachable referee, a join the referee refuses, a bad token: exit 1 with a sentence
+    on stderr (stdout is the MCP channel: nothing is written there)."""
+    admin = AsyncClient(referee.endpoint, "organiser", "admin", admin_key=referee.admin_key)
+    await admin.connect()
+    try:
+        await admin.create_table(table="llm-rules")  # default rules
+    finally:
+        await admin.close()
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "okgin", "mcp", *args], capture_output=True, text=True, timeout=120,
+                              cwd=ROOT, stdin=subprocess.DEVNULL)
+
+    r = run("--connect", "tcp://127.0.0.1:9", "--table", "x", "--connect-timeout", "1")
+    assert r.returncode == 1 and r.stderr.startswith("okgin mcp:") and r.stdout == ""
+    r = run("--connect", referee.endpoint, "--table", "llm-rules", "--rule", "target_score=5")
+    assert r.returncode == 1 and "rules_mismatch" in r.stderr and r.stdout == ""
+    r = run("--connect", referee.endpoint, "--token", "0" * 32)
+    assert r.returncode == 1 and "bad_token" in r.stderr and r.stdout == ""
