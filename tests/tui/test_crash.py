@@ -123,7 +123,10 @@ def hand_cards(screen: str) -> list[str]:
 
 
 @pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
-def test_a_killed_tui_gets_its_seat_back_by_running_the_same_command(tmp_path: Path) -> None:
+@pytest.mark.parametrize("rerun", ["same", "resume"], ids=["the-same-command", "okgin-tui-resume"])
+def test_a_killed_tui_gets_its_seat_back_by_running_the_same_command(tmp_path: Path, rerun: str) -> None:
+    """``rerun``: the same command again, or ``okgin tui --resume`` (one seat saved: it
+    is resumed at once)."""
     state = tmp_path / "state"
     ref = subprocess.Popen(
         [sys.executable, "-m", "okgin", "referee", "--bind", "tcp://127.0.0.1:0", "--no-journal", "--open-admin",
@@ -167,8 +170,8 @@ def test_a_killed_tui_gets_its_seat_back_by_running_the_same_command(tmp_path: P
         assert gone["seat"] == ann_seat and gone["name"] == "ann" and gone["table"] == "t1"
         assert gone["forfeit_in_ms"] == GRACE_MS
 
-        # The same command again: the saved token takes the seat back.
-        tm.start(command, env)
+        # The same command again (or --resume): the saved token takes the seat back.
+        tm.start(command if rerun == "same" else f"{sys.executable} -m okgin tui --resume", env)
         tm.wait_for(lambda s: "Welcome back" in s, what="the referee's resume told (a toast, for 8 s)")
         screen = tm.wait_for(lambda s: "Your hand" in s and len(hand_cards(s)) >= 10, what="the table again")
         assert hand_cards(screen) == before  # the same hand
