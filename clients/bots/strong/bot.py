@@ -195,7 +195,7 @@ class StrongBot(Bot):
             h = history_of(view)
             h.tight = self.params.opp_tight
             h.no_knock = self.params.opp_no_knock
-            return sample_hands(k, h, rng, n)
+            return sample_hands(view, k, h, rng, n)
         return sample_opponent(k, rng, n)
 
 

@@ -19,7 +19,8 @@ with a likelihood that scores how well each move fits a hand:
 - each card it **picked up** and still holds should meld, or nearly, with the rest
   (``exp(-PICKUP)`` otherwise).
 
-The prior is uniform over the unseen cards, and a Metropolis chain (swap one hidden card
+The prior is uniform over the unseen cards (the chain starts from the engine's own
+uniform deal of them, :func:`okgin.infostate.deal_hidden`), and a Metropolis chain (swap one hidden card
 for one unseen card, accept by the likelihood ratio) walks the posterior. Its samples
 feed the knock decision (:mod:`knocking`) and the card probabilities of
 :class:`knowledge.Knowledge`.
@@ -32,6 +33,7 @@ import random
 from dataclasses import dataclass
 
 from okgin import View
+from okgin.infostate import deal_hidden, hidden_of_view
 from okgin.melds import deadwood_mask, min_arrangements_mask
 
 from .fastdw import dad_value
@@ -141,19 +143,20 @@ def log_likelihood(hand: int, h: History) -> float:
     return ll
 
 
-def sample_hands(k: Knowledge, h: History, rng: random.Random, n: int, thin: int = 6, burn: int = 60) -> list[int]:
+def sample_hands(view: View, k: Knowledge, h: History, rng: random.Random, n: int, thin: int = 6, burn: int = 60) -> list[int]:
     """``n`` opponent hands (masks, known cards included) from the posterior.
 
-    One Metropolis chain over the hidden cards; ``burn`` steps to forget the uniform
-    start, then a sample every ``thin`` steps.
+    One Metropolis chain over the hidden cards; ``burn`` steps to forget the start, then
+    a sample every ``thin`` steps. The start is the engine's uniform deal of the cards
+    this seat cannot see (:func:`okgin.infostate.deal_hidden`, what ``Game.resample``
+    deals too): the opponent's hidden slots, and the rest (the stock) to swap with.
     """
     pool = bits(k.pool)
     hidden = k.opp_hidden
     if hidden <= 0 or len(pool) < hidden:
         return [k.opp_known] * n
-    chosen = rng.sample(pool, hidden)
-    held = set(chosen)
-    outside = [c for c in pool if c not in held]
+    per_seat, outside = deal_hidden(hidden_of_view(view), rng)
+    chosen = per_seat[opponent_of(view)]
     hand = k.opp_known
     for c in chosen:
         hand |= 1 << c
