@@ -156,7 +156,10 @@ class McpSeat:
                 await self._notify()
                 return
             if msg is not None:
-                self._on(msg)
+                try:
+                    self._on(msg)
+                except Exception as e:  # a message this seat cannot file must not stop the reader
+                    self.log.append(f"(okgin mcp could not read a {msg.type!r} message: {type(e).__name__}: {e})")
                 await self._notify()
 
     async def _notify(self) -> None:
