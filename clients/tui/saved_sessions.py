@@ -1,6 +1,6 @@
 """Session tokens kept on disk, so a crashed terminal gets its seat back.
 
-Why: the referee holds a disconnected seat for the table's grace (45 s by default) and
+Why: the referee holds a disconnected seat for the table's grace (30 s by default, okgin.protocol.settings.Policies) and
 gives it back to whoever presents the session's token. A TUI killed with its terminal
 used to lose the token with it, so running the same command again found "every seat is
 taken" and the seat was forfeited. Each token is saved here, keyed by endpoint, name and

@@ -21,6 +21,8 @@ from textual.containers import Vertical
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from okgin.protocol.settings import Policies
+
 from ..saved_sessions import SavedSession, SessionStore
 from .base import OkginScreen
 
@@ -50,9 +52,10 @@ class SessionsScreen(OkginScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static("okgin — resume a saved seat", classes="dialog-title")
+            grace_s = Policies().disconnect_grace_ms // 1000  # the referee's default; a table may say otherwise
             yield Static(
-                "The referee holds a seat for a while after its player's connection goes (45 s by default), then"
-                " forfeits it. Choose the game to go back to:",
+                f"The referee holds a seat for a while after its player's connection goes ({grace_s} s by default),"
+                " then forfeits it. Choose the game to go back to:",
                 id="sessions-intro",
             )
             yield OptionList(*self._options(), id="sessions")
