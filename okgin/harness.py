@@ -152,7 +152,7 @@ _CARD_RE = re.compile(rf"(?<![a-z0-9])({_RANK_RE})\s*(?:of\s+)?({_SUIT_RE})(?![a
 
 
 def _normalize(text: str) -> str:
-    t = text.strip().lower()
+    t = text.strip().strip("`'\"*").strip().lower()  # a reply in quotes, code or bold
     for sym, letter in _SYMBOLS.items():
         t = t.replace(sym, letter)
     t = t.replace("\ufe0f", "")  # the emoji variation selector some models add after ♥
@@ -230,6 +230,10 @@ def parse_move(move: str | Mapping[str, Any] | Action, legal: Sequence[Action], 
         if not isinstance(data, dict):
             raise IllegalMove(f"{shown}: the wire form is a JSON object with a 'kind'", legal, view)
         return parse_move(data, legal, view)
+    if len(raw.split()) > 3:
+        # In a sentence, lower-case "as", "ah", "ad", "ac" are English, not aces ("discard 7h
+        # as it is deadwood"); a short reply ("discard as") or "As" still names the card.
+        raw = re.sub(r"(?<![A-Za-z0-9])(as|ah|ad|ac)(?![A-Za-z0-9])", " ", raw)
     t = _normalize(raw)
     num = re.fullmatch(r"(?:(?:move|option|number|no)\s*)?#?\s*(\d{1,3})", t)
     if num is not None:
@@ -279,8 +283,10 @@ def _parse_text(t: str, shown: str, legal: list[Action], view: View | None) -> A
                 return DRAW_STOCK
             raise IllegalMove(f"{shown}: draw from where? Say 'draw stock' or 'draw discard'", legal, view)
         return TAKE if "upcard" in words and "draw_discard" not in kinds else DRAW_DISCARD
-    if card is not None and words <= {"discard", "throw", "drop", "play", "the", "away", "of", "out", "card"}:
-        return Action("discard", card)
+    if card is not None and (words <= {"discard", "throw", "drop", "play", "the", "away", "of", "out", "card"} or words & {"discard", "throw", "drop"}):
+        return Action("discard", card)  # also inside a sentence: "I'll discard the seven of hearts"
+    if card is None and words & {"discard", "throw", "drop"}:
+        raise IllegalMove(f"{shown}: discard which card? Name it, e.g. 'discard 7h'", legal, view)
     raise IllegalMove(f"{shown} is not a move I understand", legal, view)
 
 

@@ -112,6 +112,15 @@ def test_forms_from_the_brief() -> None:
     assert parse_move("throw the two of hearts.", legal, v) == Action.discard(parse_card("2h"))
     assert parse_move("discard 9♠", legal, v) == Action.discard(parse_card("9s"))
     assert parse_move("Kc", legal, v) == Action.discard(parse_card("Kc"))
+    assert parse_move("`discard 9♠`", legal, v) == Action.discard(parse_card("9s"))
+    assert parse_move("**3**", legal, v) == legal[2]
+    assert parse_move("I will discard the king of clubs, it is deadwood.", legal, v) == Action.discard(parse_card("Kc"))
+    assert parse_move("I discard 9s as it is deadwood", legal, v) == Action.discard(parse_card("9s"))
+    assert parse_move("discard as", legal, v) == Action.discard(parse_card("As"))
+    with pytest.raises(IllegalMove, match="discard which card"):
+        parse_move("discard", legal, v)
+    with pytest.raises(IllegalMove, match="names 2 cards"):
+        parse_move("discard Kc or 9s", legal, v)
     # Knocking: only throwing Kc leaves deadwood within the limit 7 (the 2h: 2)
     assert [a for a in legal if a.kind == "knock"] == [Action.knock(parse_card("Kc"))]
     assert parse_move("knock", legal, v) == Action.knock(parse_card("Kc"))
