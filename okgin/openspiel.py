@@ -458,9 +458,10 @@ class OkginState(pyspiel.State):
         What ``player_id`` does not see is the other player's cards that never went
         through the discard pile; every card it has not seen (those and the stock) is
         equally likely to be any of them, whatever the opponent's strategy may be
-        (ISMCTS does not model it). So: pick that many of the unseen cards at random,
-        rename the hidden chance outcomes of this hand to them, and replay the history.
-        Earlier hands are left as they were: they no longer change anything.
+        (ISMCTS does not model it). So: let the engine redeal them
+        (:meth:`okgin.Game.resample`), rename the hidden chance outcomes of this hand to
+        the new cards, and replay the history, so that the new state's ``history()`` is
+        a legal one. Earlier hands are left as they were: they no longer change anything.
         """
         s = self._s
         if s.stage in (_START, _OVER):
@@ -481,9 +482,16 @@ class OkginState(pyspiel.State):
                 hidden |= set(cards_of(h.hands[p])) - set(view.known_cards[p])
             history = self.history()
             hidden_idx = [(i, history[i]) for i, seat in s.hand_chance if history[i] in hidden]
-            pool = sorted(hidden | set(h.stock))
+            # The engine's own redeal (Game.resample, the one implementation of what a
+            # seat cannot see and of dealing it) chooses the other hand's new cards; the
+            # stock's order it also deals is no information here (draws are chance nodes).
+            redealt = g.resample(player_id, rng).hand
+            fresh: list[int] = []
+            for p in hidden_seats:
+                fresh += sorted(set(cards_of(redealt.hands[p])) - set(view.known_cards[p]))
+            rng.shuffle(fresh)  # which hidden draw got which card: uniform too
         old = [c for _, c in hidden_idx]
-        new = rng.sample(pool, len(old))
+        new = rng.sample(pool, len(old)) if s.stage == _DEAL else fresh
         rename = dict(zip(old, new, strict=True))
         patched = list(self.history())
         for i, c in hidden_idx:
