@@ -78,13 +78,14 @@ class Client:
 
     def _start(self) -> asyncio.AbstractEventLoop:
         with self._lock:
-            if self._loop is None or self._thread is None or not self._thread.is_alive():
+            loop = self._loop
+            if loop is None or self._thread is None or not self._thread.is_alive():
                 loop = asyncio.new_event_loop()
                 thread = threading.Thread(target=loop.run_forever, name="okgin-sdk-loop", daemon=True)
                 thread.start()
                 object.__setattr__(self, "_loop", loop)
                 object.__setattr__(self, "_thread", thread)
-            return self._loop
+            return loop
 
     def _stop(self) -> None:
         with self._lock:

@@ -196,8 +196,8 @@ class AdminLink:
                 fut.set_exception(RefereeGone(why))
         for cb in list(self._on_gone):
             cb(why)
-        for cb in list(self._tables.values()):
-            cb({"type": "_referee_gone", "reason": why})
+        for feed in list(self._tables.values()):
+            feed({"type": "_referee_gone", "reason": why})
 
     # -------------------------------------------------------------- messages
     async def request(self, msg: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:

@@ -108,3 +108,24 @@ def test_restart_forgets_the_session() -> None:
     s = welcomed()
     s.restart()
     assert s.token is None and s.welcome is None and "token" not in s.hello(1.0)
+
+
+def test_the_blocking_client_is_the_async_one_method_for_method() -> None:
+    """Client is AsyncClient driven synchronously, not a copy: every public coroutine of
+    the asyncio client has its blocking form (``next`` is ``recv``), with the same
+    signature and docstring, so the two cannot drift apart again."""
+    import inspect
+
+    from clients.sdk import AsyncClient, Client
+
+    coros = {n for n, f in inspect.getmembers(AsyncClient, inspect.iscoroutinefunction) if not n.startswith("_")}
+    assert coros - {"close"} <= set(vars(Client)) | {"next"}
+    assert Client.recv.__wrapped__ is AsyncClient.next  # type: ignore[attr-defined]
+    for name in coros - {"close", "next"}:
+        blocking = getattr(Client, name)
+        assert blocking.__wrapped__ is getattr(AsyncClient, name), name
+        assert not inspect.iscoroutinefunction(blocking) and blocking.__doc__ == getattr(AsyncClient, name).__doc__
+    c = Client("tcp://127.0.0.1:1", name="same", token="t" * 32, reply_timeout=3.0)
+    assert (c.name, c.token, c.reply_timeout, c.reconnects, c.connected) == ("same", "t" * 32, 3.0, 0, False)
+    c.token = None
+    assert c.token is None and c.session.token is None  # one state: the core's
