@@ -202,3 +202,18 @@ def test_rules_text_follows_the_options() -> None:
     assert "upcard's value" in t and "25 +" in t and "100 points" in t and "2 cards in the stock" in t
     t = rules_text(RuleSet(variant="box", big_gin=True, tie_is_undercut=False, target_score=50))
     assert "Gin in the Box" in t and "Knock limit: 10" in t and "Big gin" in t and "tie scores nothing" in t and "50 points" in t
+
+
+@given(seed=st.integers(0, 10_000), steps=st.integers(0, 40),
+       text=st.one_of(st.text(max_size=60), st.from_regex(r"(take|draw|discard|knock|pass|gin|big)? ?[0-9AaTtJjQqKk]{0,2}[cdhs♣♦♥♠]? ?(\[.*\])?", fullmatch=True)))
+def test_any_reply_is_a_legal_move_or_a_clear_refusal(seed: int, steps: int, text: str) -> None:
+    g = _advance("oklahoma", seed, steps)
+    if g.is_over:
+        return
+    view, legal = g.view(g.current_player), g.legal_actions()
+    try:
+        a = parse_move(text, legal, view)
+    except IllegalMove as e:
+        assert "Legal moves now" in str(e)
+        return
+    assert a.without_melds() in legal
