@@ -15,7 +15,9 @@ stream, the time the task computed on its worker (referee tables, bot processes,
 game: "a game's time"), and, from the runner (a :class:`DaskRunner` whose
 ``play_attempt`` is timed), the time from submitting the task to having its result in
 the runner's loop. **Overhead per game** = runner-side time − worker compute time:
-scheduling, the task's arguments out, the result back, deserialising. **Bytes back
+scheduling, the task's arguments out, the result back, deserialising; split into "out"
+(submit to the start of compute) and "back" (end of compute to the result in the
+runner's loop), both on the one wall clock of this host. **Bytes back
 per game**: the pickled ``GameReply`` (the result Dask ships to the runner). Target:
 overhead ≤ 5% of a game's time.
 
@@ -51,8 +53,8 @@ from referee.tournament.store import ResultsStore  # noqa: E402
 C_BOT = REPO / "clients" / "c" / "build" / "okgin-bot"
 START_S = 90.0
 
-# Per-attempt figures of the timed DaskRunner: (game key, seconds submit -> result, bytes).
-TIMINGS: list[tuple[str, float, int]] = []
+# Per-attempt figures of the timed DaskRunner: (game key, wall clock at submit, at result, bytes).
+TIMINGS: list[tuple[str, float, float, int]] = []
 
 
 def _env() -> dict[str, str]:
@@ -134,9 +136,9 @@ def install_timing() -> None:
     original = ct.DaskRunner.play_attempt
 
     async def timed(self: Any, sg: Any, attempt: int) -> Any:
-        t0 = time.perf_counter()
+        t0 = time.time()  # the wall clock: the task stream's start/stop are on it (same host)
         out, where = await original(self, sg, attempt)
-        TIMINGS.append((f"okgin-{self.cfg.name}-{sg.key}-a{attempt}-{self.tag}", time.perf_counter() - t0,
+        TIMINGS.append((f"okgin-{self.cfg.name}-{sg.key}-a{attempt}-{self.tag}", t0, time.time(),
                         len(pickle.dumps(out, protocol=5)) + len(pickle.dumps(where, protocol=5))))
         return out, where
 
@@ -193,23 +195,28 @@ def run(workdir: Path, setup: str, games: int, slots: int, threads: int, sandbox
                            # what bounds one runner's games/s however many workers it has
                            "runner_cpu_ms_per_game": round(1000 * cpu / len(gs), 1) if gs else None}
     if cluster is not None:
-        compute = {}
+        spans: dict[str, tuple[float, float]] = {}  # key -> (first compute start, last compute stop)
         for t in stream:
             for ss in t.get("startstops", ()):
                 if ss.get("action") == "compute":
-                    compute[t["key"]] = compute.get(t["key"], 0.0) + (ss["stop"] - ss["start"])
-        pairs = [(driver, compute[key], nbytes) for key, driver, nbytes in TIMINGS if key in compute]
+                    a, b = spans.get(t["key"], (ss["start"], ss["stop"]))
+                    spans[t["key"]] = (min(a, ss["start"]), max(b, ss["stop"]))
+        # (runner-side seconds, compute seconds, submit -> compute start, compute end -> result, bytes)
+        pairs = [(t1 - t0, spans[k][1] - spans[k][0], spans[k][0] - t0, t1 - spans[k][1], n)
+                 for k, t0, t1, n in TIMINGS if k in spans]
         if pairs:
-            game_s = statistics.median(c for _, c, _ in pairs)
-            over = [max(0.0, d - c) for d, c, _ in pairs]
+            game_s = statistics.median(p[1] for p in pairs)
+            over = [max(0.0, p[0] - p[1]) for p in pairs]
             row.update({
+                "out_ms_median": round(1000 * statistics.median(p[2] for p in pairs), 2),
+                "back_ms_median": round(1000 * statistics.median(p[3] for p in pairs), 2),
                 "timed_games": len(pairs),
                 "game_ms_median": round(1000 * game_s, 1),
                 "overhead_ms_median": round(1000 * statistics.median(over), 2),
                 "overhead_ms_mean": round(1000 * statistics.fmean(over), 2),
                 "overhead_pct": round(100 * statistics.median(over) / game_s, 2) if game_s else None,
-                "bytes_back_median": int(statistics.median(b for _, _, b in pairs)),
-                "bytes_back_max": max(b for _, _, b in pairs),
+                "bytes_back_median": int(statistics.median(p[4] for p in pairs)),
+                "bytes_back_max": max(p[4] for p in pairs),
             })
     return row
 
@@ -239,16 +246,17 @@ def main() -> int:
             rows.append(r)
             print(f"  {r['setup']}: {r['games']} games in {r['wall_s']:.1f} s = {r['games_per_s']:.2f} games/s"
                   f" (exit {r['exit']}, abnormal {r['abnormal']})", flush=True)
-    head = ["setup", "games/s", "runner CPU ms/game", "game ms (worker)", "overhead ms (median/mean)", "overhead %",
-            "bytes back/game (median/max)"]
+    head = ["setup", "games/s", "runner CPU ms/game", "game ms (worker)", "overhead ms (median/mean)", "out/back ms",
+            "overhead %", "bytes back/game (median/max)"]
     table = [head]
     for r in rows:
         if "overhead_ms_median" in r:
             table.append([r["setup"], f"{r['games_per_s']:.2f}", f"{r['runner_cpu_ms_per_game']:.1f}", f"{r['game_ms_median']:.0f}",
-                          f"{r['overhead_ms_median']:.1f} / {r['overhead_ms_mean']:.1f}", f"{r['overhead_pct']:.2f}",
+                          f"{r['overhead_ms_median']:.1f} / {r['overhead_ms_mean']:.1f}",
+                          f"{r['out_ms_median']:.1f} / {r['back_ms_median']:.1f}", f"{r['overhead_pct']:.2f}",
                           f"{r['bytes_back_median']} / {r['bytes_back_max']}"])
         else:
-            table.append([r["setup"], f"{r['games_per_s']:.2f}", f"{r['runner_cpu_ms_per_game']:.1f}", "-", "-", "-", "-"])
+            table.append([r["setup"], f"{r['games_per_s']:.2f}", f"{r['runner_cpu_ms_per_game']:.1f}", "-", "-", "-", "-", "-"])
     widths = [max(len(row[i]) for row in table) for i in range(len(head))]
     print()
     for row in table:
