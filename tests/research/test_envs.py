@@ -254,3 +254,20 @@ def test_okgin_research_modules_import_no_clients() -> None:
     root = Path(__file__).resolve().parents[2]
     proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize(("module", "missing"), [("okgin.openspiel", "pyspiel"), ("okgin.envs", "pettingzoo")])
+def test_missing_extra_names_it(module: str, missing: str) -> None:
+    """Without the optional dependency, the import error says which extra to install."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        f"import sys\nsys.modules[{missing!r}] = None\n"
+        f"try:\n    import {module}\nexcept ImportError as e:\n    print(e)\nelse:\n    raise SystemExit('imported')\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "okgin[research]" in proc.stdout
