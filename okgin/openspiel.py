@@ -285,10 +285,6 @@ class OkginState(pyspiel.State):
         """The engine's game behind this state (read it; move it only through this state)."""
         return self._s.game
 
-    def _hand_seats(self) -> tuple[int, int]:
-        h = self._s.game.hand
-        return h.nondealer, h.dealer
-
     # -------------------------------------------------------------- pyspiel API
     def current_player(self) -> int:
         s = self._s
