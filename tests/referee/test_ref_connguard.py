@@ -13,6 +13,7 @@ from __future__ import annotations
 import struct
 
 import zmq
+from bounded import limit
 from refharness import Client, RefereeThread
 
 CAP = 3
@@ -20,8 +21,7 @@ CAP = 3
 
 def _handshake_outcome(ctx: zmq.Context, endpoint: str) -> tuple[zmq.Socket, int]:
     """Connect a DEALER; return it and the first handshake event its monitor reports."""
-    sock = ctx.socket(zmq.DEALER)
-    sock.linger = 0
+    sock = limit(ctx.socket(zmq.DEALER))
     mon = sock.get_monitor_socket(zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_HANDSHAKE_FAILED_AUTH
                                   | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL)
     try:
