@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from .actions import Action
+from .enums import Termination, termination
 from .errors import IllegalAction
 from .hand import OVER, Hand
 from .infostate import resample as resample_hidden
@@ -31,7 +32,7 @@ from .scoring import HandResult
 from .views import make_view
 
 MAX_ADVICE_TEXT = 280
-TERMINATIONS = ("normal", "timeout", "illegal", "disconnect", "abandoned", "resigned")
+TERMINATIONS: tuple[Termination, ...] = tuple(Termination)  # the values, in this order: normal first
 
 
 class Game:
@@ -51,7 +52,7 @@ class Game:
         self.advice: list[tuple[int, int, Action | None, str]] = []  # (hand number, seat, action, text)
         self.over = False
         self.winner: int | None = None
-        self.termination: str | None = None
+        self.termination: Termination | str | None = None
         self.roles: Roles | None = None
         self.role_draws: list[list[tuple[int, int]]] = []
         # Set only by okgin.position.game_from_position: the constructed first hand.
@@ -211,7 +212,7 @@ class Game:
         self.log.append(("advice", seat, action, text))
         self.advice.append((self.hand.number, seat, action, text))
 
-    def resign(self, seat: int, reason: str = "resigned") -> None:
+    def resign(self, seat: int, reason: str = Termination.RESIGNED) -> None:
         """End the game with ``seat`` forfeiting (timeout, illegal moves, disconnect...).
 
         Two players: the other wins. Three: the best score among the others wins (the
@@ -227,15 +228,15 @@ class Game:
         others = [s for s in range(self.num_seats) if s != seat]
         self.winner = max(others, key=lambda s: (self.scores[s], -s))
         self.over = True
-        self.termination = reason
+        self.termination = Termination(reason)
 
-    def abandon(self, reason: str = "abandoned") -> None:
+    def abandon(self, reason: str = Termination.ABANDONED) -> None:
         """End the game with no winner (e.g. the referee is shut down)."""
         if self.over:
             raise IllegalAction("the game is over")
         self.log.append(("abandon", reason))
         self.over = True
-        self.termination = reason
+        self.termination = termination(reason)
 
     # ------------------------------------------------------------ hand endings
     def _end_hand(self) -> HandResult:
@@ -251,7 +252,7 @@ class Game:
         if r.winner is not None and self.scores[r.winner] >= self.rules.target_score:
             self.over = True
             self.winner = r.winner
-            self.termination = "normal"
+            self.termination = Termination.NORMAL
             return r
         if self.roles is not None:
             box_won = None if r.winner is None else r.winner == self.roles[0]

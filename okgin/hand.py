@@ -1,7 +1,7 @@
 """One hand, from the deal to a knock or a drawn hand (docs/rules.md §3.1-3.6).
 
-Phases: ``offer`` (the upcard offer, §3.2), ``draw`` and ``discard`` (a turn, §3.3;
-knocking happens in ``discard``, §3.4), ``over``. The hand is played by two seats, the
+Phases (:class:`okgin.enums.Phase`): ``offer`` (the upcard offer, §3.2), ``draw`` and
+``discard`` (a turn, §3.3; knocking happens in ``discard``, §3.4), ``over``. The hand is played by two seats, the
 dealer and the non-dealer; in Gin in the Box those are the box and the captain (§4).
 
 Validation always happens before mutation, so an illegal action leaves the hand as it
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .actions import DRAW_DISCARD, DRAW_STOCK, PASS, TAKE, Action
 from .cards import CARD_VALUES, SUIT_MASK, Card, card_str, cards_of
+from .enums import Phase
 from .errors import IllegalAction
 from .layoffs import best_defence, knocker_default_arrangement
 from .melds import SUIT_DEADWOOD, SUIT_VALUE, Arrangement, deadwood_mask, validate_arrangement
@@ -20,7 +21,7 @@ from .rng import SeedStream
 from .rules import RuleSet
 from .scoring import HandResult, score_knock
 
-OFFER, DRAW, DISCARD, OVER = "offer", "draw", "discard", "over"
+OFFER, DRAW, DISCARD, OVER = Phase.OFFER, Phase.DRAW, Phase.DISCARD, Phase.OVER
 # One Action object per possible discard and knock, built once: legal_actions() is the
 # engine's hottest path and only hands these out.
 _DISCARDS = tuple(Action("discard", c) for c in range(52))

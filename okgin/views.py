@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .actions import Action
 from .cards import Card, card_str, cards_of, parse_card
+from .enums import Phase
 from .scoring import HandResult
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ class View:
     variant: str
     num_seats: int
     hand_number: int
-    phase: str  # offer | draw | discard | game_over
+    phase: str  # a Phase: offer | draw | discard | game_over
     to_act: int | None
     dealer: int
     nondealer: int
@@ -148,7 +149,7 @@ class View:
             variant=d["variant"],
             num_seats=int(d["num_seats"]),
             hand_number=int(d["hand_number"]),
-            phase=d["phase"],
+            phase=_phase(d["phase"]),
             to_act=d.get("to_act"),
             dealer=int(d["dealer"]),
             nondealer=int(d["nondealer"]),
@@ -174,6 +175,14 @@ class View:
             stock=None if d.get("stock") is None else cards(d["stock"]),
             role_draws=tuple(tuple((int(s), pc(c)) for s, c in rnd) for rnd in d.get("role_draws", [])),
         )
+
+
+def _phase(text: str) -> str:
+    """A wire phase as a :class:`Phase` (equal to the string); an unknown one as it came."""
+    try:
+        return Phase(text)
+    except ValueError:
+        return text
 
 
 def _partner_of(game: Game, seat: int | None) -> int | None:
@@ -223,9 +232,9 @@ def make_view(game: Game, seat: int | None, full: bool = False) -> View:
     h = game.hand
     owner = _partner_of(game, seat)
     events, known = _filtered_events(game, seat, owner, full)
-    hand_over = h.phase == "over"
+    hand_over = h.phase == Phase.OVER
     if game.over:
-        phase = "game_over"
+        phase = Phase.GAME_OVER
     else:
         phase = h.phase
     if game.roles is not None:

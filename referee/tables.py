@@ -18,6 +18,7 @@ import hmac
 import secrets
 from collections import deque
 from collections.abc import Callable
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from msgpack import packb
@@ -35,7 +36,17 @@ from .wireviews import ViewCache, frame, pack, pack_array, with_field
 if TYPE_CHECKING:
     from .server import Referee
 
-WAITING, PLAYING, FINISHED, CLOSED = "waiting", "playing", "finished", "closed"
+
+class TableStatus(StrEnum):
+    """A table's ``status`` (protocol.md): each member is its wire string."""
+
+    WAITING = "waiting"
+    PLAYING = "playing"
+    FINISHED = "finished"
+    CLOSED = "closed"
+
+
+WAITING, PLAYING, FINISHED, CLOSED = TableStatus.WAITING, TableStatus.PLAYING, TableStatus.FINISHED, TableStatus.CLOSED
 #: The full feed holds at most this many messages of the running hand (Table._hold_full);
 #: the rules bound a hand to about 2,100 (max_pile_draws <= 1000 draws from the pile, each
 #: with its discard, plus the stock), the default cap of 100 to about 300.
