@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import secrets
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from referee.tournament.config import TournamentConfig
@@ -234,7 +236,25 @@ class DaskRunner(Runner):
             self.inflight.discard(fut)
         for kind, detail, game in reply.events:
             self.store.log_event(kind, f"{detail} (on Dask worker {reply.worker})", game=game)
+        self._write_logs(reply)
         return reply.out, reply.where
+
+    def _write_logs(self, reply: GameReply) -> None:
+        """The bot logs a worker kept, in this run's log directory (never over a file
+        already there: a resumed run's attempts count from 1 again, like a local run's)."""
+        for name, data in reply.logs:
+            stem = Path(name).stem
+            for n in itertools.count():
+                path = self.logdir / (f"{stem}.log" if n == 0 else f"{stem}-{n}.log")
+                try:
+                    with path.open("xb") as f:
+                        f.write(f"# played on Dask worker {reply.worker}\n".encode())
+                        f.write(data)
+                except FileExistsError:
+                    continue
+                except OSError as e:
+                    self.store.log_event("dask", f"could not write the log {name} from {reply.worker}: {e}")
+                break
 
     def client_closed(self) -> bool:
         """Whether the client gave up on the scheduler (Dask closes it when the scheduler

@@ -45,6 +45,7 @@ from referee.tournament.store import GameResult, ResultsStore
 
 T = TypeVar("T")
 KEEP_RUNNERS = 2  # tournaments whose referee a worker keeps at once (a second run may share the cluster)
+LOG_CAP = 1 << 20  # bytes of one bot log sent back (the start and the end are what explain a crash)
 
 
 class MissingProgram(RuntimeError):
@@ -59,6 +60,9 @@ class GameReply:
     where: str
     worker: str
     events: list[tuple[str, str, int | None]] = field(default_factory=list)
+    # The bot logs the runner kept (a game that did not end normally, or --keep-logs),
+    # by file name: the driver writes them to its own NAME-run/logs, as a local run has them.
+    logs: list[tuple[str, bytes]] = field(default_factory=list)
 
 
 class WorkerEvents:
@@ -191,13 +195,16 @@ class _Host:
                 raise MissingProgram(f"participant {name} cannot run on Dask worker {worker}: {problem}")
         runner = await self.runner(cfg, keep_logs)
         events = cast(WorkerEvents, runner.store)
+        pattern = f"{sg.key}-a*-s*.log"
+        before = set(runner.logdir.glob(pattern))
         try:
             out, label = await runner.play_attempt(sg, attempt)
         except NoReferee as e:
             out, label = Outcome(True, f"{e} on Dask worker {worker}"), "-"
         if isinstance(out, GameResult):
             out = replace(out, referee=f"{out.referee} on {worker}")
-        return GameReply(out, f"Dask worker {worker} referee {label}", worker, events.drain())
+        logs = _take_logs(sorted(set(runner.logdir.glob(pattern)) - before))
+        return GameReply(out, f"Dask worker {worker} referee {label}", worker, events.drain(), logs)
 
     async def preflight(self, cfg: TournamentConfig, keep_logs: bool, name: str) -> str | None:
         p = cfg.participant(name)
@@ -215,6 +222,23 @@ class _Host:
             return await check(runner, slot, p)
         finally:
             slot.active -= 1
+
+
+def _take_logs(paths: list[Path]) -> list[tuple[str, bytes]]:
+    """The logs this game's attempt left (the runner deleted those of a normal game),
+    read and removed here: the worker's directory is not where an organiser looks."""
+    out = []
+    for path in paths:
+        try:
+            with path.open("rb") as f:
+                data = f.read(LOG_CAP + 1)
+            path.unlink()
+        except OSError:
+            continue
+        if len(data) > LOG_CAP:
+            data = data[:LOG_CAP] + b"\n# (cut at %d bytes on the worker)\n" % LOG_CAP
+        out.append((path.name, data))
+    return out
 
 
 async def _retire(runner: Runner) -> None:

@@ -28,7 +28,7 @@ pytest.importorskip("distributed")
 from daskkit import ROOT, DaskCluster, cluster_env, kill_group, python_shim, start_cluster, unfinished_journals, write_config
 from tournament.test_tournament_languages import build_c_bot
 from tournament.test_tournament_runner import table_of
-from tournament.tourkit import alive, children_of, games_recorded
+from tournament.tourkit import PROTOBOT, alive, children_of, games_recorded
 
 from referee.tournament.cli import main
 from referee.tournament.store import ResultsStore
@@ -178,6 +178,26 @@ def test_the_runner_killed_then_resumed_on_the_same_cluster(dask_cluster: DaskCl
         assert [e[1] for e in store.events()].count("resume") == 1
     finally:
         store.close()
+
+
+def test_a_crash_on_a_worker_loses_the_game_and_its_log_comes_back(dask_cluster: DaskCluster, shim: Path | None,
+                                                                   tmp_path: Path) -> None:
+    # A bot that says hello (it passes the preflight) and exits: every game of it is a crash.
+    quitter = {"name": "quitter", "command": [sys.executable, PROTOBOT, "{endpoint}", "{token}", "--exit-after-hello"]}
+    if shim:
+        quitter |= {"env": {"PYTHONPATH": shim}, "dir": [shim, Path(PROTOBOT).parent]}
+    simple = {"name": "simple", "bot": "simple", **({"env": {"PYTHONPATH": shim}, "dir": [shim]} if shim else {})}
+    cfg = write_config(tmp_path / f"{NAME}.toml", [simple, quitter], **SECTIONS)
+    assert main([str(cfg), "--dask", dask_cluster.address, "--quiet"]) == 1  # a participant lost every game to crashes
+    store = ResultsStore.open_existing(cfg.with_suffix(".sqlite"))
+    try:
+        games = store.games()
+        assert len(games) == 2 and all(g.termination == "crash" and g.culprit == "quitter" for g in games)
+    finally:
+        store.close()
+    logs = sorted((tmp_path / f"{NAME}-run" / "logs").glob("*-quitter.log"))
+    assert len(logs) == 2, logs  # the worker kept them (abnormal games) and sent them to the organiser
+    assert all(p.read_text().startswith("# played on Dask worker tcp://127.0.0.1:") for p in logs)
 
 
 def test_a_lost_scheduler_stops_the_run_for_a_resume(local_db: Path, c_bot: Path, shim: Path | None,
