@@ -97,6 +97,10 @@ class DaskRunner(Runner):
         return self.handle.address if self.handle is not None else str(self.opts.dask)
 
     async def run(self) -> int:
+        remote = [p.name for p in self.cfg.participants if p.kind == "remote"]
+        if remote:  # before the runner opens its gateway for them
+            raise StartError(f"remote participants ({', '.join(remote)}) connect to the runner's gateway and play on "
+                             "its referees, which a Dask run does not have: play them without --dask")
         try:
             return await super().run()
         finally:
@@ -116,10 +120,6 @@ class DaskRunner(Runner):
 
     async def prepare(self) -> None:
         """Reach the cluster and check it can play every game, then the preflight."""
-        remote = [p.name for p in self.cfg.participants if p.kind == "remote"]
-        if remote:
-            raise StartError(f"remote participants ({', '.join(remote)}) connect to the runner's gateway, which a Dask "
-                             "run does not have: play them without --dask")
         address = str(self.opts.dask)
         try:
             self.handle = await asyncio.to_thread(

@@ -75,6 +75,19 @@ def test_dask_and_local_referees_do_not_mix(tmp_path: Path, capsys: pytest.Captu
     assert not (tmp_path / "dk.sqlite").exists()
 
 
+def test_remote_participants_are_refused_before_any_connection(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("distributed")
+    cfg = tmp_path / "dk.toml"
+    cfg.write_text('[tournament]\ngateway = "tcp://127.0.0.1:7299"\n[[participant]]\nname = "a"\nbot = "random"\n'
+                   '[[participant]]\nname = "far"\nremote = true\n')
+    assert main([str(cfg), "--dask", "tcp://127.0.0.1:9", "--quiet"]) == 2
+    out = capsys.readouterr()
+    assert "remote participants (far)" in out.err and "without --dask" in out.err
+    assert "connect to tcp://127.0.0.1:7299" not in out.out  # no gateway was opened for them
+    assert not (tmp_path / "dk.sqlite").exists()
+
+
 def test_a_game_that_comes_back_twice_is_recorded_once(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
     from referee.cluster.tournament import DaskRunner
