@@ -112,7 +112,7 @@ def human_app(table: Table, opts: DisplayOptions | None = None) -> OkginApp:
     return OkginApp(backend, state=TableState(), options=opts or DisplayOptions(), cursor_blink=False)
 
 
-async def until(pilot, cond, limit: float = 20.0) -> None:
+async def until(pilot, cond, limit: float = 60.0) -> None:
     """Let the app run until ``cond()`` holds; give up after ``limit`` seconds (a bound
     on a hang, not a timing assertion)."""
     deadline = time.monotonic() + limit
