@@ -134,16 +134,19 @@ def python_shim(directory: Path) -> Path | None:
     """A directory that makes this checkout's ``okgin`` and ``clients`` importable inside
     the sandbox, or None when the installation already does (the usual case).
 
-    An editable install made at another path (this tree copied or moved) finds the
-    packages only from this tree's root, which the sandbox does not show (only the
-    package directories): ``python -m okgin bot`` then fails there with "No module named
-    okgin". Symbolic links to the packages in a directory of their own, given to the
+    An editable install made from another tree (this one copied or moved, or another
+    checkout installed since) finds the packages only from this tree's root, which the
+    sandbox does not show (only the package directories), or finds the other tree's:
+    ``python -m okgin bot`` then fails there with "No module named okgin", or runs other
+    code. Symbolic links to this tree's packages in a directory of their own, given to the
     built-in bots as ``PYTHONPATH`` and ``dir``, mend that without showing more.
     """
-    probe = subprocess.run([sys.executable, "-c", "import okgin, clients"], cwd="/", capture_output=True, timeout=60,
+    probe = subprocess.run([sys.executable, "-c", "import okgin, clients; print(okgin.__file__); print(clients.__file__)"],
+                           cwd="/", capture_output=True, text=True, timeout=60,
                            env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
-    if probe.returncode == 0:
-        return None
+    found = [Path(line).resolve().parent for line in probe.stdout.split()] if probe.returncode == 0 else []
+    if found == [ROOT / "okgin", ROOT / "clients"]:
+        return None  # installed from this very tree
     directory.mkdir(parents=True, exist_ok=True)
     directory.chmod(0o755)  # a bot runs as another uid when the runner is root (.sandbox): it must list this
     for pkg in ("okgin", "clients"):
