@@ -268,3 +268,22 @@ def test_ismcts_plays_complete_games(name: str, params: dict, sims: int) -> None
     assert searched > 0
     assert sum(state.returns()) == pytest.approx(0.0)
     assert state.okgin_game.results
+
+
+def test_bench_ismcts_runs() -> None:
+    """bench/ismcts.py's smallest run prints its table and a JSON line (both evaluators)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    for rollout in ("random", "simple"):
+        proc = subprocess.run(
+            [sys.executable, "bench/ismcts.py", "--sims", "2", "--games", "2", "--rollout", rollout],
+            cwd=root, capture_output=True, text=True, timeout=240,
+        )
+        assert proc.returncode == 0, proc.stderr
+        out = json.loads(proc.stdout.strip().splitlines()[-1])
+        row = out["rows"][0]
+        assert row["games"] == 2 and row["wins"] + row["losses"] + row["drawn"] == 2
