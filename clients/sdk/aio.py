@@ -492,9 +492,10 @@ class AsyncClient:
         while not self._closed and self._fatal is None:
             now = time.monotonic()
             wake = self.session.wakeup(now)
-            # Nothing is due while a hello is out: look again soon (the welcome moves
-            # the deadlines, and a resume that fails ends the session).
-            wait = 0.25 if wake is None or self._reconnecting else max(0.0, wake - now)
+            # Nothing is due while a hello is out, or with no socket (dropped, and not
+            # yet reconnected by the program): look again soon.
+            idle = wake is None or self._reconnecting or self._sock is None
+            wait = 0.25 if idle or wake is None else max(0.0, wake - now)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._poke.wait(), wait)
             self._poke.clear()
