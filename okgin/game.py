@@ -14,7 +14,6 @@ turns that into a replayable record.
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 from typing import Any
 
 from .actions import Action
@@ -246,8 +245,9 @@ class Game:
         if r.winner is not None:
             self.scores[r.winner] += r.points
             self.hands_won[r.winner] += 1
-        r = replace(r, scores_after=tuple(self.scores))
-        hand.result = r
+        # The hand's own result, made by this very apply() and seen by no one yet, is
+        # completed in place: dataclasses.replace cost more than the rest of a hand's end.
+        object.__setattr__(r, "scores_after", tuple(self.scores))
         self.results.append(r)
         if r.winner is not None and self.scores[r.winner] >= self.rules.target_score:
             self.over = True

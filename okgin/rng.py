@@ -12,6 +12,7 @@ import hashlib
 import re
 import secrets
 import struct
+from operator import mod
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -76,6 +77,14 @@ class SeedStream:
             data = b"".join([sha(key + str(c).encode()).digest() for c in range(counter, counter + k)])
             vals.extend(struct.unpack(f">{4 * k}Q", data))
             counter += k
+        if n < _NLIMITS and max(vals[: n - 1]) < _NO_REJECT:
+            # No value is rejected (nearly always): the indices all at once, v % (i + 1)
+            # for i = n - 1 .. 1, then only the swaps.
+            for i, j in zip(range(n - 1, 0, -1), map(mod, vals, range(n, 1, -1)), strict=True):
+                items[i], items[j] = items[j], items[i]
+            self._vals = vals[n - 1 :][::-1]
+            self._counter = counter
+            return items
         limits = _LIMITS
         pos = 0
         for i in range(n - 1, 0, -1):
@@ -100,6 +109,8 @@ _TWO64 = 1 << 64
 _NLIMITS = 257
 #: below(n)'s rejection limit per n (values at or above it are redrawn).
 _LIMITS: list[int] = [0] + [_TWO64 - _TWO64 % n for n in range(1, _NLIMITS)]
+#: Below every one of those limits: a value under it is never rejected.
+_NO_REJECT = min(_LIMITS[1:])
 
 
 def seed_text(seed: int | str) -> str:
