@@ -32,6 +32,7 @@ import contextlib
 import itertools
 import secrets
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +87,11 @@ class DaskRunner(Runner):
         self.inflight: set[Any] = set()  # distributed.Future of the games out on workers
         self.tag = secrets.token_hex(4)  # task keys unique to this run, even resumed on the same cluster
         self.workers: dict[str, dict[str, Any]] = {}
+        # What the workers are sent: the config without what only the organiser needs. A
+        # fixed secret (tournament.seed or .secret) would give every worker every deal of
+        # the event, where it needs only the seed of each game it plays (in the game), and
+        # the admin key opens remote referees the workers never use.
+        self.worker_cfg = replace(cfg, seed=None, secret=None, admin_key="")
 
     @property
     def client(self) -> Any:
@@ -180,7 +186,7 @@ class DaskRunner(Runner):
         for a, names in asked.items():
             if names:
                 try:
-                    reply = await asyncio.to_thread(self.client.run, check_participants, self.cfg, names, workers=[a])
+                    reply = await asyncio.to_thread(self.client.run, check_participants, self.worker_cfg, names, workers=[a])
                 except Exception as e:  # the worker left meanwhile: its games will go elsewhere
                     self.store.log_event("dask", f"could not check worker {a}: {type(e).__name__}: {e}")
                     continue
@@ -194,7 +200,7 @@ class DaskRunner(Runner):
     async def dask_preflight(self) -> None:
         """The preflight (each local participant starts and says hello), on a worker."""
         local = [p for p in self.cfg.participants if p.kind != "remote"]
-        futures = [self.client.submit(preflight_participant, self.cfg, self.opts.keep_logs, p.name, pure=False,
+        futures = [self.client.submit(preflight_participant, self.worker_cfg, self.opts.keep_logs, p.name, pure=False,
                                       key=f"okgin-preflight-{self.cfg.name}-{p.name}-{self.tag}",
                                       resources=dict(p.resources) or None) for p in local]
         failures = []
@@ -217,7 +223,7 @@ class DaskRunner(Runner):
         need = resources_of(self.cfg, sg.seats)
         fut: Any = None
         try:
-            fut = self.client.submit(play_game, self.cfg, self.opts.keep_logs, sg, attempt, pure=False,
+            fut = self.client.submit(play_game, self.worker_cfg, self.opts.keep_logs, sg, attempt, pure=False,
                                      key=f"okgin-{self.cfg.name}-{sg.key}-a{attempt}-{self.tag}", resources=need or None)
             self.inflight.add(fut)
             reply: GameReply = await self._result(fut)

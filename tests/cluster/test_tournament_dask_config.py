@@ -106,3 +106,18 @@ def test_a_game_that_comes_back_twice_is_recorded_once(tmp_path: Path) -> None:
         assert [e[1] for e in store.events()].count("duplicate") == 1
     finally:
         store.close()
+
+
+def test_workers_are_not_sent_the_organisers_secrets(tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    from referee.cluster.tournament import DaskRunner
+
+    cfg = parse_config({"tournament": {"name": "dk", "secret": "ab" * 32, "admin_key": "k3y"},
+                        "participant": [{"name": "a", "bot": "random"}, {"name": "b", "bot": "simple"}]}, ".")
+    store = ResultsStore.for_run(cfg, tmp_path / "dk.sqlite", resume=False)
+    try:
+        sent = DaskRunner(cfg, RunOptions(dask="local", progress=False), store).worker_cfg
+    finally:
+        store.close()
+    assert (sent.secret, sent.seed, sent.admin_key, sent.fixed_secret) == (None, None, "", None)
+    assert sent.participants == cfg.participants and sent.rules == cfg.rules  # the games are the same
