@@ -148,6 +148,11 @@ class TournamentConfig:
     output_dir: str = ""
     stall_timeout: float = 120.0
     gateway: str = ""
+    # CURVE on the gateway (referee.security's files): its key pair directory and the
+    # remote bots' public keys (a directory of *.key, or "any"); "" reads the
+    # OKGIN_GATEWAY_CURVE_KEYS / OKGIN_GATEWAY_ALLOW environment instead (.gateway).
+    gateway_curve_keys: str = ""
+    gateway_allow: str = ""
     admin_key: str = ""
     config_dir: str = "."
     config_file: str = ""
@@ -563,6 +568,13 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
             "remote participants connect to the runner's gateway: set tournament.gateway = \"tcp://HOST:PORT\" "
             "and give each remote bot that address and its token"
         )
+    gateway_curve_keys = t.string("gateway_curve_keys", "") or ""
+    gateway_allow = t.string("gateway_allow", "") or ""
+    if bool(gateway_curve_keys) != bool(gateway_allow):
+        raise ConfigError("tournament.gateway_curve_keys and tournament.gateway_allow go together: the gateway's key pair "
+                          "directory and the remote bots' public keys (a directory of *.key, or \"any\")")
+    if gateway_curve_keys and not gateway:
+        raise ConfigError("tournament.gateway_curve_keys: there is no tournament.gateway to encrypt")
     admin_key = t.string("admin_key", "") or ""
     database = t.string("database", "") or ""
     output_dir = t.string("output_dir", "") or ""
@@ -597,6 +609,8 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
         output_dir=output_dir,
         stall_timeout=stall,
         gateway=gateway,
+        gateway_curve_keys=gateway_curve_keys,
+        gateway_allow=gateway_allow,
         admin_key=admin_key,
         config_dir=str(Path(config_dir)),
         sandbox=sandbox,

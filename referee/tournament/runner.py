@@ -745,11 +745,17 @@ class Runner:
             remote = {p.name for p in self.cfg.participants if p.kind == "remote"}
             if remote:
                 tokens = {n: t for n, t in self.store.tokens().items() if n in remote}
-                self.gateway = Gateway(self.ctx, self.cfg.gateway, tokens)
+                allow = self.cfg.gateway_allow
+                self.gateway = Gateway(
+                    self.ctx, self.cfg.gateway, tokens,
+                    curve_keys=str(self.cfg.resolve_path(self.cfg.gateway_curve_keys)) if self.cfg.gateway_curve_keys else None,
+                    curve_allow=(allow if allow in ("", "any") else str(self.cfg.resolve_path(allow))) or None)
                 try:
                     endpoint = await self.gateway.start()
                 except zmq.ZMQError as e:
                     raise StartError(f"gateway {self.cfg.gateway!r}: cannot listen there: {e.strerror}") from None
+                except ValueError as e:  # CURVE keys or allow-list unusable
+                    raise StartError(str(e)) from None
                 print(f"remote bots connect to {endpoint} with their tokens:", flush=True)
                 for n in sorted(tokens):
                     print(f"  {n}: {tokens[n]}", flush=True)

@@ -235,3 +235,66 @@ def test_the_gateway_speaks_curve(curve_referee: dict[str, object]) -> None:
     welcome, plain_answered = asyncio.run(go())
     assert welcome["type"] == "welcome" and welcome["name"] == "alice"
     assert not plain_answered
+
+
+def test_a_tournament_plays_a_remote_bot_through_a_curve_gateway(tmp_path: Path) -> None:
+    """[tournament] gateway_curve_keys / gateway_allow: the remote bot (okgin bot, with the
+    SDK's OKGIN_CURVE_* variables) plays every game over CURVE; the results are whole."""
+    from daskkit import write_config
+
+    c_bot = ROOT / "clients" / "c" / "build" / "okgin-bot"
+    if not c_bot.exists():
+        pytest.skip("build the C bot first: make -C clients/c")
+    _gen_keys(tmp_path / "gateway", "server")
+    visitor = _gen_keys(tmp_path / "bots", "visitor")
+    (tmp_path / "allowed").mkdir()
+    shutil.copy(tmp_path / "bots" / "visitor.key", tmp_path / "allowed" / "visitor.key")
+    cfg = write_config(tmp_path / "cup.toml", [
+        {"name": "c-local", "command": [str(c_bot), "--connect", "{endpoint}", "--token", "{token}", "--name", "{name}"]},
+        {"name": "visitor", "remote": True, "token": "visitor-curve-1"},
+    ], tournament={"seed": "curve-gw", "games_per_pairing": 2, "gateway": "tcp://127.0.0.1:0",
+                   "gateway_curve_keys": "gateway", "gateway_allow": "allowed"},
+        rules={"target_score": 40}, clock={"move_ms": 10000})
+    runner = subprocess.Popen([sys.executable, "-m", "okgin", "tournament", str(cfg), "--quiet"], cwd=tmp_path, env=_env(),
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    bot = None
+    try:
+        assert runner.stdout is not None
+        endpoint = None
+        while endpoint is None:
+            line = readline(runner.stdout, START_S, "the runner")
+            assert line, "the runner ended without printing the gateway's endpoint"
+            m = re.search(r"remote bots connect to (tcp://\S+)", line)
+            endpoint = m.group(1) if m else None
+        bot_env = {**_env(), "OKGIN_CURVE_SERVER_KEY": str(tmp_path / "gateway" / "server.key"),
+                   "OKGIN_CURVE_CLIENT_KEY": str(visitor)}
+        bot = subprocess.Popen([sys.executable, "-m", "okgin", "bot", "simple", "--connect", endpoint, "--token",
+                                "visitor-curve-1", "--name", "visitor", "--games", "0", "--seed", "7"], cwd=tmp_path,
+                               env=bot_env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               text=True)
+        _, err = runner.communicate(timeout=RUN_S)
+        assert runner.returncode == 0, err
+        _, bot_err = bot.communicate(timeout=60)
+        assert bot.returncode == 0, bot_err
+    finally:
+        for p in (bot, runner):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait(30)
+    from referee.tournament.store import ResultsStore
+
+    st = ResultsStore.open_existing(tmp_path / "cup.sqlite")
+    try:
+        games = st.games()
+    finally:
+        st.close()
+    assert len(games) == 2 and all(g.termination == "normal" for g in games)
+
+
+def test_gateway_curve_keys_need_an_allow_list(tmp_path: Path) -> None:
+    from referee.tournament.config import ConfigError, parse_config
+
+    with pytest.raises(ConfigError, match="go together"):
+        parse_config({"tournament": {"gateway": "tcp://127.0.0.1:0", "gateway_curve_keys": "keys"},
+                      "participant": [{"name": "a", "bot": "simple"}, {"name": "b", "remote": True, "token": "t"}]},
+                     config_dir=tmp_path)
