@@ -208,3 +208,45 @@ def test_a_resampled_game_has_no_record() -> None:
     g = Game(RuleSet(), seed=1).resample(0, random.Random(1))
     with pytest.raises(ValueError, match="resampled"):
         g.to_record()
+
+
+@settings(max_examples=40, deadline=None)
+@given(variant=st.sampled_from([0, 1]), seed=st.integers(0, 10**6), allow_taken=st.booleans())
+def test_hand_apply_and_game_apply_make_the_same_moves(variant: int, seed: int, allow_taken: bool) -> None:
+    """Game.apply writes out Hand.apply's draw and discard paths (for speed): a hand driven
+    through Hand.apply directly goes through exactly the same states, and both refuse
+    the same illegal moves."""
+    from okgin import Action, IllegalAction
+
+    rules = VARIANTS[variant].with_options(allow_discard_of_taken_card=allow_taken, max_pile_draws=6)
+    game = Game(rules, seed=seed)
+    bare = game.hand.copy()
+    rng = random.Random(seed)
+    while True:
+        h = game.hand
+        for probe in (Action("discard", rng.randrange(52)), Action("draw_discard"), Action("draw_stock")):
+            outcomes = []
+            for apply in (game.apply, bare.apply):
+                try:
+                    apply(probe)
+                except IllegalAction as e:
+                    outcomes.append(str(e))
+                else:
+                    outcomes.append(None)
+            assert outcomes[0] == outcomes[1]
+            if outcomes[0] is None:
+                break
+        else:
+            a = random_action(game, rng, knock_bias=0.2)
+            r = game.apply(a)
+            bare.apply(a)
+            if r is not None:
+                break
+            continue
+        if game.hand is not h:  # the probe ended the hand
+            break
+        assert (h.hands, h.stock, h.discard_pile, h.events, h.phase, h.to_act, h.taken, h.pile_draws, h.stock_only) == (
+            bare.hands, bare.stock, bare.discard_pile, bare.events, bare.phase, bare.to_act, bare.taken, bare.pile_draws, bare.stock_only)
+    from dataclasses import replace
+
+    assert h.result is not None and replace(h.result, scores_after=()) == bare.result and bare.phase == "over"
