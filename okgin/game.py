@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .actions import Action
+from .actions import DRAW_DISCARD, DRAW_STOCK, Action
 from .enums import Termination, termination
 from .errors import IllegalAction
 from .hand import DISCARD, DRAW, OVER, STOCK_FLOOR, Hand
@@ -138,6 +138,8 @@ class Game:
         h = self.hand
         legal = h._legal
         if legal is None:
+            if h.phase == DRAW:  # half the states: no need to cache two constants
+                return [DRAW_STOCK] if h.stock_only else [DRAW_STOCK, DRAW_DISCARD]
             legal = h._legal = h._compute_legal()
         return list(legal)
 
