@@ -50,6 +50,9 @@ class Game:
         self.log: list[tuple[Any, ...]] = []
         self.advice: list[tuple[int, int, Action | None, str]] = []  # (hand number, seat, action, text)
         self.over = False
+        # The same as ``over``, as a plain attribute rather than a property: random
+        # playouts read it before every move (set together with ``over``, and only here).
+        self.is_over = False
         self.winner: int | None = None
         self.termination: Termination | str | None = None
         self.roles: Roles | None = None
@@ -88,7 +91,7 @@ class Game:
         g.results = self.results.copy()
         g.log = self.log.copy()
         g.advice = self.advice.copy()
-        g.over = self.over
+        g.over = g.is_over = self.over
         g.winner = self.winner
         g.termination = self.termination
         g.roles = self.roles
@@ -116,10 +119,6 @@ class Game:
         return resample_hidden(self, seat, rng)
 
     # ----------------------------------------------------------------- queries
-    @property
-    def is_over(self) -> bool:
-        return self.over
-
     @property
     def current_player(self) -> int | None:
         """The seat to act, or None when the game is over."""
@@ -268,7 +267,7 @@ class Game:
         self.log.append(("resign", seat, reason))
         others = [s for s in range(self.num_seats) if s != seat]
         self.winner = max(others, key=lambda s: (self.scores[s], -s))
-        self.over = True
+        self.over = self.is_over = True
         self.termination = Termination(reason)
 
     def abandon(self, reason: str = Termination.ABANDONED) -> None:
@@ -276,7 +275,7 @@ class Game:
         if self.over:
             raise IllegalAction("the game is over")
         self.log.append(("abandon", reason))
-        self.over = True
+        self.over = self.is_over = True
         self.termination = termination(reason)
 
     # ------------------------------------------------------------ hand endings
@@ -292,7 +291,7 @@ class Game:
         object.__setattr__(r, "scores_after", tuple(self.scores))
         self.results.append(r)
         if r.winner is not None and self.scores[r.winner] >= self.rules.target_score:
-            self.over = True
+            self.over = self.is_over = True
             self.winner = r.winner
             self.termination = Termination.NORMAL
             return r
