@@ -1,8 +1,9 @@
 """One hand, from the deal to a knock or a drawn hand (docs/rules.md §3.1-3.6).
 
 Phases (:class:`okgin.enums.Phase`): ``offer`` (the upcard offer, §3.2), ``draw`` and
-``discard`` (a turn, §3.3; knocking happens in ``discard``, §3.4), ``over``. The hand is played by two seats, the
-dealer and the non-dealer; in Gin in the Box those are the box and the captain (§4).
+``discard`` (a turn, §3.3; knocking happens in ``discard``, §3.4), ``over``. The hand is
+played by two seats, the dealer and the non-dealer; in Gin in the Box those are the box
+and the captain (§4).
 
 Validation always happens before mutation, so an illegal action leaves the hand as it
 was. ``legal_actions()`` is cached per state: bots call it, then ``apply`` checks
