@@ -19,7 +19,7 @@ from typing import Any
 from .actions import DRAW_DISCARD, DRAW_STOCK, Action
 from .enums import Termination, termination
 from .errors import IllegalAction
-from .hand import DISCARD, DRAW, OVER, STOCK_FLOOR, Hand
+from .hand import _DISCARDS, _EV_DISCARD, DISCARD, DRAW, EVENTS, OVER, STOCK_FLOOR, Hand
 from .infostate import resample as resample_hidden
 from .rng import SeedStream, seed_text
 from .roles import BOX, CAPTAIN, SITTER, Roles, draw_roles, rotate
@@ -31,6 +31,13 @@ from .scoring import HandResult
 from .views import make_view
 
 MAX_ADVICE_TEXT = 280
+# The log entries of the legal list's own draw and discard actions, built once and shared
+# (as okgin.hand.EVENTS, and for the same reason: no new tracked tuple per move, so no
+# garbage collection in a playout). _LOG_DRAWS[kind][seat], _LOG_DISCARDS[seat][card].
+_LOG_DRAWS: dict[str, tuple[tuple[str, int, Action], ...]] = {
+    a.kind: tuple(("action", s, a) for s in range(3)) for a in (DRAW_STOCK, DRAW_DISCARD)
+}
+_LOG_DISCARDS = tuple(tuple(("action", s, _DISCARDS[c]) for c in range(52)) for s in range(3))
 TERMINATIONS: tuple[Termination, ...] = tuple(Termination)  # the values, in this order: normal first
 
 
@@ -194,8 +201,8 @@ class Game:
                 hand.pile_draws += 1
             hand.hands[actor] |= 1 << c
             hand.phase = DISCARD
-            hand.events.append((actor, kind, c))
-            self.log.append(("action", actor, action))
+            hand.events.append(EVENTS[kind][actor][c])
+            self.log.append(_LOG_DRAWS[kind][actor] if action is DRAW_STOCK or action is DRAW_DISCARD else ("action", actor, action))
             return None
         if phase == DISCARD and kind == "discard":
             card = action.card
@@ -208,8 +215,8 @@ class Game:
             hand.hands[actor] = held & ~(1 << card)
             hand.discard_pile.append(card)
             hand.taken = None
-            hand.events.append((actor, "discard", card))
-            self.log.append(("action", actor, action))
+            hand.events.append(_EV_DISCARD[actor][card])
+            self.log.append(_LOG_DISCARDS[actor][card] if action is _DISCARDS[card] else ("action", actor, action))
             if len(hand.stock) <= STOCK_FLOOR or hand.pile_draws >= hand.rules.max_pile_draws:
                 hand._finish_drawn()
                 return self._end_hand()
