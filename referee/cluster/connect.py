@@ -7,6 +7,13 @@ messages alike ("cannot reach the Dask scheduler at X within N s") and keeps eve
 ``import distributed`` inside this package, so ``okgin`` without the ``cluster`` extra
 still runs everything else.
 
+Two flavours of the same thing: :func:`open_client` gives a synchronous ``Client``
+(``okgin match --dask``, which waits for its chunks from a plain thread), and
+:func:`open_async_client` an asynchronous one on the caller's running event loop
+(``okgin tournament --dask``: the runner is asyncio, and a synchronous client would cost
+two thread hand-offs per game, one on the way out and one on the way back, each waiting
+for a time slice on a loaded host).
+
 A ``LocalCluster`` is bound to 127.0.0.1 with no dashboard: ``--dask local`` is for
 one machine, and opening a port on every interface (Dask's default) would be a
 surprise for a command that never asked for the network.
@@ -146,6 +153,106 @@ def open_client(address: str, *, security: Security | None = None, timeout: floa
         except Exception as e:
             have = len(client.scheduler_info().get("workers", {}))
             handle.close()
+            raise ClusterError(f"the Dask scheduler at {where} has {have} worker(s); {workers} did not join "
+                               f"within {timeout:g} s") from e
+    return handle
+
+
+class AsyncClusterHandle:
+    """An asynchronous ``Client`` on the caller's event loop and, for ``--dask local``,
+    the (synchronous) ``LocalCluster`` it started. ``await aclose()`` ends both."""
+
+    def __init__(self, client: Client, address: str, cluster: LocalCluster | None = None) -> None:
+        self.client = client
+        self.address = address
+        self.cluster = cluster
+        self._closed = False
+
+    @property
+    def is_local(self) -> bool:
+        return self.cluster is not None
+
+    async def aclose(self) -> None:
+        """Close the client, then the local cluster if this handle started one (in a
+        thread: a ``LocalCluster`` runs its own loop and its close blocks)."""
+        if self._closed:
+            return
+        self._closed = True
+        import asyncio
+
+        try:
+            await asyncio.wait_for(self.client.close(timeout=10), 15)
+        except Exception:  # a scheduler already gone: nothing left to close politely
+            pass
+        if self.cluster is not None:
+            try:
+                await asyncio.to_thread(self.cluster.close, timeout=10)
+            except Exception:
+                pass
+
+    def __repr__(self) -> str:
+        return f"AsyncClusterHandle({self.address!r}{', local' if self.is_local else ''})"
+
+
+async def open_async_client(address: str, *, security: Security | None = None, timeout: float = 10.0,
+                            workers: int | None = None) -> AsyncClusterHandle:
+    """:func:`open_client` with an asynchronous ``Client`` on the running event loop.
+
+    For ``"local"`` the ``LocalCluster`` is started as :func:`open_client` starts it (in a
+    thread; it keeps its scheduler on its own loop, off the caller's), and the
+    asynchronous client connects to its address. Same errors as :func:`open_client`.
+    """
+    import asyncio
+
+    distributed = _import_distributed()
+    cluster = None
+    if address.strip() == LOCAL:
+        n = workers if workers is not None else max(1, os.cpu_count() or 1)
+        kwargs: dict[str, Any] = {}
+        if security is not None:
+            kwargs["security"] = security
+            if getattr(security, "require_encryption", False):
+                kwargs["protocol"] = "tls://"
+
+        def start() -> LocalCluster:
+            return distributed.LocalCluster(host="127.0.0.1", n_workers=n, processes=True, threads_per_worker=1,
+                                            dashboard_address=None, silence_logs=logging.ERROR,
+                                            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}, **kwargs)
+
+        try:
+            cluster = await asyncio.to_thread(start)
+        except Exception as e:
+            raise ClusterError(f"could not start a local Dask cluster ({n} workers): {e}") from e
+        where = str(cluster.scheduler_address)
+    else:
+        where = normalise_address(address, security)
+    try:
+        client = await distributed.Client(where, asynchronous=True, timeout=timeout, security=security,
+                                          set_as_default=False)
+    except Exception as e:
+        if cluster is not None:
+            await asyncio.to_thread(cluster.close)
+            raise ClusterError(f"could not connect to the local Dask cluster at {where}: {e}") from e
+        if isinstance(e, OSError | TimeoutError):
+            raise ClusterError(f"cannot reach the Dask scheduler at {where} within {timeout:g} s "
+                               f"(is `dask scheduler` running there, and is the address right?): {e}") from e
+        hint = ""
+        if where.startswith("tls://") and security is None:
+            hint = " (a tls:// scheduler needs the cluster's certificates: --dask-tls DIR, made by okgin cluster certs DIR)"
+        elif security is not None and not where.startswith("tls://"):
+            hint = " (with --dask-tls the scheduler's address is tls://HOST:PORT)"
+        raise ClusterError(f"cannot connect to the Dask scheduler at {where}: {type(e).__name__}: {e}{hint}") from e
+    handle = AsyncClusterHandle(client, where, cluster)
+    if workers and cluster is None:
+        try:
+            await client.wait_for_workers(workers, timeout=timeout)
+        except Exception as e:
+            try:
+                info = await client.scheduler.identity(n_workers=-1)
+                have = len(info.get("workers", {}))
+            except Exception:
+                have = 0
+            await handle.aclose()
             raise ClusterError(f"the Dask scheduler at {where} has {have} worker(s); {workers} did not join "
                                f"within {timeout:g} s") from e
     return handle

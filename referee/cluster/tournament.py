@@ -42,11 +42,8 @@ from referee.tournament.runner import Outcome, Runner, RunOptions, StartError
 from referee.tournament.schedule import ScheduledGame
 from referee.tournament.store import GameResult, ResultsStore
 
-from .connect import LOCAL, ClusterError, ClusterHandle, open_client
+from .connect import LOCAL, AsyncClusterHandle, ClusterError, open_async_client
 from .worker import GameReply, MissingProgram, check_participants, play_game, preflight_participant
-
-RESULT_TIMEOUT_S = 120.0  # fetching a finished task's result (a few kB) from its worker
-
 
 LIVENESS_S = 1.0  # how often a wait for a task looks whether the client is still connected
 
@@ -83,8 +80,16 @@ class DaskRunner(Runner):
 
     def __init__(self, cfg: TournamentConfig, opts: RunOptions, store: ResultsStore) -> None:
         super().__init__(cfg, opts, store)
-        self.handle: ClusterHandle | None = None
+        # An asynchronous client on the runner's own loop: a game's task goes out from
+        # this loop and its result comes back to it, with no thread hand-off either way.
+        self.handle: AsyncClusterHandle | None = None
         self.inflight: set[Any] = set()  # distributed.Future of the games out on workers
+        self._cancels: set[asyncio.Task[Any]] = set()
+        # Futures of games already recorded, released only after the next submit: a
+        # future dropped sends "release" on the client's batched stream to the scheduler,
+        # which then holds the next message (the next game's submit, a moment later) for
+        # its 10 ms batching interval. Released after it, both go out at once.
+        self._spent: list[Any] = []
         self.tag = secrets.token_hex(4)  # task keys unique to this run, even resumed on the same cluster
         self.workers: dict[str, dict[str, Any]] = {}
         # What the workers are sent: the config without what only the organiser needs. A
@@ -110,8 +115,9 @@ class DaskRunner(Runner):
         try:
             return await super().run()
         finally:
+            self._spent.clear()
             if self.handle is not None:
-                await asyncio.to_thread(self.handle.close)
+                await self.handle.aclose()
 
     # ---------------------------------------------------------------- before
     def _security(self) -> Any:
@@ -128,12 +134,12 @@ class DaskRunner(Runner):
         """Reach the cluster and check it can play every game, then the preflight."""
         address = str(self.opts.dask)
         try:
-            self.handle = await asyncio.to_thread(
-                open_client, address, security=self._security(), timeout=self.opts.dask_timeout,
+            self.handle = await open_async_client(
+                address, security=self._security(), timeout=self.opts.dask_timeout,
                 workers=None if address == LOCAL else 1)
         except ClusterError as e:
             raise StartError(str(e)) from None
-        info = await asyncio.to_thread(self.client.scheduler_info, n_workers=-1)
+        info = await self.client.scheduler.identity(n_workers=-1)
         self.workers = dict(info.get("workers") or {})
         if not self.workers:
             raise StartError(f"the Dask scheduler at {self.address} has no workers: start some there "
@@ -186,7 +192,8 @@ class DaskRunner(Runner):
         for a, names in asked.items():
             if names:
                 try:
-                    reply = await asyncio.to_thread(self.client.run, check_participants, self.worker_cfg, names, workers=[a])
+                    reply = await asyncio.wait_for(self.client.run(check_participants, self.worker_cfg, names,
+                                                                   workers=[a]), self.opts.dask_timeout + 60)
                 except Exception as e:  # the worker left meanwhile: its games will go elsewhere
                     self.store.log_event("dask", f"could not check worker {a}: {type(e).__name__}: {e}")
                     continue
@@ -225,6 +232,7 @@ class DaskRunner(Runner):
         try:
             fut = self.client.submit(play_game, self.worker_cfg, self.opts.keep_logs, sg, attempt, pure=False,
                                      key=f"okgin-{self.cfg.name}-{sg.key}-a{attempt}-{self.tag}", resources=need or None)
+            self._spent.clear()
             self.inflight.add(fut)
             reply: GameReply = await self._result(fut)
         except _Stopped:
@@ -240,6 +248,8 @@ class DaskRunner(Runner):
             return Outcome(True, f"the Dask task failed: {type(e).__name__}: {e}"), "dask"
         finally:
             self.inflight.discard(fut)
+            if fut is not None:
+                self._spent.append(fut)
         for kind, detail, game in reply.events:
             self.store.log_event(kind, f"{detail} (on Dask worker {reply.worker})", game=game)
         self._write_logs(reply)
@@ -278,25 +288,11 @@ class DaskRunner(Runner):
         return Outcome(False, reason)
 
     async def _result(self, fut: Any) -> Any:
-        """``fut``'s result, awaited without blocking the loop; :class:`_Stopped` if the
-        run stops first (the task is then cancelled by :meth:`abort_all`), :class:`_Lost`
-        if the client is closed meanwhile (a future it held may then never settle)."""
-        loop = asyncio.get_running_loop()
-        box: asyncio.Future[tuple[bool, Any]] = loop.create_future()
-
-        def settle(value: tuple[bool, Any]) -> None:
-            if not box.done():
-                box.set_result(value)
-
-        def done(f: Any) -> None:  # on the client's callback thread: fetching may block
-            try:
-                value: tuple[bool, Any] = (True, f.result(timeout=RESULT_TIMEOUT_S))
-            except BaseException as e:
-                value = (False, e)
-            with contextlib.suppress(RuntimeError):  # the loop is already closed: nobody waits
-                loop.call_soon_threadsafe(settle, value)
-
-        fut.add_done_callback(done)
+        """``fut``'s result, awaited on the runner's loop (the client is asynchronous);
+        :class:`_Stopped` if the run stops first (the task is then cancelled by
+        :meth:`abort_all`), :class:`_Lost` if the client is closed meanwhile (a future it
+        held may then never settle)."""
+        box: asyncio.Future[Any] = asyncio.ensure_future(fut.result())
         stop: asyncio.Future[Any] = asyncio.ensure_future(self.stop_event.wait())
         waits: list[asyncio.Future[Any]] = [box, stop]
         try:
@@ -306,19 +302,28 @@ class DaskRunner(Runner):
                     raise _Lost()
         finally:
             stop.cancel()
-        if not box.done():
+            if not box.done():
+                box.cancel()
+        if not box.done() or (box.cancelled() and self.stop_event.is_set()):
             raise _Stopped()
-        ok, value = box.result()
-        if not ok:
-            raise value
-        return value
+        if box.cancelled():  # the task was cancelled by someone else than this run's stop
+            if self.client_closed():
+                raise _Lost()
+            raise RuntimeError("the Dask task was cancelled")
+        return box.result()
 
     def abort_all(self, reason: str) -> None:
         super().abort_all(reason)
         if self.inflight and self.handle is not None:
             # The games out on workers run to their end there; their results are not wanted.
             with contextlib.suppress(Exception):
-                self.client.cancel(list(self.inflight))
+                task = asyncio.get_running_loop().create_task(self._cancel(list(self.inflight)))
+                self._cancels.add(task)
+                task.add_done_callback(self._cancels.discard)
+
+    async def _cancel(self, futures: list[Any]) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.client.cancel(futures), 10)
 
     def _record(self, g: GameResult) -> None:
         if g.index in self.done:
