@@ -8,8 +8,10 @@ record played here is byte for byte the one a local run plays with the same secr
 There is no second implementation of a game to drift from the first.
 
 Why a loop thread per worker process: the runner is asyncio (ZeroMQ links, bot
-processes) while Dask runs a task in a plain thread. The process keeps one event loop
-in a daemon thread, and with it one :class:`Runner` per tournament config, each with
+processes), and the worker's own event loop (Dask's comms, heartbeats) must not wait
+behind a game's work. The process keeps one event loop in a daemon thread (a game's
+task is a coroutine that Dask awaits on its loop, and that only waits for the game
+played on this one; the preflight runs in Dask's thread pool), and with it one :class:`Runner` per tournament config, each with
 its own ``okgin referee`` process started on the first game and reused for every game
 after (the runner's own restart logic replaces a referee that dies). The referee and
 the bots are children of that thread with ``PR_SET_PDEATHSIG`` (``procs.spawn``), so a
