@@ -1,32 +1,38 @@
-"""The connection guard: caps on live connections, per host and in all, at the handshake.
+"""The connection guard: caps on live connections, per host and in all.
 
 Why it exists: every ZeroMQ connection costs the referee about 28 KB that is libzmq's own
 (its pipes and the engine's buffers), whether or not the peer ever says a word, and a
 ROUTER socket has no call that closes a peer. So "one host opens 5,000 idle connections"
 (bench/load.py --attack idle-sessions) could only be bounded by the file-descriptor limit,
-which is a far worse failure (libzmq spins on EMFILE in accept). The one place a ZeroMQ
-server can refuse a connection is the ZAP handshake (RFC 27): libzmq asks a handler bound
-at ``inproc://zeromq.zap.01`` before the connection becomes a peer, and a refusal closes
-it. ZAP tells the handler the peer's IP address but not when a connection ends; the
-socket monitor tells both ends of every connection (``ACCEPTED`` / ``DISCONNECTED``, with
-the file descriptor; ``HANDSHAKE_SUCCEEDED`` carries none), so the guard keeps
-``fd -> host`` for every live TCP connection and counts them.
+which is a far worse failure (libzmq spins on EMFILE in accept).
 
-- A TCP host past ``per_host`` live connections, or any peer past ``total``, is refused
-  (ZAP status 400). ipc peers have no host and only count towards ``total``: they are
-  local processes that the socket file's permissions already admit.
-- With CURVE on (referee.security), the same handler also makes pyzmq's CURVE decision
-  (:class:`zmq.auth.Authenticator`), because a context has one ZAP endpoint.
-- The count is of live connections, those still in their handshake included (a ZAP
-  request cannot be tied to a descriptor, so "admitted" cannot be told apart from "being
-  asked about"). So a host is refused while it holds more than ``per_host`` connections
-  at all: opening 1,000 at once gets it none until its count falls below the cap again.
-  That is fail-closed for the host that is over its cap, and no honest host comes near
-  it. A connection that never finishes its handshake is closed by libzmq after
-  ``ZMQ_HANDSHAKE_IVL`` (30 s).
+How: the socket monitor reports every accepted connection with its file descriptor
+(``ACCEPTED``) and every end (``DISCONNECTED``). The guard keeps ``fd -> host`` for each
+live TCP connection; when an accepted connection takes its host past ``per_host``, or the
+referee past ``total``, the guard shuts that socket down (``shutdown(2)`` on a duplicate of
+the descriptor: the connection is the same, so libzmq reads end-of-file, drops it and
+frees what it held). Its socket sees a disconnect and may retry, and is cut again while
+its host is over the cap. The guard acts within a moment of the accept, not before it: a
+fast peer may have said `hello` already, and its session is then held like any whose
+connection went (about 1 KB, forgotten after the liveness), never its 28 KB.
 
-It runs in one small thread (ZAP only speaks during handshakes, so nothing per message),
-and it never touches the referee's state: the referee sees only connections it admitted.
+Why not refuse at the ZAP handshake (RFC 27), the place ZeroMQ offers for refusals:
+with a ZAP domain set, libzmq refuses every ZMTP 1.0/2.0 peer outright, and JeroMQ 0.3
+(Debian's, which the Java bot uses) speaks ZMTP 2.0, so a ZAP-based guard locked the Java
+bot out. ZAP stays for what only it can do, CURVE's allow-list (referee.security), and the
+same thread answers it (a context has one ZAP endpoint).
+
+- ipc peers have no host and count only towards ``total``: they are local processes the
+  socket file's permissions already admit.
+- The count is of live connections, those still in their handshake included, so a host
+  that holds more than ``per_host`` connections at all is refused until its count falls
+  back below the cap; no honest host comes near it.
+- A descriptor is acted on only while the guard still believes it is that connection's:
+  events are read in batches, and an ``ACCEPTED`` whose ``DISCONNECTED`` is in the same
+  batch is not shut down (its number may already belong to a newer connection).
+
+It runs in one small thread (the monitor only speaks on connects and disconnects, so
+nothing per message), and it never touches the referee's state.
 """
 
 from __future__ import annotations
@@ -41,9 +47,6 @@ from collections import Counter
 import zmq
 from zmq.auth.base import Authenticator
 
-ZAP_ENDPOINT = "inproc://zeromq.zap.01"
-# libzmq only consults ZAP for the NULL mechanism when the socket names a domain.
-ZAP_DOMAIN = "okgin"
 _EVENTS = zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED
 
 
@@ -70,8 +73,22 @@ def _peer_host(fd: int) -> str | None:
     return host_of(peer[0]) if isinstance(peer, tuple) else ""
 
 
+def _shut(fd: int) -> bool:
+    """Shut down the connection on ``fd`` (through a duplicate: libzmq keeps its own)."""
+    try:
+        dup = os.dup(fd)
+    except OSError:
+        return False
+    try:
+        with socket.socket(fileno=dup) as s:
+            s.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        return False
+    return True
+
+
 class ConnectionGuard:
-    """Answers ZAP for one socket; see the module docstring for why and how.
+    """Caps one socket's live connections; see the module docstring for why and how.
 
     ``per_host`` / ``total``: the caps (0 = no cap). ``curve_location``: the CURVE allow
     list for :meth:`zmq.auth.Authenticator.configure_curve` (a directory, or
@@ -86,12 +103,11 @@ class ConnectionGuard:
         self._by_fd: dict[int, str] = {}  # live connections (accepted, not yet disconnected)
         self._hosts: Counter[str] = Counter()  # the same, per host
         self._lock = threading.Lock()  # counts are read by other threads (snapshot())
-        self._auth = Authenticator(ctx, log=None)
-        self._auth.start()  # binds ZAP_ENDPOINT: one per context, so it fails loudly if taken
-        if curve_location is not None:
+        self._auth: Authenticator | None = None
+        if curve_location is not None:  # CURVE's allow-list is answered at ZAP
+            self._auth = Authenticator(ctx, log=None)
+            self._auth.start()  # binds inproc://zeromq.zap.01: one per context
             self._auth.configure_curve(domain="*", location=curve_location)
-        else:
-            sock.setsockopt_string(zmq.ZAP_DOMAIN, ZAP_DOMAIN)
         self._monitor = sock.get_monitor_socket(_EVENTS)
         self._sock = sock
         self._pipe_end = f"inproc://okgin-connguard-{id(self)}"
@@ -108,17 +124,18 @@ class ConnectionGuard:
     def _run(self) -> None:
         loop = asyncio.new_event_loop()  # pyzmq's handle_zap_message is a coroutine
         poller = zmq.Poller()
-        zap = self._auth.zap_socket
+        zap = self._auth.zap_socket if self._auth is not None else None
         for s in (self._thread_pipe, zap, self._monitor):
-            poller.register(s, zmq.POLLIN)
+            if s is not None:
+                poller.register(s, zmq.POLLIN)
         try:
             while True:
                 ready = dict(poller.poll())
                 if self._monitor in ready:
                     self._read_events()
-                if zap in ready:
-                    self._read_events()  # this handshake's ACCEPTED was queued before its ZAP request
-                    self._answer(zap.recv_multipart(), loop)
+                if zap is not None and zap in ready:
+                    assert self._auth is not None
+                    loop.run_until_complete(self._auth.handle_zap_message(zap.recv_multipart()))
                 if self._thread_pipe in ready:
                     return
         finally:
@@ -126,20 +143,36 @@ class ConnectionGuard:
             self._thread_pipe.close(0)
 
     def _read_events(self) -> None:
+        batch: list[tuple[int, int]] = []
         while True:
             try:
                 frames = self._monitor.recv_multipart(zmq.NOBLOCK)
             except zmq.Again:
-                return
-            if len(frames) < 1 or len(frames[0]) < 6:
-                continue
-            event, fd = struct.unpack("=HI", frames[0][:6])
+                break
+            if frames and len(frames[0]) >= 6:
+                batch.append(struct.unpack("=HI", frames[0][:6]))
+        ended_later: set[int] = set()
+        refuse: list[tuple[int, str]] = []
+        for i in range(len(batch) - 1, -1, -1):  # which ACCEPTEDs have their end in this batch
+            event, fd = batch[i]
+            if event == zmq.EVENT_DISCONNECTED:
+                ended_later.add(fd)
+            elif fd in ended_later:
+                batch[i] = (-1, fd)  # accepted and gone already: count nothing, shut nothing
+                ended_later.discard(fd)
+        for event, fd in batch:
             host = _peer_host(fd) if event == zmq.EVENT_ACCEPTED else None
             with self._lock:
                 self._forget(fd)  # its end, or a reused descriptor's old connection
                 if host is not None:
                     self._by_fd[fd] = host
                     self._hosts[host] += 1
+                    reason = self.refusal(host)
+                    if reason is not None:
+                        refuse.append((fd, host))
+        for fd, host in refuse:
+            if _shut(fd):
+                self.refused[host] += 1
 
     def _forget(self, fd: int) -> None:
         host = self._by_fd.pop(fd, None)
@@ -148,26 +181,12 @@ class ConnectionGuard:
             if self._hosts[host] <= 0:
                 del self._hosts[host]
 
-    def _answer(self, msg: list[bytes], loop: asyncio.AbstractEventLoop) -> None:
-        if len(msg) < 6:  # pyzmq answers (and logs) a malformed request itself
-            loop.run_until_complete(self._auth.handle_zap_message(msg))
-            return
-        host = host_of(msg[3].decode("utf-8", "replace"))
-        reason = self.refusal(host)
-        if reason is None:
-            loop.run_until_complete(self._auth.handle_zap_message(msg))
-            return
-        self.refused[host] += 1
-        # RFC 27 reply: version, request id, status code, status text, user id, metadata.
-        self._auth.zap_socket.send_multipart([b"1.0", msg[1], b"400", reason.encode(), b"", b""])
-
     def refusal(self, host: str) -> str | None:
-        """Why a new connection from ``host`` is refused now, or None (it is admitted)."""
-        with self._lock:  # the counts hold the connection being asked about
-            if self.per_host and host and self._hosts[host] > self.per_host:
-                return f"too many connections from {host} (limit {self.per_host})"
-            if self.total and len(self._by_fd) > self.total:
-                return f"too many connections (limit {self.total})"
+        """Why a connection just accepted from ``host`` is refused, or None (caller holds the lock)."""
+        if self.per_host and host and self._hosts[host] > self.per_host:
+            return f"too many connections from {host} (limit {self.per_host})"
+        if self.total and len(self._by_fd) > self.total:
+            return f"too many connections (limit {self.total})"
         return None
 
     # ----------------------------------------------------------------- outside
@@ -188,4 +207,5 @@ class ConnectionGuard:
         except zmq.ZMQError:
             pass
         self._monitor.close(0)
-        self._auth.stop()
+        if self._auth is not None:
+            self._auth.stop()
