@@ -43,12 +43,17 @@ async def crash(app: OkginApp) -> None:
 
 
 async def start_referee(**config) -> tuple[Referee, str]:
+    """A referee in the test's own event loop, beside the app under Pilot. Its liveness
+    must outlast a stall of that loop on a loaded machine: at 200 ms x 2 a stall of half
+    a second dropped the TUI's session (and its quick-match queue place), so the tests
+    that want heartbeats quick use 200 ms x 25, five seconds; a resume with the token
+    never waits for the old connection to be declared gone."""
     ref = Referee(RefereeConfig(bind="tcp://127.0.0.1:0", journal_dir=None, **config))
     return ref, await ref.start()
 
 
 async def test_the_same_command_again_resumes_the_seat() -> None:
-    ref, endpoint = await start_referee(heartbeat_ms=200, liveness=2)
+    ref, endpoint = await start_referee(heartbeat_ms=200, liveness=25)
     stop = asyncio.Event()
     bob = None
     try:
@@ -145,7 +150,7 @@ async def test_the_resume_list_takes_the_seat_back_and_forgets_one() -> None:
     from clients.tui.screens.sessions import SessionsScreen
     from clients.tui.screens.table import TableScreen
 
-    ref, endpoint = await start_referee(heartbeat_ms=200, liveness=2)
+    ref, endpoint = await start_referee(heartbeat_ms=200, liveness=25)
     stop = asyncio.Event()
     bob = None
     try:
@@ -215,7 +220,7 @@ async def test_retrying_counts_down(monkeypatch) -> None:
 async def test_a_quick_match_seat_comes_back_too() -> None:
     """``okgin tui --connect ENDPOINT --name ann`` (the queue, no table): its token is
     saved under no table, and the same command again takes the seat it was given."""
-    ref, endpoint = await start_referee(heartbeat_ms=200, liveness=2)
+    ref, endpoint = await start_referee(heartbeat_ms=200, liveness=25)
     stop = asyncio.Event()
     bob = None
 
