@@ -43,7 +43,9 @@ def test_bye_and_resume_tell_the_others_and_the_spectators(make_referee, make_cl
 
 
 def test_silence_counts_as_a_disconnection(make_referee, make_client):
-    r = make_referee(heartbeat_ms=100, liveness=2)
+    # 3 s of silence: ann's is noticed, while bob's beats (one per message received, the
+    # referee's own every 100 ms) keep him through a loaded machine's stalls.
+    r = make_referee(heartbeat_ms=100, liveness=30)
     admin = make_client(r.endpoint)
     admin.hello("org", role="admin")
     admin.request({"type": "create_table", "table": "t2", "policies": {"disconnect_grace_ms": 60000}}, "table_created")

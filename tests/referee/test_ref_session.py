@@ -56,17 +56,24 @@ def test_referee_sends_heartbeats_and_drops_silent_peers(make_referee, make_clie
     error_of(m, "bad_token")
 
 
-def play_on_until_end(c: Client, table: str) -> dict[str, Any]:
+def play_on_until_end(c: Client, table: str, limit: int = 20000) -> dict[str, Any]:
     """The one client still connected plays its prompts and beats (so the referee never
-    takes it for gone) until its ``game_end``, which is returned."""
-    while True:
+    takes it for gone) until its ``game_end``, which is returned.
+
+    Bounded, and failing at once on an error: if a stall on a loaded machine made the
+    referee take this client for gone, its messages get ``hello_first`` and its
+    ``game_end`` would never come, so looping on would only end in pytest's timeout."""
+    for _ in range(limit):
         c.send({"type": "heartbeat"})
         if c.sock.poll(50):
             m = c.recv()
+            if m["type"] == "error" and m.get("name") in ("hello_first", "session_taken"):
+                raise AssertionError(f"the playing client lost its session: {m}")
             if m["type"] == "prompt":
                 c.send({"type": "act", "table": table, "seq": m["seq"], "action": simple_choice(m["legal"])})
             if m["type"] == "game_end":
                 return m
+    raise AssertionError(f"no game_end in {limit} rounds")
 
 
 def test_bye_holds_seats_and_token_resumes(make_referee, make_client):
@@ -88,7 +95,10 @@ def test_bye_holds_seats_and_token_resumes(make_referee, make_client):
 
 
 def test_reconnect_mid_hand_gets_snapshot_and_same_prompt(make_referee, make_client, tmp_path):
-    r = make_referee(heartbeat_ms=500, liveness=2, journal_dir=str(tmp_path))
+    # 5 s of silence before a peer is gone: the seat that plays on must outlast a loaded
+    # machine's stalls (its loop below beats only by acting); the one that vanishes is
+    # waited for by state, not by the clock.
+    r = make_referee(heartbeat_ms=500, liveness=10, journal_dir=str(tmp_path))
     admin = make_client(r.endpoint)
     admin.hello("org", role="admin")
     toks = admin.request({"type": "create_table", "table": "t", "seed": 5, "rules": {"target_score": 30},
@@ -106,11 +116,14 @@ def test_reconnect_mid_hand_gets_snapshot_and_same_prompt(make_referee, make_cli
         return simple_choice(m["legal"])
 
     poll_target = None
-    while poll_target is None:
+    for _ in range(20000):  # bounded: a lost session fails here, not at pytest's timeout
+        if poll_target is not None:
+            break
         for s, c in clients.items():
             if not c.sock.poll(10):
                 continue
             m = c.recv()
+            assert m["type"] != "error", m
             if m["type"] == "prompt":
                 if s == 0:
                     prompts[0] += 1
@@ -118,6 +131,7 @@ def test_reconnect_mid_hand_gets_snapshot_and_same_prompt(make_referee, make_cli
                         poll_target = m
                         break
                 c.send({"type": "act", "table": "t", "seq": m["seq"], "action": choose(s, m)})
+    assert poll_target is not None, "seat 0 never reached its fourth discard prompt"
     pending["prompt"] = poll_target
     old = clients[0]
     old.close()  # the connection is gone: silence
@@ -143,7 +157,9 @@ def test_reconnect_mid_hand_gets_snapshot_and_same_prompt(make_referee, make_cli
 
 
 def test_disconnect_grace_expires_into_forfeit(make_referee, make_client):
-    r = make_referee(heartbeat_ms=100, liveness=2)
+    # Silence is noticed after 3 s: long enough that bob, who beats every 50 ms, is never
+    # taken for gone when the machine stalls; alice's silence is the point of the test.
+    r = make_referee(heartbeat_ms=100, liveness=30)
     admin = make_client(r.endpoint)
     admin.hello("org", role="admin")
     admin.request({"type": "create_table", "table": "t", "policies": {"disconnect_grace_ms": 200}}, "table_created")
@@ -186,7 +202,10 @@ def test_resume_after_the_game_ended_delivers_the_missed_game_end(make_referee, 
     """A seat whose game ends while it is disconnected (within its grace) gets, on resume,
     the snapshot and then that game's ``game_end`` (protocol.md §10): without it a client
     waiting for the end of its game would wait for ever. Delivered once, never twice."""
-    r = make_referee(heartbeat_ms=100, liveness=2)
+    # A liveness that outlasts a loaded machine's stalls: alice leaves with ``bye`` (gone at
+    # once, seat held), so nothing here waits for silence, and bob can never be taken for
+    # gone while he plays on.
+    r = make_referee(heartbeat_ms=200, liveness=25)
     admin = make_client(r.endpoint)
     admin.hello("org", role="admin")
     # alice's moves time out into default moves, so the game ends without her
@@ -197,7 +216,7 @@ def test_resume_after_the_game_ended_delivers_the_missed_game_end(make_referee, 
     a, b = make_client(r.endpoint), make_client(r.endpoint)
     a.hello("alice", token=toks[0])
     b.hello("bob", token=toks[1])
-    a.close()  # alice vanishes for good; bob plays (and knocks), her moves are defaults
+    a.send({"type": "bye"})  # alice goes, her seat held; bob plays (and knocks), her moves are defaults
     end = play_on_until_end(b, "t")
     assert end["termination"] == "normal"
     assert r.call(lambda: r.ref.sessions[toks[0]].rid is None and r.ref.tables["t"].seats[0] is r.ref.sessions[toks[0]])
