@@ -26,6 +26,7 @@ pytest.importorskip("cryptography")
 
 import daskcli
 from bounded import readline
+from tournament.test_tournament_languages import build_c_bot
 
 from okgin.protocol import decode, encode
 from referee.cluster.certs import dask_cli_args, load_security
@@ -242,9 +243,7 @@ def test_a_tournament_plays_a_remote_bot_through_a_curve_gateway(tmp_path: Path)
     SDK's OKGIN_CURVE_* variables) plays every game over CURVE; the results are whole."""
     from daskkit import write_config
 
-    c_bot = ROOT / "clients" / "c" / "build" / "okgin-bot"
-    if not c_bot.exists():
-        pytest.skip("build the C bot first: make -C clients/c")
+    c_bot = build_c_bot()  # built here: in a fresh clone no earlier test has built it
     _gen_keys(tmp_path / "gateway", "server")
     visitor = _gen_keys(tmp_path / "bots", "visitor")
     (tmp_path / "allowed").mkdir()
