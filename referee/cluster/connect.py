@@ -47,12 +47,9 @@ def normalise_address(address: str, security: Security | None = None) -> str:
     return ("tls://" if security is not None and getattr(security, "require_encryption", False) else DEFAULT_SCHEME) + address
 
 
-class ClusterHandle:
-    """A connected ``Client`` and, for ``--dask local``, the cluster it started.
-
-    ``close`` ends both (the client first, so no task is resubmitted to a cluster that
-    is going away); it is idempotent, and the handle is a context manager.
-    """
+class _Handle:
+    """What both handles hold: a connected ``Client``, the scheduler's address and, for
+    ``--dask local``, the ``LocalCluster`` the handle started (and so must close)."""
 
     def __init__(self, client: Client, address: str, cluster: LocalCluster | None = None) -> None:
         self.client = client
@@ -64,6 +61,17 @@ class ClusterHandle:
     def is_local(self) -> bool:
         """Whether this handle started its own ``LocalCluster``."""
         return self.cluster is not None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.address!r}{', local' if self.is_local else ''})"
+
+
+class ClusterHandle(_Handle):
+    """A connected synchronous ``Client`` and, for ``--dask local``, the cluster it started.
+
+    ``close`` ends both (the client first, so no task is resubmitted to a cluster that
+    is going away); it is idempotent, and the handle is a context manager.
+    """
 
     def close(self) -> None:
         """Close the client, then the local cluster if this handle started one."""
@@ -86,9 +94,6 @@ class ClusterHandle:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self.close()
 
-    def __repr__(self) -> str:
-        return f"ClusterHandle({self.address!r}{', local' if self.is_local else ''})"
-
 
 def _import_distributed() -> Any:
     try:
@@ -96,6 +101,48 @@ def _import_distributed() -> Any:
     except ModuleNotFoundError as e:
         raise ClusterError("Dask is not installed: pip install 'okgin[cluster]' (dask[distributed])") from e
     return distributed
+
+
+def _start_local_cluster(distributed: Any, n: int, security: Security | None) -> LocalCluster:
+    """The ``--dask local`` cluster: ``n`` single-threaded worker processes on loopback.
+
+    No dashboard; the scheduler's small HTTP server (health, metrics) that Dask starts
+    anyway goes to a free loopback port, not 8787 (taken by another cluster?).
+    """
+    kwargs: dict[str, Any] = {}
+    if security is not None:
+        kwargs["security"] = security
+        if getattr(security, "require_encryption", False):
+            kwargs["protocol"] = "tls://"
+    try:
+        return distributed.LocalCluster(host="127.0.0.1", n_workers=n, processes=True, threads_per_worker=1,
+                                        dashboard_address=None, silence_logs=logging.ERROR,
+                                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}, **kwargs)
+    except Exception as e:
+        raise ClusterError(f"could not start a local Dask cluster ({n} workers): {e}") from e
+
+
+def _local_workers(workers: int | None) -> int:
+    return workers if workers is not None else max(1, os.cpu_count() or 1)
+
+
+def _connect_error(where: str, security: Security | None, timeout: float, e: Exception) -> ClusterError:
+    """The organiser's error for a scheduler that could not be connected to: unreachable
+    (with the timeout), or refused (with a hint when TLS is on one side only)."""
+    if isinstance(e, OSError | TimeoutError):
+        return ClusterError(f"cannot reach the Dask scheduler at {where} within {timeout:g} s "
+                            f"(is `dask scheduler` running there, and is the address right?): {e}")
+    hint = ""
+    if where.startswith("tls://") and security is None:
+        hint = " (a tls:// scheduler needs the cluster's certificates: --dask-tls DIR, made by okgin cluster certs DIR)"
+    elif security is not None and not where.startswith("tls://"):
+        hint = " (with --dask-tls the scheduler's address is tls://HOST:PORT)"
+    return ClusterError(f"cannot connect to the Dask scheduler at {where}: {type(e).__name__}: {e}{hint}")
+
+
+def _too_few_workers(where: str, have: int, workers: int, timeout: float) -> ClusterError:
+    return ClusterError(f"the Dask scheduler at {where} has {have} worker(s); {workers} did not join "
+                        f"within {timeout:g} s")
 
 
 def open_client(address: str, *, security: Security | None = None, timeout: float = 10.0,
@@ -112,20 +159,8 @@ def open_client(address: str, *, security: Security | None = None, timeout: floa
     """
     distributed = _import_distributed()
     if address.strip() == LOCAL:
-        n = workers if workers is not None else max(1, os.cpu_count() or 1)
-        kwargs: dict[str, Any] = {}
-        if security is not None:
-            kwargs["security"] = security
-            if getattr(security, "require_encryption", False):
-                kwargs["protocol"] = "tls://"
-        try:
-            # No dashboard; the scheduler's small HTTP server (health, metrics) that Dask
-            # starts anyway goes to a free loopback port, not 8787 (taken by another cluster?).
-            cluster = distributed.LocalCluster(host="127.0.0.1", n_workers=n, processes=True, threads_per_worker=1,
-                                               dashboard_address=None, silence_logs=logging.ERROR,
-                                               scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}, **kwargs)
-        except Exception as e:
-            raise ClusterError(f"could not start a local Dask cluster ({n} workers): {e}") from e
+        n = _local_workers(workers)
+        cluster = _start_local_cluster(distributed, n, security)
         try:
             client = distributed.Client(cluster, timeout=timeout, security=security, set_as_default=False)
         except Exception as e:
@@ -136,16 +171,8 @@ def open_client(address: str, *, security: Security | None = None, timeout: floa
     where = normalise_address(address, security)
     try:
         client = distributed.Client(where, timeout=timeout, security=security, set_as_default=False)
-    except (OSError, TimeoutError) as e:
-        raise ClusterError(f"cannot reach the Dask scheduler at {where} within {timeout:g} s "
-                           f"(is `dask scheduler` running there, and is the address right?): {e}") from e
-    except Exception as e:  # a bad address, a TLS mismatch: still the organiser's input
-        hint = ""
-        if where.startswith("tls://") and security is None:
-            hint = " (a tls:// scheduler needs the cluster's certificates: --dask-tls DIR, made by okgin cluster certs DIR)"
-        elif security is not None and not where.startswith("tls://"):
-            hint = " (with --dask-tls the scheduler's address is tls://HOST:PORT)"
-        raise ClusterError(f"cannot connect to the Dask scheduler at {where}: {type(e).__name__}: {e}{hint}") from e
+    except Exception as e:  # unreachable, a bad address, a TLS mismatch: the organiser's input
+        raise _connect_error(where, security, timeout, e) from e
     handle = ClusterHandle(client, where)
     if workers:
         try:
@@ -153,24 +180,13 @@ def open_client(address: str, *, security: Security | None = None, timeout: floa
         except Exception as e:
             have = len(client.scheduler_info().get("workers", {}))
             handle.close()
-            raise ClusterError(f"the Dask scheduler at {where} has {have} worker(s); {workers} did not join "
-                               f"within {timeout:g} s") from e
+            raise _too_few_workers(where, have, workers, timeout) from e
     return handle
 
 
-class AsyncClusterHandle:
+class AsyncClusterHandle(_Handle):
     """An asynchronous ``Client`` on the caller's event loop and, for ``--dask local``,
     the (synchronous) ``LocalCluster`` it started. ``await aclose()`` ends both."""
-
-    def __init__(self, client: Client, address: str, cluster: LocalCluster | None = None) -> None:
-        self.client = client
-        self.address = address
-        self.cluster = cluster
-        self._closed = False
-
-    @property
-    def is_local(self) -> bool:
-        return self.cluster is not None
 
     async def aclose(self) -> None:
         """Close the client, then the local cluster if this handle started one (in a
@@ -190,9 +206,6 @@ class AsyncClusterHandle:
             except Exception:
                 pass
 
-    def __repr__(self) -> str:
-        return f"AsyncClusterHandle({self.address!r}{', local' if self.is_local else ''})"
-
 
 async def open_async_client(address: str, *, security: Security | None = None, timeout: float = 10.0,
                             workers: int | None = None) -> AsyncClusterHandle:
@@ -207,22 +220,8 @@ async def open_async_client(address: str, *, security: Security | None = None, t
     distributed = _import_distributed()
     cluster = None
     if address.strip() == LOCAL:
-        n = workers if workers is not None else max(1, os.cpu_count() or 1)
-        kwargs: dict[str, Any] = {}
-        if security is not None:
-            kwargs["security"] = security
-            if getattr(security, "require_encryption", False):
-                kwargs["protocol"] = "tls://"
-
-        def start() -> LocalCluster:
-            return distributed.LocalCluster(host="127.0.0.1", n_workers=n, processes=True, threads_per_worker=1,
-                                            dashboard_address=None, silence_logs=logging.ERROR,
-                                            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}, **kwargs)
-
-        try:
-            cluster = await asyncio.to_thread(start)
-        except Exception as e:
-            raise ClusterError(f"could not start a local Dask cluster ({n} workers): {e}") from e
+        n = _local_workers(workers)
+        cluster = await asyncio.to_thread(_start_local_cluster, distributed, n, security)
         where = str(cluster.scheduler_address)
     else:
         where = normalise_address(address, security)
@@ -233,15 +232,7 @@ async def open_async_client(address: str, *, security: Security | None = None, t
         if cluster is not None:
             await asyncio.to_thread(cluster.close)
             raise ClusterError(f"could not connect to the local Dask cluster at {where}: {e}") from e
-        if isinstance(e, OSError | TimeoutError):
-            raise ClusterError(f"cannot reach the Dask scheduler at {where} within {timeout:g} s "
-                               f"(is `dask scheduler` running there, and is the address right?): {e}") from e
-        hint = ""
-        if where.startswith("tls://") and security is None:
-            hint = " (a tls:// scheduler needs the cluster's certificates: --dask-tls DIR, made by okgin cluster certs DIR)"
-        elif security is not None and not where.startswith("tls://"):
-            hint = " (with --dask-tls the scheduler's address is tls://HOST:PORT)"
-        raise ClusterError(f"cannot connect to the Dask scheduler at {where}: {type(e).__name__}: {e}{hint}") from e
+        raise _connect_error(where, security, timeout, e) from e
     handle = AsyncClusterHandle(client, where, cluster)
     if workers and cluster is None:
         try:
@@ -253,6 +244,5 @@ async def open_async_client(address: str, *, security: Security | None = None, t
             except Exception:
                 have = 0
             await handle.aclose()
-            raise ClusterError(f"the Dask scheduler at {where} has {have} worker(s); {workers} did not join "
-                               f"within {timeout:g} s") from e
+            raise _too_few_workers(where, have, workers, timeout) from e
     return handle
