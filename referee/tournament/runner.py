@@ -134,6 +134,7 @@ class _Bot:
     exit_task: asyncio.Future[None] | None = None
     exited: int | None = None
     remote_table: str | None = None  # a remote bot relayed by the gateway for this table
+    sandboxed: bool = False  # proc is bubblewrap: stopped with its sandbox (procs.kill_sandbox)
 
 
 @dataclass
@@ -327,14 +328,23 @@ class Runner:
             env = {}
         log.write(f"# {' '.join(argv)}\n".encode())
         log.flush()
+        sandboxed = self.sandbox is not None
+        spawning = asyncio.ensure_future(spawn(argv, cwd=cwd, env=env, log=log, preexec=preexec))
         try:
-            proc: asyncio.subprocess.Process | None = await spawn(argv, cwd=cwd, env=env, log=log, preexec=preexec)
+            # Shielded: a game stopped while its bot starts (an SPRT decided, the run was
+            # interrupted) must still end the process it started, not lose its handle.
+            proc: asyncio.subprocess.Process | None = await asyncio.shield(spawning)
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                await stop(await spawning, grace=2.0, sandboxed=sandboxed)
+            log.close()
+            raise
         except OSError as e:
             # A program that cannot even start has crashed at once.
             log.write(f"# could not start: {e}\n".encode())
             log.flush()
             proc = None
-        bot = _Bot(seat, p.name, proc, log_path, log)
+        bot = _Bot(seat, p.name, proc, log_path, log, sandboxed=sandboxed)
 
         async def watch_exit() -> None:
             code = 127 if proc is None else await proc.wait()
@@ -537,7 +547,7 @@ class Runner:
                     # A bot may exit by itself once its game is over; give it a moment.
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(asyncio.shield(b.proc.wait()), 1.0)
-                await stop(b.proc, grace=2.0)
+                await stop(b.proc, grace=2.0, sandboxed=b.sandboxed)
             if b.exit_task is not None:
                 b.exit_task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
