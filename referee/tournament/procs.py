@@ -18,6 +18,7 @@ import os
 import re
 import signal
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO
@@ -84,6 +85,22 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+def _wait_stopped(pid: int, tries: int = 5000) -> None:
+    """Until ``pid`` is really stopped (state T) or gone: a SIGSTOP is only pending when
+    ``kill`` returns, and a bwrap in the middle of its clone finishes it first; reading its
+    children before then can miss the one being made (a fresh-clone CI run did, 1 in 40).
+    Bounded: a few milliseconds at most in practice, 5,000 short polls at worst."""
+    for _ in range(tries):
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return
+        if state in (b"T", b"t", b"Z", b"X"):
+            return
+        time.sleep(0.0002)
+
+
 def kill_sandbox(pid: int) -> None:
     """SIGKILL a bubblewrap process and the sandbox inside it, whatever its state.
 
@@ -92,12 +109,14 @@ def kill_sandbox(pid: int) -> None:
     killed in the moment after the clone (a game stopped just as its bots start, as when
     an SPRT decides or the run is interrupted) left that init, and the bot under it,
     running for ever: reproduced in 100 of 180 stops under load. So bwrap is stopped
-    first (SIGSTOP: it can start no other child and cannot reap the one it has, so that
-    pid stays its child), its children are read from /proc and killed (killing a pid
-    namespace's init kills every process in it), then bwrap itself.
+    first (SIGSTOP, waited for until it has taken effect: it can then start no other
+    child and cannot reap the one it has, so that pid stays its child), its children are
+    read from /proc and killed (killing a pid namespace's init kills every process in
+    it), then bwrap itself.
     """
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.kill(pid, signal.SIGSTOP)
+    _wait_stopped(pid)
     for child in _children(pid):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(child, signal.SIGKILL)
