@@ -240,6 +240,11 @@ class OkginApp(App[int]):
             # the hands list; opening on its summary would only confuse.
             self._ack(msg.result.hand_number)
             return
+        if not self.screen_stack:
+            # The app is closing (its screens already gone) as a hand's result comes in:
+            # there is nothing to show it on. A fresh-clone run beside a CPU hog saw
+            # ``self.screen`` raise ScreenStackError here as a spectator's test ended.
+            return
         from .screens.summary import HandSummaryScreen
 
         if isinstance(self.screen, HandSummaryScreen):
