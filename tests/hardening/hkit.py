@@ -21,7 +21,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -350,7 +350,11 @@ class Seats:
         return want <= set(self.ends)
 
     def drive(self, until: Callable[[], bool] | None = None, choose: Callable[[list[dict[str, Any]]], dict[str, Any]] = simple_choice,
-              idle_limit_ms: int = RECV_TIMEOUT_MS, beat_ms: int = 500) -> None:
+              idle_limit_ms: int = RECV_TIMEOUT_MS, beat_ms: int = 500, keepalive: Sequence[Raw] = ()) -> None:
+        """Play every seat until ``until()`` (default: every game ended). ``keepalive``: other
+        clients (a spectator) that get a heartbeat on every beat and whose messages are read
+        and dropped, so that a session idle through a long drive is not taken for gone: a
+        loaded machine can make the drive outlast the referee's liveness."""
         stop = until or self.done
         idle = 0
         last_beat = time.monotonic()
@@ -366,6 +370,10 @@ class Seats:
                 last_beat = now
                 for _, _, c in self.clients:
                     c.send({"type": "heartbeat"})
+                for k in keepalive:
+                    k.send({"type": "heartbeat"})
+                    while k.sock.poll(0):
+                        k.sock.recv()
             if not ready:
                 idle += 100
                 if idle > idle_limit_ms:

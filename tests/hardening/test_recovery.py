@@ -105,7 +105,7 @@ def test_kill9_with_20_live_games_then_recover(tmp_path: Path) -> None:
     spect.request({"type": "watch", "table": "live0"}, "snapshot")
     log: dict[str, Any] = {}
     resuming(seats, log)
-    seats.drive(until=lambda: all(len(log.get("prompts", {}).get(t, [])) >= 12 for t in tables))
+    seats.drive(until=lambda: all(len(log.get("prompts", {}).get(t, [])) >= 12 for t in tables), keepalive=[spect])
     assert not seats.ends, f"games ended before the crash: {sorted(seats.ends)}"
     # --- the crash
     ref.kill9()
@@ -118,7 +118,7 @@ def test_kill9_with_20_live_games_then_recover(tmp_path: Path) -> None:
     try:
         w = spect.resume()  # the spectator's session survived too
         assert w["resumed"] is True
-        seats.drive()  # clients notice (hello_first), resume with their tokens, play on
+        seats.drive(keepalive=[spect])  # clients notice (hello_first), resume with their tokens, play on
         assert sorted(set(log["resumed"])) == sorted((t, s) for t, s, _ in seats.clients)
         for name, info in tables.items():
             end = journal_end(ref2.journal_dir, name)
