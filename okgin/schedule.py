@@ -27,6 +27,27 @@ can, which is why a fixed secret is not secret.)
 Bots get their own seeds (``bot_seed``), also derived with the key, so that a bot's seed
 says nothing about the deals: ``HMAC-SHA256(secret, "bot/{deal}/{index}")``.
 
+**Participants' nonces** (a tournament's preflight, protocol 1.5; docs/tournaments.md,
+*Deals nobody can choose*). The organiser's secret alone would let an organiser try
+secrets offline until the deals favour someone. So each participant may contribute a
+random 32-byte *nonce*: first its commitment :func:`nonce_commitment` (SHA-256 of
+``b"okgin-entropy-nonce-v1\0"`` + nonce), then, once every commitment is in and their
+list is fixed (:func:`commitments_hash`), the nonce itself. The deals are then dealt
+from the *deal key*
+
+    deal_key(secret, nonces) = HMAC-SHA256(key = secret,
+        message = b"okgin-deal-key-v1\0" + SHA-256(b"okgin-entropy-nonces-v1\0" + for each
+        (name, nonce) sorted by name: 2-byte big-endian length of the name's UTF-8, the
+        name's UTF-8, the 32 nonce bytes))
+
+and deal ``k``'s seed is ``deal_seed(deal key, k)``, bot seeds ``bot_seed(deal key, ...)``.
+The secret was committed before any nonce was known and every nonce before any was
+revealed, so neither a secret tried offline nor a nonce chosen late can aim at a deal.
+``nonces=None`` (an event from before nonces, and ``okgin match``) gives the secret
+itself: the old derivation, unchanged. An empty mapping (nobody contributed) still goes
+through the HMAC, so a results file says which derivation it used by whether it holds
+an entropy record, never by its content.
+
 **Order.** Every deal is played in every seating of every group (a pair, or a triple
 for Gin in the Box): ``index = (deal * groups + group) * seatings + seating``. The
 seatings of one deal for one group are adjacent, and all the games of a deal come
@@ -50,6 +71,8 @@ import hmac
 import itertools
 import re
 import secrets
+import struct
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .rng import seed_text
@@ -92,6 +115,70 @@ def bot_seed(secret: bytes, deal: int, index: int) -> str:
     """The seed of bot ``index`` (its place in the match or group, not its seat) for
     deal ``deal``: the same in every seating, and unrelated to any deal's seed."""
     return hmac.new(secret, f"bot/{deal}/{index}".encode("ascii"), hashlib.sha256).hexdigest()
+
+
+NONCE_BYTES = 32
+NONCE_PREFIX = b"okgin-entropy-nonce-v1\0"
+COMMITMENTS_PREFIX = b"okgin-entropy-commitments-v1\0"
+NONCES_PREFIX = b"okgin-entropy-nonces-v1\0"
+DEAL_KEY_PREFIX = b"okgin-deal-key-v1\0"
+
+
+def new_nonce() -> bytes:
+    """A participant's fresh nonce (256 bits from the operating system)."""
+    return secrets.token_bytes(NONCE_BYTES)
+
+
+def parse_hex32(text: object) -> bytes:
+    """A nonce or commitment written out: exactly 64 lowercase hex digits (32 bytes)."""
+    if not isinstance(text, str) or not _HEX64.match(text):
+        raise ValueError("expected 64 lowercase hex digits (32 bytes)")
+    return bytes.fromhex(text)
+
+
+def nonce_commitment(nonce: bytes) -> str:
+    """A participant's public commitment to its nonce: lowercase hex
+    SHA-256(``b"okgin-entropy-nonce-v1\0"`` + the 32 nonce bytes). The prefix keeps the
+    hash apart from every other SHA-256 of the project (the secret's commitment, seed hashes).
+
+    >>> nonce_commitment(bytes(32))[:16]
+    'df4cd06631e0d33b'
+    """
+    if len(nonce) != NONCE_BYTES:
+        raise ValueError(f"a nonce is {NONCE_BYTES} bytes")
+    return hashlib.sha256(NONCE_PREFIX + nonce).hexdigest()
+
+
+def _named(items: Mapping[str, bytes]) -> bytes:
+    """The canonical bytes of a name -> 32-byte value mapping, sorted by name."""
+    out = bytearray()
+    for name in sorted(items):
+        raw = name.encode("utf-8")
+        if len(raw) > 0xFFFF or len(items[name]) != NONCE_BYTES:
+            raise ValueError(f"bad entry for {name!r}")
+        out += struct.pack(">H", len(raw)) + raw + items[name]
+    return bytes(out)
+
+
+def commitments_hash(secret_commitment: str, commitments: Mapping[str, str]) -> str:
+    """The fixed list of nonce commitments, as one hash: SHA-256 of
+    ``b"okgin-entropy-commitments-v1\0"``, the organiser's secret commitment (32 bytes)
+    and every (name, commitment) sorted by name (encoded as in :func:`deal_key`). Sent to
+    each participant with the request to reveal, stored in the results file: it binds the
+    reveals to one list and one event."""
+    body = _named({n: parse_hex32(c) for n, c in commitments.items()})
+    return hashlib.sha256(COMMITMENTS_PREFIX + parse_hex32(secret_commitment) + body).hexdigest()
+
+
+def deal_key(secret: bytes, nonces: Mapping[str, bytes] | None = None) -> bytes:
+    """The key every deal and bot seed is derived from (see the module doc): the secret
+    itself without nonces (``None``), else HMAC-SHA256(secret, prefix + SHA-256 of the
+    sorted (name, nonce) list). The one derivation: the runner, the Dask driver and
+    ``okgin tournament verify`` all call it."""
+    if nonces is None:
+        return secret
+    digest = hashlib.sha256(NONCES_PREFIX + _named(nonces)).digest()
+    return hmac.new(secret, DEAL_KEY_PREFIX + digest, hashlib.sha256).digest()
 
 
 def seatings(num_seats: int) -> list[tuple[int, ...]]:

@@ -72,6 +72,8 @@ class Dispatcher:
             "create_table": lobby.on_create_table,
             "close_table": lobby.on_close_table,
             "reveal": lobby.on_reveal,
+            "entropy": hub.entropy.on_entropy,
+            "entropy_reveal": hub.entropy.on_entropy_reveal,
         }
 
     def handle(self, frames: list[bytes]) -> None:

@@ -293,7 +293,21 @@ def sessions(ref: RefereeInThread, ctx: zmq.Context[zmq.Socket[bytes]]) -> dict[
     seats[1].ask({"type": "resign", "id": 8, "table": "final-1"})
     seats[0].wait(lambda m: m["type"] == "game_end")
     ex["reveal"] = list(admin.ask({"type": "reveal", "id": 30, "table": "final-1", "game": 1}))
-    for cl in (c, js, s, d, admin, *seats):
+    # 1.5: a participant's nonce at a tournament's preflight table (5.27)
+    from okgin.schedule import nonce_commitment
+
+    nonce = hashlib.sha256(b"example nonce").digest()
+    _, pre = admin.ask({"type": "create_table", "id": 40, "table": "cup-preflight-alice", "reserved": True})
+    alice = Client(ctx, ref.endpoint)
+    hello_a, _ = alice.hello("alice", token=pre["seat_tokens"][0], entropy_commit=nonce_commitment(nonce))
+    alice.wait(lambda m: m["type"] == "seated")
+    ex["entropy"] = [hello_a, *admin.ask({"type": "entropy", "id": 41, "table": "cup-preflight-alice"})]
+    ex["entropy"] += admin.ask({"type": "entropy", "id": 42, "table": "cup-preflight-alice",
+                                "commitments_hash": hashlib.sha256(b"example commitments").hexdigest()})
+    ex["entropy"].append(alice.wait(lambda m: m["type"] == "entropy_request"))
+    ex["entropy"] += alice.ask({"type": "entropy_reveal", "id": 2, "table": "cup-preflight-alice", "nonce": nonce.hex()})
+    ex["entropy"] += admin.ask({"type": "entropy", "id": 43, "table": "cup-preflight-alice"})
+    for cl in (c, js, s, d, admin, *seats, alice):
         cl.close()
     return ex
 

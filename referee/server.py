@@ -30,6 +30,7 @@ from okgin.protocol import encode
 
 from .config import Clock, Policies, RefereeConfig
 from .dispatch import Dispatcher
+from .entropy import EntropyDesk
 from .lagging import LagGuard
 from .lobby import Lobby
 from .ratelimit import RateLimiter
@@ -60,6 +61,7 @@ class Referee:
         self.recovery_summary = ""
         self.desk = SessionDesk(self)
         self.lobby = Lobby(self)
+        self.entropy = EntropyDesk(self)
         self.dispatcher = Dispatcher(self)
         self.transport = tr = Transport(cfg, self.dispatcher.handle, self.desk.conns, self.now)
         limited = cfg.rate_limit_per_s > 0 or cfg.rate_limit_bytes_per_s > 0

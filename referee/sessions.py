@@ -58,6 +58,11 @@ class Session:
     batch: bool = False  # protocol 1.3: events held and carried by the seat's next prompt/hand_end/...
     opened_by: bytes | None = None  # the connection whose hello opened it (capped per connection)
     tables_made: int = 0  # tables this session created by joining new names, still open (capped)
+    # 1.5 (referee.entropy): the nonce commitment of the hello that seated it, the
+    # commitments hash it was asked to reveal for, and the nonce it revealed
+    entropy_commit: str | None = None
+    entropy_asked: str | None = None
+    entropy_nonce: str | None = None
 
     @property
     def batched(self) -> bool:
@@ -115,6 +120,7 @@ class SessionDesk:
             sess = self.new_session(rid, msg["name"], role, token)
             sess.events = msg.get("events", True)
             sess.batch = msg.get("batch_events", False)
+            sess.entropy_commit = msg.get("entropy_commit")
             self.welcome(sess, False, rqid)
             hub.lobby.sit(sess, table, seat, None)
             return

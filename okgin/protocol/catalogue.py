@@ -22,7 +22,7 @@ from .settings import MAX_MS
 from .text import check_text
 
 PROTOCOL_MAJOR = 1
-PROTOCOL_MINOR = 4
+PROTOCOL_MINOR = 5
 
 MAX_NAME = 40
 MAX_ID = 64
@@ -57,6 +57,7 @@ DIRECTIONS: dict[str, str] = {
     "sync": C2R, "snapshot": R2C, "create_table": C2R, "table_created": R2C,
     "close_table": C2R, "table_closed": R2C, "ok": R2C, "error": R2C, "shutdown": R2C,
     "reveal": C2R, "revealed": R2C, "seat_status": R2C,
+    "entropy": C2R, "entropy_state": R2C, "entropy_request": R2C, "entropy_reveal": C2R,  # 1.5
 }
 CLIENT_TYPES = frozenset(t for t, d in DIRECTIONS.items() if d in (C2R, BOTH))
 REFEREE_TYPES = frozenset(t for t, d in DIRECTIONS.items() if d in (R2C, BOTH))
@@ -70,6 +71,7 @@ ROLES: dict[str, frozenset[str]] = {
     "act": frozenset({"player"}), "advise": frozenset({"player"}), "resign": frozenset({"player"}),
     "rematch": frozenset({"player"}),
     "create_table": frozenset({"admin"}), "close_table": frozenset({"admin"}), "reveal": frozenset({"admin"}),
+    "entropy": frozenset({"admin"}), "entropy_reveal": frozenset({"player"}),
     "hello": ANY_ROLE,
 }
 
@@ -151,6 +153,13 @@ def _reveal(v: Any) -> str | None:
     return None if v in ("game_end", "deferred") else "'game_end' or 'deferred'"
 
 
+HEX32_RE = re.compile(r"[0-9a-f]{64}\Z")
+
+
+def _hex32(v: Any) -> str | None:
+    return None if isinstance(v, str) and HEX32_RE.match(v) else "64 lowercase hex digits (32 bytes)"
+
+
 def _names(v: Any) -> str | None:
     ok = isinstance(v, list) and len(v) <= 3 and all(isinstance(x, str) and len(x) <= MAX_NAME for x in v)
     return None if ok else f"a list of names (strings of at most {MAX_NAME} characters)"
@@ -180,7 +189,7 @@ def _status(v: Any) -> str | None:
 FIELDS: dict[str, dict[str, tuple[Check, bool]]] = {
     "hello": {"protocol": (_int, True), "minor": (_nnint, False), "role": (_role, True), "name": (_name, True),
               "token": (_opt_str, False), "admin_key": (_str, False), "events": (_bool, False),
-              "batch_events": (_bool, False)},
+              "batch_events": (_bool, False), "entropy_commit": (_hex32, False)},
     "heartbeat": {}, "ping": {}, "bye": {},
     "list_tables": {"limit": (_page, False), "cursor": (_cursor, False), "variant": (_variant, False), "status": (_status, False),
                     "open": (_bool, False)},
@@ -200,6 +209,8 @@ FIELDS: dict[str, dict[str, tuple[Check, bool]]] = {
                      "players": (_names, False), "full_feed_delay_ms": (_opt_nnint, False), "reveal": (_reveal, False)},
     "close_table": {"table": (_table, True)},
     "reveal": {"table": (_table, True), "game": (_nnint, True)},
+    "entropy": {"table": (_table, True), "commitments_hash": (_hex32, False)},
+    "entropy_reveal": {"table": (_table, True), "nonce": (_hex32, True)},
 }
 assert set(FIELDS) == CLIENT_TYPES, set(FIELDS) ^ CLIENT_TYPES
 # Fields shown to people and written to journals: checked by okgin.protocol.text (protocol.md §13).
@@ -333,6 +344,8 @@ def largest_legal_messages() -> dict[str, dict[str, Any]]:
                          "reserved": True, "players": [name] * 3, "full_feed_delay_ms": MAX_MS, "reveal": "deferred"},
         "close_table": {"table": table},
         "reveal": {"table": table, "game": _BIG_NNINT},
+        "entropy": {"table": table, "commitments_hash": "f" * 64},
+        "entropy_reveal": {"table": table, "nonce": "f" * 64},
     }
     assert set(big) == CLIENT_TYPES, set(big) ^ CLIENT_TYPES
     for t, fields in big.items():  # fields the schema has and the table above does not name

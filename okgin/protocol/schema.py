@@ -124,6 +124,8 @@ def _defs() -> J:
         "Id": {"anyOf": [INT, {"type": "string", "maxLength": 64}], "description": "a request id chosen by the client"},
         "Seed": {"anyOf": [INT, {"type": "string", "maxLength": MAX_SEED_CHARS}]},
         "Salt": {"type": "string", "pattern": "^[0-9a-f]{32}$", "description": "16 random bytes in lowercase hex (1.4, protocol.md 5.10)"},
+        "Hex32": {"type": "string", "pattern": "^[0-9a-f]{64}$", "maxLength": 64,
+                  "description": "32 bytes in lowercase hex: a nonce, or a SHA-256 (1.5, protocol.md 5.27)"},
         "TableName": {"type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$"},
         "Action": {
             "type": "object",
@@ -275,6 +277,7 @@ def _messages() -> dict[str, J]:
                 "admin_key": STR,
                 "events": BOOL,
                 "batch_events": BOOL,
+                "entropy_commit": ref("Hex32"),  # 1.5
             },
             ["protocol", "role", "name"],
         ),
@@ -421,6 +424,14 @@ def _messages() -> dict[str, J]:
             {"table": tname, "game": NNINT, "seed": ref("Seed"), "salt": nullable(ref("Salt")), "seed_hash": STR},
             ["table", "game", "seed", "salt", "seed_hash"],
         ),
+        # 1.5: participants' nonces at a tournament's preflight
+        "entropy": ({"table": table, "commitments_hash": ref("Hex32")}, ["table"]),
+        "entropy_state": (
+            {"table": tname, "commits": arr(nullable(ref("Hex32"))), "nonces": arr(nullable(ref("Hex32")))},
+            ["table", "commits", "nonces"],
+        ),
+        "entropy_request": ({"table": tname, "commitments_hash": ref("Hex32")}, ["table", "commitments_hash"]),
+        "entropy_reveal": ({"table": table, "nonce": ref("Hex32")}, ["table", "nonce"]),
         # --- generic
         "ok": ({"request": STR}, ["request"]),
         "error": (

@@ -24,10 +24,10 @@ a game's index, so that:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from okgin.schedule import DealSchedule, deal_seed
+from okgin.schedule import DealSchedule, deal_key, deal_seed
 
 from .config import TournamentConfig
 
@@ -65,12 +65,17 @@ class Schedule:
     """The tournament's games, indexable and iterable, computed on demand.
 
     ``secret`` is the event's 32-byte secret; without one (reading a schedule's shape
-    only) every seed is the empty string.
+    only) every seed is the empty string. ``nonces`` are the participants' revealed
+    nonces (name -> 32 bytes) once the preflight collected them, None for an event from
+    before nonces: every seed is dealt from :func:`okgin.schedule.deal_key` of the two.
     """
 
-    def __init__(self, cfg: TournamentConfig, secret: bytes | None = None) -> None:
+    def __init__(self, cfg: TournamentConfig, secret: bytes | None = None,
+                 nonces: Mapping[str, bytes] | None = None) -> None:
         self.cfg = cfg
         self.secret = secret
+        self.nonces = nonces
+        self.key = None if secret is None else deal_key(secret, nonces)
         self.pairings = pairings(cfg)
         per_pairing = cfg.sprt.max_games if cfg.sprt is not None else cfg.games_per_pairing
         self.deals = DealSchedule(len(self.pairings), cfg.seats, per_pairing, cfg.duplicate)
@@ -82,7 +87,7 @@ class Schedule:
         return self.total
 
     def seed(self, deal: int) -> str:
-        return "" if self.secret is None else deal_seed(self.secret, deal)
+        return "" if self.key is None else deal_seed(self.key, deal)
 
     def __getitem__(self, index: int) -> ScheduledGame:
         s = self.deals.slot(index)

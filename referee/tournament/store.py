@@ -310,6 +310,24 @@ class ResultsStore:
             self.set_meta("secret_revealed", secret.hex())
             self.log_event("reveal", f"secret {secret.hex()} revealed (commitment {commitment(secret)})")
 
+    # ----------------------------------------------------- participants' nonces
+    def entropy(self) -> dict[str, Any] | None:
+        """The nonce record of the preflight (referee.tournament.entropy), or None: an
+        event from before nonces, or one whose preflight has not collected them yet."""
+        text = self.get_meta("entropy")
+        return None if text is None else dict(json.loads(text))
+
+    def set_entropy(self, record: dict[str, Any]) -> None:
+        """Keep the nonce record, once: the deals of the whole event depend on it."""
+        if self.get_meta("entropy") is not None:
+            raise StoreError(f"{self.path} already holds the participants' nonces")
+        self.set_meta("entropy", json.dumps(record, sort_keys=True))
+
+    def entropy_nonces(self) -> dict[str, bytes] | None:
+        """The revealed nonces (name -> 32 bytes) the deals derive from; None before nonces."""
+        rec = self.entropy()
+        return None if rec is None else {n: bytes.fromhex(v) for n, v in rec.get("nonces", {}).items()}
+
     def reveal_deal(self, deal: int, seed: str) -> None:
         """Publish deal ``deal``'s seed: only once every game of the deal has ended."""
         with self.transaction():

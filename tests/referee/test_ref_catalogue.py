@@ -96,6 +96,15 @@ def test_every_message_of_the_catalogue(make_referee, make_client):
     a.wait_for(lambda m: m["type"] == "game_end")
     admin.request({"type": "close_table", "table": "duel"}, "ok")
     a.wait_for(lambda m: m["type"] == "table_closed")
+    # 1.5: a participant's nonce at a preflight table (protocol.md 5.27)
+    from okgin.schedule import nonce_commitment
+
+    pre = admin.request({"type": "create_table", "table": "pre", "reserved": True}, "table_created")
+    nonce = bytes(range(32))
+    pc = client("pc", token=pre["seat_tokens"][0], entropy_commit=nonce_commitment(nonce))
+    admin.request({"type": "entropy", "table": "pre", "commitments_hash": "ab" * 32}, "entropy_state")
+    pc.wait_for(lambda m: m["type"] == "entropy_request")
+    pc.request({"type": "entropy_reveal", "table": "pre", "nonce": nonce.hex()}, "ok")
     a.request({"type": "dance"}, "error", check=False)
     b.send({"type": "bye"})
     r.stop()  # sends shutdown to everyone still connected
