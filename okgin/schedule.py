@@ -43,10 +43,9 @@ from the *deal key*
 and deal ``k``'s seed is ``deal_seed(deal key, k)``, bot seeds ``bot_seed(deal key, ...)``.
 The secret was committed before any nonce was known and every nonce before any was
 revealed, so neither a secret tried offline nor a nonce chosen late can aim at a deal.
-``nonces=None`` (an event from before nonces, and ``okgin match``) gives the secret
-itself: the old derivation, unchanged. An empty mapping (nobody contributed) still goes
-through the HMAC, so a results file says which derivation it used by whether it holds
-an entropy record, never by its content.
+No nonce at all (``None``: an event from before nonces, and ``okgin match``; or an
+empty mapping: no participant contributed, 1.4 bots say) gives the secret itself: the
+old derivation, unchanged, so such an event deals exactly as before.
 
 **Order.** Every deal is played in every seating of every group (a pair, or a triple
 for Gin in the Box): ``index = (deal * groups + group) * seatings + seating``. The
@@ -172,10 +171,10 @@ def commitments_hash(secret_commitment: str, commitments: Mapping[str, str]) -> 
 
 def deal_key(secret: bytes, nonces: Mapping[str, bytes] | None = None) -> bytes:
     """The key every deal and bot seed is derived from (see the module doc): the secret
-    itself without nonces (``None``), else HMAC-SHA256(secret, prefix + SHA-256 of the
+    itself without nonces (``None`` or empty), else HMAC-SHA256(secret, prefix + SHA-256 of the
     sorted (name, nonce) list). The one derivation: the runner, the Dask driver and
     ``okgin tournament verify`` all call it."""
-    if nonces is None:
+    if not nonces:
         return secret
     digest = hashlib.sha256(NONCES_PREFIX + _named(nonces)).digest()
     return hmac.new(secret, DEAL_KEY_PREFIX + digest, hashlib.sha256).digest()

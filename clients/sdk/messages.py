@@ -236,6 +236,14 @@ class Shutdown(Message):
 
 
 @dataclass(frozen=True)
+class EntropyRequest(Message):
+    """1.5: reveal this bot's nonce (clients.sdk.entropy; protocol.md 5.27)."""
+
+    table: str
+    commitments_hash: str
+
+
+@dataclass(frozen=True)
 class Unknown(Message):
     """A message type this SDK does not know (a newer minor version): ignore it."""
 
@@ -332,6 +340,7 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "table_created": lambda m: {"table": m["table"], "seat_tokens": m.get("seat_tokens"), "broadcast_token": m.get("broadcast_token")},
     "table_closed": lambda m: {"table": m["table"], "reason": m.get("reason", "")},
     "shutdown": lambda m: {"reason": m.get("reason", "")},
+    "entropy_request": lambda m: {"table": str(m["table"]), "commitments_hash": str(m["commitments_hash"])},
 }
 
 _CLASSES: dict[str, type[Message]] = {
@@ -339,7 +348,7 @@ _CLASSES: dict[str, type[Message]] = {
     "queued": Queued, "seated": Seated, "game_start": GameStart, "prompt": Prompt, "event": MoveEvent,
     "advise_prompt": AdvisePrompt, "advice": AdviceReceived, "hand_end": HandEnd, "game_end": GameEnd,
     "rematch_status": RematchStatus, "snapshot": Snapshot, "table_created": TableCreated,
-    "table_closed": TableClosed, "shutdown": Shutdown,
+    "table_closed": TableClosed, "shutdown": Shutdown, "entropy_request": EntropyRequest,
 }
 
 

@@ -49,10 +49,12 @@ from ..bot import Bot
 from ..local import overrides
 from . import requests as rq
 from .client import Client
+from .entropy import Entropy
 from .errors import ConnectionLost, SDKError, SessionTaken
 from .messages import (
     AdviceReceived,
     AdvisePrompt,
+    EntropyRequest,
     ErrorMessage,
     GameEnd,
     GameStart,
@@ -242,9 +244,11 @@ class _Worker:
             self.pool.shutdown(wait=False, cancel_futures=True)
 
 
-def drive(client: Client, driver: BotDriver, games: int, threaded: bool = True, advice_wait: float = 0.25) -> list[GameEnd]:
+def drive(client: Client, driver: BotDriver, games: int, threaded: bool = True, advice_wait: float = 0.25,
+          entropy: Entropy | None = None) -> list[GameEnd]:
     """Feed ``client``'s messages to ``driver`` until it has finished ``games`` games
-    (or its table closed, or the referee shut down); returns the ``game_end`` messages."""
+    (or its table closed, or the referee shut down); returns the ``game_end`` messages.
+    An ``entropy_request`` is answered from ``entropy`` (ignored without one)."""
     worker = _Worker(client, threaded)
     ends: list[GameEnd] = []
     held: list[Message] = []
@@ -252,6 +256,10 @@ def drive(client: Client, driver: BotDriver, games: int, threaded: bool = True, 
         while driver.games_done < games and not driver.closed:
             msg = held.pop(0) if held else client.recv()
             if msg is None:
+                continue
+            if isinstance(msg, EntropyRequest):
+                if entropy is not None:
+                    client.send(entropy.reveal(msg.table, msg.commitments_hash))
                 continue
             if driver.waits_for_advice(msg):
                 held.extend(_await_advice(client, msg, advice_wait))
@@ -269,7 +277,8 @@ def drive(client: Client, driver: BotDriver, games: int, threaded: bool = True, 
 
 
 def serve(client: Client, make: Callable[[], Bot], games: int = 0, threaded: bool = True,
-          advice_wait: float = 0.25, on_error: ErrorHook | None = _print_error) -> list[GameEnd]:
+          advice_wait: float = 0.25, on_error: ErrorHook | None = _print_error,
+          entropy: Entropy | None = None) -> list[GameEnd]:
     """Play every table this session is seated at, several at once, until ``shutdown``
     (or ``games`` games, if positive); returns the ``game_end`` messages.
 
@@ -292,6 +301,10 @@ def serve(client: Client, make: Callable[[], Bot], games: int = 0, threaded: boo
                 continue
             if isinstance(msg, Shutdown):
                 break
+            if isinstance(msg, EntropyRequest):
+                if entropy is not None:
+                    client.send(entropy.reveal(msg.table, msg.commitments_hash))
+                continue
             table = getattr(msg, "table", None)
             if table is None:
                 if isinstance(msg, ErrorMessage) and on_error is not None:
@@ -376,13 +389,17 @@ def run_bot(
     # A bot decides from each prompt alone: no event messages (protocol 1.1), which are
     # most of a game's traffic.
     client = Client(endpoint, name or first.name, "player", token=token, context=context, events=False)
+    # 1.5: a nonce for a tournament's deals, committed in hello, revealed when asked (.entropy)
+    entropy = Entropy() if token is not None else None
+    if entropy is not None:
+        client.session.hello_fields.update(entropy.hello_fields())
     ends: list[GameEnd] = []
     try:
         client.connect()
         if token is not None and games != 1:
             # A session seated for it, game after game (a tournament gateway): serve it.
             fresh = iter([first])
-            return serve(client, lambda: next(fresh, None) or make(), games, threaded, on_error=on_error)
+            return serve(client, lambda: next(fresh, None) or make(), games, threaded, on_error=on_error, entropy=entropy)
         current = first
         for k in itertools.count() if games <= 0 else range(games):
             if k > 0 and not isinstance(bot, Bot):
@@ -404,7 +421,7 @@ def run_bot(
                 if driver.closed or not got:
                     break
                 continue
-            got = drive(client, driver, 1, threaded)
+            got = drive(client, driver, 1, threaded, entropy=entropy)
             ends.extend(got)
             if driver.closed or token is not None or not got:
                 break

@@ -36,6 +36,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from referee.tournament import entropy
 from referee.tournament.config import TournamentConfig
 from referee.tournament.preflight import PreflightFailed
 from referee.tournament.runner import Outcome, Runner, RunOptions, StartError
@@ -147,6 +148,9 @@ class DaskRunner(Runner):
         self.check_resources()
         await self.check_programs()
         await self.dask_preflight()
+        # The participants' nonces: the remote ones only (local bots start on the workers,
+        # one at a time, and are not held for a second round: their nonces are absent).
+        await entropy.collect(self, [])
         if not self.opts.concurrency:
             # Enough games out to keep every worker thread busy, and one more queued for
             # each, so that a worker starts its next game as soon as one ends.

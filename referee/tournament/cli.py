@@ -89,9 +89,10 @@ def report_main(argv: list[str]) -> int:
         rep = report_from_store(store, prior_draws=args.prior_draws, anchor=args.anchor, anchor_rating=args.anchor_rating)
         try:
             print(rep.to_text())
+            from .entropy import report_lines
             from .verify import secrecy_lines
 
-            for line in secrecy_lines(store):
+            for line in [*secrecy_lines(store), *report_lines(store)]:
                 print(line)
             if args.games:
                 for gm in store.games():

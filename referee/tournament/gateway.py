@@ -48,6 +48,7 @@ import zmq
 import zmq.asyncio
 
 from okgin.protocol import ERRORS, MAX_MESSAGE_BYTES, ProtocolError, decode, encode
+from okgin.schedule import nonce_commitment, parse_hex32
 
 from .link import curve_for
 
@@ -81,6 +82,11 @@ class _Remote:
     last_sent: float = 0.0
     connected: asyncio.Event = field(default_factory=asyncio.Event)
     upstreams: dict[str, _Upstream] = field(default_factory=dict)
+    # 1.5 (.entropy): the nonce commitment of its first hello that had one, the table
+    # name its entropy_request named, and the nonce it revealed
+    entropy_commit: str | None = None
+    entropy_table: str | None = None
+    entropy_nonce: str | None = None
 
 
 class Gateway:
@@ -201,6 +207,39 @@ class Gateway:
             await link.sock.send(encode({"type": "bye"}), flags=zmq.NOBLOCK)
         link.sock.close(linger=0)
 
+    # ------------------------------------------------------ participants' nonces
+    def entropy_commit(self, name: str) -> str | None:
+        return self.remotes[name].entropy_commit
+
+    def entropy_nonce(self, name: str) -> str | None:
+        return self.remotes[name].entropy_nonce
+
+    async def request_entropy(self, name: str, table: str, commitments_hash: str) -> None:
+        """Ask ``name`` for its nonce (protocol.md 5.27), as a referee asks a seat."""
+        r = self.remotes[name]
+        if r.entropy_commit is None or r.entropy_nonce is not None:
+            return
+        r.entropy_table = table
+        await self._to_bot(r, {"type": "entropy_request", "table": table, "commitments_hash": commitments_hash})
+
+    async def _entropy_reveal(self, r: _Remote, route: bytes, msg: dict[str, Any]) -> None:
+        rid = msg.get("id")
+        nonce = msg.get("nonce")
+        if r.entropy_table is None or msg.get("table") != r.entropy_table:
+            await self._reply(route, _error("forbidden", "no entropy_request was sent to you for that table", rid, "entropy_reveal"))
+            return
+        try:
+            ok = nonce_commitment(parse_hex32(nonce)) == r.entropy_commit
+        except ValueError:
+            ok = False
+        if not ok:
+            await self._reply(route, _error("bad_message", "entropy_reveal: this nonce does not hash to your hello's "
+                                            "entropy_commit", rid, "entropy_reveal"))
+            return
+        if r.entropy_nonce is None:
+            r.entropy_nonce = nonce
+        await self._reply(route, {"type": "ok", "id": rid, "request": "entropy_reveal"})
+
     # ----------------------------------------------------------------- relaying
     async def _to_bot(self, r: _Remote, msg: dict[str, Any]) -> None:
         if r.route is None or self.sock is None:
@@ -248,6 +287,9 @@ class Gateway:
             if kind == "ping":
                 await self._reply(route, {"type": "pong", "id": rid, "time_ms": int(time.monotonic() * 1000)})
                 continue
+            if kind == "entropy_reveal":
+                await self._entropy_reveal(r, route, msg)
+                continue
             table = msg.get("table")
             if isinstance(table, str):
                 link = r.upstreams.get(table)
@@ -277,6 +319,11 @@ class Gateway:
             return
         r = self.remotes[name]
         resumed = r.route is not None
+        commit = msg.get("entropy_commit")
+        if r.entropy_commit is None and isinstance(commit, str):
+            with contextlib.suppress(ValueError):
+                parse_hex32(commit)
+                r.entropy_commit = commit  # the first one counts: a reconnect cannot change it
         if r.route is not None and r.route != route:
             self.by_route.pop(r.route, None)
         r.route = route

@@ -25,9 +25,11 @@ import os
 import re
 import secrets
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import entropy
 from .config import Participant
 from .link import RefereeGone, RequestFailed
 from .schedule import ScheduledGame
@@ -91,9 +93,13 @@ def _classify(log_path: Path, code: int | None, tail: str) -> str:
     return f"crashed: exited with status {code} before its hello" + (f"; stderr: {tail}" if tail else " (no output)")
 
 
-async def check(runner: Runner, slot: Slot, p: Participant, timeout: float | None = None) -> str | None:
+async def check(runner: Runner, slot: Slot, p: Participant, timeout: float | None = None,
+                hold: list[Held] | None = None) -> str | None:
     """Start ``p`` once at a reserved preflight table; None if it took its seat in time
-    (``timeout``, default :data:`HELLO_TIMEOUT_S`, read at the call so tests may lower it)."""
+    (``timeout``, default :data:`HELLO_TIMEOUT_S`, read at the call so tests may lower it).
+
+    With ``hold``, a bot that passed is not ended: its table and process are appended to
+    it, for the participants' nonces (.entropy), and the caller ends them (:func:`release`)."""
     timeout = HELLO_TIMEOUT_S if timeout is None else timeout
     cfg = runner.cfg
     table = f"{cfg.name}-preflight-{p.name}-{secrets.token_hex(3)}"
@@ -112,6 +118,7 @@ async def check(runner: Runner, slot: Slot, p: Participant, timeout: float | Non
     q: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
     bot = None
     ok = False
+    held = False
     try:
         token = next(iter(reply.get("seat_tokens") or [""]))
         bot = await runner.launch(p, 0, slot.endpoint, token, table, sg, 1, q)
@@ -129,17 +136,40 @@ async def check(runner: Runner, slot: Slot, p: Participant, timeout: float | Non
                     return _classify(bot.log_path, msg.get("code"), runner.log_tail(bot.log_path))
             if await _seated(slot, table):
                 ok = True
+                if hold is not None:
+                    hold.append(Held(p.name, slot, table, bot))
+                    held = True
                 return None
         return f"no hello: it did not take its seat within {timeout:g} s" + (
             f"; its output: {tail}" if (tail := runner.log_tail(bot.log_path)) else "")
     finally:
-        with contextlib.suppress(RefereeGone, RequestFailed):
-            await slot.link.request({"type": "close_table", "table": table}, timeout=10.0)
-        if bot is not None:
-            await runner._end_bots([bot], natural=False)
-            if ok:
-                with contextlib.suppress(OSError):
-                    bot.log_path.unlink()
+        if not held:
+            await _end(runner, slot, table, bot, ok)
+
+
+@dataclass
+class Held:
+    """A participant that passed, kept seated at its preflight table for its nonce."""
+
+    name: str
+    slot: Slot
+    table: str
+    bot: Any
+
+
+async def _end(runner: Runner, slot: Slot, table: str, bot: Any, ok: bool) -> None:
+    with contextlib.suppress(RefereeGone, RequestFailed):
+        await slot.link.request({"type": "close_table", "table": table}, timeout=10.0)
+    if bot is not None:
+        await runner._end_bots([bot], natural=False)
+        if ok:
+            with contextlib.suppress(OSError):
+                bot.log_path.unlink()
+
+
+async def release(runner: Runner, held: list[Held]) -> None:
+    """Close the held preflight tables and end their bots."""
+    await asyncio.gather(*(_end(runner, h.slot, h.table, h.bot, True) for h in held), return_exceptions=True)
 
 
 async def _seated(slot: Slot, table: str) -> bool:
@@ -155,21 +185,33 @@ async def preflight(runner: Runner) -> None:
     """Check every local participant (a few at a time); raise :class:`PreflightFailed`."""
     local = [p for p in runner.cfg.participants if p.kind != "remote"]
     if not local:
+        await entropy.collect(runner, [])  # remote participants only
         return
     slot = next((s for s in runner.slots if not s.dead), None)
     if slot is None:
         raise RuntimeError("preflight: no referee is available")
     gate = asyncio.Semaphore(max(1, runner.concurrency))
+    # Bots that passed stay seated until the participants' nonces are in (.entropy),
+    # unless the event has them already (resumed) or began before them.
+    want = runner.store.entropy() is None and runner.store.count_games() == 0
+    hold: list[Held] | None = [] if want else None
 
     async def one(p: Participant) -> str | None:
         async with gate:
-            return await check(runner, slot, p)
+            return await check(runner, slot, p, hold=hold)
 
-    results = await asyncio.gather(*(one(p) for p in local))
-    failures = [(p.name, why) for p, why in zip(local, results, strict=True) if why]
-    if failures:
-        runner.store.log_event("preflight", "; ".join(f"{n}: {w}" for n, w in failures))
-        raise PreflightFailed(failures)
+    try:
+        results = await asyncio.gather(*(one(p) for p in local))
+        failures = [(p.name, why) for p, why in zip(local, results, strict=True) if why]
+        if failures:
+            runner.store.log_event("preflight", "; ".join(f"{n}: {w}" for n, w in failures))
+            raise PreflightFailed(failures)
+        if hold is not None:
+            seats = [await entropy.referee_seat(h.slot, h.name, h.table) for h in hold]
+            await entropy.collect(runner, seats)
+    finally:
+        if hold:
+            await release(runner, hold)
 
 
 def all_crashed(store: ResultsStore) -> str | None:

@@ -46,6 +46,7 @@ from typing import IO, Any
 import zmq
 import zmq.asyncio
 
+from . import entropy
 from .config import Participant, TournamentConfig
 from .gateway import Gateway
 from .link import AdminLink, CurveClient, RefereeGone, RequestFailed, resign_seat
@@ -147,7 +148,7 @@ class Runner:
         self.cfg = cfg
         self.opts = opts
         self.store = store
-        self.schedule = Schedule(cfg, store.secret())
+        self.schedule = Schedule(cfg, store.secret(), store.entropy_nonces())
         self.done: set[int] = set()  # recorded game indices: a deal is revealed once all of its are
         self.ctx = zmq.asyncio.Context()
         self.slots: list[Slot] = []
@@ -176,6 +177,10 @@ class Runner:
         self.sandbox: Sandbox | None = None
         self.ipc_dir: Path | None = None
         self.ipc_for: dict[str, Path] = {}
+
+    def reschedule(self) -> None:
+        """Deal from the participants' nonces once the preflight stored them (.entropy)."""
+        self.schedule = Schedule(self.cfg, self.store.secret(), self.store.entropy_nonces())
 
     # ------------------------------------------------------------------ referees
     async def start_referees(self) -> None:
@@ -877,12 +882,13 @@ def run_tournament(cfg: TournamentConfig, opts: RunOptions) -> int:
             store.log_event("finish", f"{store.count_games()} games recorded")
         if complete:
             # Every deal played is over: publish the seeds and the secret itself.
+            schedule = Schedule(cfg, store.secret(), store.entropy_nonces())  # the preflight's nonces included
             for deal in sorted({g.deal for g in store.games()}):
                 store.reveal_deal(deal, schedule.seed(deal))
             store.reveal_secret()
         output = Path(opts.output).expanduser() if opts.output else cfg.output_path
         paths = write_outputs(cfg, store, output)
-        for line in secrecy_lines(store):
+        for line in [*secrecy_lines(store), *entropy.report_lines(store)]:
             print(line)
         crashed = all_crashed(store)
         if crashed:

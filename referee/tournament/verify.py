@@ -27,8 +27,9 @@ from typing import Any
 
 from okgin import Game
 from okgin.rng import is_salt, seed_hash
-from okgin.schedule import commitment, deal_seed, parse_secret
+from okgin.schedule import commitment, deal_key, deal_seed, parse_secret
 
+from . import entropy
 from .config import ConfigError, TournamentConfig, parse_config
 from .schedule import Schedule
 from .store import ResultsStore, StoreError
@@ -90,19 +91,22 @@ def verify(store: ResultsStore) -> tuple[list[str], int]:
         bad.append(f"the revealed secret does not match the commitment {store.get_meta('secret_commitment')} "
                    f"(SHA-256 of it is {commitment(secret)})")
     try:
-        schedule: Schedule | None = Schedule(config_from_store(store.config_data()), secret)
+        schedule: Schedule | None = Schedule(config_from_store(store.config_data()), secret, store.entropy_nonces())
     except (ConfigError, KeyError, TypeError) as e:
         schedule = None
         bad.append(f"the stored config does not give a schedule: {e}")
     deals = store.revealed_deals()
     commits = store.commitments()
     games = store.games(with_records=True)
+    # The participants' nonces (.entropy): the deals derive from them too; none stored: the old derivation.
+    bad += entropy.record_problems(store, secret)
+    key = deal_key(secret, store.entropy_nonces())
     for deal in sorted(deals):
-        if deals[deal] != deal_seed(secret, deal):
+        if deals[deal] != deal_seed(key, deal):
             bad.append(f"deal {deal}: the revealed seed {deals[deal]} is not HMAC-SHA256(secret, {deal!r})")
     for g in games:
         where = f"game {g.index} ({g.key})"
-        seed = deal_seed(secret, g.deal)
+        seed = deal_seed(key, g.deal)
         if schedule is not None:
             try:
                 sg = schedule[g.index]
@@ -147,7 +151,16 @@ def verify_main(argv: list[str]) -> int:
                                 description="Check every deal, commitment and game of a finished tournament from its "
                                 "revealed secret (docs/tournaments.md, Secret deals).")
     p.add_argument("db", help="the results file (.sqlite) of a finished tournament")
+    p.add_argument("--nonce", action="append", default=[], metavar="NAME=HEX",
+                   help="a participant's own nonce (its bot printed it): check that it went into every deal")
     args = p.parse_args(argv)
+    own: list[tuple[str, str]] = []
+    for item in args.nonce:
+        name, sep, hexed = item.partition("=")
+        if not sep or not name:
+            print(f"okgin tournament verify: --nonce wants NAME=HEX, got {item!r}", file=sys.stderr)
+            return 2
+        own.append((name, hexed.strip().lower()))
     try:
         store = ResultsStore.open_existing(args.db)
     except StoreError as e:
@@ -155,6 +168,11 @@ def verify_main(argv: list[str]) -> int:
         return 2
     try:
         bad, n = verify(store)
+        for name, hexed in own:
+            mine = entropy.check_nonce(store, parse_secret(store.secret_revealed() or ""), name, hexed)
+            bad += mine
+            if not mine:
+                print(f"{name}: your nonce went into every deal: ok")
     except StoreError as e:
         print(f"okgin tournament verify: {e}", file=sys.stderr)
         return 2

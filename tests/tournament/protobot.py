@@ -7,7 +7,11 @@ protocol or plays illegal moves after a number of its own moves:
 
     python protobot.py ENDPOINT TOKEN [--random SEED] [--crash-after N] [--hang-after N]
                        [--garbage-after N] [--illegal-after N] [--exit-at-start] [--exit-after-hello] [--never-knock] [--serve]
-                       [--record]
+                       [--record] [--nonce HEX [--withhold]]
+
+``--nonce HEX`` commits to that nonce in ``hello`` and reveals it when asked (protocol
+1.5, 5.27); with ``--withhold`` it commits and never reveals. Without ``--nonce`` it is a
+1.4 bot: no commitment.
 
 ``--record`` writes every message the bot receives to its stderr (its log, kept by
 ``okgin tournament --keep-logs``), one ``protobot-recv JSON`` line each: what a bot
@@ -62,6 +66,8 @@ def main() -> int:
     p.add_argument("--never-knock", action="store_true")
     p.add_argument("--serve", action="store_true", help="keep playing game after game (a remote bot)")
     p.add_argument("--record", action="store_true", help="write every received message to stderr (JSON lines)")
+    p.add_argument("--nonce", default=None, help="commit to this nonce (64 hex) and reveal it when asked")
+    p.add_argument("--withhold", action="store_true", help="with --nonce: commit, never reveal")
     a = p.parse_args()
     if a.exit_at_start:
         print("protobot: exiting before connecting, as asked", file=sys.stderr)
@@ -76,7 +82,12 @@ def main() -> int:
     def send(m: dict) -> None:
         s.send(msgpack.packb(m, use_bin_type=True))
 
-    send({"type": "hello", "id": 1, "protocol": 1, "role": "player", "name": "protobot", "token": a.token})
+    hello = {"type": "hello", "id": 1, "protocol": 1, "role": "player", "name": "protobot", "token": a.token}
+    if a.nonce:
+        from okgin.schedule import nonce_commitment
+
+        hello["entropy_commit"] = nonce_commitment(bytes.fromhex(a.nonce))
+    send(hello)
     moves = 0
     heartbeat = 5.0
     last_sent = time.monotonic()
@@ -110,6 +121,8 @@ def main() -> int:
                 action = {"kind": "discard", "card": "Xx"}
             send({"type": "act", "table": m["table"], "seq": m["seq"], "action": action})
             moves += 1
+        elif t == "entropy_request" and a.nonce and not a.withhold:
+            send({"type": "entropy_reveal", "id": 2, "table": m["table"], "nonce": a.nonce})
         elif t == "game_end" and not a.serve:
             return 0
         elif t in ("shutdown", "table_closed") and not a.serve:

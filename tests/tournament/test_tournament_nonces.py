@@ -1,0 +1,120 @@
+"""Participants' nonces (issue 24 item 7): deals even the organiser cannot choose.
+
+The deals derive from the organiser's secret and every revealed nonce; a participant
+that commits and withholds is left out and named, without stalling the event; a 1.4 bot
+(no commitment) still plays; ``verify --nonce`` tells a participant its nonce went into
+every deal, and a wrong nonce fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from okgin.schedule import commitments_hash, deal_key, deal_seed, nonce_commitment
+from referee.tournament import entropy
+from referee.tournament.cli import main
+from referee.tournament.store import ResultsStore
+
+from .tourkit import protobot, write_config
+
+pytestmark = pytest.mark.timeout(240)
+
+A, B = "a1" * 32, "b2" * 32
+
+
+def test_every_nonce_changes_every_deal() -> None:
+    secret = bytes(range(32))
+    base = {"a": bytes(32), "b": bytes([1] * 32), "c": bytes([2] * 32)}
+    key = deal_key(secret, base)
+    seeds = [deal_seed(key, k) for k in range(20)]
+    for name in base:
+        other = deal_key(secret, {**base, name: bytes([9] * 32)})
+        assert all(deal_seed(other, k) != s for k, s in enumerate(seeds)), name
+    assert deal_key(secret, dict(reversed(list(base.items())))) == key  # the order given does not matter
+    assert deal_key(secret, {k: v for k, v in base.items() if k != "c"}) != key  # nor can one be dropped unseen
+    assert deal_key(secret, None) == deal_key(secret, {}) == secret  # no nonce: the old derivation
+    # the commitments hash binds the organiser's commitment and every participant's
+    com = {"a": nonce_commitment(bytes(32))}
+    assert commitments_hash("00" * 32, com) != commitments_hash("11" * 32, com)
+
+
+@pytest.fixture(scope="module")
+def event(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """a reveals, b commits and withholds, c is a 1.4 bot, d is the SDK's built-in bot."""
+    d = tmp_path_factory.mktemp("nonces")
+    parts = [
+        {"name": "a", "command": protobot("--random", "1", "--nonce", A)},
+        {"name": "b", "command": protobot("--random", "2", "--nonce", B, "--withhold")},
+        {"name": "c", "command": protobot("--random", "3")},
+        {"name": "d", "bot": "random"},
+    ]
+    cfg = write_config(d / "n.toml", parts, tournament={"games_per_pairing": 2, "concurrency": 2, "sandbox": False},
+                       rules={"target_score": 40})
+    out = io.StringIO()
+    mp = pytest.MonkeyPatch()
+    mp.setattr(entropy, "REVEAL_TIMEOUT_S", 2.0)  # b's withheld reveal is waited for this long, no more
+    try:
+        with contextlib.redirect_stdout(out):
+            code = main([str(cfg), "--quiet", "--keep-logs"])
+    finally:
+        mp.undo()
+    assert code == 0, out.getvalue()
+    return d / "n.sqlite", out.getvalue()
+
+
+def test_the_deals_derive_from_every_revealed_nonce(event: tuple[Path, str]) -> None:
+    db, out = event
+    st = ResultsStore.open_existing(db)
+    try:
+        rec = st.entropy()
+        assert rec is not None
+        assert set(rec["commitments"]) == {"a", "b", "d"}
+        assert rec["commitments"]["a"] == nonce_commitment(bytes.fromhex(A))
+        assert set(rec["nonces"]) == {"a", "d"}  # the SDK's bot revealed by itself
+        assert rec["nonces"]["a"] == A
+        assert rec["withheld"] == ["b"] and rec["absent"] == ["c"]
+        assert rec["commitments_hash"] == commitments_hash(st.get_meta("secret_commitment") or "", rec["commitments"])
+        secret = st.secret()
+        assert secret is not None
+        key = deal_key(secret, {n: bytes.fromhex(v) for n, v in rec["nonces"].items()})
+        games = st.games(with_records=True)
+        assert len(games) == 12 and {g.seats[0] for g in games} >= {"a", "b", "c"}  # every one played, b and c too
+        for g in games:
+            assert g.seed == g.record["seed"] == deal_seed(key, g.deal) != deal_seed(secret, g.deal)
+    finally:
+        st.close()
+    # the report names who contributed, who withheld and who sent none
+    assert "participants' nonces: 2 went into every deal (a, d)" in out
+    assert "committed but withheld (left out): b" in out and "sent no commitment: c" in out
+
+
+def test_verify_with_a_participants_nonce(event: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
+    db, _ = event
+    assert main(["verify", str(db), "--nonce", f"a={A}"]) == 0
+    assert "a: your nonce went into every deal: ok" in capsys.readouterr().out
+    assert main(["verify", str(db), "--nonce", f"a={B}"]) == 1
+    assert "MISMATCH" in capsys.readouterr().out
+    assert main(["verify", str(db), "--nonce", f"b={B}"]) == 1  # withheld: its nonce is in no deal
+    capsys.readouterr()
+
+
+def test_verify_catches_a_swapped_nonce(event: tuple[Path, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db, _ = event
+    copy = tmp_path / "t.sqlite"
+    src = sqlite3.connect(db)
+    dst = sqlite3.connect(copy)
+    src.backup(dst)
+    src.close()
+    rec = json.loads(dst.execute("SELECT value FROM meta WHERE key = 'entropy'").fetchone()[0])
+    rec["nonces"]["a"] = B  # an organiser who claims another nonce for a
+    dst.execute("UPDATE meta SET value = ? WHERE key = 'entropy'", (json.dumps(rec),))
+    dst.commit()
+    dst.close()
+    assert main(["verify", str(copy)]) == 1
+    assert "does not hash to its stored commitment" in capsys.readouterr().out
