@@ -16,6 +16,12 @@ tournament with ``seed = S`` deals the same deals, and no bot can derive a deal 
 its own seed or from an earlier deal's. (Reproducible is not secret: whoever knows
 ``S`` knows every deal; a tournament's default random secret is for that.)
 
+**Intervals are per deal.** The games of one deal share their cards, so they are not
+independent trials: every interval here is clustered by deal (:mod:`okgin.stats`: the
+deal's games are one observation, Student's t below 30 deals, never zero-width), and
+with two bots the head-to-head is the pentanomial of fishtest and fastchess on deal
+pairs (:class:`okgin.stats.Paired`: bot 0's points per pair 0, 1/2, 1, 3/2, 2).
+
 Use from Python (the strength tests of ``clients/bots/strong`` do)::
 
     from clients.match import run_match
@@ -45,6 +51,7 @@ from typing import Any, Protocol
 from okgin import Game, RuleSet
 from okgin import schedule as deals_scheme
 from okgin.roles import draw_roles, rotate
+from okgin.stats import Paired, cluster_mean, small_sample_warning
 
 from .bot import Bot
 from .bots import get_bot
@@ -184,7 +191,8 @@ def mean_ci(xs: Sequence[float], z: float = Z95) -> tuple[float, float, float]:
 
 @dataclass
 class Rate:
-    """A count out of a total, with its 95% Wilson interval."""
+    """A count out of a total, with its 95% interval: clustered by deal (:meth:`by_deal`),
+    or Wilson's for independent trials (:meth:`of`)."""
 
     count: int
     total: int
@@ -194,6 +202,15 @@ class Rate:
     @staticmethod
     def of(count: int, total: int) -> Rate:
         return Rate(count, total, count / total if total else 0.0, wilson(count, total))
+
+    @staticmethod
+    def by_deal(per_deal: Sequence[tuple[int, int]]) -> Rate:
+        """From (count, total) per deal: the rate over all, and its interval clustered by
+        deal (:func:`okgin.stats.cluster_mean`, clipped to [0, 1])."""
+        count = sum(c for c, _ in per_deal)
+        total = sum(t for _, t in per_deal)
+        cm = cluster_mean([(float(c), float(t)) for c, t in per_deal])
+        return Rate(count, total, count / total if total else 0.0, cm.interval(0.0, 1.0) if total else (0.0, 1.0))
 
 
 @dataclass
@@ -225,39 +242,75 @@ class BotStats:
 
 
 def bot_stats(index: int, name: str, games: Sequence[GameSummary]) -> BotStats:
-    wins = sum(1 for g in games if g.winner == index)
-    pts = [g.scores[index] for g in games]
-    played = won = knock = gin = undercut = drawn = 0
+    """One bot's figures; every interval clustered by deal (the module docstring)."""
+    # Per deal: games, wins, points, and per hand played: hands, won, knock, gin, undercut, drawn.
+    per: dict[int, list[int]] = {}
     for g in games:
+        d = per.setdefault(g.deal, [0] * 9)
+        d[0] += 1
+        d[1] += g.winner == index
+        d[2] += g.scores[index]
         for h in g.hands:
             if index not in h.players:
                 continue
-            played += 1
-            won += h.winner == index
-            if h.outcome == "drawn":
-                drawn += 1
+            d[3] += 1
+            d[4] += h.winner == index
+            d[8] += h.outcome == "drawn"
             if h.knocker == index:
-                knock += 1
-                gin += h.outcome in ("gin", "big_gin")
+                d[5] += 1
+                d[6] += h.outcome in ("gin", "big_gin")
             elif h.outcome == "undercut" and h.winner == index:
-                undercut += 1
-    m, lo, hi = mean_ci(pts)
+                d[7] += 1
+    deals = [per[k] for k in sorted(per)]
+    pts = [g.scores[index] for g in games]
+    m = sum(pts) / len(pts) if pts else 0.0
+    # Points: the virtual deal has the spread of the games' own points (there is no
+    # natural scale like a fair coin's for them).
+    game_var = sum((x - m) ** 2 for x in pts) / (len(pts) - 1) if len(pts) > 1 else 0.0
+    lo, hi = cluster_mean([(float(d[2]), float(d[0])) for d in deals], game_var).interval(0.0, math.inf) if pts else (0.0, 0.0)
+    if pts:  # never beyond what was scored
+        lo, hi = max(lo, min(pts)), min(hi, max(pts))
+
+    def rate(k: int) -> Rate:
+        return Rate.by_deal([(d[k], d[3]) for d in deals])
+
     return BotStats(
         index=index,
         name=name,
         games=len(games),
-        wins=Rate.of(wins, len(games)),
+        wins=Rate.by_deal([(d[1], d[0]) for d in deals]),
         points=sum(pts),
         points_per_game=m,
         points_ci=(lo, hi),
-        hands_played=played,
-        hands_won=Rate.of(won, played),
-        knock=Rate.of(knock, played),
-        gin=Rate.of(gin, played),
-        undercut=Rate.of(undercut, played),
-        drawn=Rate.of(drawn, played),
+        hands_played=sum(d[3] for d in deals),
+        hands_won=rate(4),
+        knock=rate(5),
+        gin=rate(6),
+        undercut=rate(7),
+        drawn=rate(8),
         forfeits=sum(1 for g in games if g.at_fault == index),
     )
+
+
+def deal_pairs(games: Sequence[GameSummary]) -> Paired:
+    """Bot 0 against bot 1 on deal pairs (two bots): the pentanomial of
+    :class:`okgin.stats.Paired`, cell ``k`` the deals in which bot 0 scored ``k/2``
+    points over the deal's seatings. A deal with a seating missing is ``unpaired``."""
+    per: dict[int, list[float]] = {}
+    for g in games:
+        per.setdefault(g.deal, []).append(0.5 if g.winner is None else 1.0 if g.winner == 0 else 0.0)
+    counts = [0] * 5
+    singles = [0, 0, 0]
+    unpaired = 0
+    for k in sorted(per):
+        sc = per[k]
+        if len(sc) != 2:
+            unpaired += len(sc)
+            continue
+        counts[round(2 * sum(sc))] += 1
+        for x in sc:
+            singles[round(2 * x)] += 1
+    return Paired(tuple(counts), (singles[0], singles[1], singles[2]), unpaired)
 
 
 @dataclass
@@ -276,6 +329,14 @@ class MatchResult:
     def stats(self) -> list[BotStats]:
         return [bot_stats(i, name, self.games) for i, name in enumerate(self.bots)]
 
+    def paired(self) -> Paired | None:
+        """Bot 0 against bot 1 on deal pairs, for a two-bot match (None otherwise)."""
+        return deal_pairs(self.games) if len(self.bots) == 2 else None
+
+    @property
+    def deals_played(self) -> int:
+        return len({g.deal for g in self.games})
+
     @property
     def hands(self) -> int:
         return sum(len(g.hands) for g in self.games)
@@ -293,7 +354,10 @@ class MatchResult:
             "hands": self.hands,
             "via": self.via,
             "elapsed_s": round(self.elapsed, 3),
+            "deals_played": self.deals_played,
             "stats": [_jsonable(asdict(s)) for s in self.stats()],
+            "paired": None if (p := self.paired()) is None else _jsonable(p.to_dict()),
+            "small_sample_warning": small_sample_warning(self.deals_played),
             "terminations": _count(g.termination for g in self.games),
             **self.extra,
         }
@@ -305,7 +369,8 @@ class MatchResult:
         head = [
             f"okgin match: {' vs '.join(self.bots)} | {self.rules.variant} | {len(self.games)} games "
             f"({self.deals} deals x {len(seatings(len(self.bots)))} seatings) | seed {self.seed} | {self.via}",
-            f"{self.hands} hands in {self.elapsed:.1f} s ({rate_s:.0f} hands/s); intervals are 95%",
+            f"{self.hands} hands in {self.elapsed:.1f} s ({rate_s:.0f} hands/s); "
+            "intervals are 95%, clustered by deal (a deal's seatings are one observation)",
             "",
         ]
         games = [["bot", "wins", "win%", "", "points/game", "", "hands won", "forfeits"]]
@@ -322,10 +387,31 @@ class MatchResult:
                 row += [f"{100 * r.rate:.1f}", _pct_ci(r.ci)]
             rates.append(row)
         lines = head + _grid(games) + [""] + _grid(rates)
+        p = self.paired()
+        if p is not None:
+            lines += ["", format_pairs(self.bots, p)]
+        if warn := small_sample_warning(self.deals_played):
+            lines += [warn]
         terms = _count(g.termination for g in self.games)
         if set(terms) != {"normal"}:
             lines += ["", "terminations: " + ", ".join(f"{k} {v}" for k, v in sorted(terms.items()))]
         return "\n".join(lines)
+
+
+def _elo(e: float) -> str:
+    return ("+inf" if e > 0 else "-inf") if math.isinf(e) else f"{round(e):+d}"
+
+
+def format_pairs(bots: Sequence[str], p: Paired) -> str:
+    """The head-to-head line: ``a - b on deal pairs (a's points 0/½/1/1½/2): ...``."""
+    cells = "/".join(f"{c:g}" for c in p.counts)
+    unpaired = f", {p.unpaired} unpaired" if p.unpaired else ""
+    head = f"{bots[0]} - {bots[1]} on deal pairs ({bots[0]}'s points 0/½/1/1½/2): "
+    if not p.units:
+        return head + f"no complete pair yet{unpaired}"
+    lo, hi = p.elo_interval()
+    return (head + f"{p.units:g} pair{'' if p.units == 1 else 's'} {cells}{unpaired}; Elo difference {_elo(p.elo())} "
+            f"[{_elo(lo)}, {_elo(hi)}], LOS {100 * p.los():.1f}%")
 
 
 def _grid(rows: list[list[str]]) -> list[str]:

@@ -111,6 +111,7 @@ class Sprt:
     alpha: float = 0.05
     beta: float = 0.05
     max_games: int = 2000
+    model: str = "logistic"  # "normalized": elo0/elo1 are normalized Elo (referee.tournament.sprt)
 
 
 @dataclass(frozen=True)
@@ -514,8 +515,9 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
         alpha = ss.number("alpha", 0.05, 1e-6, 0.5)
         beta = ss.number("beta", 0.05, 1e-6, 0.5)
         max_games = ss.integer("max_games", 2000, seatings, 10_000_000)
+        model = ss.choice("model", "logistic", ("logistic", "normalized"))
         ss.done()
-        sprt = Sprt(cand, base, elo0, elo1, alpha, beta, max_games)
+        sprt = Sprt(cand, base, elo0, elo1, alpha, beta, max_games, model)
     elif "sprt" in data:
         raise ConfigError(f"an [sprt] table needs format = \"sprt\" (this is {fmt})")
 

@@ -67,7 +67,7 @@ class Progress:
         self.total = total
         self.names = list(names)
         self.games = list(games)
-        self.ratings = LiveRatings(names, prior_draws)  # Elo, or OpenSkill's ordinal for box
+        self.ratings = LiveRatings(names, prior_draws)  # Elo, or the box's finish above par
         self.wins = {n: 0 for n in names}
         self.played = {n: 0 for n in names}
         for g in games:
@@ -95,7 +95,7 @@ class Progress:
             self.played[s] += 1
         if g.winner is not None:
             self.wins[g.winner] += 1
-        self.ratings.add(g.seats, g.scores, g.winner, g.culprit)
+        self.ratings.add(g.seats, g.scores, g.winner, g.culprit, g.deal, g.seed)
 
     def add(self, g: GameResult) -> None:
         self.done += 1

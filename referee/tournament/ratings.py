@@ -10,25 +10,32 @@ or holds one participant (``anchor``) at a given rating.
 - **Prior.** ``prior_draws`` virtual draws are added to every pair that met. Without it,
   a player that won every game has an infinite rating; with 1 (the default) a 3-0 record
   is read as 3.5-0.5. Set it to 0 for the pure maximum-likelihood fit.
-- **Error bars, duplicate deals.** The two games of a duplicate deal are correlated (the
-  same cards in both seatings), so they are not two independent trials. Results carry
-  the *unit* they belong to (:attr:`PairResult.unit`: the pairing and the deal), and the
+- **Error bars, clustered by deal.** Every game of a duplicate deal holds the same
+  cards: both seatings of a pairing, and every *other* pairing that played the deal, so
+  the games of one deal are not independent trials (a deal that favours seat 0 helps
+  whoever sat there, in every pairing). Results carry the *unit* they belong to
+  (:attr:`PairResult.unit`: the deal, :func:`deal_key`, across the whole event), and the
   covariance is the cluster-robust ("sandwich") one, ``C = F^+ B F^+``: ``F`` is the
-  Fisher information of the fit (prior included), ``B = sum_u g_u g_u^T`` the spread of
-  the units' score vectors ``g_u`` (the gradient of the log-likelihood contributed by
-  the games of unit ``u``) at the fit, and ``^+`` the pseudo-inverse (only differences
-  are identified). For two players and no prior it is exactly the pentanomial standard
-  error of fishtest (:mod:`.pairs`): ``sd(d) = sqrt(var_pair / N) / (c mu (1 - mu))``
-  with ``c = ln 10 / 400``. Results without a unit are independent games: they add
-  their expected information to ``B``, so with no units at all ``C = F^+`` (the
-  classical inverse Fisher information). A rating's 95% interval is ``± 1.96``
-  standard errors, relative to the mean (or to the anchor, which then has none).
-- **Likelihood of superiority** (LOS) of ``i`` over ``j``: ``Phi((r_i - r_j) / sd)``
+  Fisher information of the fit (prior included), ``B`` the spread of the units' score
+  vectors ``g_u`` (the gradient of the log-likelihood contributed by the games of unit
+  ``u``) at the fit, ``^+`` the pseudo-inverse (only differences are identified). With
+  ``G`` deals, ``B = G/(G-1) (sum_u g_u g_u^T + A/G)``: the factor is the small-sample
+  correction (CR1) and ``A`` the information the same games would carry as fair coin
+  flips, one virtual deal of it, so that deals that all came out alike do not claim a
+  zero-width interval (:mod:`okgin.stats`). For two players and no prior this is the
+  interval of :class:`okgin.stats.Paired` on the Elo scale: ``sd(d) = se_mu / (c mu (1 -
+  mu))`` with ``c = ln 10 / 400``. Results without a unit are independent games: they
+  add their expected information to ``B``, so with no units at all ``C = F^+`` (the
+  classical inverse Fisher information). A rating's 95% interval is ``± q`` standard
+  errors, relative to the mean (or to the anchor, which then has none), with ``q`` 1.96
+  from 30 deals and Student's t quantile (``G - 1`` degrees of freedom) below; one deal
+  gives no interval (infinite).
+- **Likelihood of superiority** (LOS) of ``i`` over ``j``: ``P(T < (r_i - r_j) / sd)``
   where ``sd`` is the standard error of the *difference* from the same covariance, so it
-  is defined between any two rated players, even ones that never met.
-- **Three-player games** (Gin in the Box) are not Bradley-Terry pairs: each game's
-  finishing order (:func:`finish_ranks`) updates OpenSkill ratings (Weng-Lin
-  Plackett-Luce, the ``openskill`` package), see :class:`BoxRatings`.
+  is defined between any two rated players, even ones that never met (``T`` normal, or
+  Student's t below 30 deals).
+- **Three-player games** (Gin in the Box) are not Bradley-Terry pairs: they are rated
+  by comparing the seatings of each deal with each other, :class:`BoxDuplicate`.
 - A game nobody won (abandoned) counts as a draw between all its seats.
 
 Two players, A won 3 of 4, no prior (checked in tests/tournament/test_ratings.py by
@@ -40,13 +47,14 @@ hand): ``r_A - r_B = 400 log10(3) = 190.8``; standard error of the difference
 (190.8, 0.829)
 
 The same 3 of 4 as two duplicate deals, one won twice and one split: the pair scores
-per game are 1 and 1/2 around the mean 3/4, a variance of 1/16 per pair, so
-``sd = sqrt(1/16 / 2) / (c * 3/4 * 1/4) = 163.8``, where four independent games gave 200.6.
+per game are 1 and 1/2 around the mean 3/4 (squares summing to 1/8), and the virtual
+deal adds 1/8, so ``se_mu^2 = (1/8 + 1/8) / (2 * 1)`` and ``sd = sqrt(1/8) / (c * 3/4 *
+1/4) = 327.6``: two deals say little, and the 95% quantile is then t(1) = 12.7.
 
 >>> u = [PairResult("a", "b", 1.0, 1.0, unit=0), PairResult("a", "b", 1.0, 1.0, unit=0),
 ...      PairResult("a", "b", 1.0, 1.0, unit=1), PairResult("a", "b", 0.0, 1.0, unit=1)]
 >>> round(rate(["a", "b"], u, prior_draws=0).diff_se("a", "b"), 1)
-163.8
+327.6
 """
 
 from __future__ import annotations
@@ -55,8 +63,21 @@ import math
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-LN10_400 = math.log(10) / 400.0
-Z95 = 1.959963984540054
+from okgin.stats import (
+    LN10_400,
+    SMALL_SAMPLE,
+    Z95,
+    cluster_diff_los,
+    cluster_mean,
+    critical,
+    expected,
+    phi,
+    superiority,
+)
+
+__all__ = ["LN10_400", "SMALL_SAMPLE", "Z95", "BoxDuplicate", "BoxEntry", "LiveRatings", "PairResult", "RatingError",
+           "RatingTable", "deal_key", "elo_of_score", "expected", "finish_ranks", "finish_scores", "game_pairs", "phi",
+           "rate"]
 
 
 class RatingError(ValueError):
@@ -68,7 +89,7 @@ class PairResult:
     """``a`` scored ``score`` (wins + draws/2) out of ``games`` against ``b``.
 
     ``unit``: any hashable naming the group of correlated games this belongs to (the
-    pairing and the deal of a duplicate deal); ``None`` for independent games. It only
+    deal, :func:`deal_key`, whatever the pairing); ``None`` for independent games. It only
     changes the error bars (the module docstring), never the ratings.
     """
 
@@ -79,21 +100,11 @@ class PairResult:
     unit: Hashable | None = None
 
 
-def expected(diff: float) -> float:
-    """Expected score of a player rated ``diff`` Elo above its opponent."""
-    return 1.0 / (1.0 + 10.0 ** (-diff / 400.0))
-
-
 def elo_of_score(score: float) -> float:
     """The Elo difference whose expected score is ``score`` (0 < score < 1)."""
     if not 0.0 < score < 1.0:
         raise ValueError(f"a score of {score} has no finite Elo difference")
     return -400.0 * math.log10(1.0 / score - 1.0)
-
-
-def phi(x: float) -> float:
-    """The standard normal cumulative distribution."""
-    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
 
 
 def finish_ranks(seats: Sequence[str], scores: Sequence[int], winner: str | None, culprit: str | None = None) -> list[int]:
@@ -137,14 +148,14 @@ def game_pairs(seats: Sequence[str], scores: Sequence[int], winner: str | None, 
                unit: Hashable | None = None) -> list[PairResult]:
     """The Bradley-Terry result a two-player game stands for (1, 0, or 1/2 if nobody won).
 
-    Games of three are rated from their finishing order by :class:`BoxRatings` instead:
+    Games of three are rated from their finishing order by :class:`BoxDuplicate` instead:
     splitting them into pairs would read one finishing order as correlated pairwise games.
 
     >>> game_pairs(["a", "b"], [100, 40], "a", unit=("ab", 3))
     [PairResult(a='a', b='b', score=1.0, games=1.0, unit=('ab', 3))]
     """
     if len(seats) != 2:
-        raise ValueError(f"game_pairs rates two-player games; a game of {len(seats)} is rated with BoxRatings")
+        raise ValueError(f"game_pairs rates two-player games; a game of {len(seats)} is rated with BoxDuplicate")
     score = 0.5 if winner is None else 1.0 if winner == seats[0] else 0.0
     return [PairResult(seats[0], seats[1], score, 1.0, unit)]
 
@@ -159,15 +170,19 @@ class RatingTable:
     cov: dict[tuple[str, str], float]
     games: dict[str, float]
     groups: list[list[str]] = field(default_factory=list)  # connected groups of players that met
+    clusters: int = 0  # deals the error bars are clustered by (0: independent games, the normal quantile)
 
     def error95(self, name: str) -> float:
-        return Z95 * self.se[name]
+        """Half the 95% interval: Student's t quantile below 30 deals (:func:`okgin.stats.critical`)."""
+        q = critical(self.clusters) if self.clusters else Z95
+        se = self.se[name]
+        return math.inf if not math.isfinite(q * se) else q * se
 
     def diff_se(self, a: str, b: str) -> float:
         if self.group_of(a) != self.group_of(b):
             return math.inf
         v = self.cov[(a, a)] + self.cov[(b, b)] - 2.0 * self.cov[(a, b)]
-        return math.sqrt(max(v, 0.0))
+        return math.sqrt(max(v, 0.0)) if math.isfinite(v) else math.inf
 
     def group_of(self, name: str) -> int:
         for i, g in enumerate(self.groups):
@@ -183,7 +198,7 @@ class RatingTable:
             return 0.5
         if sd == 0.0:
             return 1.0 if d > 0 else 0.0 if d < 0 else 0.5
-        return phi(d / sd)
+        return superiority(d / sd, self.clusters) if self.clusters else phi(d / sd)
 
     @property
     def comparable(self) -> bool:
@@ -268,23 +283,43 @@ def _check_finite(members: list[int], s: dict[tuple[int, int], float], n: dict[t
 
 
 def _unit_spread(x: list[float], pos: dict[int, int], units: dict[Hashable, dict[tuple[int, int], list[float]]],
-                 loose: dict[tuple[int, int], float]) -> list[list[float]]:
-    """``B`` of the sandwich: the sum over units of the outer product of the unit's
-    score vector (its games' log-likelihood gradient at the fit ``x``), plus the expected
-    information of the games that belong to no unit (independent games, as in ``F``)."""
+                 loose: dict[tuple[int, int], float]) -> list[list[float]] | None:
+    """``B`` of the sandwich: the sum over units (deals) of the outer product of the
+    unit's score vector (its games' log-likelihood gradient at the fit ``x``), plus one
+    virtual unit of fair-coin spread, times ``G/(G-1)`` (:mod:`okgin.stats`: the small-
+    sample correction, and no zero-width interval when every deal came out alike); plus
+    the expected information of the games that belong to no unit (independent games, as
+    in ``F``). None if fewer than two units tie this group together (no spread to
+    estimate: the error bars are infinite)."""
     k = len(x)
     b = [[0.0] * k for _ in range(k)]
+    fair = [[0.0] * k for _ in range(k)]
+    g_units = 0
     for per_pair in units.values():
         g: dict[int, float] = {}
         for (i, j), (sc, gm) in per_pair.items():
             if i not in pos or j not in pos:
                 continue
-            gr = LN10_400 * (sc - gm * expected(x[pos[i]] - x[pos[j]]))
-            g[pos[i]] = g.get(pos[i], 0.0) + gr
-            g[pos[j]] = g.get(pos[j], 0.0) - gr
+            a, bb = pos[i], pos[j]
+            gr = LN10_400 * (sc - gm * expected(x[a] - x[bb]))
+            g[a] = g.get(a, 0.0) + gr
+            g[bb] = g.get(bb, 0.0) - gr
+            w = LN10_400 * LN10_400 * gm * 0.25
+            fair[a][a] += w
+            fair[bb][bb] += w
+            fair[a][bb] -= w
+            fair[bb][a] -= w
+        if not g:
+            continue
+        g_units += 1
         for a, ga in g.items():
             for bb, gb in g.items():
                 b[a][bb] += ga * gb
+    if g_units == 1:
+        return None
+    if g_units >= 2:
+        f = g_units / (g_units - 1.0)
+        b = [[f * (b[a][bb] + fair[a][bb] / g_units) for bb in range(k)] for a in range(k)]
     for (i, j), gm in loose.items():
         if i not in pos or j not in pos:
             continue
@@ -402,7 +437,8 @@ def rate(
         inv = _inverse([[f[a][b] + 1.0 / k for b in range(k)] for a in range(k)])
         c = [[inv[a][b] - 1.0 / k for b in range(k)] for a in range(k)]
         if units:
-            c = _sandwich(c, _unit_spread(x, pos, units, loose))
+            spread = _unit_spread(x, pos, units, loose)
+            c = [[math.inf] * k for _ in range(k)] if spread is None else _sandwich(c, spread)
         for a, i in enumerate(members):
             r[i] = x[a]
             for b, j in enumerate(members):
@@ -424,60 +460,125 @@ def rate(
                 new_cov[(a, b)] = cov[(a, b)] - cov[(a, anchor)] - cov[(anchor, b)] + cov[(anchor, anchor)]
         cov = new_cov
     se = {nm: math.sqrt(max(cov[(nm, nm)], 0.0)) if math.isfinite(cov[(nm, nm)]) else math.inf for nm in names}
-    return RatingTable(names, rating, se, cov, games, rated_groups)
+    return RatingTable(names, rating, se, cov, games, rated_groups, len(units))
 
 
-OPENSKILL_HINT = "OpenSkill ratings for Gin in the Box need the openskill package: pip install 'openskill>=6,<7' (an okgin dependency)"
+def deal_key(deal: int, seed: str = "") -> str:
+    """The identity of a deal: its seed when the game carries one, else its index.
+
+    Why the seed: games dealt from one seed hold the same cards, whatever their pairing
+    or deal index, and games with different seeds do not; an event whose pairings with a
+    remote participant get deals of their own (one seed per game) then simply shows
+    clusters of one game. Results without seeds (tests, old files) fall back to the
+    schedule's deal index, which every pairing shares."""
+    return f"seed:{seed}" if seed else f"deal:{deal}"
 
 
-class BoxRatings:
-    """OpenSkill ratings of Gin in the Box players, updated game by game in game order.
+@dataclass(frozen=True)
+class BoxEntry:
+    """One Gin in the Box participant: its finishes against the deals' par (see
+    :class:`BoxDuplicate`), with the 95% interval clustered by deal."""
 
-    Why not Bradley-Terry pairs: a three-player game is one finishing order, not three
-    independent pairwise games; Plackett-Luce models exactly that (the winner is drawn
-    first from all three seats, the second from the remaining two) and, in the Weng-Lin
-    Bayesian form the ``openskill`` package implements, gives each player a mean ``mu``
-    and an uncertainty ``sigma``. The *ordinal* ``mu - 3 sigma`` is a conservative
-    estimate to rank by (a newcomer with few games ranks low until its sigma shrinks).
-    The package's defaults are kept (mu 25, sigma 25/3, beta 25/6, tau 25/300), so figures
-    compare across events. The update is sequential: the same games in the same order
-    (game index) always give the same table, and a resumed run gives the one an
-    uninterrupted run would have.
+    par: float
+    low95: float
+    high95: float
+    games: int
+    deals: int
 
-    >>> b = BoxRatings(["a", "b", "c"])
-    >>> b.add(["a", "b", "c"], [20, 104, 20], "b")
-    >>> b.mu["b"] > b.mu["a"] == b.mu["c"], round(b.ordinal("b"), 2)
-    (True, 3.25)
+
+class BoxDuplicate:
+    """Gin in the Box ratings that compare the seatings of one deal with each other.
+
+    Why: in a three-player game the cards decide a lot, and a sequential rating of raw
+    finishing orders (OpenSkill, used before) reads a deal that favours seat 0 as skill
+    of whoever sat there first: a 48-game event over 2 deals ranked the strongest bot
+    last. With duplicate deals every seat of a deal holds the same cards in every
+    seating, so the fair question is how a participant did *with those cards* compared
+    with the others who held them.
+
+    Method, for each game: a seat's *finish* is its share of the opponents it finished
+    ahead of (:func:`finish_scores`: 1 a win, 0 last, ties half). The seat's *par* is the
+    mean finish of the same seat in the deal's other games (the other seatings and the
+    other triples that played the deal); a seat no other game of the deal had (a deal
+    played once: ``duplicate = false``, remote pairings, a run in progress) takes the
+    event's mean finish at that seat instead. A participant's figure is its mean
+    ``finish - par`` per game: positive means it did better with the same cards than
+    the others did. Its 95% interval is clustered by deal (:func:`okgin.stats.
+    cluster_mean`: every game of a deal is one observation, Student's t below 30 deals,
+    a virtual deal of fair-coin spread so that it is never zero-width), and the LOS of
+    one participant over another uses the per-deal difference of the two, so the
+    deals they shared count once. The figures are a function of the set of games (their
+    order does not matter), so a resumed run gives the same table.
+
+    >>> b = BoxDuplicate(["a", "b", "c"])
+    >>> for s in (("a", "b", "c"), ("b", "c", "a"), ("c", "a", "b")):
+    ...     b.add(0, "", s, [90, 10, 5], s[0])  # seat 0 always wins: the cards, not a player
+    >>> [round(b.table()[n].par, 6) for n in "abc"]
+    [0.0, 0.0, 0.0]
     """
 
     def __init__(self, names: Sequence[str]) -> None:
-        try:
-            from openskill.models import PlackettLuce
-        except ImportError as e:  # pragma: no cover - a dependency; only a broken install lacks it
-            raise RatingError(OPENSKILL_HINT) from e
-        self.model = PlackettLuce()
-        self._rating = {n: self.model.rating(name=n) for n in names}
+        self.names = list(names)
+        # deal key -> the deal's games, each as ((seat, participant, finish), ...)
+        self._deals: dict[str, list[tuple[tuple[int, str, float], ...]]] = {}
         self.games = {n: 0 for n in names}
 
-    def add(self, seats: Sequence[str], scores: Sequence[int], winner: str | None, culprit: str | None = None) -> None:
-        teams = [[self._rating[s]] for s in seats]
-        new = self.model.rate(teams, ranks=[float(r) for r in finish_ranks(seats, scores, winner, culprit)])
-        for s, team in zip(seats, new, strict=True):
-            self._rating[s] = team[0]
-            self.games[s] += 1
+    def add(self, deal: int, seed: str, seats: Sequence[str], scores: Sequence[int], winner: str | None,
+            culprit: str | None = None) -> None:
+        shares = finish_scores(seats, scores, winner, culprit)
+        self._deals.setdefault(deal_key(deal, seed), []).append(
+            tuple((s, who, shares[s]) for s, who in enumerate(seats)))
+        for who in seats:
+            self.games[who] += 1
 
     @property
-    def mu(self) -> dict[str, float]:
-        return {n: float(r.mu) for n, r in self._rating.items()}
+    def deals(self) -> int:
+        return len(self._deals)
 
-    @property
-    def sigma(self) -> dict[str, float]:
-        return {n: float(r.sigma) for n, r in self._rating.items()}
+    def residuals(self) -> dict[str, dict[str, tuple[float, float]]]:
+        """Per participant, per deal: (sum of ``finish - par``, games)."""
+        seat_tot: dict[int, list[float]] = {}
+        for games in self._deals.values():
+            for g in games:
+                for s, _, f in g:
+                    acc = seat_tot.setdefault(s, [0.0, 0.0])
+                    acc[0] += f
+                    acc[1] += 1.0
+        seat_mean = {s: t / n for s, (t, n) in seat_tot.items()}
+        out: dict[str, dict[str, tuple[float, float]]] = {n: {} for n in self.names}
+        for key in sorted(self._deals):
+            games = self._deals[key]
+            at: dict[int, list[float]] = {}
+            for g in games:
+                for s, _, f in g:
+                    acc = at.setdefault(s, [0.0, 0.0])
+                    acc[0] += f
+                    acc[1] += 1.0
+            for g in games:
+                for s, who, f in g:
+                    tot, n = at[s]
+                    par = (tot - f) / (n - 1.0) if n > 1 else seat_mean[s]
+                    y, m = out[who].get(key, (0.0, 0.0))
+                    out[who][key] = (y + f - par, m + 1.0)
+        return out
 
-    def ordinal(self, name: str) -> float:
-        """``mu - 3 sigma``: the conservative figure the table ranks by."""
-        r = self._rating[name]
-        return float(r.mu) - 3.0 * float(r.sigma)
+    def table(self) -> dict[str, BoxEntry]:
+        """Each participant that played: its mean finish above par and 95% interval."""
+        res = self.residuals()
+        out = {}
+        for n in self.names:
+            if not res[n]:
+                continue
+            cm = cluster_mean(list(res[n].values()))
+            lo, hi = cm.interval(-1.0, 1.0)
+            out[n] = BoxEntry(cm.mean, lo, hi, self.games[n], cm.clusters)
+        return out
+
+    def los(self, a: str, b: str, residuals: dict[str, dict[str, tuple[float, float]]] | None = None) -> float:
+        """Likelihood that ``a`` does better than ``b`` with the same cards: the difference
+        of their figures over its clustered standard error (deals they share count once)."""
+        res = self.residuals() if residuals is None else residuals
+        return cluster_diff_los(res[a], res[b])
 
 
 class LiveRatings:
@@ -486,23 +587,24 @@ class LiveRatings:
     Two-player games: the Bradley-Terry fit (:func:`rate`) on head-to-head totals, kept
     aggregated so that a redraw costs one small fit, not a pass over every game (the
     progress shows no error bars, so the deal units are not needed). Gin in the Box: the
-    OpenSkill ordinal (:class:`BoxRatings`), which is incremental anyway. ``label`` names
-    the figure for a column header.
+    mean finish above the deal's par (:class:`BoxDuplicate`, in percent), as the report
+    ranks. ``label`` names the figure for a column header.
     """
 
     def __init__(self, names: Sequence[str], prior_draws: float = 1.0) -> None:
         self.names = list(names)
         self.prior = prior_draws
         self._h2h: dict[tuple[str, str], list[float]] = {}
-        self._box: BoxRatings | None = None
+        self._box: BoxDuplicate | None = None
         self.label = "Elo"
 
-    def add(self, seats: Sequence[str], scores: Sequence[int], winner: str | None, culprit: str | None = None) -> None:
+    def add(self, seats: Sequence[str], scores: Sequence[int], winner: str | None, culprit: str | None = None,
+            deal: int = 0, seed: str = "") -> None:
         if len(seats) != 2:
             if self._box is None:
-                self._box = BoxRatings(self.names)
-                self.label = "ordinal"
-            self._box.add(seats, scores, winner, culprit)
+                self._box = BoxDuplicate(self.names)
+                self.label = "par%"
+            self._box.add(deal, seed, seats, scores, winner, culprit)
             return
         (pr,) = game_pairs(seats, scores, winner, culprit)
         acc = self._h2h.setdefault((pr.a, pr.b), [0.0, 0.0])
@@ -512,7 +614,8 @@ class LiveRatings:
     def current(self) -> dict[str, float] | None:
         """Each player's current figure (higher is better), or None if there is none yet."""
         if self._box is not None:
-            return {n: self._box.ordinal(n) for n in self.names}
+            table = self._box.table()
+            return {n: 100.0 * table[n].par if n in table else 0.0 for n in self.names}
         if not self._h2h:
             return None
         try:

@@ -9,8 +9,13 @@ Columns: games, wins, losses, draws (a game nobody won), score (the share of opp
 finished ahead of, as a percentage: wins + draws/2 in a two-player game), points for and
 against (final game scores; in a 3-player game "against" is the mean of the two
 opponents' scores), Elo with its 95% interval, and LOS, the likelihood that the player
-is stronger than the one ranked below it. Gin in the Box shows OpenSkill's mu, sigma and
-ordinal instead of Elo (:class:`.ratings.BoxRatings`).
+is stronger than the one ranked below it. Gin in the Box shows each participant's mean
+finish above the deal's par instead of Elo (:class:`.ratings.BoxDuplicate`), with its
+95% interval and LOS.
+
+Every interval is clustered by *deal* across the whole event (every pairing that played
+a deal shares its cards), the header prints the number of deals, and below 30 deals the
+intervals use Student's t and the report says they are rough (:mod:`okgin.stats`).
 
 Two-player events also get the head-to-head of every pairing on *deal pairs* (the games
 of one deal in both seatings, :mod:`.pairs`): the pair cells, the Elo difference with its
@@ -29,8 +34,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from okgin.stats import small_sample_warning
+
 from .pairs import paired
-from .ratings import BoxRatings, RatingError, RatingTable, finish_ranks, finish_scores, game_pairs, rate
+from .ratings import BoxDuplicate, RatingError, RatingTable, deal_key, finish_ranks, finish_scores, game_pairs, rate
 from .sprt import Sprt, status_of
 from .store import GameResult, ResultsStore
 
@@ -52,9 +59,9 @@ class Standing:
     err95: float | None = None
     los_next: float | None = None  # likelihood of superiority over the next row
     forfeits: int = 0  # games this participant lost by timeout, illegal move, crash, disconnect
-    mu: float | None = None  # OpenSkill (Gin in the Box only)
-    sigma: float | None = None
-    ordinal: float | None = None  # mu - 3 sigma, what a box table ranks by
+    par: float | None = None  # Gin in the Box: mean finish above the deal's par, per game (-1..1)
+    par_low95: float | None = None  # its 95% interval, clustered by deal
+    par_high95: float | None = None
 
 
 @dataclass
@@ -70,20 +77,30 @@ class Report:
     rating_note: str = ""
     finished: bool = False
     unsandboxed: bool = False  # tournament.sandbox = false: local bots ran unconfined (.sandbox)
+    deals: int = 0  # distinct deals among the games: the clusters of every interval
+
+    @property
+    def warning(self) -> str:
+        """``only N deals: intervals are rough ...`` below 30 deals, else ''."""
+        return small_sample_warning(self.deals) if self.games_played else ""
 
     # ------------------------------------------------------------------- text
     def to_text(self) -> str:
         total = f"/{self.games_total}" if self.games_total else ""
         state = "finished" if self.finished else "in progress"
-        lines = [f"Tournament {self.name}: {self.format.replace('_', ' ')}, {self.games_played}{total} games, {state}"
+        lines = [f"Tournament {self.name}: {self.format.replace('_', ' ')}, {self.games_played}{total} games, {state} "
+                 f"({self.deals} deal{'' if self.deals == 1 else 's'})"
                  + (", UNSANDBOXED (local bots ran unconfined: tournament.sandbox = false)" if self.unsandboxed else "")]
-        box = any(s.ordinal is not None for s in self.standings)
-        rating_head = ["mu", "sigma", "ordinal"] if box else ["Elo", "±95%", "LOS"]
+        box = any(s.par is not None for s in self.standings)
+        rating_head = ["par", "95% interval", "LOS"] if box else ["Elo", "±95%", "LOS"]
         head = ["#", "name", "games", "W", "L", "D", "score", "pts for", "pts agst", *rating_head, "forfeits"]
         rows = [head]
         for s in self.standings:
             if box:
-                rating_cells = ["-" if v is None else f"{v:.2f}" for v in (s.mu, s.sigma, s.ordinal)]
+                rating_cells = ["-" if s.par is None else f"{100 * s.par:+.1f}%",
+                                "-" if s.par_low95 is None or s.par_high95 is None
+                                else f"[{100 * s.par_low95:+.1f}, {100 * s.par_high95:+.1f}]",
+                                "-" if s.los_next is None else f"{100 * s.los_next:.1f}%"]
             else:
                 rating_cells = [_fmt_elo(s.elo), "-" if s.err95 is None else ("inf" if math.isinf(s.err95) else f"{s.err95:.0f}"),
                                 "-" if s.los_next is None else f"{100 * s.los_next:.1f}%"]
@@ -102,6 +119,8 @@ class Report:
             lines.append("terminations: " + ", ".join(f"{k} {v}" for k, v in sorted(self.terminations.items())))
         if self.rating_note:
             lines.append(self.rating_note)
+        if self.warning:
+            lines.append(self.warning)
         h2h = [p for p in self.pairs if "elo_diff" in p]
         if h2h and not self.sprt:
             if len(h2h) <= MAX_TEXT_PAIRINGS:
@@ -112,11 +131,14 @@ class Report:
         if self.sprt:
             sp = self.sprt
             who = f"{sp['candidate']} - {sp['baseline']}"
-            verdict = {"H1": f"H1 accepted: Elo difference {who} >= {sp['elo1']:g}",
-                       "H0": f"H0 accepted: Elo difference {who} <= {sp['elo0']:g}",
+            unit = "normalized Elo" if sp.get("model") == "normalized" else "Elo"
+            verdict = {"H1": f"H1 accepted: {unit} difference {who} >= {sp['elo1']:g}",
+                       "H0": f"H0 accepted: {unit} difference {who} <= {sp['elo0']:g}",
                        None: "no decision yet"}[sp["decision"]]
             lines.append(
-                f"SPRT elo0={sp['elo0']:g} elo1={sp['elo1']:g} alpha={sp['alpha']:g} beta={sp['beta']:g} on deal pairs: "
+                f"SPRT elo0={sp['elo0']:g} elo1={sp['elo1']:g}"
+                + (" (normalized Elo)" if sp.get("model") == "normalized" else "")
+                + f" alpha={sp['alpha']:g} beta={sp['beta']:g} on deal pairs: "
                 f"{_fmt_h2h(sp)}; LLR {sp['llr']:.3f} [{sp['lower']:.3f}, {sp['upper']:.3f}]: {verdict}"
             )
         return "\n".join(lines)
@@ -129,7 +151,7 @@ class Report:
         w.writeheader()
         for s in self.standings:
             row = asdict(s)
-            for k in ("score", "elo", "err95", "los_next", "points_against", "mu", "sigma", "ordinal"):
+            for k in ("score", "elo", "err95", "los_next", "points_against", "par", "par_low95", "par_high95"):
                 if isinstance(row[k], float):
                     row[k] = "inf" if math.isinf(row[k]) else f"{row[k]:.4f}"
             w.writerow(row)
@@ -151,6 +173,8 @@ class Report:
             "finished": self.finished,
             "games_played": self.games_played,
             "games_total": self.games_total,
+            "deals": self.deals,
+            "small_sample_warning": self.warning,
             "standings": [asdict(s) for s in self.standings],
             "pairs": self.pairs,
             "terminations": self.terminations,
@@ -230,9 +254,9 @@ def build_report(
         if n == 2:
             a, b = sorted(g.seats, key=pos.__getitem__)
             by_pairing.setdefault((a, b), []).append(g)
-            pair_results.extend(game_pairs(g.seats, g.scores, g.winner, g.culprit, unit=(a, b, g.deal)))
+            pair_results.extend(game_pairs(g.seats, g.scores, g.winner, g.culprit, unit=deal_key(g.deal, g.seed)))
         else:
-            # Descriptive only (who finished ahead of whom); the ratings are OpenSkill's.
+            # Descriptive only (who finished ahead of whom); the ratings are BoxDuplicate's.
             place = dict(zip(g.seats, finish_ranks(g.seats, g.scores, g.winner, g.culprit), strict=True))
             for x, y in itertools.combinations(sorted(g.seats, key=pos.__getitem__), 2):
                 acc = h2h.setdefault((x, y), [0.0, 0.0])
@@ -243,19 +267,15 @@ def build_report(
 
     table: RatingTable | None = None
     note = ""
+    boxd: BoxDuplicate | None = None
     if box:
-        try:
-            boxr = BoxRatings(participants)
-            for g in sorted(games, key=lambda g: g.index):
-                boxr.add(g.seats, g.scores, g.winner, g.culprit)
-            mu, sigma = boxr.mu, boxr.sigma
-            for n in participants:
-                if st[n].games:
-                    st[n].mu, st[n].sigma, st[n].ordinal = mu[n], sigma[n], boxr.ordinal(n)
-            note = ("OpenSkill (Weng-Lin Plackett-Luce) on each game's finishing order, in game order; "
-                    "ordinal = mu - 3 sigma")
-        except RatingError as e:
-            note = f"no ratings: {e}"
+        boxd = BoxDuplicate(participants)
+        for g in sorted(games, key=lambda g: g.index):
+            boxd.add(g.deal, g.seed, g.seats, g.scores, g.winner, g.culprit)
+        for n, e in boxd.table().items():
+            st[n].par, st[n].par_low95, st[n].par_high95 = e.par, e.low95, e.high95
+        note = ("par: mean finish per game (1 first, 1/2 second, 0 last) minus what the other seatings of the same "
+                "deal made of the same seat's cards; 95% interval and LOS clustered by deal")
     else:
         try:
             table = rate(participants, pair_results, prior_draws=prior_draws, anchor=anchor, anchor_rating=anchor_rating)
@@ -271,11 +291,11 @@ def build_report(
         else:
             note = (f"Elo: Bradley-Terry maximum likelihood, mean 0{'' if anchor is None else f' ({anchor} held at {anchor_rating:g})'}"
                     + (f", {prior_draws:g} virtual draw(s) per pair as prior" if prior_draws else "")
-                    + "; ±95% = 1.96 standard errors, the games of a deal taken together (deal pairs)")
+                    + "; ±95% and LOS clustered by deal (every game of a deal, whatever the pairing, is one observation)")
 
-    # Elo (or the ordinal) rounded for the order: equal records must not be split by floating-point noise.
+    # Elo (or the par) rounded for the order: equal records must not be split by floating-point noise.
     def strength(n: str) -> float:
-        v = st[n].ordinal if box else st[n].elo
+        v = st[n].par if box else st[n].elo
         return round(v, 6) if v is not None else -math.inf
 
     order = sorted(participants, key=lambda n: (-strength(n), -st[n].score, -st[n].points_for, participants.index(n)))
@@ -288,6 +308,11 @@ def build_report(
         for a, b in itertools.pairwise(standings):
             if a.games and b.games:
                 a.los_next = table.los(a.name, b.name)
+    if boxd is not None:
+        res = boxd.residuals()
+        for a, b in itertools.pairwise(standings):
+            if a.games and b.games:
+                a.los_next = boxd.los(a.name, b.name, res)
     pairs: list[dict[str, Any]] = []
     for (a, b), gs in sorted(by_pairing.items(), key=lambda kv: (pos[kv[0][0]], pos[kv[0][1]])):
         pr = paired(gs, a, b, per_unit)
@@ -295,14 +320,15 @@ def build_report(
         pairs.append({"a": a, "b": b, "score_a": round(score_a, 6), "games": len(gs), **pr.to_dict()})
     for (a, b), v in sorted(h2h.items(), key=lambda kv: (pos[kv[0][0]], pos[kv[0][1]])):
         pairs.append({"a": a, "b": b, "score_a": round(v[0], 6), "games": round(v[1], 6)})
-    return Report(name, fmt, len(games), games_total, standings, dict(terms), pairs, sprt, note, finished)
+    deals = len({deal_key(g.deal, g.seed) for g in games})
+    return Report(name, fmt, len(games), games_total, standings, dict(terms), pairs, sprt, note, finished, deals=deals)
 
 
 def sprt_status(cfg: dict[str, Any], games: Sequence[GameResult], per_unit: int = 2) -> dict[str, Any]:
     """The SPRT on the deal pairs so far (:mod:`.sprt`): cells, Elo difference, LLR, decision.
 
     ``wins``/``losses``/``draws`` count every game of the candidate, paired or not."""
-    t = Sprt(cfg["elo0"], cfg["elo1"], cfg["alpha"], cfg["beta"])
+    t = Sprt(cfg["elo0"], cfg["elo1"], cfg["alpha"], cfg["beta"], cfg.get("model", "logistic"))
     cand, base = cfg["candidate"], cfg["baseline"]
     st = status_of(t, games, cand, base, per_unit)
     w = lo = d = 0
@@ -317,6 +343,7 @@ def sprt_status(cfg: dict[str, Any], games: Sequence[GameResult], per_unit: int 
             lo += 1
     return {
         **{k: cfg[k] for k in ("candidate", "baseline", "elo0", "elo1", "alpha", "beta")},
+        "model": t.model,
         "wins": w, "losses": lo, "draws": d,
         **st.paired.to_dict(),
         "llr": st.llr, "lower": st.lower, "upper": st.upper, "decision": st.decision,

@@ -166,7 +166,8 @@ class Runner:
         self.unplayable: list[tuple[int, str]] = []
         self._slot_lock = asyncio.Lock()
         self.progress: Progress | None = None
-        self.sprt = None if cfg.sprt is None else Sprt(cfg.sprt.elo0, cfg.sprt.elo1, cfg.sprt.alpha, cfg.sprt.beta)
+        self.sprt = None if cfg.sprt is None else Sprt(cfg.sprt.elo0, cfg.sprt.elo1, cfg.sprt.alpha, cfg.sprt.beta,
+                                                              cfg.sprt.model)
         # The test reads complete deal pairs (the pentanomial GSPRT, see .sprt).
         self.sprt_monitor = None if cfg.sprt is None or self.sprt is None else SprtMonitor(
             self.sprt, cfg.sprt.candidate, cfg.sprt.baseline, cfg.seatings_per_deal)

@@ -14,8 +14,22 @@ most likely pair distribution with mean ``s1``, over the same with mean ``s0`` (
 :mod:`.pairs`). The test stops as soon as ``LLR >= ln((1 - beta) / alpha)`` (accept H1)
 or ``LLR <= ln(beta / (1 - alpha))`` (accept H0). The LLR only moves when a pair
 completes; a game whose other seating is not played yet waits for it. With
-``duplicate = false`` every game is its own unit (loss/draw/win), and with no draws the
-LLR is exactly Wald's Bernoulli ``W ln(s1/s0) + L ln((1-s1)/(1-s0))``.
+``duplicate = false`` every game is its own unit (loss/draw/win).
+
+As in fishtest and fastchess, every empty cell is first given 1e-3 of a unit, so that no
+hypothesis is out of reach of the observed cells (:func:`okgin.stats.regularize`).
+
+**Two models** (``sprt.model``), as fishtest and fastchess offer them:
+
+- ``"logistic"`` (the default, kept for existing configs): ``elo0``/``elo1`` are
+  logistic Elo, turned into expected scores as above;
+- ``"normalized"``: ``elo0``/``elo1`` are *normalized* Elo (fishtest's default since
+  2021): ``nElo = (mu - 1/2) / sigma_game * 800 / ln 10``, the score excess in units of
+  the per-game spread. It does not depend on how drawish or how lucky the game is, so
+  one pair of bounds means the same resolution whatever the deals' variance; gin, with
+  its large luck, needs far more games per logistic Elo than chess, and the same
+  ``[0, 5]`` nElo bounds mean the same statistical effort in both. The LLR is the
+  t-value GSPRT of :func:`okgin.stats.normalized_llr`.
 
 >>> t = Sprt(elo0=0, elo1=20, alpha=0.05, beta=0.05)
 >>> round(t.upper, 4), round(t.lower, 4)
@@ -30,8 +44,11 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from okgin.stats import expected, normalized_llr
+
 from .pairs import GameLike, Paired, PairTracker, gsprt_llr, paired
-from .ratings import expected
+
+MODELS = ("logistic", "normalized")
 
 
 @dataclass(frozen=True)
@@ -40,8 +57,11 @@ class Sprt:
     elo1: float
     alpha: float = 0.05
     beta: float = 0.05
+    model: str = "logistic"  # or "normalized" (elo0, elo1 in normalized Elo): the module docstring
 
     def __post_init__(self) -> None:
+        if self.model not in MODELS:
+            raise ValueError(f"an SPRT model is one of {', '.join(MODELS)}, not {self.model!r}")
         if not self.elo1 > self.elo0:
             raise ValueError("elo1 must be greater than elo0")
         if not (0 < self.alpha < 1 and 0 < self.beta < 1):
@@ -59,6 +79,8 @@ class Sprt:
 
     def llr(self, counts: Sequence[float]) -> float:
         """The GSPRT LLR of unit frequencies ``counts`` (cell k: the candidate scored k/2)."""
+        if self.model == "normalized":
+            return normalized_llr(counts, self.elo0, self.elo1)
         return gsprt_llr(counts, expected(self.elo0), expected(self.elo1))
 
     def decide_llr(self, llr: float) -> str | None:

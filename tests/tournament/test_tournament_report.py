@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def g(i: int, seats: tuple[str, ...], scores: tuple[int, ...], winner: str | None, termination: str = "normal",
       culprit: str | None = None) -> GameResult:
-    return GameResult(i, f"g{i}", 0, 0, "s/0", seats, scores, winner, termination, culprit, "", 3)
+    return GameResult(i, f"g{i}", i // 2, i % 2, f"s/{i // 2}", seats, scores, winner, termination, culprit, "", 3)
 
 
 GAMES = [

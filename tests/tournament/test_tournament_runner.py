@@ -275,10 +275,11 @@ def test_box_tournament_every_seating(tmp_path: Path) -> None:
         assert len(g.scores) == 3 and g.record["rules"]["variant"] == "box"
         Game.from_record(g.record, verify=True)
     rep = report_from_store(st)
-    # Rated by OpenSkill on each game's finishing order (not as Bradley-Terry pairs).
-    assert all(s.elo is None and s.mu is not None and s.sigma is not None and s.games == 6 for s in rep.standings)
-    assert all(s.ordinal == pytest.approx(s.mu - 3 * s.sigma) for s in rep.standings)
-    assert [s.ordinal for s in rep.standings] == sorted((s.ordinal for s in rep.standings), reverse=True)
+    # Rated by comparing the seatings of each deal (not as Bradley-Terry pairs): one deal here.
+    assert all(s.elo is None and s.par is not None and s.games == 6 for s in rep.standings)
+    assert all(s.par_low95 == -1.0 and s.par_high95 == 1.0 for s in rep.standings)  # one deal: no interval
+    assert [s.par for s in rep.standings] == sorted((s.par for s in rep.standings), reverse=True)
+    assert rep.deals == 1 and "only 1 deal: intervals are rough" in rep.to_text()
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc")
