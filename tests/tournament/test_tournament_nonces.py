@@ -118,3 +118,31 @@ def test_verify_catches_a_swapped_nonce(event: tuple[Path, str], tmp_path: Path,
     dst.close()
     assert main(["verify", str(copy)]) == 1
     assert "does not hash to its stored commitment" in capsys.readouterr().out
+
+
+def test_the_js_and_java_bots_contribute_a_nonce(tmp_path: Path) -> None:
+    """The example bots of two other languages commit and reveal in a real event."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "conformance"))
+    try:
+        from botbuild import build
+    finally:
+        sys.path.pop(0)
+    try:
+        js, java = build("js"), build("java")
+    except (RuntimeError, OSError) as e:
+        pytest.skip(f"cannot build the example bots here: {e}")
+    parts = [{"name": b.language, "command": b.argv("--connect", "{endpoint}", "--token", "{token}", "--name", "{name}")}
+             for b in (js, java)]
+    cfg = write_config(tmp_path / "l.toml", parts, clock={"move_ms": 10000}, rules={"target_score": 40},
+                       tournament={"games_per_pairing": 2, "sandbox": False})
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main([str(cfg), "--quiet"]) == 0, out.getvalue()
+    st = ResultsStore.open_existing(tmp_path / "l.sqlite")
+    try:
+        rec = st.entropy()
+        assert rec is not None and set(rec["nonces"]) == {"js", "java"}, rec
+    finally:
+        st.close()

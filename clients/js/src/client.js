@@ -5,6 +5,7 @@
 // is due or the referee's silence reaches `liveness` beats, so sends never overlap
 // (zeromq.js allows one send in flight per socket) and no timers are needed.
 
+import { createHash, randomBytes } from "node:crypto";
 import { Dealer } from "zeromq";
 import { decode, encode } from "@msgpack/msgpack";
 import { choose } from "./strategy.js";
@@ -35,6 +36,10 @@ export class Client {
     this.lastRecv = 0;
     this.lostSince = null;
     this.stopRequested = false;
+    // 1.5 (protocol.md 5.27): a random nonce for a tournament's deals, committed in hello
+    // (SHA-256 of "okgin-entropy-nonce-v1", a zero byte, the 32 bytes), revealed when asked.
+    this.nonce = randomBytes(32);
+    this.entropyCommit = createHash("sha256").update(Buffer.from("okgin-entropy-nonce-v1\0", "latin1")).update(this.nonce).digest("hex");
   }
 
   log(always, text) {
@@ -59,6 +64,7 @@ export class Client {
     // events: false: every prompt carries the full view, per-move events would only be dropped.
     const hello = { type: "hello", protocol: PROTOCOL_MAJOR, minor: PROTOCOL_MINOR, role: "player", name: this.options.name, events: false };
     if (this.token) hello.token = this.token;
+    if (this.seatedByToken) hello.entropy_commit = this.entropyCommit;
     await this.send(hello);
     this.lastRecv = Date.now(); // the silence timer starts with the hello
   }
@@ -132,6 +138,10 @@ export class Client {
         this.liveness = Math.max(1, msg.liveness ?? this.liveness);
         this.log(false, `welcome (${msg.resumed ? "resumed" : "new session"}), heartbeat ${this.heartbeatMs} ms`);
         if (!msg.resumed && !this.seatedByToken) await this.sitDown();
+        break;
+      case "entropy_request":
+        this.log(true, `my nonce ${this.nonce.toString("hex")} (commitment ${this.entropyCommit}) goes into the deals; keep it: okgin tournament verify DB --nonce NAME=${this.nonce.toString("hex")}`);
+        await this.send({ type: "entropy_reveal", table: msg.table, nonce: this.nonce.toString("hex") });
         break;
       case "prompt":
       case "advise_prompt":

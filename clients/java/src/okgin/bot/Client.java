@@ -1,5 +1,10 @@
 package okgin.bot;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -38,11 +43,23 @@ public final class Client {
     private int gamesDone;
     private Integer status; // exit status once finished
     volatile boolean stopRequested;
+    // 1.5 (protocol.md 5.27): a random nonce for a tournament's deals, committed in hello
+    // (SHA-256 of "okgin-entropy-nonce-v1", a zero byte, the 32 bytes), revealed when asked.
+    private final byte[] nonce = new byte[32];
+    private final String entropyCommit;
 
     public Client(Options opt) {
         this.opt = opt;
         this.token = opt.token();
         this.seatedByToken = opt.token() != null;
+        new SecureRandom().nextBytes(nonce);
+        try {
+            var sha = MessageDigest.getInstance("SHA-256");
+            sha.update("okgin-entropy-nonce-v1\0".getBytes(StandardCharsets.ISO_8859_1));
+            entropyCommit = HexFormat.of().formatHex(sha.digest(nonce));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this Java", e);
+        }
     }
 
     private static long now() {
@@ -74,6 +91,9 @@ public final class Client {
                 "role", "player", "name", opt.name(), "events", false);
         if (token != null) {
             hello.put("token", token);
+        }
+        if (seatedByToken) {
+            hello.put("entropy_commit", entropyCommit);
         }
         send(hello);
         lastRecv = now(); // the silence timer starts with the hello
@@ -163,6 +183,12 @@ public final class Client {
                 if (!resumed && !seatedByToken) {
                     sitDown();
                 }
+            }
+            case "entropy_request" -> {
+                String hex = HexFormat.of().formatHex(nonce);
+                log(true, "my nonce " + hex + " (commitment " + entropyCommit + ") goes into the deals; keep it: "
+                        + "okgin tournament verify DB --nonce NAME=" + hex);
+                send(Wire.message("type", "entropy_reveal", "table", Wire.str(msg, "table"), "nonce", hex));
             }
             case "prompt" -> onPrompt(msg, false);
             case "advise_prompt" -> onPrompt(msg, true);
