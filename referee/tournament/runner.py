@@ -47,6 +47,7 @@ import zmq
 import zmq.asyncio
 
 from . import entropy
+from .chain import chain_head
 from .config import Participant, TournamentConfig
 from .gateway import Gateway
 from .link import AdminLink, CurveClient, RefereeGone, RequestFailed, resign_seat
@@ -388,8 +389,7 @@ class Runner:
         self.ipc_dir = Path(tempfile.mkdtemp(prefix="okgin-ipc-"))  # 0700: only the runner and its referees
         store = self.store.path
         hidden = [store, *(store.with_name(store.name + x) for x in ("-wal", "-shm", "-journal")), self.workdir,
-                  self.ipc_dir, *(self.cfg.output_path / f"{self.cfg.name}{x}" for x in (".csv", ".json", "-ratings.png",
-                                                                                         "-ratings.svg"))]
+                  self.ipc_dir, *output_files(store, output_dir(self.cfg, store, self.opts.output))]
         if self.cfg.config_file:
             hidden.append(Path(self.cfg.config_file))
         self.sandbox = Sandbox(hidden)
@@ -810,14 +810,28 @@ async def _done(task: asyncio.Task[str] | None) -> str:
     return "takeover failed"
 
 
+def output_dir(cfg: TournamentConfig, db: Path, output: str | None) -> Path:
+    """Where the CSV, JSON and chart go: ``--output``, else the config's ``output_dir``,
+    else beside the results file (wherever ``--db`` put it)."""
+    if output:
+        return Path(output).expanduser()
+    return cfg.resolve_path(cfg.output_dir) if cfg.output_dir else db.parent
+
+
+def output_files(db: Path, output: Path) -> list[Path]:
+    """The files a run writes in ``output``: CSV, JSON, PNG chart (and the SVG a report
+    may write), named after the results file (``cup.sqlite`` gives ``cup.csv``...), so
+    that two events with two results files (``--db``) never overwrite each other's."""
+    stem = db.stem
+    return [output / f"{stem}.csv", output / f"{stem}.json", output / f"{stem}-ratings.png", output / f"{stem}-ratings.svg"]
+
+
 def write_outputs(cfg: TournamentConfig, store: ResultsStore, output: Path) -> list[Path]:
     from .chart import ChartError, write_chart
 
     rep = report_from_store(store)
     output.mkdir(parents=True, exist_ok=True)
-    csv_path = output / f"{cfg.name}.csv"
-    json_path = output / f"{cfg.name}.json"
-    png_path = output / f"{cfg.name}-ratings.png"
+    csv_path, json_path, png_path = output_files(store.path, output)[:3]
     csv_path.write_text(rep.to_csv(), encoding="utf-8")
     json_path.write_text(rep.to_json(), encoding="utf-8")
     paths = [csv_path, json_path]
@@ -887,7 +901,18 @@ def run_tournament(cfg: TournamentConfig, opts: RunOptions) -> int:
             for deal in sorted({g.deal for g in store.games()}):
                 store.reveal_deal(deal, schedule.seed(deal))
             store.reveal_secret()
-        output = Path(opts.output).expanduser() if opts.output else cfg.output_path
+            if store.get_meta("chain_head") is None:
+                # Over schedule order, now that every game is in (they finish out of order).
+                ch = chain_head(store.conn)
+                with store.transaction():
+                    for k, v in (("chain_head", ch.head), ("chain_games", str(ch.games))):
+                        store.conn.execute("INSERT INTO meta(key, value) VALUES (?, ?)", (k, v))
+                store.log_event("chain", f"results chain head {ch.head} over {ch.games} game(s)")
+        elif store.count_games():
+            ch = chain_head(store.conn)
+            print(f"results chain so far: {ch.head} over the {ch.games} game(s) recorded (not final: the head is "
+                  "stored and printed when the event is complete)", flush=True)
+        output = output_dir(cfg, store.path, opts.output)
         paths = write_outputs(cfg, store, output)
         for line in [*secrecy_lines(store), *entropy.report_lines(store)]:
             print(line)

@@ -97,7 +97,7 @@ def test_the_deals_derive_from_every_revealed_nonce(event: tuple[Path, str]) -> 
 def test_verify_with_a_participants_nonce(event: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
     db, _ = event
     assert main(["verify", str(db), "--nonce", f"a={A}"]) == 0
-    assert "a: your nonce went into every deal: ok" in capsys.readouterr().out
+    assert "ok    nonce of a: your nonce went into every deal" in capsys.readouterr().out
     assert main(["verify", str(db), "--nonce", f"a={B}"]) == 1
     assert "MISMATCH" in capsys.readouterr().out
     assert main(["verify", str(db), "--nonce", f"b={B}"]) == 1  # withheld: its nonce is in no deal

@@ -173,8 +173,9 @@ def test_verify_cannot_check_an_unfinished_or_unreadable_file(finished: tuple[Pa
     conn.execute("DELETE FROM meta WHERE key = 'secret_revealed'")  # as during the event
     conn.commit()
     conn.close()
-    assert main(["verify", str(copy)]) == 2
-    assert "not revealed yet" in capsys.readouterr().err
+    # A complete event whose secret is not revealed is a failure, not an unreadable file.
+    assert main(["verify", str(copy)]) == 1
+    assert "FAIL  secret: not revealed" in capsys.readouterr().out
     junk = tmp_path / "junk.sqlite"
     junk.write_bytes(b"not a database at all" * 100)
     assert main(["verify", str(junk)]) == 2
