@@ -102,7 +102,7 @@ def test_a_clean_event_verifies_and_says_what_it_checked(event: tuple[Path, str]
     code, out = verify(db)
     assert code == 0, out
     names = re.findall(r"^ok    ([a-z ]+):", out, re.M)
-    assert names == ["file", "secret", "secret origin", "games", "deals", "binding", "commitments", "records",
+    assert names == ["file", "secret", "secret origin", "nonces", "games", "deals", "binding", "commitments", "records",
                      "terminations", "journals", "chain"], out
     assert "6 of 6 scheduled game(s) present" in out and "6 of 6 game(s) agree with their referee journal" in out
     # The commitment and chain head it prints are the ones the run printed (to publish).
