@@ -46,8 +46,12 @@ def chart_format(path: str | Path) -> str:
 
 
 def _label(elo: float, err95: float | None) -> str:
+    """The figure beside a row. An infinite interval (one deal, or too few to tell) is
+    written "±inf": its bar cannot be drawn, and a row without one must not look exact."""
     if err95 is not None and math.isfinite(err95):
         return f"{round(elo):+d} ±{err95:.0f}"
+    if err95 is not None:
+        return f"{round(elo):+d} ±inf"
     return f"{round(elo):+d}"
 
 
@@ -57,7 +61,9 @@ def draw(report: Report) -> Any:
     rows = [s for s in report.standings if s.elo is not None]
     fig = figure(figsize=(9, 1.2 + 0.45 * max(1, len(rows))), dpi=100, layout="constrained")
     ax = fig.add_subplot()
-    ax.set_title(f"{report.name}: Elo with 95% intervals ({report.games_played} games)")
+    deals = f", {report.deals} deal{'' if report.deals == 1 else 's'}" if report.deals else ""
+    rough = f"\n{report.warning.split(' (')[0]}" if report.warning else ""
+    ax.set_title(f"{report.name}: Elo with 95% intervals ({report.games_played} games{deals}){rough}")
     if not rows:
         ax.text(0.5, 0.5, "no rated games yet", ha="center", va="center", color="grey", transform=ax.transAxes)
         ax.set_axis_off()

@@ -49,6 +49,8 @@ from typing import Protocol
 
 from okgin.stats import EPSILON, Paired, gsprt_llr, normalized_llr, score_to_elo
 
+from .ratings import deal_key
+
 __all__ = ["EPSILON", "GameLike", "PairTracker", "Paired", "game_score", "gsprt_llr", "normalized_llr", "paired",
            "score_to_elo"]
 
@@ -57,6 +59,7 @@ class GameLike(Protocol):
     """What the pair statistics read from a game (a :class:`.store.GameResult`)."""
 
     deal: int
+    seed: str
     seats: tuple[str, ...]
     winner: str | None
 
@@ -82,7 +85,7 @@ class PairTracker:
     counts: list[int] = field(default_factory=list)
     games: list[int] = field(default_factory=lambda: [0, 0, 0])
     recorded: int = 0  # games of this pairing added, complete units or not
-    _open: dict[int, list[float]] = field(default_factory=dict)
+    _open: dict[str, list[float]] = field(default_factory=dict)  # by deal_key: the deal's seed, else its index
 
     def __post_init__(self) -> None:
         if self.per_unit < 1:
@@ -95,11 +98,12 @@ class PairTracker:
         if set(g.seats) != {self.player, self.opponent}:
             return False
         self.recorded += 1
-        scores = self._open.setdefault(g.deal, [])
+        key = deal_key(g.deal, g.seed)  # games of one pair share their cards: the same seed
+        scores = self._open.setdefault(key, [])
         scores.append(game_score(g, self.player))
         if len(scores) < self.per_unit:
             return False
-        del self._open[g.deal]
+        del self._open[key]
         self.counts[round(2 * sum(scores))] += 1
         for s in scores:
             self.games[round(2 * s)] += 1

@@ -255,3 +255,16 @@ def test_sprt_model_in_config_and_report() -> None:
     assert sp["model"] == "normalized" and sp["llr"] == pytest.approx(normalized_llr((0, 0, 3, 0, 0), 0, 5))
     text = build_report("s", "sprt", ["c", "b"], games, sprt=sp).to_text()
     assert "SPRT elo0=0 elo1=5 (normalized Elo)" in text
+
+
+def test_a_pair_is_two_games_of_one_seed() -> None:
+    """A pairing whose games got deals of their own (a seed per game, as for remote
+    participants) has no pairs to form, whatever the deal index says; its games are then
+    clusters of one in the ratings."""
+    from referee.tournament.pairs import paired
+
+    own = [game(0, 0, ("x", "y"), "x", seed="s0"), game(1, 0, ("y", "x"), "y", seed="s1")]
+    p = paired(own, "x", "y")
+    assert p.units == 0 and p.unpaired == 2
+    assert paired(own, "x", "y", per_unit=1).counts == (1, 0, 1)
+    assert build_report("r", "round_robin", ["x", "y"], own).deals == 2
