@@ -268,3 +268,12 @@ def test_a_pair_is_two_games_of_one_seed() -> None:
     assert p.units == 0 and p.unpaired == 2
     assert paired(own, "x", "y", per_unit=1).counts == (1, 0, 1)
     assert build_report("r", "round_robin", ["x", "y"], own).deals == 2
+
+
+def test_docstring_examples_of_okgin_stats() -> None:
+    import doctest
+
+    import okgin.stats
+
+    failures, tried = doctest.testmod(okgin.stats)
+    assert tried > 0 and failures == 0
