@@ -247,6 +247,8 @@ async def _retire(runner: Runner) -> None:
     await asyncio.gather(*(runner._retire(s) for s in runner.slots), return_exceptions=True)
     if runner.ipc_dir is not None:
         shutil.rmtree(runner.ipc_dir, ignore_errors=True)
+    if runner.cgroups is not None:
+        runner.cgroups.close()
     with contextlib.suppress(Exception):
         runner.ctx.destroy(linger=0)
 

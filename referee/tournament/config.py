@@ -33,6 +33,7 @@ from okgin.endpoint import EndpointError, parse_endpoint
 from okgin.protocol.settings import ILLEGAL_POLICIES, TIMEOUT_POLICIES, Clock, Policies
 from okgin.schedule import commitment, parse_secret, secret_from_seed
 
+from .cgroups import default_cpu_s
 from .sandbox import LIMIT_KEYS, NETWORKS, Limits
 
 FORMATS = ("round_robin", "gauntlet", "box", "sprt")
@@ -191,7 +192,12 @@ class TournamentConfig:
         raise KeyError(name)
 
     def fingerprint_data(self) -> dict[str, Any]:
-        """Everything that decides which games are played and how they are judged."""
+        """Everything that decides which games are played and how they are judged.
+
+        Not the sandbox's limits (``[limits]``, a participant's ``limits``): adding them
+        would change the fingerprint of every existing results file, so none could be
+        resumed after an upgrade. A resumed event may so run under other limits; the
+        report names what enforced them (cgroups or per-process rlimits)."""
         return {
             "format": self.format,
             "participants": [
@@ -414,8 +420,11 @@ def _resources(data: Any, where: str) -> tuple[tuple[str, float], ...]:
 def _limits(data: Any, where: str) -> tuple[tuple[str, int], ...]:
     """A limits table ([limits] or a participant's limits = {...}): whole numbers >= 1."""
     s = _Section(data if data is not None else {}, where)
-    his = {"memory_mb": 1 << 20, "cpu_s": 10 * 86400, "processes": 1 << 16, "file_mb": 1 << 20}
-    out = tuple((k, s.integer(k, 0, 1, his[k])) for k in LIMIT_KEYS if s.has(k))
+    # Lowest: what a sandbox needs to start at all (bubblewrap, the namespace's init and the
+    # bot are 3 processes; the interpreter's memory); "cpus": whole CPUs (a cgroup's quota).
+    los = {"memory_mb": 16, "cpu_s": 1, "processes": 4, "file_mb": 1, "cpus": 1}
+    his = {"memory_mb": 1 << 20, "cpu_s": 10 * 86400, "processes": 1 << 16, "file_mb": 1 << 20, "cpus": 1024}
+    out = tuple((k, s.integer(k, 0, los[k], his[k])) for k in LIMIT_KEYS if s.has(k))
     s.done()
     return out
 
@@ -582,7 +591,8 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
     output_dir = t.string("output_dir", "") or ""
     stall = t.number("stall_timeout", 120.0, 1, 86400)
     sandbox = t.boolean("sandbox", True)
-    limits = Limits().merged(_limits(top.get("limits"), "limits"))
+    # The default CPU-seconds per game grow with the clock (cgroups.default_cpu_s).
+    limits = Limits(cpu_s=default_cpu_s(tc)).merged(_limits(top.get("limits"), "limits"))
     c_s = _Section(top.get("cluster", {}), "cluster")
     cluster_scheduler = c_s.string("scheduler", "") or ""
     cluster_tls = c_s.string("tls", "") or ""

@@ -78,6 +78,7 @@ class Report:
     finished: bool = False
     unsandboxed: bool = False  # tournament.sandbox = false: local bots ran unconfined (.sandbox)
     deals: int = 0  # distinct deals among the games: the clusters of every interval
+    limits_by: str = ""  # what enforced the sandbox limits: "cgroup v2", "cgroup v1", "rlimits (per process)" (.cgroups)
 
     @property
     def warning(self) -> str:
@@ -91,6 +92,9 @@ class Report:
         lines = [f"Tournament {self.name}: {self.format.replace('_', ' ')}, {self.games_played}{total} games, {state} "
                  f"({self.deals} deal{'' if self.deals == 1 else 's'})"
                  + (", UNSANDBOXED (local bots ran unconfined: tournament.sandbox = false)" if self.unsandboxed else "")]
+        if self.limits_by:
+            lines.append(f"Sandbox limits (memory, processes, CPU) enforced by {self.limits_by}"
+                         + (" for each sandbox as a whole" if self.limits_by.startswith("cgroup") else ""))
         box = any(s.par is not None for s in self.standings)
         rating_head = ["par", "95% interval", "LOS"] if box else ["Elo", "±95%", "LOS"]
         head = ["#", "name", "games", "W", "L", "D", "score", "pts for", "pts agst", *rating_head, "forfeits"]
@@ -375,4 +379,5 @@ def report_from_store(store: ResultsStore, prior_draws: float | None = None, anc
         per_unit=per_unit,
     )
     rep.unsandboxed = store.get_meta("unsandboxed") == "1"
+    rep.limits_by = store.get_meta("limits_by") or ""
     return rep

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import json
 import os
@@ -46,17 +47,17 @@ from typing import IO, Any
 import zmq
 import zmq.asyncio
 
-from . import entropy
+from . import cgroups, entropy
 from .chain import chain_head
 from .config import Participant, TournamentConfig
 from .gateway import Gateway
 from .link import AdminLink, CurveClient, RefereeGone, RequestFailed, resign_seat
 from .preflight import PreflightFailed, all_crashed, preflight
-from .procs import LocalReferee, okgin_argv, spawn, stop
+from .procs import LocalReferee, kill_sandbox, okgin_argv, spawn, stop
 from .progress import Progress
 from .records import FeedRecorder, find_journal, read_journal
 from .report import report_from_store, sprt_status
-from .sandbox import SOCKET_PATH, Sandbox, default_dirs, is_python, limit_hit, probe, rlimit_preexec
+from .sandbox import SOCKET_PATH, Limits, Sandbox, default_dirs, is_python, limit_hit, probe, rlimit_preexec
 from .schedule import Schedule, ScheduledGame
 from .sprt import Sprt, SprtMonitor
 from .store import GameResult, ResultsStore, discard
@@ -137,6 +138,8 @@ class _Bot:
     exited: int | None = None
     remote_table: str | None = None  # a remote bot relayed by the gateway for this table
     sandboxed: bool = False  # proc is bubblewrap: stopped with its sandbox (procs.kill_sandbox)
+    cgroup: cgroups.Group | None = None  # the sandbox's limits as a whole (.cgroups), removed after the game
+    enforcer: asyncio.Future[str] | None = None  # ends the sandbox at its memory or CPU limit
 
 
 @dataclass
@@ -178,6 +181,11 @@ class Runner:
         # referee, by the endpoint the runner knows it by.
         self.sandbox: Sandbox | None = None
         self.ipc_dir: Path | None = None
+        # Whole-sandbox limits (.cgroups): probed with the sandbox; None = per-process rlimits.
+        self.cgroups: cgroups.Backend | None = None
+        self.cgroup_fs = cgroups.CGROUP_FS
+        self.limits_by = cgroups.RLIMITS
+        self.limits_why = ""
         self.ipc_for: dict[str, Path] = {}
 
     def reschedule(self) -> None:
@@ -333,6 +341,9 @@ class Runner:
                                               others=[d for o in self.cfg.participants if o.name != p.name
                                                       for d in self.visible_dirs(o)])
             env = {}
+        group = self.sandbox_group(f"{sg.key}-a{attempt}-s{seat}", limits, log)
+        if group is not None:
+            preexec = group.preexec()
         log.write(f"# {' '.join(argv)}\n".encode())
         log.flush()
         sandboxed = self.sandbox is not None
@@ -344,6 +355,8 @@ class Runner:
         except asyncio.CancelledError:
             with contextlib.suppress(Exception):
                 await stop(await spawning, grace=2.0, sandboxed=sandboxed)
+            if group is not None:
+                await group.remove()
             log.close()
             raise
         except OSError as e:
@@ -351,7 +364,9 @@ class Runner:
             log.write(f"# could not start: {e}\n".encode())
             log.flush()
             proc = None
-        bot = _Bot(seat, p.name, proc, log_path, log, sandboxed=sandboxed)
+        bot = _Bot(seat, p.name, proc, log_path, log, sandboxed=sandboxed, cgroup=group)
+        if group is not None and proc is not None:
+            bot.enforcer = asyncio.ensure_future(cgroups.enforce(group, functools.partial(kill_sandbox, proc.pid)))
 
         async def watch_exit() -> None:
             code = 127 if proc is None else await proc.wait()
@@ -360,6 +375,19 @@ class Runner:
 
         bot.exit_task = asyncio.ensure_future(watch_exit())
         return bot
+
+    def sandbox_group(self, name: str, limits: Limits, log: IO[bytes]) -> cgroups.Group | None:
+        """A cgroup for one sandbox (.cgroups), or None: no cgroups here (the rlimits of
+        .sandbox then apply), or the cgroupfs refused this one (said in the bot's log)."""
+        if self.cgroups is None:
+            return None
+        try:
+            return self.cgroups.group(name, limits)
+        except OSError as e:
+            log.write(f"# no cgroup for this sandbox ({e}): per-process rlimits only\n".encode())
+            print(f"okgin tournament: warning: no cgroup for {name} ({e}): per-process rlimits only", file=sys.stderr,
+                  flush=True)
+            return None
 
     def visible_dirs(self, p: Participant) -> list[Path]:
         """The program directories a participant's sandbox shows: its ``dir``, else the
@@ -393,6 +421,20 @@ class Runner:
         if self.cfg.config_file:
             hidden.append(Path(self.cfg.config_file))
         self.sandbox = Sandbox(hidden)
+        self.cgroups, self.limits_why = cgroups.probe(self.cgroup_fs)
+        self.limits_by = self.cgroups.mechanism if self.cgroups is not None else cgroups.RLIMITS
+
+    def record_limits(self) -> None:
+        """Name what enforced the local bots' limits in the results file (the report
+        prints it) and in the run's header. Per-process rlimits, once used, stay named."""
+        if all(p.kind == "remote" for p in self.cfg.participants) or (self.cfg.sandbox and self.sandbox is None):
+            return  # no local bot, or a Dask run (its workers start the sandboxes)
+        if self.store.get_meta("limits_by") != cgroups.RLIMITS:
+            self.store.set_meta("limits_by", self.limits_by)
+        if self.opts.progress:
+            why = (f": {', '.join(self.cgroups.controllers())} per sandbox" if self.cgroups is not None
+                   else f" ({self.limits_why})" if self.limits_why else " (tournament.sandbox = false)")
+            print(f"okgin tournament: sandbox limits enforced by {self.limits_by}{why}", flush=True)
 
     @staticmethod
     def log_tail(path: Path, lines: int = 3) -> str:
@@ -484,7 +526,9 @@ class Runner:
                     if any(m2.get("type") != "_exit" for m2 in later):
                         continue
                     tail = self.log_tail(bots[seat].log_path)
-                    hit = limit_hit(msg["code"], tail, self.cfg.limits.merged(cfg.participant(sg.seats[seat]).limits))
+                    group = bots[seat].cgroup
+                    hit = (group.verdict() if group is not None else None) or limit_hit(
+                        msg["code"], tail, self.cfg.limits.merged(cfg.participant(sg.seats[seat]).limits))
                     override = _Override(seat, "crash", f"{sg.seats[seat]}'s process exited with status {msg['code']} "
                                          f"before the game ended" + (f" ({hit})" if hit else "") + (f": {tail}" if tail else ""))
                     takeover = asyncio.ensure_future(resign_seat(self.ctx, slot.endpoint, tokens[seat], table))
@@ -554,6 +598,13 @@ class Runner:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(asyncio.shield(b.proc.wait()), 1.0)
                 await stop(b.proc, grace=2.0, sandboxed=b.sandboxed)
+            if b.enforcer is not None:
+                b.enforcer.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await b.enforcer
+            if b.cgroup is not None and not await b.cgroup.remove():
+                print(f"okgin tournament: warning: could not remove the cgroup of {b.name}'s sandbox ({b.cgroup.name})",
+                      file=sys.stderr, flush=True)
             if b.exit_task is not None:
                 b.exit_task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -776,6 +827,7 @@ class Runner:
                 for n in sorted(tokens):
                     print(f"  {n}: {tokens[n]}", flush=True)
             await self.prepare()
+            self.record_limits()
             self.progress.draw(force=True)
             workers = [asyncio.ensure_future(self.worker()) for _ in range(min(self.concurrency, len(self.queue)))]
             await asyncio.gather(*workers)
@@ -788,6 +840,8 @@ class Runner:
                 await self.gateway.close()
             if self.ipc_dir is not None:
                 shutil.rmtree(self.ipc_dir, ignore_errors=True)
+            if self.cgroups is not None:
+                self.cgroups.close()
             self.progress.finish()
         left = len(self.schedule) - self.store.count_games()
         if self.state.stop_reason and self.state.stop_reason.startswith("SPRT"):

@@ -27,7 +27,9 @@ to the next. In the sandbox it sees only:
 The environment is cleared: the bot gets ``PATH``, ``HOME``, ``TMPDIR``, ``LANG``, the
 ``OKGIN_*`` variables and its own ``env`` (never, say, the organiser's ``OKGIN_ADMIN_KEY``).
 
-Limits (:class:`Limits`): address space (``RLIMIT_AS``), CPU seconds (``RLIMIT_CPU``,
+Limits (:class:`Limits`): memory, processes and CPU count for the whole sandbox, in a
+cgroup of its own where the machine offers one (:mod:`.cgroups`). Otherwise (the
+fallback): address space (``RLIMIT_AS``), CPU seconds (``RLIMIT_CPU``,
 per process: a game's bot is one process), file size (``RLIMIT_FSIZE``, also the size of
 ``/tmp`` and of the bot's log) are set before ``bwrap`` is exec'd and inherited.
 Processes (and threads) are counted by ``RLIMIT_NPROC``, which the kernel ignores for
@@ -79,10 +81,13 @@ class SandboxError(RuntimeError):
 class Limits:
     """Per-participant limits (``[limits]`` defaults, a participant's ``limits = {...}``)."""
 
-    memory_mb: int = 4096  # address space: the JVM and V8 reserve far more than they use
-    cpu_s: int = 300  # CPU seconds per game (per process)
-    processes: int = 128  # processes and threads in the sandbox
+    # With a cgroup (.cgroups) memory, processes and CPU count for the whole sandbox;
+    # without one (rlimits) memory is each process's address space and CPU each one's.
+    memory_mb: int = 1024  # memory of the sandbox (its /tmp included); rlimits: address space
+    cpu_s: int = 300  # CPU seconds per game; the config's default grows with the clock (cgroups.default_cpu_s)
+    processes: int = 64  # processes and threads in the sandbox
     file_mb: int = 64  # the largest file, the size of /tmp, and the bot's log
+    cpus: int = 1  # CPUs the sandbox may use at once (cgroups only), so it cannot starve the opponent
 
     def merged(self, overrides: Sequence[tuple[str, int]]) -> Limits:
         return Limits(**{**self.__dict__, **dict(overrides)})
@@ -106,6 +111,9 @@ def python_dirs() -> list[Path]:
     importing clients/ (the referee side never imports bots)."""
     dirs = {Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
     dirs.add(Path(os.path.realpath(sys.executable)).parent)
+    # A venv's bin too (sys.executable as named, a symlink there): else a participant whose
+    # command starts with VENV/bin/python hides it from the Python participants.
+    dirs.add(Path(os.path.abspath(sys.executable)).parent)
     for pkg in ("okgin", "clients"):
         spec = importlib.util.find_spec(pkg)
         for loc in (spec.submodule_search_locations or []) if spec else []:

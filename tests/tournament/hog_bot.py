@@ -1,0 +1,87 @@
+"""A participant that spreads its use of resources over child processes (issue 24 item 4):
+each child stays inside a per-process limit, the sandbox as a whole does not. It plays
+legal moves (the SDK's simple bot); at its first prompt it first starts its children and
+then plays on, so only a limit for the whole sandbox can end it:
+
+- ``memory N MB``: N children that each hold MB megabytes (every page touched);
+- ``busy N``: N children that spin on the CPU;
+- ``forkbomb``: children until a fork is refused; one JSON line on stderr says how many.
+
+    python hog_bot.py ENDPOINT TOKEN MODE [N [MB]]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+from clients.bots import get_bot
+from clients.sdk import run_bot
+
+KEEP: list[Any] = []  # pipes and children live as long as the bot
+
+
+def child(body: Any) -> int:
+    pid = os.fork()
+    if pid == 0:
+        try:
+            body()
+        finally:
+            os._exit(0)
+    return pid
+
+
+def hold(mb: int) -> None:
+    block = bytearray(mb << 20)
+    for i in range(0, len(block), 4096):
+        block[i] = 1
+    r, _w = KEEP[0]
+    os.read(r, 1)  # until the bot's pipe closes, that is, never while it plays
+
+
+def spin() -> None:
+    while True:
+        pass
+
+
+def start(mode: str, n: int, mb: int) -> None:
+    KEEP.append(os.pipe())
+    if mode == "memory":
+        for _ in range(n):
+            KEEP.append(child(lambda: hold(mb)))
+    elif mode == "busy":
+        for _ in range(n):
+            KEEP.append(child(spin))
+    elif mode == "forkbomb":
+        forked, error = 0, None
+        try:
+            while forked < 100_000:
+                KEEP.append(child(lambda: os.read(KEEP[0][0], 1)))
+                forked += 1
+        except OSError as e:
+            error = e.strerror
+        sys.stderr.write(json.dumps({"hog": "forkbomb", "forked": forked, "error": error}) + "\n")
+    sys.stderr.flush()
+
+
+def main() -> int:
+    endpoint, token, mode = sys.argv[1:4]
+    n = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+    mb = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+    bot = get_bot("simple", seed=1)
+    choose = bot.choose
+
+    def first_prompt(view: Any, legal: Any) -> Any:
+        if not KEEP:
+            start(mode, n, mb)
+        return choose(view, legal)
+
+    bot.choose = first_prompt  # type: ignore[method-assign]
+    run_bot(bot, endpoint, token=token, name="hog")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
