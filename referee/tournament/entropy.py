@@ -7,7 +7,8 @@ participant that can contributes a random nonce, in two rounds:
 
 1. **Commit.** Each participant's bot sends the SHA-256 commitment of its nonce with its
    ``hello`` (protocol 1.5, protocol.md 5.27): a local bot at its preflight table on the
-   referee, a remote bot to the gateway. The runner reads them; the list of every
+   referee, a remote bot to the gateway (the runner waits up to :data:`REMOTE_WAIT_S` for remote bots
+   to connect). The runner reads them; the list of every
    commitment is then fixed, stored, printed, and hashed (``commitments_hash``, which
    binds the organiser's secret commitment too).
 2. **Reveal.** Only then is each committed participant asked (``entropy_request`` with
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from .store import ResultsStore
 
 REVEAL_TIMEOUT_S = 10.0
+REMOTE_WAIT_S = 10.0  # how long the commit round waits for remote bots to connect to the gateway
 POLL_S = 0.05
 RECORD_VERSION = 1
 
@@ -97,13 +99,33 @@ def gateway_seat(runner: Runner, name: str) -> Contributor:
     return Contributor(name, gw.entropy_commit(name), ask, nonce)
 
 
+def wanted(store: ResultsStore) -> bool:
+    """Whether this run collects nonces: a new event (no record, no game yet) whose secret
+    is not fixed. A fixed secret (``tournament.seed`` / ``.secret``) makes an event
+    reproducible by design, which nonces would undo: it takes none."""
+    return store.entropy() is None and store.count_games() == 0 and store.get_meta("secret_fixed") != "1"
+
+
+async def _remotes_connected(runner: Runner) -> None:
+    """Wait, at most :data:`REMOTE_WAIT_S`, for every remote participant to connect."""
+    gw = runner.gateway
+    if gw is None:
+        return
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + REMOTE_WAIT_S
+    remote = [p.name for p in runner.cfg.participants if p.kind == "remote"]
+    while not all(gw.is_connected(n) for n in remote) and loop.time() < deadline and not runner.stop_event.is_set():
+        await asyncio.sleep(POLL_S)
+
+
 async def collect(runner: Runner, seats: list[Contributor], timeout: float | None = None) -> None:
     """The two rounds (see the module doc); stores the record and re-deals the runner's
-    schedule from it. Nothing happens on a resumed event or one from before nonces."""
+    schedule from it. Nothing happens unless :func:`wanted`."""
     store = runner.store
-    if store.entropy() is not None or store.count_games() > 0:
+    if not wanted(store):
         return
     timeout = REVEAL_TIMEOUT_S if timeout is None else timeout
+    await _remotes_connected(runner)
     if runner.gateway is not None:
         seats = seats + [gateway_seat(runner, p.name) for p in runner.cfg.participants
                          if p.kind == "remote" and runner.gateway.is_connected(p.name)]
@@ -148,6 +170,8 @@ def report_lines(store: ResultsStore) -> list[str]:
     if rec is None:
         if store.get_meta("secret_commitment") is None:
             return []
+        if store.get_meta("secret_fixed") == "1":
+            return ["participants' nonces: none (a fixed secret makes the event reproducible: it takes no nonces)"]
         return ["participants' nonces: none (the deals derive from the organiser's secret alone)"]
     nonces = rec.get("nonces") or {}
     lines = [f"participants' nonces: {len(nonces)} went into every deal ({', '.join(sorted(nonces)) or 'none'}); "

@@ -192,8 +192,8 @@ async def preflight(runner: Runner) -> None:
         raise RuntimeError("preflight: no referee is available")
     gate = asyncio.Semaphore(max(1, runner.concurrency))
     # Bots that passed stay seated until the participants' nonces are in (.entropy),
-    # unless the event has them already (resumed) or began before them.
-    want = runner.store.entropy() is None and runner.store.count_games() == 0
+    # unless the event has them already (resumed), began before them or has a fixed secret.
+    want = entropy.wanted(runner.store)
     hold: list[Held] | None = [] if want else None
 
     async def one(p: Participant) -> str | None:

@@ -120,8 +120,8 @@ def test_verify_catches_a_swapped_nonce(event: tuple[Path, str], tmp_path: Path,
     assert "does not hash to its stored commitment" in capsys.readouterr().out
 
 
-def test_the_js_and_java_bots_contribute_a_nonce(tmp_path: Path) -> None:
-    """The example bots of two other languages commit and reveal in a real event."""
+def test_the_c_js_rust_and_java_bots_contribute_a_nonce(tmp_path: Path) -> None:
+    """The example bots of the four other languages commit and reveal in a real event."""
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "conformance"))
@@ -130,11 +130,11 @@ def test_the_js_and_java_bots_contribute_a_nonce(tmp_path: Path) -> None:
     finally:
         sys.path.pop(0)
     try:
-        js, java = build("js"), build("java")
+        bots = [build(lang) for lang in ("c", "js", "rust", "java")]
     except (RuntimeError, OSError) as e:
         pytest.skip(f"cannot build the example bots here: {e}")
     parts = [{"name": b.language, "command": b.argv("--connect", "{endpoint}", "--token", "{token}", "--name", "{name}")}
-             for b in (js, java)]
+             for b in bots]
     cfg = write_config(tmp_path / "l.toml", parts, clock={"move_ms": 10000}, rules={"target_score": 40},
                        tournament={"games_per_pairing": 2, "sandbox": False})
     out = io.StringIO()
@@ -143,6 +143,54 @@ def test_the_js_and_java_bots_contribute_a_nonce(tmp_path: Path) -> None:
     st = ResultsStore.open_existing(tmp_path / "l.sqlite")
     try:
         rec = st.entropy()
-        assert rec is not None and set(rec["nonces"]) == {"js", "java"}, rec
+        assert rec is not None and set(rec["nonces"]) == {"c", "js", "rust", "java"}, rec
+        assert rec["withheld"] == [] and rec["absent"] == []
     finally:
         st.close()
+
+
+def test_a_remote_sdk_bot_contributes_through_the_gateway(tmp_path: Path) -> None:
+    """``okgin bot --token T --games 0`` at the gateway commits, reveals when the gateway
+    asks, prints its nonce, and that nonce checks with verify."""
+    import re
+    import subprocess
+    import sys
+
+    from bounded import readline
+
+    parts = [{"name": "local", "command": protobot("--random", "3", "--nonce", A)},
+             {"name": "visitor", "remote": True, "token": "visitor-5e1d7c"}]
+    cfg = write_config(tmp_path / "cup.toml", parts, rules={"target_score": 40}, clock={"move_ms": 10000},
+                       tournament={"games_per_pairing": 2, "gateway": "tcp://127.0.0.1:0", "sandbox": False})
+    runner = subprocess.Popen([sys.executable, "-m", "okgin", "tournament", str(cfg), "--quiet"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    bot = None
+    try:
+        assert runner.stdout is not None
+        gateway = None
+        for _ in range(20):
+            m = re.search(r"remote bots connect to (tcp://\S+)", readline(runner.stdout, 60, "the runner"))
+            if m:
+                gateway = m.group(1)
+                break
+        assert gateway is not None
+        bot = subprocess.Popen([sys.executable, "-m", "okgin", "bot", "simple", "--connect", gateway,
+                                "--token", "visitor-5e1d7c", "--name", "visitor", "--games", "0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out, _ = runner.communicate(timeout=180)
+        assert runner.returncode == 0, out
+        _, bot_err = bot.communicate(timeout=60)
+    finally:
+        for p in (runner, bot):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait(30)
+    m = re.search(r"my nonce ([0-9a-f]{64})", bot_err)
+    assert m, bot_err
+    st = ResultsStore.open_existing(tmp_path / "cup.sqlite")
+    try:
+        rec = st.entropy()
+        assert rec is not None and rec["nonces"] == {"local": A, "visitor": m.group(1)}, rec
+    finally:
+        st.close()
+    assert main(["verify", str(tmp_path / "cup.sqlite"), "--nonce", f"visitor={m.group(1)}"]) == 0

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <zmq.h>
 
+#include "entropy.h"
 #include "wire.h"
 
 #define PROTOCOL_MAJOR 1
@@ -27,6 +28,7 @@ typedef struct {
     int games_done;
     int status; /* exit status once done >= 0 */
     bool done;
+    entropy_t entropy; /* 1.5: a nonce for a tournament's deals, when seated by a token */
 } client_t;
 
 static volatile sig_atomic_t stop_requested = 0;
@@ -90,7 +92,8 @@ static void send_hello(client_t *c) {
     msgpack_sbuffer sb;
     msgpack_packer pk;
     bool with_token = c->token[0] != '\0';
-    begin(&pk, &sb, "hello", 5 + (with_token ? 1 : 0));
+    bool with_commit = c->seated_by_token && c->entropy.ok;
+    begin(&pk, &sb, "hello", 5 + (with_token ? 1 : 0) + (with_commit ? 1 : 0));
     wire_put_int(&pk, "protocol", PROTOCOL_MAJOR);
     wire_put_int(&pk, "minor", PROTOCOL_MINOR);
     wire_put_str(&pk, "role", "player");
@@ -99,6 +102,7 @@ static void send_hello(client_t *c) {
     wire_key(&pk, "events");
     msgpack_pack_false(&pk);
     if (with_token) wire_put_str(&pk, "token", c->token);
+    if (with_commit) wire_put_str(&pk, "entropy_commit", c->entropy.commit);
     send_buffer(c, &sb);
     msgpack_sbuffer_destroy(&sb);
 }
@@ -255,6 +259,19 @@ static void handle(client_t *c, const msgpack_object *msg) {
 #define IS(name) (len == strlen(name) && memcmp(type, name, len) == 0)
     if (IS("prompt")) {
         on_prompt(c, msg, false);
+    } else if (IS("entropy_request")) {
+        char table[80];
+        if (c->entropy.ok && wire_strcpy(msg, "table", table, sizeof table)[0] != '\0') {
+            logf_(c, true, "my nonce %s (commitment %s) goes into the deals; keep it: okgin tournament verify DB --nonce NAME=%s",
+                  c->entropy.nonce, c->entropy.commit, c->entropy.nonce);
+            msgpack_sbuffer sb;
+            msgpack_packer pk;
+            begin(&pk, &sb, "entropy_reveal", 2);
+            wire_put_str(&pk, "table", table);
+            wire_put_str(&pk, "nonce", c->entropy.nonce);
+            send_buffer(c, &sb);
+            msgpack_sbuffer_destroy(&sb);
+        }
     } else if (IS("advise_prompt")) {
         on_prompt(c, msg, true);
     } else if (IS("welcome")) {
@@ -319,6 +336,7 @@ int client_run(const options_t *options) {
     if (options->token) {
         snprintf(c.token, sizeof c.token, "%s", options->token);
         c.seated_by_token = true;
+        entropy_init(&c.entropy);
     }
     struct sigaction sa = {0};
     sa.sa_handler = on_signal;

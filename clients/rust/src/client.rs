@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::cards;
+use crate::entropy::Entropy;
 use crate::strategy::{Action, Situation};
 use crate::wire::{self, Incoming, WireAction};
 
@@ -46,6 +47,7 @@ pub struct Client {
     lost_since: Option<Instant>,
     games_done: u32,
     status: Option<i32>,
+    entropy: Option<Entropy>,
 }
 
 impl Client {
@@ -53,9 +55,10 @@ impl Client {
         let ctx = zmq::Context::new();
         let socket = ctx.socket(zmq::DEALER)?;
         let now = Instant::now();
+        let seated_by_token = opt.token.is_some();
         Ok(Client {
             token: opt.token.clone(),
-            seated_by_token: opt.token.is_some(),
+            seated_by_token,
             opt,
             ctx,
             socket,
@@ -66,6 +69,8 @@ impl Client {
             lost_since: None,
             games_done: 0,
             status: None,
+            // 1.5: a nonce for a tournament's deals when seated by a token (none if /dev/urandom fails)
+            entropy: if seated_by_token { Entropy::new().ok() } else { None },
         })
     }
 
@@ -98,6 +103,7 @@ impl Client {
         self.socket = socket; // the old one is dropped, i.e. closed
         let token = self.token.clone();
         let name = self.opt.name.clone();
+        let commit = self.entropy.as_ref().map(|e| e.commit.clone());
         self.send(&wire::Hello {
             kind: "hello",
             protocol: wire::PROTOCOL_MAJOR,
@@ -106,6 +112,7 @@ impl Client {
             name: &name,
             token: token.as_deref(),
             events: false,
+            entropy_commit: commit.as_deref(),
         });
         self.last_recv = Instant::now(); // the silence timer starts with the hello
         Ok(())
@@ -196,6 +203,12 @@ impl Client {
                 self.log(false, &format!("welcome ({}), heartbeat {:?}", if msg.resumed { "resumed" } else { "new session" }, self.heartbeat));
                 if !msg.resumed && !self.seated_by_token {
                     self.sit_down();
+                }
+            }
+            "entropy_request" => {
+                if let (Some((nonce, commit)), Some(table)) = (self.entropy.as_ref().map(|e| (e.nonce.clone(), e.commit.clone())), msg.table.as_deref()) {
+                    self.log(true, &format!("my nonce {} (commitment {}) goes into the deals; keep it: okgin tournament verify DB --nonce NAME={}", nonce, commit, nonce));
+                    self.send(&wire::EntropyReveal { kind: "entropy_reveal", table, nonce: &nonce });
                 }
             }
             "prompt" => self.on_prompt(&msg, false),

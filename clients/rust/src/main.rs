@@ -3,6 +3,7 @@
 
 mod cards;
 mod client;
+mod entropy;
 mod melds;
 mod strategy;
 mod wire;

@@ -98,6 +98,18 @@ pub struct Hello<'a> {
     pub token: Option<&'a str>,
     /// false: no per-move `event` messages (every prompt carries the full view).
     pub events: bool,
+    /// 1.5: the commitment to this bot's nonce (crate::entropy), with a seat token only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entropy_commit: Option<&'a str>,
+}
+
+/// 1.5: `entropy_reveal`, the answer to `entropy_request`.
+#[derive(Serialize)]
+pub struct EntropyReveal<'a> {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub table: &'a str,
+    pub nonce: &'a str,
 }
 
 /// `queue` or `join`: where to sit when not seated by a token.
