@@ -194,3 +194,21 @@ def test_a_remote_sdk_bot_contributes_through_the_gateway(tmp_path: Path) -> Non
     finally:
         st.close()
     assert main(["verify", str(tmp_path / "cup.sqlite"), "--nonce", f"visitor={m.group(1)}"]) == 0
+
+
+def test_sandboxed_bots_commit_and_reveal_through_the_referee_socket(tmp_path: Path) -> None:
+    """The real path of a local bot: in its sandbox it reaches only the referee's socket,
+    and its nonce still goes into every deal."""
+    parts = [{"name": "a", "command": protobot("--random", "1", "--nonce", A)},
+             {"name": "b", "command": protobot("--random", "2", "--nonce", B)}]
+    cfg = write_config(tmp_path / "s.toml", parts, rules={"target_score": 40}, tournament={"games_per_pairing": 2})
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main([str(cfg), "--quiet"]) == 0, out.getvalue()
+    st = ResultsStore.open_existing(tmp_path / "s.sqlite")
+    try:
+        rec = st.entropy()
+        assert rec is not None and rec["nonces"] == {"a": A, "b": B}, rec
+        assert st.get_meta("unsandboxed") is None
+    finally:
+        st.close()
