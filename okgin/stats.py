@@ -197,8 +197,11 @@ def small_sample_warning(deals: int) -> str:
     """The line the reports print below :data:`SMALL_SAMPLE` deals ('' from there on)."""
     if deals >= SMALL_SAMPLE:
         return ""
+    if deals < 2:
+        return f"only {deals} deal{'' if deals == 1 else 's'}: no interval (a spread needs 2 deals or more)"
+    df = deals - 1
     return (f"only {deals} deal{'' if deals == 1 else 's'}: intervals are rough "
-            f"(Student's t, {max(deals - 1, 0)} degrees of freedom; {SMALL_SAMPLE}+ deals for normal ones)")
+            f"(Student's t, {df} degree{'' if df == 1 else 's'} of freedom; {SMALL_SAMPLE}+ deals for normal ones)")
 
 
 # ------------------------------------------------------------ clustered mean
