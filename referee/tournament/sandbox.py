@@ -93,15 +93,20 @@ class Limits:
         return Limits(**{**self.__dict__, **dict(overrides)})
 
     def rlimits(self) -> list[tuple[int, int, int]]:
-        """The limits set before exec (``resource.setrlimit`` arguments). CPU: SIGXCPU at
-        the soft limit, SIGKILL a second later for a program that catches it."""
+        """The limits set before exec (``resource.setrlimit`` arguments), the fallback
+        without a cgroup (.cgroups). CPU: SIGXCPU at the soft limit, SIGKILL a second later
+        for a program that catches it. Address space: :data:`AS_FACTOR` x ``memory_mb``,
+        since address space is not memory (a JVM reserves a 1 GB class space and its heap
+        up front, V8 its cage): the default 1 GB gives the 4 GB such bots need."""
         mb = 1024 * 1024
-        return [(resource.RLIMIT_AS, self.memory_mb * mb, self.memory_mb * mb),
+        space = AS_FACTOR * self.memory_mb * mb
+        return [(resource.RLIMIT_AS, space, space),
                 (resource.RLIMIT_CPU, self.cpu_s, self.cpu_s + 1),
                 (resource.RLIMIT_FSIZE, self.file_mb * mb, self.file_mb * mb)]
 
 
 LIMIT_KEYS = tuple(Limits.__dataclass_fields__)
+AS_FACTOR = 4  # rlimits only: the address space a process gets per MB of memory_mb
 
 
 def python_dirs() -> list[Path]:

@@ -24,7 +24,7 @@ from referee.tournament import cgroups
 from referee.tournament.cli import main
 from referee.tournament.config import load_config
 from referee.tournament.report import report_from_store
-from referee.tournament.sandbox import Limits, limit_hit, probe
+from referee.tournament.sandbox import AS_FACTOR, Limits, limit_hit, probe
 from referee.tournament.store import ResultsStore
 
 from .tourkit import write_config
@@ -72,7 +72,7 @@ def test_a_hostile_participant_learns_nothing_and_every_game_completes(tmp_path:
     ]
     backend, _ = cgroups.probe()
     if backend is None:  # rlimits: the allocation fails (MemoryError) and the spy plays on
-        attacks += ["--alloc-mb", "2048"]
+        attacks += ["--alloc-mb", str((AS_FACTOR + 1) * 1024)]
     else:  # a cgroup: the OOM killer ends it, a forfeit (tests/tournament/test_cgroups.py)
         backend.close()
     parts = [
