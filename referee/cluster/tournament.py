@@ -93,6 +93,12 @@ class DaskRunner(Runner):
         self._spent: list[Any] = []
         self.tag = secrets.token_hex(4)  # task keys unique to this run, even resumed on the same cluster
         self.workers: dict[str, dict[str, Any]] = {}
+        # A game whose worker is lost mid-game is played again by the scheduler under the
+        # same task (Dask's allowed-failures), unseen by the task's caller: the scheduler's
+        # remove-worker events name the tasks it was processing, so the replay is counted
+        # here and recorded (the game's attempts, an events row).
+        self.task_games: dict[str, ScheduledGame] = {}
+        self.lost: dict[int, int] = {}  # game index -> workers lost under it
         # What the workers are sent: the config without what only the organiser needs. A
         # fixed secret (tournament.seed or .secret) would give every worker every deal of
         # the event, where it needs only the seed of each game it plays (in the game), and
@@ -140,6 +146,8 @@ class DaskRunner(Runner):
                 workers=None if address == LOCAL else 1)
         except ClusterError as e:
             raise StartError(str(e)) from None
+        with contextlib.suppress(Exception):  # an old scheduler without events: replays go uncounted
+            self.client.subscribe_topic("all", self._cluster_event)
         info = await self.client.scheduler.identity(n_workers=-1)
         self.workers = dict(info.get("workers") or {})
         if not self.workers:
@@ -233,9 +241,11 @@ class DaskRunner(Runner):
     async def play_attempt(self, sg: ScheduledGame, attempt: int) -> tuple[GameResult | Outcome, str]:
         need = resources_of(self.cfg, sg.seats)
         fut: Any = None
+        key = f"okgin-{self.cfg.name}-{sg.key}-a{attempt}-{self.tag}"
+        self.task_games[key] = sg
         try:
             fut = self.client.submit(play_game, self.worker_cfg, self.opts.keep_logs, sg, attempt, pure=False,
-                                     key=f"okgin-{self.cfg.name}-{sg.key}-a{attempt}-{self.tag}", resources=need or None)
+                                     key=key, resources=need or None)
             self._spent.clear()
             self.inflight.add(fut)
             reply: GameReply = await self._result(fut)
@@ -252,12 +262,33 @@ class DaskRunner(Runner):
             return Outcome(True, f"the Dask task failed: {type(e).__name__}: {e}"), "dask"
         finally:
             self.inflight.discard(fut)
+            self.task_games.pop(key, None)
             if fut is not None:
                 self._spent.append(fut)
         for kind, detail, game in reply.events:
             self.store.log_event(kind, f"{detail} (on Dask worker {reply.worker})", game=game)
         self._write_logs(reply)
-        return reply.out, reply.where
+        out = reply.out
+        if isinstance(out, GameResult) and self.lost.get(sg.index):
+            out = replace(out, attempts=out.attempts + self.lost[sg.index])
+        return out, reply.where
+
+    def _cluster_event(self, event: Any) -> None:
+        """A scheduler event (topic "all"): a worker removed while it was playing one of
+        this run's games means the scheduler plays that game again on another worker."""
+        try:
+            _, msg = event
+        except (TypeError, ValueError):
+            return
+        if not isinstance(msg, dict) or msg.get("action") != "remove-worker":
+            return
+        for key in msg.get("processing-tasks") or ():
+            sg = self.task_games.get(str(key))
+            if sg is None:
+                continue
+            n = self.lost[sg.index] = self.lost.get(sg.index, 0) + 1
+            self.store.log_event("replay", f"{sg.key}: Dask worker {msg.get('worker')} was lost while playing it "
+                                 f"(lost {n} time(s)); the scheduler plays it again on another worker", game=sg.index)
 
     def _write_logs(self, reply: GameReply) -> None:
         """The bot logs a worker kept, in this run's log directory (never over a file

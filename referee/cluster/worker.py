@@ -78,6 +78,9 @@ class WorkerEvents:
     def secret(self) -> bytes | None:
         return None  # the worker is given each game's seed; it never derives one
 
+    def entropy_nonces(self) -> dict[str, bytes] | None:
+        return None  # nor does it need the participants' nonces (each game carries its seed)
+
     def log_event(self, kind: str, detail: str, game: int | None = None) -> None:
         self.events.append((kind, detail, game))
 

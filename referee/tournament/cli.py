@@ -96,8 +96,10 @@ def report_main(argv: list[str]) -> int:
                 print(line)
             if args.games:
                 for gm in store.games():
+                    # A game played more than once (a referee or Dask worker lost mid-game) says so.
+                    again = f" (attempt {gm.attempts})" if gm.attempts > 1 else ""
                     print(f"  {gm.index:5d} {gm.key:30s} {' v '.join(gm.seats):30s} winner {gm.winner or '-':12s} "
-                          f"{gm.termination:10s} {gm.reason}")
+                          f"{gm.termination:10s} {gm.reason}{again}")
             sys.stdout.flush()
         except BrokenPipeError:
             # `report DB --games | head`: the reader has all it wanted; the files asked

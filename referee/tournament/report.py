@@ -77,6 +77,8 @@ class Report:
     rating_note: str = ""
     finished: bool = False
     unsandboxed: bool = False  # tournament.sandbox = false: local bots ran unconfined (.sandbox)
+    replayed: list[dict[str, Any]] = field(default_factory=list)  # games played more than once, with their attempts
+    chain_head: str | None = None  # the results chain's head (.chain), once the event is complete
     deals: int = 0  # distinct deals among the games: the clusters of every interval
     limits_by: str = ""  # what enforced the sandbox limits: "cgroup v2", "cgroup v1", "rlimits (per process)" (.cgroups)
 
@@ -184,6 +186,8 @@ class Report:
             "terminations": self.terminations,
             "sprt": self.sprt,
             "rating_note": self.rating_note,
+            "replayed": self.replayed,
+            "chain_head": self.chain_head,
         }
         return json.dumps(clean(data), indent=2, sort_keys=False) + "\n"
 
@@ -380,4 +384,6 @@ def report_from_store(store: ResultsStore, prior_draws: float | None = None, anc
     )
     rep.unsandboxed = store.get_meta("unsandboxed") == "1"
     rep.limits_by = store.get_meta("limits_by") or ""
+    rep.replayed = [{"game": g.index, "key": g.key, "attempts": g.attempts} for g in games if g.attempts > 1]
+    rep.chain_head = store.get_meta("chain_head")
     return rep

@@ -12,6 +12,7 @@ the first game with a sentence naming what is missing, and leaves no results fil
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import sqlite3
@@ -142,9 +143,24 @@ def test_a_worker_killed_mid_game_costs_only_that_game(dask_cluster: DaskCluster
         if proc.poll() is None:
             proc.kill()
             proc.wait(30)
+    assert not referees(db)[index].endswith(f" on {killed}")  # the killed game was played again elsewhere
+    # It is recorded as replayed: its attempts, an events row naming the lost worker, `report --games`.
+    st = ResultsStore.open_existing(db)
+    try:
+        attempts = {g.index: g.attempts for g in st.games()}
+        assert attempts[index] == 2
+        # (Another game the killed worker was playing at that moment was replayed too.)
+        for i, n in attempts.items():
+            lost = [e for e in st.events(["replay"]) if e[2] == i]
+            assert len(lost) == n - 1 and all(f"Dask worker {killed} was lost" in e[3] for e in lost), st.events()
+    finally:
+        st.close()
+    report = subprocess.run([sys.executable, "-m", "okgin", "tournament", "report", str(db), "--games"], cwd=ROOT,
+                            env=cluster_env(), capture_output=True, text=True, timeout=120)
+    assert re.search(rf"^\s+{index} .*\(attempt 2\)$", report.stdout, re.M), report.stdout
+    assert main(["verify", str(db)]) == 0
     assert rows(db) == rows(local_db)  # every game once, as the local run played it
     assert table_of(db) == table_of(local_db)
-    assert not referees(db)[index].endswith(f" on {killed}")  # the killed game was played again elsewhere
     # The dead worker's referee and bots died with it (PR_SET_PDEATHSIG).
     deadline = time.monotonic() + 30
     while any(alive(k) for k in kids) and time.monotonic() < deadline:
