@@ -135,8 +135,10 @@ def test_the_c_js_rust_and_java_bots_contribute_a_nonce(tmp_path: Path) -> None:
         pytest.skip(f"cannot build the example bots here: {e}")
     parts = [{"name": b.language, "command": b.argv("--connect", "{endpoint}", "--token", "{token}", "--name", "{name}")}
              for b in bots]
+    # the JVM reserves its class space and heap up front: more address space than the
+    # default limits' per-process fallback gives an unsandboxed bot (docs/tournaments.md, Sandbox)
     cfg = write_config(tmp_path / "l.toml", parts, clock={"move_ms": 10000}, rules={"target_score": 40},
-                       tournament={"games_per_pairing": 2, "sandbox": False})
+                       tournament={"games_per_pairing": 2, "sandbox": False}, limits={"memory_mb": 16384})
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main([str(cfg), "--quiet"]) == 0, out.getvalue()
