@@ -214,3 +214,52 @@ def test_sandboxed_bots_commit_and_reveal_through_the_referee_socket(tmp_path: P
         assert st.get_meta("unsandboxed") is None
     finally:
         st.close()
+
+
+def test_the_gateway_keeps_a_remote_bots_first_commitment_and_only_its_matching_reveal() -> None:
+    import asyncio
+
+    import msgpack
+    import zmq
+    import zmq.asyncio
+    from bounded import limit
+
+    from referee.tournament.gateway import Gateway
+
+    nonce, other = bytes.fromhex(A), bytes.fromhex(B)
+
+    async def scenario() -> tuple[list[dict], str | None, str | None]:
+        ctx = zmq.asyncio.Context()
+        gw = Gateway(ctx, "tcp://127.0.0.1:0", {"far": "tok"})
+        ep = await gw.start()
+        s = limit(ctx.socket(zmq.DEALER), 10000)
+        s.connect(ep)
+
+        async def ask(m: dict) -> dict:
+            await s.send(msgpack.packb(m))
+            while True:
+                got = msgpack.unpackb(await asyncio.wait_for(s.recv(), 10))
+                if got["type"] != "heartbeat":
+                    return got
+
+        out = [await ask({"type": "hello", "id": 1, "protocol": 1, "role": "player", "name": "far", "token": "tok",
+                          "entropy_commit": nonce_commitment(nonce)})]
+        # a reconnect cannot change the commitment
+        out.append(await ask({"type": "hello", "id": 2, "protocol": 1, "role": "player", "name": "far", "token": "tok",
+                              "entropy_commit": nonce_commitment(other)}))
+        out.append(await ask({"type": "entropy_reveal", "id": 3, "table": "cup-preflight-far", "nonce": A}))  # not asked
+        await gw.request_entropy("far", "cup-preflight-far", "cd" * 32)
+        out.append(msgpack.unpackb(await asyncio.wait_for(s.recv(), 10)))
+        out.append(await ask({"type": "entropy_reveal", "id": 4, "table": "cup-preflight-far", "nonce": B}))  # wrong
+        out.append(await ask({"type": "entropy_reveal", "id": 5, "table": "cup-preflight-far", "nonce": A}))
+        commit, kept = gw.entropy_commit("far"), gw.entropy_nonce("far")
+        s.close()
+        await gw.close()
+        ctx.term()
+        return out, commit, kept
+
+    got, commit, kept = asyncio.run(scenario())
+    assert [m.get("name") if m["type"] == "error" else m["type"] for m in got] == [
+        "welcome", "welcome", "forbidden", "entropy_request", "bad_message", "ok"]
+    assert got[3] == {"type": "entropy_request", "table": "cup-preflight-far", "commitments_hash": "cd" * 32}
+    assert commit == nonce_commitment(nonce) and kept == A
