@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable
 
 from okgin import RuleError, RuleSet
+from okgin.rules import EVENT_MAX_HANDS
 
 from .bots import BUILTIN_BOTS, BotNotFound
 from .match import MatchResult, dumps, run_match
@@ -55,7 +56,8 @@ def main(argv: list[str]) -> int:
         return 2
     variant = args.variant or ("box" if len(args.bots) == 3 else "oklahoma")
     try:
-        rules = RuleSet(variant=variant).with_assignments(args.rule)
+        # A match's games end (docs/rules.md §3.7.1): the game limit unless --rule max_hands=0.
+        rules = RuleSet(variant=variant, max_hands=EVENT_MAX_HANDS).with_assignments(args.rule)
     except RuleError as e:
         print(f"okgin match: {e}", file=sys.stderr)
         return 2

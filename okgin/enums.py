@@ -40,6 +40,9 @@ class Termination(StrEnum):
     ABANDONED = "abandoned"
     """No winner: the table closed or the referee stopped."""
     RESIGNED = "resigned"
+    HAND_LIMIT = "hand_limit"
+    """The rule ``max_hands`` ended the game (docs/rules.md §3.7.1): the higher score
+    wins; equal top scores, no winner. Nobody is at fault."""
 
 
 def termination(reason: str) -> Termination | str:

@@ -39,6 +39,8 @@ _LOG_DRAWS: dict[str, tuple[tuple[str, int, Action], ...]] = {
 }
 _LOG_DISCARDS = tuple(tuple(("action", s, _DISCARDS[c]) for c in range(52)) for s in range(3))
 TERMINATIONS: tuple[Termination, ...] = tuple(Termination)  # the values, in this order: normal first
+# The reasons Game.resign takes: every termination but the game's own endings.
+_RESIGN_REASONS: tuple[Termination, ...] = tuple(t for t in Termination if t not in ("normal", "hand_limit"))
 
 
 class Game:
@@ -269,8 +271,8 @@ class Game:
             raise IllegalAction("the game is over")
         if not 0 <= seat < self.num_seats:
             raise IllegalAction(f"no seat {seat}")
-        if reason not in TERMINATIONS or reason == "normal":
-            raise ValueError(f"termination reason must be one of {', '.join(TERMINATIONS[1:])}")
+        if reason not in _RESIGN_REASONS:
+            raise ValueError(f"termination reason must be one of {', '.join(_RESIGN_REASONS)}")
         self.log.append(("resign", seat, reason))
         others = [s for s in range(self.num_seats) if s != seat]
         self.winner = max(others, key=lambda s: (self.scores[s], -s))
@@ -301,6 +303,14 @@ class Game:
             self.over = self.is_over = True
             self.winner = r.winner
             self.termination = Termination.NORMAL
+            return r
+        if self.rules.max_hands and len(self.results) >= self.rules.max_hands:
+            # §3.7.1: the game limit. The higher score wins; equal top scores, nobody.
+            top = max(self.scores)
+            leaders = [s for s in range(self.num_seats) if self.scores[s] == top]
+            self.over = self.is_over = True
+            self.winner = leaders[0] if len(leaders) == 1 else None
+            self.termination = Termination.HAND_LIMIT
             return r
         if self.roles is not None:
             box_won = None if r.winner is None else r.winner == self.roles[0]

@@ -413,8 +413,9 @@ class OkginState(pyspiel.State):
         for seat in range(n):  # the information state's memory of this hand
             s.past[seat].append(_hand_summary(hand, seat, g, number))
         if g.is_over:
-            assert g.winner is not None
-            s.returns = [1.0 if p == g.winner else -1.0 / (n - 1) for p in range(n)]
+            # The rule max_hands (docs/rules.md §3.7.1) may end a game with no winner: all 0.
+            if g.winner is not None:
+                s.returns = [1.0 if p == g.winner else -1.0 / (n - 1) for p in range(n)]
             s.stage = _OVER
         elif len(g.results) >= self._max_hands:
             s.stage = _OVER  # truncated: every return stays 0

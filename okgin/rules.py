@@ -8,6 +8,9 @@ the Box (§4).
 One option is not in the traditional rules: ``max_pile_draws`` ends a hand that would otherwise never
 end (docs/rules.md §3.6.2). The traditional rules have no end for a hand in
 which both players keep drawing from the discard pile, since that never shrinks the stock.
+A second, ``max_hands``, ends a *game* after that many hands (docs/rules.md §3.7.1): off
+(0) by default, since the traditional game has no such end, and set by a tournament or a
+match, where two bots that never knock would otherwise draw hand after hand for ever.
 """
 
 from __future__ import annotations
@@ -33,6 +36,13 @@ BOX_BONUS = 25
 # give the measurement).
 DEFAULT_MAX_PILE_DRAWS = 100
 MAX_PILE_DRAWS_RANGE = (1, 1000)
+
+# Not in the traditional rules (docs/rules.md §3.7.1): the game ends after this many
+# hands, the higher score winning (equal top scores: no winner). 0 = no limit, the
+# engine's default; ``okgin tournament`` and ``okgin match`` default to
+# EVENT_MAX_HANDS (their reasons are in the rules doc).
+MAX_HANDS_RANGE = (0, 10000)
+EVENT_MAX_HANDS = 100
 
 
 @dataclass(frozen=True)
@@ -60,6 +70,7 @@ class RuleSet:
     target_score: int = 100
     classic_bonuses: bool = False
     max_pile_draws: int = DEFAULT_MAX_PILE_DRAWS
+    max_hands: int = 0
 
     def __post_init__(self) -> None:
         if self.variant not in VARIANTS:
@@ -84,6 +95,9 @@ class RuleSet:
             # No "off": the option exists so that every hand ends (a referee, a match
             # runner and a tournament rely on it), so the largest value still ends it.
             raise RuleError(f"max_pile_draws must be between {lo} and {hi}, not {self.max_pile_draws}")
+        lo, hi = MAX_HANDS_RANGE
+        if not lo <= self.max_hands <= hi:
+            raise RuleError(f"max_hands must be between {lo} (no limit) and {hi}, not {self.max_hands}")
 
     @property
     def num_players(self) -> int:
@@ -113,9 +127,14 @@ class RuleSet:
         return limit
 
     def to_dict(self) -> dict[str, Any]:
-        """Every option, for records and the wire (``knock_limit`` as resolved)."""
+        """Every option, for records and the wire (``knock_limit`` as resolved).
+
+        ``max_hands`` only when it is set: a game without the limit is the game every
+        record, journal and 1.4 client knew, byte for byte (protocol.md 6.7, 1.5)."""
         d = asdict(self)
         d["knock_limit"] = self.effective_knock_limit
+        if not self.max_hands:
+            del d["max_hands"]
         return d
 
     def __eq__(self, other: object) -> bool:

@@ -23,6 +23,8 @@ WHERE = {
     "target_score": "§3.7 the score that wins the game",
     "classic_bonuses": "§3.7 game, box and shutout bonuses, reported beside plain scores",
     "max_pile_draws": "§3.6.2 1-1000; after this many draws from the discard pile the next discard draws the hand",
+    "max_hands": "§3.7.1 0-10000 (0 = no limit); the game ends after this many hands, the higher score winning "
+                 "(tournaments and okgin match: 100)",
 }
 
 
@@ -44,7 +46,7 @@ def main(argv: list[str]) -> int:
         return 0
     d = rules.to_dict()
     for f in fields(RuleSet):
-        print(f"{f.name:28} {d[f.name]!s:8}  {WHERE.get(f.name, '')}")
+        print(f"{f.name:28} {d.get(f.name, getattr(rules, f.name))!s:8}  {WHERE.get(f.name, '')}")
     if not a.preset:
         print("\npresets (--preset NAME):")
         for n, pr in PRESETS.items():

@@ -55,6 +55,20 @@ starts the seatings of a deal together, and a deal is finished (and its seed may
 revealed) as early as possible. Without duplicate deals every game has its own deal and
 the seats rotate.
 
+**Independent groups.** A duplicate schedule may name groups whose games must each have
+a deal of their own (a tournament's pairings with a remote participant, who could
+remember a deal from one seating to the other: docs/tournaments.md). Their games keep
+their places in the order above, but their deals are numbered in a separate space after
+the ``deals`` shared ones: the ``j``-th such game in index order plays deal ``deals + j``
+(its seed is :func:`deal_seed` of that number, like any deal's), and no other game
+plays it. So the shared deals keep their numbers and seeds, with or without such groups.
+
+>>> s = DealSchedule(groups=2, seats=2, games_per_group=4, independent={1})
+>>> [(s.slot(i).deal, s.slot(i).group, s.slot(i).seating) for i in range(8)]
+[(0, 0, 0), (0, 0, 1), (2, 1, 0), (3, 1, 1), (1, 0, 0), (1, 0, 1), (4, 1, 0), (5, 1, 1)]
+>>> list(s.deal_games(0)), list(s.deal_games(3))
+([0, 1], [3])
+
 >>> s = DealSchedule(groups=1, seats=2, games_per_group=4)
 >>> [s.slot(i) for i in range(4)]
 [Slot(deal=0, group=0, seating=0, order=(0, 1)), Slot(deal=0, group=0, seating=1, order=(1, 0)), \
@@ -71,7 +85,7 @@ import itertools
 import re
 import secrets
 import struct
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .rng import seed_text
@@ -208,7 +222,8 @@ class DealSchedule:
     index, so a resumed run plays exactly the games an uninterrupted one would have,
     and a long run never holds its schedule in memory."""
 
-    def __init__(self, groups: int, seats: int, games_per_group: int, duplicate: bool = True) -> None:
+    def __init__(self, groups: int, seats: int, games_per_group: int, duplicate: bool = True,
+                 independent: Iterable[int] = ()) -> None:
         self.groups = groups
         self.seats = seats
         self.perms = seatings(seats)
@@ -217,6 +232,13 @@ class DealSchedule:
         self.games_per_group = -(-games_per_group // self.per_deal) * self.per_deal  # whole deals
         self.deals = self.games_per_group // self.per_deal
         self.total = self.games_per_group * groups
+        # Groups whose every game has a deal of its own (module doc); only meaningful
+        # with duplicate deals (without them every game already has its own).
+        self.independent = sorted({g for g in independent if 0 <= g < groups}) if duplicate else []
+        self._rank = {g: r for r, g in enumerate(self.independent)}
+        # Every deal number in use is below this: the shared ones, then one per game of an
+        # independent group.
+        self.deal_count = self.deals + len(self.independent) * self.games_per_group
 
     def __len__(self) -> int:
         return self.total
@@ -228,9 +250,24 @@ class DealSchedule:
         group, seating = divmod(r, self.per_deal)
         if not self.duplicate:
             seating = deal % len(self.perms)  # one deal per game; the seats still rotate
+        elif group in self._rank:
+            deal = self.deals + (deal * len(self.independent) + self._rank[group]) * self.per_deal + seating
         return Slot(deal, group, seating, self.perms[seating])
 
-    def deal_games(self, deal: int) -> range:
-        """The indices of every game that plays deal ``deal`` (contiguous)."""
+    def is_independent(self, group: int) -> bool:
+        """Does every game of ``group`` have a deal of its own?"""
+        return not self.duplicate or group in self._rank
+
+    def deal_games(self, deal: int) -> Sequence[int]:
+        """The indices of every game that plays deal ``deal`` (ascending)."""
         block = self.groups * self.per_deal
-        return range(deal * block, min(self.total, (deal + 1) * block))
+        if not self.independent or not self.duplicate:
+            return range(deal * block, min(self.total, (deal + 1) * block))
+        if deal < self.deals:
+            return [i for i in range(deal * block, min(self.total, (deal + 1) * block))
+                    if (i % block) // self.per_deal not in self._rank]
+        j = deal - self.deals
+        k, r = divmod(j, len(self.independent) * self.per_deal)
+        rank, seating = divmod(r, self.per_deal)
+        index = (k * self.groups + self.independent[rank]) * self.per_deal + seating
+        return range(index, index + 1) if index < self.total else range(0)

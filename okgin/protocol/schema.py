@@ -101,6 +101,7 @@ def _defs() -> J:
         "target_score": {"type": "integer", "minimum": 1, "maximum": 100000},
         "classic_bonuses": BOOL,
         "max_pile_draws": {"type": "integer", "minimum": 1, "maximum": 1000},  # 1.4, okgin/rules.py
+        "max_hands": {"type": "integer", "minimum": 0, "maximum": 10000},  # 1.5, okgin/rules.py; sent only when set
     }
     clock_props: J = {"move_ms": MS, "bank_ms": MS, "increment_ms": MS, "grace_ms": MS}
     policy_props: J = {
@@ -208,7 +209,7 @@ def _defs() -> J:
                 "advice", "role_draws",
             ],
         ),
-        "Rules": obj(rules_props),
+        "Rules": obj(rules_props, required=[k for k in rules_props if k != "max_hands"]),  # sent only when set
         "RulesPartial": closed(obj(rules_props, required=[])),
         "Clock": obj(clock_props),
         "ClockPartial": closed(obj(clock_props, required=[])),

@@ -24,6 +24,7 @@ import math
 import re
 import shlex
 import tomllib
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from typing import Any
 from okgin import RuleError, RuleSet
 from okgin.endpoint import EndpointError, parse_endpoint
 from okgin.protocol.settings import ILLEGAL_POLICIES, TIMEOUT_POLICIES, Clock, Policies
+from okgin.rules import EVENT_MAX_HANDS
 from okgin.schedule import commitment, parse_secret, secret_from_seed
 
 from .cgroups import default_cpu_s
@@ -137,6 +139,10 @@ class TournamentConfig:
     secret: str | None = None
     games_per_pairing: int = 2
     duplicate: bool = True
+    # Duplicate deals for pairings with a remote participant too: False (the default)
+    # gives each of their games a deal of its own, since a remote bot can remember one
+    # seating's cards at the other (docs/tournaments.md, What each participant can learn).
+    remote_duplicate: bool = False
     champion: str | None = None
     time_control: Clock = field(default_factory=Clock)
     policies: Policies = TOURNAMENT_POLICIES
@@ -149,6 +155,9 @@ class TournamentConfig:
     database: str = ""
     output_dir: str = ""
     stall_timeout: float = 120.0
+    # A remote participant not connected to the gateway for this long (from the start,
+    # or from its bye) forfeits its games (termination no_show); the others play on.
+    no_show_s: float = 300.0
     gateway: str = ""
     # CURVE on the gateway (referee.security's files): its key pair directory and the
     # remote bots' public keys (a directory of *.key, or "any"); "" reads the
@@ -175,6 +184,18 @@ class TournamentConfig:
     def seatings_per_deal(self) -> int:
         """Games that share one deal: every seating of the pairing (2, or 6 for a triple)."""
         return math.factorial(self.seats) if self.duplicate else 1
+
+    @property
+    def independent_names(self) -> frozenset[str]:
+        """The participants whose pairings get a deal per game, not duplicate deals: the
+        remote ones, unless ``remote_duplicate`` (and nobody without duplicate deals,
+        where every game has its own deal anyway)."""
+        return independent_names(self.duplicate, self.remote_duplicate,
+                                 [p.name for p in self.participants if p.kind == "remote"])
+
+    def unit_games(self, pairing: Sequence[str]) -> int:
+        """Games of ``pairing`` that share one deal: the unit of its paired statistics."""
+        return 1 if self.independent_names & set(pairing) else self.seatings_per_deal
 
     @property
     def fixed_secret(self) -> bytes | None:
@@ -210,6 +231,7 @@ class TournamentConfig:
             "secret": None if self.fixed_secret is None else commitment(self.fixed_secret),
             "games_per_pairing": self.games_per_pairing,
             "duplicate": self.duplicate,
+            "remote_duplicate": self.remote_duplicate,
             "champion": self.champion,
             "time_control": asdict(self.time_control),
             "policies": asdict(self.policies),
@@ -454,6 +476,8 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
             f"rules.variant = {rules_data['variant']!r} does not fit format = {fmt!r}: "
             + ("the box format plays Gin in the Box (variant \"box\")" if fmt == "box" else "use format = \"box\" for 3-player games")
         )
+    # An event's games end (docs/rules.md §3.7.1): the game limit unless the file says otherwise.
+    rules_data.setdefault("max_hands", EVENT_MAX_HANDS)
     try:
         rules = RuleSet.from_dict(rules_data)
     except (RuleError, TypeError) as e:
@@ -481,6 +505,7 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
         if seed is not None:
             raise ConfigError("give tournament.seed or tournament.secret (both fix the deals), not both")
     duplicate = t.boolean("duplicate", True)
+    remote_duplicate = t.boolean("remote_duplicate", False)
     seatings = math.factorial(rules.num_players) if duplicate else 1
     games = t.integer("games_per_pairing", seatings, 1, 1_000_000)
     if games % seatings:
@@ -590,6 +615,7 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
     database = t.string("database", "") or ""
     output_dir = t.string("output_dir", "") or ""
     stall = t.number("stall_timeout", 120.0, 1, 86400)
+    no_show = t.number("no_show_s", 300.0, 1, 7 * 86400)
     sandbox = t.boolean("sandbox", True)
     # The default CPU-seconds per game grow with the clock (cgroups.default_cpu_s).
     limits = Limits(cpu_s=default_cpu_s(tc)).merged(_limits(top.get("limits"), "limits"))
@@ -609,6 +635,7 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
         secret=secret,
         games_per_pairing=games,
         duplicate=duplicate,
+        remote_duplicate=remote_duplicate,
         champion=champion,
         time_control=tc,
         policies=pol,
@@ -620,6 +647,7 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
         database=database,
         output_dir=output_dir,
         stall_timeout=stall,
+        no_show_s=no_show,
         gateway=gateway,
         gateway_curve_keys=gateway_curve_keys,
         gateway_allow=gateway_allow,
@@ -631,6 +659,12 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
         cluster_tls=cluster_tls,
         cluster_timeout=cluster_timeout,
     )
+
+
+def independent_names(duplicate: bool, remote_duplicate: bool, remote: Iterable[str]) -> frozenset[str]:
+    """:attr:`TournamentConfig.independent_names` from its parts (a report reads them
+    from the stored config, which holds each participant's kind)."""
+    return frozenset(remote) if duplicate and not remote_duplicate else frozenset()
 
 
 def load_config(path: str | Path) -> TournamentConfig:

@@ -81,6 +81,8 @@ class _Remote:
     route: bytes | None = None
     last_sent: float = 0.0
     connected: asyncio.Event = field(default_factory=asyncio.Event)
+    # When it was last seen absent (made, or its bye): the runner's no-show clock.
+    absent_since: float = field(default_factory=time.monotonic)
     upstreams: dict[str, _Upstream] = field(default_factory=dict)
     # 1.5 (.entropy): the nonce commitment of its first hello that had one, the table
     # name its entropy_request named, and the nonce it revealed
@@ -178,6 +180,12 @@ class Gateway:
 
     def is_connected(self, name: str) -> bool:
         return self.remotes[name].connected.is_set()
+
+    def absent_for(self, name: str) -> float:
+        """Seconds ``name`` has been away (since the gateway opened, or since its bye);
+        0 while it is connected."""
+        r = self.remotes[name]
+        return 0.0 if r.connected.is_set() else time.monotonic() - r.absent_since
 
     async def attach(self, name: str, endpoint: str, seat_token: str, table: str) -> None:
         """Take the reserved seat for ``name`` and relay that table to it."""
@@ -307,6 +315,7 @@ class Gateway:
             if kind == "bye":
                 r.route = None
                 r.connected.clear()
+                r.absent_since = time.monotonic()
 
     async def _hello(self, route: bytes, msg: dict[str, Any]) -> None:
         rid = msg.get("id")

@@ -36,12 +36,13 @@ from typing import Any
 
 from okgin.stats import small_sample_warning
 
+from .config import independent_names
 from .pairs import paired
 from .ratings import BoxDuplicate, RatingError, RatingTable, deal_key, finish_ranks, finish_scores, game_pairs, rate
 from .sprt import Sprt, status_of
 from .store import GameResult, ResultsStore
 
-FORFEITS = ("timeout", "illegal", "disconnect", "crash", "resigned")
+FORFEITS = ("timeout", "illegal", "disconnect", "crash", "resigned", "no_show")
 
 
 @dataclass
@@ -81,6 +82,8 @@ class Report:
     chain_head: str | None = None  # the results chain's head (.chain), once the event is complete
     deals: int = 0  # distinct deals among the games: the clusters of every interval
     limits_by: str = ""  # what enforced the sandbox limits: "cgroup v2", "cgroup v1", "rlimits (per process)" (.cgroups)
+    # How the deals of pairings with remote participants were dealt (deals_notes()).
+    deals_notes: list[str] = field(default_factory=list)
 
     @property
     def warning(self) -> str:
@@ -127,6 +130,7 @@ class Report:
             lines.append(self.rating_note)
         if self.warning:
             lines.append(self.warning)
+        lines.extend(self.deals_notes)
         h2h = [p for p in self.pairs if "elo_diff" in p]
         if h2h and not self.sprt:
             if len(h2h) <= MAX_TEXT_PAIRINGS:
@@ -188,6 +192,7 @@ class Report:
             "rating_note": self.rating_note,
             "replayed": self.replayed,
             "chain_head": self.chain_head,
+            "deals_notes": self.deals_notes,
         }
         return json.dumps(clean(data), indent=2, sort_keys=False) + "\n"
 
@@ -206,6 +211,8 @@ MAX_TEXT_PAIRINGS = 28  # head-to-head lines in the text table (8 players); more
 def _fmt_h2h(p: dict[str, Any]) -> str:
     """One pairing (or the SPRT) on deal pairs: cells, Elo difference, interval, LOS."""
     who = f"{p['a']} - {p['b']}: " if "a" in p else ""
+    if p.get("deals") == "independent":  # a deal per game: the unit is a game (W/D/L), not a pair
+        who += "(independent deals, per game) "
     cells = "/".join(f"{c:g}" for c in p["cells"])
     unpaired = f", {p['unpaired']} unpaired" if p["unpaired"] else ""
     if not p["units"]:
@@ -226,11 +233,14 @@ def build_report(
     sprt: dict[str, Any] | None = None,
     finished: bool = False,
     per_unit: int = 2,
+    independent: frozenset[str] = frozenset(),
 ) -> Report:
     """The table for ``games`` among ``participants`` (in file order).
 
     ``per_unit``: the games of one deal in one pairing (2 with duplicate deals, 1
-    without), the unit of the pair statistics and of the rating error bars."""
+    without), the unit of the pair statistics and of the rating error bars.
+    ``independent``: participants whose pairings had a deal per game (remote ones,
+    :attr:`.config.TournamentConfig.independent_names`): their unit is one game."""
     st = {n: Standing(0, n) for n in participants}
     terms: Counter[str] = Counter()
     pair_results = []
@@ -323,9 +333,11 @@ def build_report(
                 a.los_next = boxd.los(a.name, b.name, res)
     pairs: list[dict[str, Any]] = []
     for (a, b), gs in sorted(by_pairing.items(), key=lambda kv: (pos[kv[0][0]], pos[kv[0][1]])):
-        pr = paired(gs, a, b, per_unit)
+        own_deals = bool(independent & {a, b})
+        pr = paired(gs, a, b, 1 if own_deals else per_unit)
         score_a = sum(1.0 if g.winner == a else 0.5 if g.winner is None else 0.0 for g in gs)
-        pairs.append({"a": a, "b": b, "score_a": round(score_a, 6), "games": len(gs), **pr.to_dict()})
+        pairs.append({"a": a, "b": b, "score_a": round(score_a, 6), "games": len(gs), **pr.to_dict(),
+                      **({"deals": "independent"} if own_deals else {})})
     for (a, b), v in sorted(h2h.items(), key=lambda kv: (pos[kv[0][0]], pos[kv[0][1]])):
         pairs.append({"a": a, "b": b, "score_a": round(v[0], 6), "games": round(v[1], 6)})
     deals = len({deal_key(g.deal, g.seed) for g in games})
@@ -368,7 +380,12 @@ def report_from_store(store: ResultsStore, prior_draws: float | None = None, anc
     total = store.get_meta("games_total")
     # A unit is the games of one deal in one pairing: both seatings with duplicate deals.
     per_unit = 2 if cfg.get("duplicate", True) else 1
-    sp = sprt_status(cfg["sprt"], games, per_unit) if cfg.get("sprt") else None
+    remote = [p["name"] for p in cfg.get("participants", []) if p.get("kind") == "remote"]
+    independent = independent_names(cfg.get("duplicate", True), cfg.get("remote_duplicate", False), remote)
+    sp = None
+    if cfg.get("sprt"):
+        own_deals = bool(independent & {cfg["sprt"]["candidate"], cfg["sprt"]["baseline"]})
+        sp = sprt_status(cfg["sprt"], games, 1 if own_deals else per_unit)
     rep = build_report(
         store.get_meta("name") or "tournament",
         cfg.get("format", "?"),
@@ -381,9 +398,26 @@ def report_from_store(store: ResultsStore, prior_draws: float | None = None, anc
         sprt=sp,
         finished=store.get_meta("finished") is not None,
         per_unit=per_unit,
+        independent=independent,
     )
     rep.unsandboxed = store.get_meta("unsandboxed") == "1"
     rep.limits_by = store.get_meta("limits_by") or ""
     rep.replayed = [{"game": g.index, "key": g.key, "attempts": g.attempts} for g in games if g.attempts > 1]
     rep.chain_head = store.get_meta("chain_head")
+    rep.deals_notes = deals_notes(cfg.get("duplicate", True), cfg.get("remote_duplicate", False), remote)
     return rep
+
+
+def deals_notes(duplicate: bool, remote_duplicate: bool, remote: Sequence[str]) -> list[str]:
+    """What the report says about the deals of remote participants' pairings: a deal
+    per game by default, or the organiser's trust when it chose duplicate deals for them
+    (docs/tournaments.md, What each participant can learn)."""
+    if not remote or not duplicate:
+        return []
+    names = ", ".join(remote)
+    if remote_duplicate:
+        return [f"duplicate deals for remote participants ({names}): tournament.remote_duplicate = true, so this "
+                "event TRUSTS them not to remember a deal from one seating to the other (nothing stops a remote bot "
+                "from doing so)"]
+    return [f"independent deals: every game of a pairing with a remote participant ({names}) had a deal of its own "
+            "(a remote bot could remember a deal across its seatings); their statistics count single games, not deal pairs"]

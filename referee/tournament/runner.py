@@ -174,7 +174,7 @@ class Runner:
                                                               cfg.sprt.model)
         # The test reads complete deal pairs (the pentanomial GSPRT, see .sprt).
         self.sprt_monitor = None if cfg.sprt is None or self.sprt is None else SprtMonitor(
-            self.sprt, cfg.sprt.candidate, cfg.sprt.baseline, cfg.seatings_per_deal)
+            self.sprt, cfg.sprt.candidate, cfg.sprt.baseline, cfg.unit_games((cfg.sprt.candidate, cfg.sprt.baseline)))
         self.gateway: Gateway | None = None
         self.stop_event = asyncio.Event()
         # The sandbox of local bots (.sandbox), set up by run(); the ipc socket of each
@@ -187,6 +187,13 @@ class Runner:
         self.limits_by = cgroups.RLIMITS
         self.limits_why = ""
         self.ipc_for: dict[str, Path] = {}
+        # Remote participants (relayed by the gateway): the deals each is playing right
+        # now, so that it never sits at two seatings of one deal at once, and an event
+        # set whenever a game ends (a waiting game may have become playable).
+        self.remote_names = frozenset(p.name for p in cfg.participants if p.kind == "remote")
+        self.playing_deals: dict[str, set[int]] = {n: set() for n in self.remote_names}
+        self.changed = asyncio.Event()
+        self.games_from: float | None = None  # time.monotonic() when the first game could start
 
     def reschedule(self) -> None:
         """Deal from the participants' nonces once the preflight stored them (.entropy)."""
@@ -460,7 +467,8 @@ class Runner:
         rtt_from = len(slot.link.rtt_ms)
         started = time.time()
         try:
-            if not await self._wait_for_remotes(sg):
+            absent = await self._wait_for_remotes(sg)
+            if absent is None:
                 return Outcome(False, self.state.stop_reason or "stopped")
             try:
                 reply = await slot.link.request({
@@ -480,8 +488,19 @@ class Runner:
             except RequestFailed as e:
                 return Outcome(True, f"referee {slot.label} refused the table: {e}")
             rec = FeedRecorder(cfg.rules, sg.seed)
-            for seat, name in enumerate(sg.seats):
-                bots.append(await self.launch(cfg.participant(name), seat, slot.endpoint, tokens[seat], table, sg, attempt, q))
+            if absent:
+                # No-show: the runner takes the absent seat and resigns it, and holds the
+                # others (nobody needs to play a game that is forfeited at its start).
+                seat = sg.seats.index(absent[0])
+                override = _Override(seat, "no_show", f"{' and '.join(absent)} did not connect to the gateway within "
+                                     f"no_show_s = {cfg.no_show_s:g} s (a no-show forfeits its games)")
+                takeover = asyncio.ensure_future(resign_seat(self.ctx, slot.endpoint, tokens[seat], table))
+                holds.extend(asyncio.ensure_future(resign_seat(self.ctx, slot.endpoint, tokens[s], table, resign=False))
+                             for s in range(len(sg.seats)) if s != seat)
+            else:
+                for seat, name in enumerate(sg.seats):
+                    bots.append(await self.launch(cfg.participant(name), seat, slot.endpoint, tokens[seat], table, sg,
+                                                  attempt, q))
             last_progress = time.monotonic()
             while rec.end is None:
                 wait = cfg.stall_timeout - (time.monotonic() - last_progress)
@@ -554,27 +573,30 @@ class Runner:
                 with contextlib.suppress(RefereeGone, RequestFailed):
                     await slot.link.request({"type": "close_table", "table": table}, timeout=10.0)
 
-    async def _wait_for_remotes(self, sg: ScheduledGame) -> bool:
+    async def _wait_for_remotes(self, sg: ScheduledGame) -> list[str] | None:
         """A game with a remote bot starts only once that bot is connected to the gateway
-        (its clock would otherwise run while nobody can answer). False if the run is
-        stopped while waiting."""
+        (its clock would otherwise run while nobody can answer), or once it has been
+        away for ``no_show_s``: then it is a no-show, and the names of the no-shows are
+        returned (their games are forfeited). None if the run is stopped while waiting.
+
+        The worker takes such a game only when it is ready (:meth:`_next_game`); this
+        waits only for a bot that left between that moment and this one."""
         if self.gateway is None:
-            return True
+            return []
+        gw = self.gateway
         for name in sg.seats:
-            if self.cfg.participant(name).kind == "remote" and not self.gateway.is_connected(name):
-                if self.progress is not None:
-                    self.progress.note = f"waiting for remote {name}"
-                    self.progress.draw(force=True)
-                waiter = asyncio.ensure_future(self.gateway.wait_connected(name))
+            if name not in self.remote_names or gw.is_connected(name):
+                continue
+            left = self.cfg.no_show_s - self._away(name)
+            if left > 0:
+                waiter = asyncio.ensure_future(gw.wait_connected(name))
                 stopper = asyncio.ensure_future(self.stop_event.wait())
-                await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.wait({waiter, stopper}, timeout=left + 0.01, return_when=asyncio.FIRST_COMPLETED)
                 waiter.cancel()
                 stopper.cancel()
-                if self.progress is not None:
-                    self.progress.note = ""
-                if self.stop_event.is_set():
-                    return False
-        return True
+            if self.stop_event.is_set():
+                return None
+        return [n for n in sg.seats if n in self.remote_names and not gw.is_connected(n)]
 
     async def _stalled_seat(self, slot: Slot, table: str, rec: FeedRecorder, bots: list[_Bot]) -> int:
         """The seat to blame for a stall: the one to act, or (before the game started)
@@ -726,7 +748,8 @@ class Runner:
         """(LLR, lower, upper) for the live display: the final report's computation
         (:func:`.report.sprt_status`, whichever model it uses), so the two never disagree."""
         assert self.cfg.sprt is not None
-        st = sprt_status(asdict(self.cfg.sprt), games, per_unit=self.cfg.seatings_per_deal)
+        st = sprt_status(asdict(self.cfg.sprt), games,
+                         per_unit=self.cfg.unit_games((self.cfg.sprt.candidate, self.cfg.sprt.baseline)))
         return st["llr"], st["lower"], st["upper"]
 
     def abort_all(self, reason: str) -> None:
@@ -737,17 +760,81 @@ class Runner:
             q.put_nowait({"type": "_abort", "reason": reason})
 
     async def worker(self) -> None:
-        """Take games off the queue until it is empty or the run stops."""
+        """Take games off the queue until it is empty or the run stops.
+
+        In schedule order, except that a game with a remote participant waits (and the
+        games after it go ahead) while that participant is away and its no-show time
+        has not run out, or while it plays another game of the same deal."""
         while self.queue and self.state.stop_reason is None:
-            index, attempt = self.queue.popleft()
+            item = self._next_game()
+            if item is None:
+                await self._await_change()
+                continue
+            index, attempt = item
             sg = self.schedule[index]
+            remotes = [n for n in sg.seats if n in self.remote_names]
+            for n in remotes:
+                self.playing_deals[n].add(sg.deal)
             try:
                 out, where = await self.play_attempt(sg, attempt)
             except NoReferee as e:
                 self.unplayable.append((index, str(e)))
                 self.abort_all("every referee is gone")
                 return
+            finally:
+                for n in remotes:
+                    self.playing_deals[n].discard(sg.deal)
+                self.changed.set()
             self.settle(sg, attempt, out, where)
+        self.changed.set()  # a worker waiting for a game that was queued as a replay
+
+    def _ready(self, name: str, deal: int) -> bool:
+        """May a game of ``deal`` with remote participant ``name`` start now?"""
+        if deal in self.playing_deals[name]:
+            return False  # never two seatings of one deal at once (it could carry the cards over)
+        assert self.gateway is not None
+        return self.gateway.is_connected(name) or self._away(name) >= self.cfg.no_show_s
+
+    def _away(self, name: str) -> float:
+        """How long remote ``name`` has been away, for its no-show time: counted from its
+        bye, or from the first game (not from the gateway's opening: the preflight of
+        the local bots, however slow, is no remote bot's fault); 0 while connected."""
+        assert self.gateway is not None
+        since = time.monotonic() - self.games_from if self.games_from is not None else 0.0
+        return min(self.gateway.absent_for(name), since)
+
+    def _next_game(self) -> tuple[int, int] | None:
+        """The first queued game that may start now (taken off the queue), or None."""
+        if not self.remote_names or self.gateway is None:
+            return self.queue.popleft()
+        for i, (index, attempt) in enumerate(self.queue):
+            sg = self.schedule[index]
+            if all(self._ready(n, sg.deal) for n in sg.seats if n in self.remote_names):
+                del self.queue[i]
+                return index, attempt
+        return None
+
+    async def _await_change(self) -> None:
+        """Wait until a queued game may have become playable: a game ended, a remote
+        participant connected, one's no-show time ran out, or the run stopped."""
+        assert self.gateway is not None
+        gw = self.gateway
+        self.changed.clear()
+        away = [n for n in self.remote_names if not gw.is_connected(n)]
+        left = [self.cfg.no_show_s - self._away(n) for n in away]
+        waits = [asyncio.ensure_future(self.changed.wait()), asyncio.ensure_future(self.stop_event.wait()),
+                 *(asyncio.ensure_future(gw.wait_connected(n)) for n in away)]
+        if self.progress is not None and away:
+            self.progress.note = f"waiting for remote {', '.join(sorted(away))}"
+            self.progress.draw(force=True)
+        try:
+            await asyncio.wait(waits, timeout=max(0.0, min(left)) + 0.01 if left else None,
+                               return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waits:
+                w.cancel()
+            if self.progress is not None:
+                self.progress.note = ""
 
     async def play_attempt(self, sg: ScheduledGame, attempt: int) -> tuple[GameResult | Outcome, str]:
         """One attempt at ``sg`` on the least busy referee, and that referee's label.
@@ -828,6 +915,7 @@ class Runner:
                     print(f"  {n}: {tokens[n]}", flush=True)
             await self.prepare()
             self.record_limits()
+            self.games_from = time.monotonic()
             self.progress.draw(force=True)
             workers = [asyncio.ensure_future(self.worker()) for _ in range(min(self.concurrency, len(self.queue)))]
             await asyncio.gather(*workers)

@@ -4,8 +4,8 @@ The order and the seeds are :mod:`okgin.schedule`'s, shared with ``okgin match``
 ``k``'s seed is HMAC-SHA256(event secret, ASCII decimal of ``k``), every pairing plays
 every deal in every seating (2 for two players, seats swapped; 6 for a triple), the
 seatings of a deal are adjacent and a deal's games all come before the next deal's.
-It is a pure function of the config (format, participants in file order, games per
-pairing, duplicate) and of the event secret (kept in the results file), computed from
+It is a pure function of the config (format, participants in file order and which of
+them are remote, games per pairing, duplicate, remote_duplicate) and of the event secret (kept in the results file), computed from
 a game's index, so that:
 
 - a resumed run plays exactly the games an uninterrupted run would have played, with the
@@ -13,6 +13,11 @@ a game's index, so that:
 - a long SPRT run does not hold millions of games in memory;
 - the worker pool, taking games in index order, starts the seatings of a deal together,
   and a deal is over (its seeds may be revealed) as early as possible.
+
+A pairing with a remote participant gets a deal per game unless the config says
+``remote_duplicate = true``: a remote bot could remember one seating's cards at the
+other. Those deals are numbered after the shared ones (:mod:`okgin.schedule`,
+*Independent groups*), so the shared deals are the same with or without them.
 
 >>> from referee.tournament.config import parse_config
 >>> cfg = parse_config({"tournament": {}, "participant": [
@@ -24,7 +29,7 @@ a game's index, so that:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from okgin.schedule import DealSchedule, deal_key, deal_seed
@@ -78,7 +83,11 @@ class Schedule:
         self.key = None if secret is None else deal_key(secret, nonces)
         self.pairings = pairings(cfg)
         per_pairing = cfg.sprt.max_games if cfg.sprt is not None else cfg.games_per_pairing
-        self.deals = DealSchedule(len(self.pairings), cfg.seats, per_pairing, cfg.duplicate)
+        # Pairings with a participant who could remember a deal across its seatings
+        # (a remote one) get a deal per game: okgin.schedule's independent groups.
+        indep = cfg.independent_names
+        self.independent = [i for i, p in enumerate(self.pairings) if indep & set(p)]
+        self.deals = DealSchedule(len(self.pairings), cfg.seats, per_pairing, cfg.duplicate, self.independent)
         self.per_deal = self.deals.per_deal  # games sharing one seed, per pairing
         self.games_per_pairing = self.deals.games_per_group
         self.total = len(self.deals)
@@ -95,7 +104,7 @@ class Schedule:
         seats = tuple(pairing[i] for i in s.order)
         return ScheduledGame(index, pairing, s.deal, s.seating, seats, self.seed(s.deal))
 
-    def deal_games(self, deal: int) -> range:
+    def deal_games(self, deal: int) -> Sequence[int]:
         """The indices of every game (all pairings, all seatings) that plays ``deal``."""
         return self.deals.deal_games(deal)
 

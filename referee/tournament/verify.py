@@ -30,7 +30,8 @@ printed as one line, ``ok`` or ``FAIL`` with its counts, followed by the problem
   ``verify``) to its stored scores, winner and number of hands.
 - **terminations**: each game's termination (and culprit) is backed by its record: the
   record's own ``final.termination`` and its resigning seat. The runner's labels
-  ``crash`` and ``timeout`` (stall) are backed by a resignation of that seat.
+  ``crash``, ``timeout`` (stall) and ``no_show`` (a remote participant that never
+  came) are backed by a resignation of that seat.
 - **journals**: when the referee journals are at hand (the run directory beside the
   results file, or ``--journals DIR``), each game's journal names its table and
   ``seed_hash``, and its ``end`` line has the game's seed, salt, termination and
@@ -71,7 +72,8 @@ from .store import GameResult, ResultsStore, StoreError
 
 MAX_SHOWN = 50  # problems printed one by one; the rest are counted
 FORFEITS = ("timeout", "illegal", "disconnect", "resigned")  # the engine's own forfeit terminations
-RUNNER_LABELS = ("crash", "timeout")  # the runner's: it resigned the seat itself (a crash, a stall)
+# The runner's: it resigned the seat itself (a crash, a stall, a remote no-show).
+RUNNER_LABELS = ("crash", "timeout", "no_show")
 
 
 def secrecy_lines(store: ResultsStore) -> list[str]:
@@ -99,15 +101,21 @@ def secrecy_lines(store: ResultsStore) -> list[str]:
 
 def config_from_store(data: dict[str, Any]) -> TournamentConfig:
     """The parts of the config that decide the schedule, from the stored fingerprint data."""
-    t: dict[str, Any] = {"format": data["format"], "duplicate": data["duplicate"]}
+    t: dict[str, Any] = {"format": data["format"], "duplicate": data["duplicate"],
+                         "remote_duplicate": data.get("remote_duplicate", False)}
     if data["format"] != "sprt":
         t["games_per_pairing"] = data["games_per_pairing"]
     if data.get("champion"):
         t["champion"] = data["champion"]
+    # Which participants are remote decides which pairings had a deal per game.
+    remote = [p["name"] for p in data["participants"] if p.get("kind") == "remote"]
+    if remote:
+        t["gateway"] = "tcp://127.0.0.1:1"  # a remote participant needs one; never opened here
     doc: dict[str, Any] = {
         "tournament": t,
-        "participant": [{"name": p["name"], "bot": "random"} for p in data["participants"]],
-        "rules": data["rules"],
+        "participant": [{"name": p["name"], **({"remote": True} if p["name"] in remote else {"bot": "random"})}
+                        for p in data["participants"]],
+        "rules": {"max_hands": 0, **data["rules"]},  # a stored rule set without max_hands had none
     }
     if data.get("sprt"):
         doc["sprt"] = data["sprt"]
@@ -325,7 +333,7 @@ def check_deals(ctx: Context) -> Check:
             problems.append(f"deal {deal}: the revealed seed {ctx.deals[deal]} is not the one the secret and the "
                             "participants' nonces give")
         if ctx.schedule is not None and ctx.data.get("sprt") is None:
-            if deal >= ctx.schedule.deals.deals:
+            if deal >= ctx.schedule.deals.deal_count:
                 problems.append(f"deal {deal} is revealed but not in the schedule")
             elif not set(ctx.schedule.deal_games(deal)) <= have:
                 problems.append(f"deal {deal} is revealed but not every game of it is recorded")

@@ -15,7 +15,7 @@ from okgin.views import View
 
 def test_values_are_the_wire_strings() -> None:
     assert [p.value for p in Phase] == ["offer", "draw", "discard", "over", "game_over"]
-    assert TERMINATIONS == ("normal", "timeout", "illegal", "disconnect", "abandoned", "resigned")
+    assert TERMINATIONS == ("normal", "timeout", "illegal", "disconnect", "abandoned", "resigned", "hand_limit")
     from referee.tables import CLOSED, FINISHED, PLAYING, WAITING, TableStatus
 
     assert (WAITING, PLAYING, FINISHED, CLOSED) == ("waiting", "playing", "finished", "closed")

@@ -33,7 +33,8 @@ RULES_MD_DEFAULTS = {
 def test_rules_options_have_the_rules_md_names_and_defaults():
     r = RuleSet()
     names = {f.name for f in fields(RuleSet)}
-    assert names == {*RULES_MD_DEFAULTS, "knock_limit", "max_pile_draws"}
+    assert names == {*RULES_MD_DEFAULTS, "knock_limit", "max_pile_draws", "max_hands"}
+    assert r.max_hands == 0  # docs/rules.md §3.7.1: no game limit unless an event sets one
     assert r.max_pile_draws == DEFAULT_MAX_PILE_DRAWS == 100  # docs/rules.md §3.6.2
     for name, default in RULES_MD_DEFAULTS.items():
         assert getattr(r, name) == default, name
