@@ -19,13 +19,17 @@ no interval at all (infinite).
 
 **Never a zero-width interval.** Four pairs that all split have a sample variance of
 0, but that says little about the true spread: it only says four draws from it came out
-alike. So every clustered variance here gets *one virtual cluster* of the spread the
-same games would have as independent fair coin flips (``1/4`` per game on the 0..1
-score scale): ``se^2 = G/(G-1) * (S + nbar/4) / n^2`` where ``S`` is the sum of squared
-cluster residuals, ``nbar`` the mean games per cluster and ``n`` the games. Its weight
-fades like ``1/G``: on the 120 pairs of issue 15 it and the factor widen the standard error by 0.7%;
-on 4 split pairs it is the whole variance, and the interval is honestly wide. The factor
-``G/(G-1)`` is the usual small-sample correction of a cluster-robust variance (CR1).
+alike. So every clustered variance here gets *one virtual cluster* with the spread its
+games would have as independent trials at the observed mean (``p (1 - p)`` per game on
+the 0..1 score scale, :func:`virtual_var`; at a mean of exactly 0 or 1, which has no
+spread, the mean moved half a unit towards 1/2):
+``se^2 = G/(G-1) * (S + v nbar) / n^2`` where ``S`` is the sum of squared cluster
+residuals, ``nbar`` the mean games per cluster and ``n`` the games. Its weight fades
+like ``1/G``: on the 120 pairs of issue 15 it and the factor widen the standard error
+by 0.6%; on 4 split pairs it is the whole variance, and the interval is honestly wide.
+The factor ``G/(G-1)`` is the usual small-sample correction of a cluster-robust
+variance (CR1). The ratings' sandwich does the same with the model's own information
+(:mod:`referee.tournament.ratings`).
 
 **The pentanomial** (fishtest, fastchess): for two players a deal's unit is its games in
 both seatings, a *pair*, and the player's score in it is 0, 1/2, 1, 3/2 or 2 points
@@ -67,7 +71,21 @@ LN10_400 = math.log(10) / 400.0
 NELO_PER_T = 800.0 / math.log(10)  # normalized Elo of a per-game t-value of 1 (347.4...)
 SMALL_SAMPLE = 30  # fewer clusters (deals) than this: Student's t and a printed warning
 EPSILON = 1e-3  # units given to every empty cell before an SPRT likelihood (fishtest, fastchess)
-FAIR_VAR = 0.25  # per-game variance of a fair coin: the virtual cluster's spread
+FAIR_VAR = 0.25  # per-game variance of a fair coin
+
+
+def virtual_var(mean: float, clusters: float) -> float:
+    """The per-game variance of the virtual cluster for values on 0..1 (module docstring):
+    ``p (1 - p)`` at the observed mean ``p``; at 0 or 1 (no spread to take) the mean with
+    the virtual cluster counted as half a point, ``(G p + 1/2) / (G + 1)``.
+
+    >>> virtual_var(0.5, 4), round(virtual_var(1.0, 3), 4)
+    (0.25, 0.1094)
+    """
+    if 0.0 < mean < 1.0:
+        return mean * (1.0 - mean)
+    m = (clusters * min(max(mean, 0.0), 1.0) + 0.5) / (clusters + 1.0)
+    return m * (1.0 - m)
 
 
 # ------------------------------------------------------------------ Elo scale
@@ -223,12 +241,12 @@ class ClusterMean:
         return (max(lo_bound, self.mean - h), min(hi_bound, self.mean + h))
 
 
-def cluster_mean(clusters: Sequence[tuple[float, float]], game_var: float = FAIR_VAR) -> ClusterMean:
+def cluster_mean(clusters: Sequence[tuple[float, float]], game_var: float | None = None) -> ClusterMean:
     """The mean per game of clustered games and its cluster-robust standard error.
 
     ``clusters``: per cluster (a deal), the sum of the games' values and the number of
-    games. ``game_var``: the per-game variance of the virtual cluster (module docstring;
-    a fair coin's 1/4 for scores and rates on 0..1)."""
+    games. ``game_var``: the per-game variance of the virtual cluster (module docstring);
+    None for values on 0..1 (scores, rates): :func:`virtual_var` at the mean."""
     cl = [(float(y), float(n)) for y, n in clusters if n > 0]
     g = len(cl)
     n_tot = sum(n for _, n in cl)
@@ -238,7 +256,8 @@ def cluster_mean(clusters: Sequence[tuple[float, float]], game_var: float = FAIR
     if g < 2:
         return ClusterMean(r, math.inf, g, n_tot)
     s = sum((y - r * n) ** 2 for y, n in cl)
-    var = g / (g - 1.0) * (s + game_var * n_tot / g) / (n_tot * n_tot)
+    v = virtual_var(r, g) if game_var is None else game_var
+    var = g / (g - 1.0) * (s + v * n_tot / g) / (n_tot * n_tot)
     return ClusterMean(r, math.sqrt(var), g, n_tot)
 
 
@@ -297,12 +316,14 @@ class Paired:
 
     def interval_se(self) -> float:
         """The standard error the intervals and the LOS use: the clustered rule of the
-        module docstring, ``sqrt((N var + 1/(4m)) / (N (N - 1)))``, so that units that
-        all came out alike still leave an honest spread; infinite below two units."""
+        module docstring, ``sqrt((N var + v / m) / (N (N - 1)))`` with ``v`` =
+        :func:`virtual_var` of the mean, so that units that all came out alike still
+        leave an honest spread; infinite below two units."""
         n = self.units
         if n < 2:
             return math.inf
-        return math.sqrt((n * self.variance() + FAIR_VAR / self.per_unit) / (n * (n - 1.0)))
+        v = virtual_var(self.mean(), n)
+        return math.sqrt((n * self.variance() + v / self.per_unit) / (n * (n - 1.0)))
 
     def naive_se(self) -> float:
         """The standard error if the same games were independent trials (what the
@@ -449,7 +470,7 @@ def cluster_diff(a: Mapping[Hashable, tuple[float, float]], b: Mapping[Hashable,
     ``a`` and ``b`` map a cluster (a deal) to (sum of values, games). Clusters both
     played are one observation of the difference, so what the deal did to both cancels
     (the linearised per-cluster difference ``(y_a - r_a n_a)/N_a - (y_b - r_b n_b)/N_b``),
-    with the CR1 factor and the virtual fair-coin cluster of :func:`cluster_mean`."""
+    with the CR1 factor and a virtual cluster of ``game_var`` per game as in :func:`cluster_mean`."""
     na = sum(n for _, n in a.values())
     nb = sum(n for _, n in b.values())
     if na <= 0 or nb <= 0:

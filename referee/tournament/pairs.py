@@ -25,8 +25,8 @@ count in the standings' W/L and in the rating fit (see :mod:`.ratings`).
 
 The 120 pairs of issue 15 (33 lost twice, 29 split, 58 won twice), checked in
 tests/tournament/test_paired_stats.py against scipy and a simulation. ``se`` is
-fishtest's pentanomial standard error; the interval uses the clustered one (0.7% wider
-here: ``sqrt((N var + 1/8) / (N (N - 1)))``):
+fishtest's pentanomial standard error; the interval uses the clustered one (0.6% wider
+here: ``sqrt((N var + mu (1 - mu) / 2) / (N (N - 1)))``):
 
 >>> p = Paired((33, 0, 29, 0, 58), games=(95, 0, 145))
 >>> round(p.mean(), 4), round(p.se(), 4), round(p.naive_se(), 4), round(p.se() / p.naive_se(), 3)

@@ -19,10 +19,12 @@ or holds one participant (``anchor``) at a given rating.
   Fisher information of the fit (prior included), ``B`` the spread of the units' score
   vectors ``g_u`` (the gradient of the log-likelihood contributed by the games of unit
   ``u``) at the fit, ``^+`` the pseudo-inverse (only differences are identified). With
-  ``G`` deals, ``B = G/(G-1) (sum_u g_u g_u^T + A/G)``: the factor is the small-sample
-  correction (CR1) and ``A`` the information the same games would carry as fair coin
-  flips, one virtual deal of it, so that deals that all came out alike do not claim a
-  zero-width interval (:mod:`okgin.stats`). For two players and no prior this is the
+  ``G`` deals, ``B = G/(G-1) (sum_u (g_u - gbar)(g_u - gbar)^T + F_games/G)``: the
+  factor is the small-sample correction (CR1), the scores are centred (a prior's pull
+  is the same in every deal, not a spread between them) and ``F_games/G`` is one
+  virtual deal whose games are independent with the fitted probabilities (the model's
+  own information of an average deal), so that deals that all came out alike do not
+  claim a zero-width interval (:mod:`okgin.stats`). For two players and no prior this is the
   interval of :class:`okgin.stats.Paired` on the Elo scale: ``sd(d) = se_mu / (c mu (1 -
   mu))`` with ``c = ln 10 / 400``. Results without a unit are independent games: they
   add their expected information to ``B``, so with no units at all ``C = F^+`` (the
@@ -48,13 +50,14 @@ hand): ``r_A - r_B = 400 log10(3) = 190.8``; standard error of the difference
 
 The same 3 of 4 as two duplicate deals, one won twice and one split: the pair scores
 per game are 1 and 1/2 around the mean 3/4 (squares summing to 1/8), and the virtual
-deal adds 1/8, so ``se_mu^2 = (1/8 + 1/8) / (2 * 1)`` and ``sd = sqrt(1/8) / (c * 3/4 *
-1/4) = 327.6``: two deals say little, and the 95% quantile is then t(1) = 12.7.
+deal (two independent games at 3/4) adds 3/32, so ``se_mu^2 = (1/8 + 3/32) / (2 * 1)``
+and ``sd = sqrt(7/64) / (c * 3/4 * 1/4) = 306.4``: two deals say little, and the 95%
+quantile is then t(1) = 12.7.
 
 >>> u = [PairResult("a", "b", 1.0, 1.0, unit=0), PairResult("a", "b", 1.0, 1.0, unit=0),
 ...      PairResult("a", "b", 1.0, 1.0, unit=1), PairResult("a", "b", 0.0, 1.0, unit=1)]
 >>> round(rate(["a", "b"], u, prior_draws=0).diff_se("a", "b"), 1)
-327.6
+306.4
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from okgin.stats import (
+    FAIR_VAR,
     LN10_400,
     SMALL_SAMPLE,
     Z95,
@@ -285,16 +289,18 @@ def _check_finite(members: list[int], s: dict[tuple[int, int], float], n: dict[t
 def _unit_spread(x: list[float], pos: dict[int, int], units: dict[Hashable, dict[tuple[int, int], list[float]]],
                  loose: dict[tuple[int, int], float]) -> list[list[float]] | None:
     """``B`` of the sandwich: the sum over units (deals) of the outer product of the
-    unit's score vector (its games' log-likelihood gradient at the fit ``x``), plus one
-    virtual unit of fair-coin spread, times ``G/(G-1)`` (:mod:`okgin.stats`: the small-
-    sample correction, and no zero-width interval when every deal came out alike); plus
+    unit's score vector (its games' log-likelihood gradient at the fit ``x``, centred on
+    the units' mean), plus one virtual unit whose games are independent with the fitted
+    probabilities (the model's expected information of an average deal), times
+    ``G/(G-1)`` (:mod:`okgin.stats`: the small-sample correction, and no zero-width
+    interval when every deal came out alike); plus
     the expected information of the games that belong to no unit (independent games, as
     in ``F``). None if fewer than two units tie this group together (no spread to
     estimate: the error bars are infinite)."""
     k = len(x)
     b = [[0.0] * k for _ in range(k)]
     fair = [[0.0] * k for _ in range(k)]
-    g_units = 0
+    scores: list[dict[int, float]] = []
     for per_pair in units.values():
         g: dict[int, float] = {}
         for (i, j), (sc, gm) in per_pair.items():
@@ -304,19 +310,31 @@ def _unit_spread(x: list[float], pos: dict[int, int], units: dict[Hashable, dict
             gr = LN10_400 * (sc - gm * expected(x[a] - x[bb]))
             g[a] = g.get(a, 0.0) + gr
             g[bb] = g.get(bb, 0.0) - gr
-            w = LN10_400 * LN10_400 * gm * 0.25
+            pf = expected(x[a] - x[bb])
+            w = LN10_400 * LN10_400 * gm * pf * (1.0 - pf)
             fair[a][a] += w
             fair[bb][bb] += w
             fair[a][bb] -= w
             fair[bb][a] -= w
-        if not g:
-            continue
-        g_units += 1
-        for a, ga in g.items():
-            for bb, gb in g.items():
-                b[a][bb] += ga * gb
+        if g:
+            scores.append(g)
+    g_units = len(scores)
     if g_units == 1:
         return None
+    # Centred on the units' mean score: with a prior the data's gradient does not sum to
+    # 0 at the fit (the prior pulls it), and that pull is the same in every deal, not a
+    # spread between deals (uncentred, a bot that lost all its 120 games got an interval
+    # 1.7 times as wide). Without a prior the mean is 0 and nothing changes.
+    mean = [0.0] * k
+    for g in scores:
+        for a, ga in g.items():
+            mean[a] += ga / max(g_units, 1)
+    for g in scores:
+        d = [g.get(a, 0.0) - mean[a] for a in range(k)]
+        for a in range(k):
+            if d[a] != 0.0:
+                for bb in range(k):
+                    b[a][bb] += d[a] * d[bb]
     if g_units >= 2:
         f = g_units / (g_units - 1.0)
         b = [[f * (b[a][bb] + fair[a][bb] / g_units) for bb in range(k)] for a in range(k)]
@@ -505,7 +523,7 @@ class BoxDuplicate:
     ``finish - par`` per game: positive means it did better with the same cards than
     the others did. Its 95% interval is clustered by deal (:func:`okgin.stats.
     cluster_mean`: every game of a deal is one observation, Student's t below 30 deals,
-    a virtual deal of fair-coin spread so that it is never zero-width), and the LOS of
+    a virtual deal of a fair coin's spread, 1/4 per game, so that it is never zero-width), and the LOS of
     one participant over another uses the per-deal difference of the two, so the
     deals they shared count once. The figures are a function of the set of games (their
     order does not matter), so a resumed run gives the same table.
@@ -569,7 +587,7 @@ class BoxDuplicate:
         for n in self.names:
             if not res[n]:
                 continue
-            cm = cluster_mean(list(res[n].values()))
+            cm = cluster_mean(list(res[n].values()), FAIR_VAR)  # residuals around 0: a fair coin's spread
             lo, hi = cm.interval(-1.0, 1.0)
             out[n] = BoxEntry(cm.mean, lo, hi, self.games[n], cm.clusters)
         return out

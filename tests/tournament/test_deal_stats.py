@@ -132,8 +132,8 @@ def test_four_pair_gauntlet_is_not_significant() -> None:
     p = Paired((2, 0, 2, 0, 0))
     lo, hi = p.elo_interval()
     assert round(p.elo()) == -191 and lo < 0 < hi and p.los() > 0.05
-    # The figures, from the rule of okgin.stats: se^2 = (N var + 1/8) / (N (N - 1)), t(3).
-    se = math.sqrt((4 * 0.0625 + 0.125) / 12)
+    # The figures, from the rule of okgin.stats: se^2 = (N var + mu (1 - mu) / 2) / (N (N - 1)), t(3).
+    se = math.sqrt((4 * 0.0625 + 0.25 * 0.75 / 2) / 12)
     assert p.interval_se() == pytest.approx(se, rel=1e-12)
     assert p.los() == pytest.approx(float(sps.t.cdf(-0.25 / se, 3)), abs=1e-12)
     assert hi == pytest.approx(-400 * math.log10(1 / (0.25 + t_quantile(0.975, 3) * se) - 1), rel=1e-12)

@@ -110,9 +110,11 @@ def test_elo_difference_and_interval_by_hand_and_by_a_scipy_fit() -> None:
     assert p.elo() == pytest.approx(fit.x, abs=1e-4) == pytest.approx(73.458, abs=1e-3)
     lo, hi = p.elo_interval()
     # 120 pairs (30 or more): the normal quantile, on the clustered standard error (CR1 and
-    # one virtual pair of fair-coin spread: okgin.stats), 0.7% wider than fishtest's se.
-    se = math.sqrt((np.repeat([0.0, 0.5, 1.0], [33, 29, 58]).var() * 120 + 0.125) / (120 * 119))
-    assert p.interval_se() == pytest.approx(se, rel=1e-12) == pytest.approx(p.se() * 1.00712, rel=1e-5)
+    # one virtual pair of two independent games at the mean: okgin.stats), 0.6% wider than
+    # fishtest's se.
+    mu = 145 / 240
+    se = math.sqrt((np.repeat([0.0, 0.5, 1.0], [33, 29, 58]).var() * 120 + mu * (1 - mu) / 2) / (120 * 119))
+    assert p.interval_se() == pytest.approx(se, rel=1e-12) == pytest.approx(p.se() * 1.00699, rel=1e-5)
     assert s_of(lo) == pytest.approx(p.mean() - 1.959963984540054 * se, rel=1e-12)
     assert s_of(hi) == pytest.approx(p.mean() + 1.959963984540054 * se, rel=1e-12)
     assert (round(lo, 1), round(hi, 1)) == (19.5, 131.2)
