@@ -278,3 +278,38 @@ def test_an_unreadable_file_exits_2(tmp_path: Path) -> None:
     junk.write_bytes(b"not a database" * 100)
     assert verify(junk)[0] == 2
     assert verify(tmp_path / "missing.sqlite")[0] == 2
+
+
+def test_an_sprt_event_holds_exactly_the_games_its_decision_counted(tmp_path: Path) -> None:
+    """An SPRT stops at its decision: games in progress then are dropped, so the file
+    holds a prefix of the schedule with gaps, as many games as the decision counted."""
+    parts = [{"name": "greedy", "command": protobot("--random", "5")}, {"name": "passive", "command": protobot("--never-knock")}]
+    cfg = write_config(tmp_path / "ab.toml", parts, rules=FAST_RULES,
+                       tournament={"format": "sprt", "concurrency": 2},
+                       sprt={"candidate": "greedy", "baseline": "passive", "elo0": 0, "elo1": 200, "max_games": 400})
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main([str(cfg), "--quiet"]) == 0, out.getvalue()
+    db = tmp_path / "ab.sqlite"
+    code, text = verify(db)
+    assert code == 0, text
+    assert "as many as the SPRT decision counted" in text
+    copy = copy_event(db, tmp_path / "t")
+    sql(copy, "DELETE FROM games WHERE idx = (SELECT MAX(idx) FROM games)")
+    code, text = verify(copy)
+    assert code == 1 and {"games", "chain"} <= failed(text), text
+
+
+def test_a_resumed_event_gets_its_chain_when_complete(event: tuple[Path, str], tmp_path: Path) -> None:
+    """The file as a killed run leaves it (games 4 and 5 unplayed, nothing revealed), then
+    --resume: the chain is computed over schedule order once the event is complete."""
+    db, _ = event
+    copy = copy_event(db, tmp_path)
+    sql(copy, "DELETE FROM games WHERE idx >= 4", "DELETE FROM commitments WHERE idx >= 4", "DELETE FROM deals",
+        "DELETE FROM meta WHERE key IN ('finished', 'secret_revealed', 'chain_head', 'chain_games')")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main([str(db.with_suffix(".toml")), "--resume", "--quiet", "--db", str(copy)]) == 0, out.getvalue()
+    assert re.search(r"results chain head [0-9a-f]{64} over 6 game\(s\)", out.getvalue()), out.getvalue()
+    code, text = verify(copy)
+    assert code == 0, text
