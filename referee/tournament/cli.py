@@ -3,7 +3,7 @@
     okgin tournament CONFIG.toml [--resume] [--concurrency K] [--referees N | --referee-endpoints EP ...]
     okgin tournament CONFIG.toml --dask tcp://HOST:8786 | local [--dask-tls DIR] [--resume]
     okgin tournament report DB [--csv FILE] [--json FILE] [--chart FILE.png|FILE.svg] [--games]
-    okgin tournament verify DB
+    okgin tournament verify DB [--partial] [--journals DIR] [--nonce NAME=HEX]
 
 Exit status: 0 done, 1 the run stopped with games unplayed (e.g. interrupted), a
 participant lost every game to crashes, or ``report --chart`` without matplotlib

@@ -92,6 +92,11 @@ def secrecy_lines(store: ResultsStore) -> list[str]:
         lines.append("  the secret stays secret until the event is complete (a --resume keeps it)")
     else:
         lines.append(f"  secret {revealed} (check every deal: okgin tournament verify {store.path})")
+    total, played = store.get_meta("games_total"), store.count_games()
+    if (store.get_meta("finished") is not None and total is not None and played < int(total)
+            and store.get_meta("sprt_decision") is None):
+        lines.append(f"WARNING: the file says the event finished, but {int(total) - played} of its {total} games are "
+                     f"missing: okgin tournament verify {store.path}")
     head = store.get_meta("chain_head")
     if head is not None:
         lines.append(f"results chain head {head} over {store.get_meta('chain_games')} game(s): publish it with the "

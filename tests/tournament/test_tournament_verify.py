@@ -83,6 +83,13 @@ def verify(db: Path, *more: str) -> tuple[int, str]:
     return code, out.getvalue()
 
 
+def run_report(db: Path) -> tuple[int, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["report", str(db)])
+    return code, out.getvalue()
+
+
 def failed(out: str) -> set[str]:
     return {m.group(1) for m in re.finditer(r"^FAIL  ([a-z ]+):", out, re.M)}
 
@@ -218,6 +225,9 @@ def test_each_tampering_exits_1_naming_what_failed(event: tuple[Path, str], tmp_
     assert code == 1, out
     assert checks <= failed(out), out
     assert "MISMATCH" in out and "okgin tournament verify: FAILED: " in out
+    if what == "delete a game":  # the report no longer calls it finished without a word
+        code, rep = run_report(copy)
+        assert code == 0 and "WARNING: the file says the event finished, but 1 of its 6 games are missing" in rep, rep
 
 
 def test_a_consistent_swap_without_journals_is_caught_by_the_chain(event: tuple[Path, str], tmp_path: Path) -> None:
