@@ -19,10 +19,12 @@ The deals derive from the secret and every revealed nonce (:func:`okgin.schedule
 Who contributed, who sent no commitment (``absent``: a 1.4 bot, a remote bot not
 connected by the end of the preflight, a Dask run's local bots) and who committed but
 did not reveal (``withheld``) are stored in ``meta.entropy`` and named in the report.
-A withheld nonce is left out: the participant could not tell which of the two outcomes
-(its nonce in or out) it preferred without the organiser's secret, so withholding alone
-buys it nothing but its name in the report; see docs/tournaments.md for what a
-participant colluding with the organiser can still do.
+A withheld nonce is left out, and the participant forfeits every one of its games
+(termination ``withheld``: the runner takes its seat and resigns it). Alone it could not
+tell which of the two outcomes (its nonce in or out) it preferred without the organiser's
+secret; colluding with the organiser, withholding is the one bit commit-reveal leaves, and
+it costs the whole event; an organiser who claimed an honest reveal was withheld would
+have to forfeit that participant in public. See docs/tournaments.md.
 
 Resumed events keep the stored record (the deals never change mid-event); an event
 started before nonces (no record, games already played) keeps the old derivation.
@@ -164,6 +166,13 @@ async def collect(runner: Runner, seats: list[Contributor], timeout: float | Non
     runner.reschedule()
 
 
+def withheld(store: ResultsStore) -> frozenset[str]:
+    """The participants who committed a nonce and did not reveal it: each forfeits every
+    one of its games (termination ``withheld``)."""
+    rec = store.entropy()
+    return frozenset(rec.get("withheld") or []) if rec is not None else frozenset()
+
+
 def report_lines(store: ResultsStore) -> list[str]:
     """What the report says about the participants' nonces."""
     rec = store.entropy()
@@ -177,7 +186,7 @@ def report_lines(store: ResultsStore) -> list[str]:
     lines = [f"participants' nonces: {len(nonces)} went into every deal ({', '.join(sorted(nonces)) or 'none'}); "
              f"commitments hash {rec.get('commitments_hash')}"]
     if rec.get("withheld"):
-        lines.append(f"  committed but withheld (left out): {', '.join(rec['withheld'])}")
+        lines.append(f"  committed but withheld (left out; each forfeits every game): {', '.join(rec['withheld'])}")
     if rec.get("absent"):
         lines.append(f"  sent no commitment: {', '.join(rec['absent'])}")
     return lines

@@ -42,7 +42,7 @@ from .ratings import BoxDuplicate, RatingError, RatingTable, deal_key, finish_ra
 from .sprt import Sprt, status_of
 from .store import GameResult, ResultsStore
 
-FORFEITS = ("timeout", "illegal", "disconnect", "crash", "resigned", "no_show")
+FORFEITS = ("timeout", "illegal", "disconnect", "crash", "resigned", "no_show", "withheld")
 
 
 @dataclass

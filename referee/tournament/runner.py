@@ -194,10 +194,14 @@ class Runner:
         self.playing_deals: dict[str, set[int]] = {n: set() for n in self.remote_names}
         self.changed = asyncio.Event()
         self.games_from: float | None = None  # time.monotonic() when the first game could start
+        # participants who committed a nonce and withheld it: every game of theirs is forfeited (.entropy)
+        self.withheld: frozenset[str] = entropy.withheld(store)
 
     def reschedule(self) -> None:
-        """Deal from the participants' nonces once the preflight stored them (.entropy)."""
+        """Deal from the participants' nonces once the preflight stored them (.entropy),
+        and forfeit the games of those who committed one and withheld it."""
         self.schedule = Schedule(self.cfg, self.store.secret(), self.store.entropy_nonces())
+        self.withheld = entropy.withheld(self.store)
 
     # ------------------------------------------------------------------ referees
     async def start_referees(self) -> None:
@@ -488,12 +492,19 @@ class Runner:
             except RequestFailed as e:
                 return Outcome(True, f"referee {slot.label} refused the table: {e}")
             rec = FeedRecorder(cfg.rules, sg.seed)
-            if absent:
-                # No-show: the runner takes the absent seat and resigns it, and holds the
-                # others (nobody needs to play a game that is forfeited at its start).
-                seat = sg.seats.index(absent[0])
-                override = _Override(seat, "no_show", f"{' and '.join(absent)} did not connect to the gateway within "
-                                     f"no_show_s = {cfg.no_show_s:g} s (a no-show forfeits its games)")
+            withheld = [n for n in sg.seats if n in self.withheld]
+            if absent or withheld:
+                # No-show, or a nonce committed and withheld (.entropy): the runner takes that
+                # seat and resigns it, and holds the others (nobody needs to play a game that
+                # is forfeited at its start).
+                if absent:
+                    seat = sg.seats.index(absent[0])
+                    override = _Override(seat, "no_show", f"{' and '.join(absent)} did not connect to the gateway within "
+                                         f"no_show_s = {cfg.no_show_s:g} s (a no-show forfeits its games)")
+                else:
+                    seat = sg.seats.index(withheld[0])
+                    override = _Override(seat, "withheld", f"{' and '.join(withheld)} committed a nonce at the preflight and "
+                                         "did not reveal it (withholding forfeits every game)")
                 takeover = asyncio.ensure_future(resign_seat(self.ctx, slot.endpoint, tokens[seat], table))
                 holds.extend(asyncio.ensure_future(resign_seat(self.ctx, slot.endpoint, tokens[s], table, resign=False))
                              for s in range(len(sg.seats)) if s != seat)

@@ -30,8 +30,9 @@ printed as one line, ``ok`` or ``FAIL`` with its counts, followed by the problem
   ``verify``) to its stored scores, winner and number of hands.
 - **terminations**: each game's termination (and culprit) is backed by its record: the
   record's own ``final.termination`` and its resigning seat. The runner's labels
-  ``crash``, ``timeout`` (stall) and ``no_show`` (a remote participant that never
-  came) are backed by a resignation of that seat.
+  ``crash``, ``timeout`` (stall), ``no_show`` (a remote participant that never
+  came) and ``withheld`` (a participant that committed a nonce and did not reveal it)
+  are backed by a resignation of that seat.
 - **journals**: when the referee journals are at hand (the run directory beside the
   results file, or ``--journals DIR``), each game's journal names its table and
   ``seed_hash``, and its ``end`` line has the game's seed, salt, termination and
@@ -73,7 +74,7 @@ from .store import GameResult, ResultsStore, StoreError
 MAX_SHOWN = 50  # problems printed one by one; the rest are counted
 FORFEITS = ("timeout", "illegal", "disconnect", "resigned")  # the engine's own forfeit terminations
 # The runner's: it resigned the seat itself (a crash, a stall, a remote no-show).
-RUNNER_LABELS = ("crash", "timeout", "no_show")
+RUNNER_LABELS = ("crash", "timeout", "no_show", "withheld")  # withheld: a nonce committed and not revealed (.entropy)
 
 
 def secrecy_lines(store: ResultsStore) -> list[str]:

@@ -1,7 +1,8 @@
 """Participants' nonces (issue 24 item 7): deals even the organiser cannot choose.
 
 The deals derive from the organiser's secret and every revealed nonce; a participant
-that commits and withholds is left out and named, without stalling the event; a 1.4 bot
+that commits and withholds is left out, named and forfeits every game, without stalling
+the event; a 1.4 bot
 (no commitment) still plays; ``verify --nonce`` tells a participant its nonce went into
 every deal, and a wrong nonce fails.
 """
@@ -84,14 +85,19 @@ def test_the_deals_derive_from_every_revealed_nonce(event: tuple[Path, str]) -> 
         assert secret is not None
         key = deal_key(secret, {n: bytes.fromhex(v) for n, v in rec["nonces"].items()})
         games = st.games(with_records=True)
-        assert len(games) == 12 and {g.seats[0] for g in games} >= {"a", "b", "c"}  # every one played, b and c too
+        assert len(games) == 12 and {g.seats[0] for g in games} >= {"a", "b", "c"}  # every one recorded, b and c too
         for g in games:
             assert g.seed == g.record["seed"] == deal_seed(key, g.deal) != deal_seed(secret, g.deal)
+            # b withheld its nonce: it forfeits every game, resigned by the runner at the start
+            if "b" in g.seats:
+                assert (g.termination, g.culprit) == ("withheld", "b") and g.winner != "b", g
+            else:
+                assert g.termination == "normal", g
     finally:
         st.close()
     # the report names who contributed, who withheld and who sent none
     assert "participants' nonces: 2 went into every deal (a, d)" in out
-    assert "committed but withheld (left out): b" in out and "sent no commitment: c" in out
+    assert "committed but withheld (left out; each forfeits every game): b" in out and "sent no commitment: c" in out
 
 
 def test_verify_with_a_participants_nonce(event: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
