@@ -264,12 +264,12 @@ def bot_stats(index: int, name: str, games: Sequence[GameSummary]) -> BotStats:
     deals = [per[k] for k in sorted(per)]
     pts = [g.scores[index] for g in games]
     m = sum(pts) / len(pts) if pts else 0.0
-    # Points: the virtual deal has the spread of the games' own points (there is no
-    # natural scale like a fair coin's for them).
-    game_var = sum((x - m) ** 2 for x in pts) / (len(pts) - 1) if len(pts) > 1 else 0.0
+    # Points: the virtual deal has the spread of the bot's own points per game (there is
+    # no natural scale like a fair coin's for them); a bot whose points never varied (0 in
+    # every game) takes the spread of every bot's points pooled, so that its interval is
+    # not zero-width.
+    game_var = _sample_var([float(x) for x in pts]) or _sample_var([float(x) for g in games for x in g.scores])
     lo, hi = cluster_mean([(float(d[2]), float(d[0])) for d in deals], game_var).interval(0.0, math.inf) if pts else (0.0, 0.0)
-    if pts:  # never beyond what was scored
-        lo, hi = max(lo, min(pts)), min(hi, max(pts))
 
     def rate(k: int) -> Rate:
         return Rate.by_deal([(d[k], d[3]) for d in deals])
@@ -290,6 +290,13 @@ def bot_stats(index: int, name: str, games: Sequence[GameSummary]) -> BotStats:
         drawn=rate(8),
         forfeits=sum(1 for g in games if g.at_fault == index),
     )
+
+
+def _sample_var(xs: Sequence[float]) -> float:
+    if len(xs) < 2:
+        return 0.0
+    m = sum(xs) / len(xs)
+    return sum((x - m) ** 2 for x in xs) / (len(xs) - 1)
 
 
 def deal_pairs(games: Sequence[GameSummary]) -> Paired:

@@ -71,3 +71,11 @@ def test_okgin_match_json_has_the_pairs() -> None:
     # simple is deterministic: every deal splits, and the interval is still not zero-width.
     assert data["paired"]["cells"] == [0, 0, 2, 0, 0]
     assert data["paired"]["elo_diff_low95"] is None or data["paired"]["elo_diff_low95"] < -100
+
+
+def test_points_interval_is_never_zero_width() -> None:
+    """A bot that scored 0 in every game: main printed "0.0 [0.0, 0.0]"."""
+    games = split_deals(6)
+    zero = [GameSummary(g.deal, g.seating, g.seed, 0, (150, 0), "normal", None, (), 10) for g in games]
+    s = bot_stats(1, "b", zero)
+    assert s.points_per_game == 0.0 and s.points_ci[0] == 0.0 and s.points_ci[1] > 10
