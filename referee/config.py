@@ -50,6 +50,11 @@ class RefereeConfig:
     # a peer. Per TCP host (ipc peers have none) and in all; 0 = no cap.
     max_connections_per_host: int = 512
     max_connections: int = 10000
+    # Seat doors (referee.doors, protocol 1.5): live connections per door (one bot, which
+    # may reconnect: a few), counted apart from max_connections; 0 = no cap. Doors are
+    # bound in door_dir (made 0700), or in a fresh 0700 temporary directory when None.
+    max_door_connections: int = 8
+    door_dir: str | None = None
     max_seats_per_session: int = 64
     max_watches_per_session: int = 64
     # One client must not use up the global caps: tables a session may have made (by

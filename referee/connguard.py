@@ -59,32 +59,52 @@ def host_of(address: str) -> str:
     return address[7:] if address.startswith("::ffff:") else address
 
 
-def _peer_host(fd: int) -> str | None:
-    """The peer's host for an accepted descriptor ('' for ipc), or None if it is gone."""
+def _local_matches(local: object, endpoint: str) -> bool:
+    """Is ``local`` (a socket's ``getsockname()``) an end of the listener ``endpoint``?
+
+    A TCP listener's accepted sockets have its port (the address may be the interface of
+    a wildcard bind); an ipc listener's have its path.
+
+    >>> _local_matches(("127.0.0.1", 7117), "tcp://127.0.0.1:7117"), _local_matches(("127.0.0.1", 7117), "tcp://0.0.0.0:7118")
+    (True, False)
+    >>> _local_matches("/tmp/d1.sock", "ipc:///tmp/d1.sock"), _local_matches("/tmp/d1.sock", "ipc:///tmp/d2.sock")
+    (True, False)
+    """
+    if endpoint.startswith("ipc://"):
+        return isinstance(local, str) and local == endpoint[len("ipc://"):]
+    if endpoint.startswith("tcp://") and isinstance(local, tuple) and len(local) >= 2:
+        return endpoint.rsplit(":", 1)[-1] == str(local[1])
+    return not endpoint  # an event without its endpoint (not libzmq's): nothing to check against
+
+
+def open_accepted(fd: int, endpoint: str) -> tuple[socket.socket, str] | None:
+    """A duplicate of an accepted descriptor and its peer's host ('' for ipc), or None
+    if the descriptor is gone or no longer a connection of ``endpoint``.
+
+    Why check and keep the duplicate: events are read a moment after they happen, and a
+    descriptor closed meanwhile may already be another connection's, even another
+    socket's (a seat door's, or an outgoing one of the same process). The duplicate
+    names the connection that was checked, so a shutdown through it can only ever hit
+    that one.
+    """
     try:
         dup = os.dup(fd)
     except OSError:
         return None
     try:
-        with socket.socket(fileno=dup) as s:
-            peer = s.getpeername()
+        s = socket.socket(fileno=dup)
     except OSError:
+        os.close(dup)
         return None
-    return host_of(peer[0]) if isinstance(peer, tuple) else ""
-
-
-def _shut(fd: int) -> bool:
-    """Shut down the connection on ``fd`` (through a duplicate: libzmq keeps its own)."""
     try:
-        dup = os.dup(fd)
+        if not _local_matches(s.getsockname(), endpoint):
+            s.close()
+            return None
+        peer = s.getpeername()
     except OSError:
-        return False
-    try:
-        with socket.socket(fileno=dup) as s:
-            s.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        return False
-    return True
+        s.close()
+        return None
+    return s, (host_of(peer[0]) if isinstance(peer, tuple) else "")
 
 
 class ConnectionGuard:
@@ -108,7 +128,14 @@ class ConnectionGuard:
             self._auth = Authenticator(ctx, log=None)
             self._auth.start()  # binds inproc://zeromq.zap.01: one per context
             self._auth.configure_curve(domain="*", location=curve_location)
-        self._monitor = sock.get_monitor_socket(_EVENTS)
+        # The monitor's PAIR comes from ``ctx`` (a plain context), not from the socket's
+        # own: the tournament gateway's socket is a zmq.asyncio one, whose sockets cannot
+        # be read synchronously from this thread.
+        monitor_end = f"inproc://okgin-connguard-monitor-{id(self)}"
+        sock.monitor(monitor_end, _EVENTS)
+        self._monitor = ctx.socket(zmq.PAIR)
+        self._monitor.linger = 0
+        self._monitor.connect(monitor_end)
         self._sock = sock
         self._pipe_end = f"inproc://okgin-connguard-{id(self)}"
         self._pipe = ctx.socket(zmq.PAIR)
@@ -143,36 +170,48 @@ class ConnectionGuard:
             self._thread_pipe.close(0)
 
     def _read_events(self) -> None:
-        batch: list[tuple[int, int]] = []
+        batch: list[tuple[int, int, str]] = []
         while True:
             try:
                 frames = self._monitor.recv_multipart(zmq.NOBLOCK)
             except zmq.Again:
                 break
             if frames and len(frames[0]) >= 6:
-                batch.append(struct.unpack("=HI", frames[0][:6]))
+                event, fd = struct.unpack("=HI", frames[0][:6])
+                endpoint = frames[1].decode(errors="replace") if len(frames) > 1 else ""
+                batch.append((event, fd, endpoint))
         ended_later: set[int] = set()
-        refuse: list[tuple[int, str]] = []
         for i in range(len(batch) - 1, -1, -1):  # which ACCEPTEDs have their end in this batch
-            event, fd = batch[i]
+            event, fd, endpoint = batch[i]
             if event == zmq.EVENT_DISCONNECTED:
                 ended_later.add(fd)
             elif fd in ended_later:
-                batch[i] = (-1, fd)  # accepted and gone already: count nothing, shut nothing
+                batch[i] = (-1, fd, endpoint)  # accepted and gone already: count nothing, shut nothing
                 ended_later.discard(fd)
-        for event, fd in batch:
-            host = _peer_host(fd) if event == zmq.EVENT_ACCEPTED else None
-            with self._lock:
-                self._forget(fd)  # its end, or a reused descriptor's old connection
-                if host is not None:
+        refuse: list[tuple[socket.socket, str]] = []
+        try:
+            for event, fd, endpoint in batch:
+                opened = open_accepted(fd, endpoint) if event == zmq.EVENT_ACCEPTED else None
+                with self._lock:
+                    self._forget(fd)  # its end, or a reused descriptor's old connection
+                    if opened is None:
+                        continue
+                    conn, host = opened
                     self._by_fd[fd] = host
                     self._hosts[host] += 1
-                    reason = self.refusal(host)
-                    if reason is not None:
-                        refuse.append((fd, host))
-        for fd, host in refuse:
-            if _shut(fd):
-                self.refused[host] += 1
+                    if self.refusal(host) is not None:
+                        refuse.append((conn, host))
+                        continue
+                conn.close()  # (the duplicate only: libzmq keeps its own descriptor)
+            for conn, host in refuse:
+                try:
+                    conn.shutdown(socket.SHUT_RDWR)
+                    self.refused[host] += 1
+                except OSError:
+                    pass
+        finally:
+            for conn, _ in refuse:
+                conn.close()
 
     def _forget(self, fd: int) -> None:
         host = self._by_fd.pop(fd, None)

@@ -28,6 +28,7 @@ from .sessions import TAKEN_MESSAGE
 from .tables import FINISHED, PLAYING
 
 if TYPE_CHECKING:
+    from .doors import Door
     from .server import Referee
     from .sessions import Session
 
@@ -76,16 +77,22 @@ class Dispatcher:
             "entropy_reveal": hub.entropy.on_entropy_reveal,
         }
 
-    def handle(self, frames: list[bytes]) -> None:
+    def handle(self, frames: list[bytes], door: Door | None = None) -> None:
+        """One message; ``door``: the seat door it came through (referee.doors), or None."""
         hub = self.hub
         rid = frames[0]
+        if door is None:
+            if len(rid) != 5 or rid[0]:  # not an id libzmq generated: the client chose it
+                # (before the rate limiter: a chosen id must not share a door peer's budget)
+                self.refuse_identity(rid)
+                return
+        elif len(rid) != 11 or rid[6]:
+            self.refuse_identity(rid, door=True)
+            return
         self.nbytes = nbytes = len(frames[-1])
         limiter = hub.limiter
         if limiter is not None and not limiter.admit(rid, nbytes):
             return  # over its budget: dropped unread (referee.ratelimit)
-        if len(rid) != 5 or rid[0]:  # not an id libzmq generated: the client chose it
-            self.refuse_identity(rid)
-            return
         t: str | None = None
         rqid: Any = None
         msg: Any = None
@@ -109,6 +116,11 @@ class Dispatcher:
                 raise
             rqid = request_id(msg)
             t = validate(msg)
+            if door is not None:  # seat-only (referee.doors): refused before anything changes
+                if sess is None and t == "hello":
+                    door.admit_hello(msg)
+                else:
+                    door.admit(t, msg)
             if sess is None:
                 desk = hub.desk
                 if t != "hello":
@@ -158,7 +170,7 @@ class Dispatcher:
         if p is not None and p.seat == seat:
             t.send_prompt_to(seat)
 
-    def refuse_identity(self, rid: bytes) -> None:
+    def refuse_identity(self, rid: bytes, door: bool = False) -> None:
         """Answer a client-chosen routing id with ``bad_identity``, at most once a second.
 
         Nothing of the frame is read and no session is made for it. Why bounded: each
@@ -178,7 +190,11 @@ class Dispatcher:
                 refused.clear()
         refused[rid] = now
         hub.stats["errors"] += 1
-        hub.raw_send(rid, encode(ProtocolError("bad_identity", BAD_IDENTITY_MESSAGE).to_wire()))
+        data = encode(ProtocolError("bad_identity", BAD_IDENTITY_MESSAGE).to_wire())
+        if door:
+            hub.raw_send(rid, data)
+        else:
+            hub.transport.raw_send_main(rid, data)
 
     # ---------------------------------------------------------------- session-level
     def on_heartbeat(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:

@@ -163,6 +163,7 @@ class Lobby:
         desk = self.hub.desk
         for sess in t.close(reason):
             desk.maybe_forget(sess)
+        self.hub.doors.close_table(t.name)  # after table_closed was queued for its seats
         if t.reserved_tokens:
             for tok in t.reserved_tokens:
                 self.reserved.pop(tok, None)
@@ -405,6 +406,9 @@ class Lobby:
             raise ProtocolError("not_seated", f"you neither sit at nor watch table {name!r}", table=name)
 
     def on_create_table(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
+        doors = msg.get("doors", False)
+        if doors and not msg.get("reserved", False):
+            raise ProtocolError("bad_message", "doors (1.5) are for reserved seats: send reserved: true with them")
         t = self.create_table(
             table=msg.get("table"),
             variant=msg.get("variant", "oklahoma"),
@@ -418,6 +422,12 @@ class Lobby:
             reveal=msg.get("reveal", REVEAL_AT_END),
         )
         reply = {"type": "table_created", "table": t.name, "seat_tokens": t.reserved_tokens, "broadcast_token": t.broadcast_token}
+        if doors:
+            try:
+                reply["doors"] = self.hub.doors.open(t)
+            except ProtocolError:
+                self.close_table(t, "its seat doors could not be opened")
+                raise
         self.hub.reply(sess, reply, rqid)
 
     def on_reveal(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:

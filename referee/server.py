@@ -7,6 +7,7 @@ the real endpoint; the referee then runs on the caller's event loop until
 The referee is split by role, each part owning its own state:
 
 - :mod:`referee.transport`: the ROUTER socket, its drain order, sends;
+- :mod:`referee.doors`: seat doors, a socket per reserved seat that plays only that seat;
 - :mod:`referee.sessions`: ``hello``, resume, liveness (the session desk);
 - :mod:`referee.lobby`: tables, queues, joins, creation and closing;
 - :mod:`referee.dispatch`: one frame in, one handler called, errors out;
@@ -30,6 +31,7 @@ from okgin.protocol import encode
 
 from .config import Clock, Policies, RefereeConfig
 from .dispatch import Dispatcher
+from .doors import Doors
 from .entropy import EntropyDesk
 from .lagging import LagGuard
 from .lobby import Lobby
@@ -64,6 +66,7 @@ class Referee:
         self.entropy = EntropyDesk(self)
         self.dispatcher = Dispatcher(self)
         self.transport = tr = Transport(cfg, self.dispatcher.handle, self.desk.conns, self.now)
+        self.doors = Doors(self)  # seat doors (protocol 1.5), opened by create_table with doors
         limited = cfg.rate_limit_per_s > 0 or cfg.rate_limit_bytes_per_s > 0
         self.limiter = (
             RateLimiter(self, cfg.rate_limit_per_s, cfg.rate_limit_burst, cfg.rate_limit_bytes_per_s, cfg.rate_limit_bytes_burst) if limited else None
@@ -127,6 +130,7 @@ class Referee:
             self._tick_handle.cancel()
         for t in self.tables.values():
             t.stop_timers()
+        self.doors.close_all()
         await self.transport.close()
         if self.recovery is not None:
             self.recovery.close()

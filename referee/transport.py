@@ -29,6 +29,7 @@ from .security import CurveError, start_curve
 
 if TYPE_CHECKING:
     from .config import RefereeConfig
+    from .doors import Door
     from .sessions import Session
 
 _send = zmq.backend.Socket.send
@@ -49,19 +50,27 @@ _NEVER = float("inf")  # the sort key of a connection without a session (Transpo
 # writes its recovery file) held honest tables' moves for two seconds; served in slices,
 # a move that arrives meanwhile is read and, having waited longest, served first.
 DRAIN_BUDGET_S = 0.005
+# Messages read from one seat door per wake-up at most (one bot's traffic: a few per move).
+DOOR_DRAIN_MAX = 64
+_DOOR_KEY_LEN = 11  # referee.doors: DOOR_MARK + door id (4 bytes) + libzmq's 5-byte routing id
 
 
 class Transport:
     """The ROUTER socket of one referee. See the module docstring.
 
-    ``handle(frames)`` is called for every message read (``frames[0]`` is the routing
-    id); ``conns`` maps routing ids to sessions and is only read here, for the order in
-    which a batch is served.
+    ``handle(frames, door)`` is called for every message read (``frames[0]`` is the
+    connection's key: its routing id on the main socket, ``door.prefix + routing id``
+    through a seat door, :mod:`referee.doors`; ``door`` None on the main socket);
+    ``conns`` maps keys to sessions and is only read here, for the order in which a
+    batch is served.
     """
 
-    def __init__(self, config: RefereeConfig, handle: Callable[[list[bytes]], None], conns: dict[bytes, Session], now: Callable[[], float]) -> None:
+    def __init__(self, config: RefereeConfig, handle: Callable[[list[bytes], Door | None], None], conns: dict[bytes, Session],
+                 now: Callable[[], float]) -> None:
         self.config = config
         self.handle = handle
+        #: the seat doors being read, by key prefix (referee.doors)
+        self.doors: dict[bytes, Door] = {}
         self.conns = conns
         self.now = now
         self.loop: asyncio.AbstractEventLoop = None  # type: ignore[assignment]  # set by open()
@@ -84,13 +93,8 @@ class Transport:
         self.loop = loop
         cfg = self.config
         ctx = zmq.Context()
-        sock = ctx.socket(zmq.ROUTER)
+        sock = self._router(ctx)
         try:
-            sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
-            sock.setsockopt(zmq.SNDHWM, cfg.hwm)
-            sock.setsockopt(zmq.RCVHWM, cfg.rcv_hwm)
-            sock.setsockopt(zmq.MAXMSGSIZE, cfg.hard_max_bytes)
-            sock.setsockopt(zmq.LINGER, 0)
             if "[" in cfg.bind or "::" in cfg.bind:
                 sock.setsockopt(zmq.IPV6, 1)
             # ZAP (before binding): CURVE's allow-list (referee.security) and the connection caps
@@ -114,6 +118,104 @@ class Transport:
         self.endpoint = endpoint
         return self.endpoint
 
+    def _router(self, ctx: zmq.Context) -> zmq.Socket:
+        cfg = self.config
+        sock = ctx.socket(zmq.ROUTER)
+        sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
+        sock.setsockopt(zmq.SNDHWM, cfg.hwm)
+        sock.setsockopt(zmq.RCVHWM, cfg.rcv_hwm)
+        sock.setsockopt(zmq.MAXMSGSIZE, cfg.hard_max_bytes)
+        sock.setsockopt(zmq.LINGER, 0)
+        return sock
+
+    # ---------------------------------------------------------------- seat doors
+    def open_door(self, endpoint: str) -> tuple[zmq.Socket, ConnectionGuard | None]:
+        """Bind a seat door's ROUTER (referee.doors) with a connection cap of its own.
+
+        Its own guard, not the main socket's: the door's connections count toward the
+        door's cap only, so a flood through it never uses up the referee's total."""
+        assert self.ctx is not None
+        sock = self._router(self.ctx)
+        guard = None
+        try:
+            cap = self.config.max_door_connections
+            if cap:
+                guard = ConnectionGuard(self.ctx, sock, per_host=0, total=cap)
+            sock.bind(endpoint)
+        except zmq.ZMQError:
+            if guard is not None:
+                guard.stop()
+            sock.close(0)
+            raise
+        return sock, guard
+
+    def serve_door(self, door: Door) -> None:
+        """Start reading a door opened by :meth:`open_door`."""
+        self.doors[door.prefix] = door
+        door.fd = door.sock.getsockopt(zmq.FD)
+        self.loop.add_reader(door.fd, self.drain_door, door)
+        self.loop.call_soon(self.drain_door, door)
+
+    def close_door(self, door: Door) -> None:
+        """Close a door: its peers are disconnected, its connections forgotten."""
+        self.doors.pop(door.prefix, None)
+        if door.fd is not None:
+            if self.loop is not None and not self.loop.is_closed():
+                self.loop.remove_reader(door.fd)
+            door.fd = None
+        if door.guard is not None:
+            door.guard.stop()
+            door.guard = None
+        if not door.sock.closed:
+            # a short linger: the game_end just sent may still be on its way to the bot
+            door.sock.close(linger=SHUTDOWN_LINGER_MS)
+
+    def drain_door(self, door: Door) -> None:
+        """Read a door's messages (one bot's) and hand each on with its door.
+
+        Not sorted in with the main socket's batch: a door carries one seat's traffic,
+        a few messages per move. Read until EAGAIN (the descriptor is edge-triggered),
+        or DOOR_DRAIN_MAX, then another turn."""
+        door.pending = False
+        sock = door.sock
+        if door.fd is None or self.closing or sock.closed:
+            return
+        prefix = door.prefix
+        handle = self.handle
+        stats = self.stats
+        was = self._in_drain
+        self._in_drain = True
+        try:
+            for _ in range(DOOR_DRAIN_MAX):
+                try:
+                    rid = _recv(sock, _NOBLOCK)
+                    frames = [prefix + rid, _recv(sock, _NOBLOCK)]
+                    while _get(sock, _RCVMORE):
+                        frames.append(_recv(sock, _NOBLOCK))
+                except zmq.Again:
+                    break
+                except zmq.ZMQError:
+                    return
+                stats["received"] += 1
+                handle(frames, door)
+                if door.fd is None:  # its table closed meanwhile
+                    return
+            else:
+                self._door_kick(door)
+                return
+            try:
+                if _get(sock, _EVENTS) & _POLLIN:  # replies sent may have consumed the edge
+                    self._door_kick(door)
+            except zmq.ZMQError:
+                pass
+        finally:
+            self._in_drain = was
+
+    def _door_kick(self, door: Door) -> None:
+        if not door.pending and door.fd is not None:
+            door.pending = True
+            self.loop.call_soon(self.drain_door, door)
+
     def serve(self) -> None:
         """Start reading (after crash recovery has restored what it could)."""
         assert self.sock is not None
@@ -136,6 +238,8 @@ class Transport:
         but not reading can hold the stop up, and for SHUTDOWN_LINGER_MS at most.
         """
         self.stop_reading()
+        for door in list(self.doors.values()):  # referee.doors closes them first; this is a backstop
+            self.close_door(door)
         if self.sock is not None:
             self.sock.close(linger=SHUTDOWN_LINGER_MS)
             self.sock = None
@@ -221,7 +325,7 @@ class Transport:
                 if self.closing:
                     return
                 stats["received"] += 1
-                handle(frames)
+                handle(frames, None)
                 if k & 7 == 7 and k < last and now() > deadline:
                     # Out of time: keep the rest for the next drain, after timers and
                     # after reading what arrived meanwhile (sorted in with it).
@@ -261,8 +365,20 @@ class Transport:
                 self.on_drop(sess)  # a watcher that never reads is cut off (referee.lagging)
 
     def raw_send(self, rid: bytes, data: bytes) -> bool:
-        """Queue one frame for a peer without ever blocking; False if it was dropped."""
+        """Queue one frame for a peer without ever blocking; False if it was dropped.
+
+        ``rid`` is a connection's key: a 5-byte routing id of the main socket, or a seat
+        door's key (referee.doors), which names the door's socket and the routing id there."""
         sock = self.sock
+        if len(rid) != 5:
+            door = self.doors.get(rid[:6]) if len(rid) == _DOOR_KEY_LEN else None
+            if door is None or sock is None:
+                self.stats["dropped"] += 1
+                return False
+            sock = door.sock
+            rid = rid[6:]
+            # A send may consume the edge of a message that arrived meanwhile (see drain).
+            self._door_kick(door)
         if sock is None:
             return False
         try:
@@ -278,6 +394,24 @@ class Transport:
                 self.stats["dropped"] += 1
                 return False
             raise
+        finally:
+            if not self._in_drain:
+                self.kick()
+        self.stats["sent"] += 1
+        return True
+
+    def raw_send_main(self, rid: bytes, data: bytes) -> bool:
+        """Queue a frame for a peer of the main socket, whatever its routing id looks like
+        (a client-chosen id may have any length: it must never be taken for a door's key)."""
+        sock = self.sock
+        if sock is None:
+            return False
+        try:
+            _send(sock, rid, _MORE)
+            _send(sock, data, zmq.NOBLOCK)
+        except zmq.ZMQError:
+            self.stats["dropped"] += 1
+            return False
         finally:
             if not self._in_drain:
                 self.kick()

@@ -409,10 +409,13 @@ def _messages() -> dict[str, J]:
                 "players": arr({"type": "string", "minLength": 1, "maxLength": 40, "pattern": SCHEMA_PATTERN}),
                 "full_feed_delay_ms": nullable(MS),
                 "reveal": {"enum": ["game_end", "deferred"]},  # 1.4
+                "doors": BOOL,  # 1.5
             },
             [],
         ),
-        "table_created": ({"table": tname, "seat_tokens": nullable(arr(STR)), "broadcast_token": nullable(STR)}, ["table", "seat_tokens"]),
+        "table_created": ({"table": tname, "seat_tokens": nullable(arr(STR)), "broadcast_token": nullable(STR),
+                           "doors": arr(STR)},  # 1.5: only when asked for
+                          ["table", "seat_tokens"]),
         "close_table": ({"table": table}, ["table"]),
         "table_closed": ({"table": tname, "reason": STR}, ["table", "reason"]),
         # 1.4: a seat's connection went (held for forfeit_in_ms) or came back, to the others

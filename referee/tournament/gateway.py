@@ -19,8 +19,18 @@ every rule and every clock; the gateway adds one loopback hop.
   table's ``disconnect_grace_ms`` like for any other player.
 - Reconnection: a new ``hello`` with the same token replaces the old connection; the
   gateway then asks every upstream for a ``sync`` (snapshot plus the pending prompt).
-- A ``hello`` with an unknown token gets ``bad_token``; anything before ``hello`` gets
-  ``hello_first``; a message for a table that is not the bot's gets ``not_seated``.
+- Seat business only (protocol 1.5, like a sandboxed bot's seat door, referee.doors):
+  a tokenless ``hello`` gets ``seat_only``, one with an unknown token ``bad_token``;
+  anything before ``hello`` gets ``hello_first``; after it, only ``act``, ``advise``,
+  ``sync``, ``resign`` (for the bot's own tables: another table gets ``not_seated``),
+  ``ping``, ``heartbeat`` and ``bye``. Every lobby request (``list_tables``, ``watch``,
+  ``create_table``, ``join``, ``queue``, ``rematch`` ...) gets ``seat_only`` and never
+  reaches a referee: before 1.5 one naming the bot's table was passed on, and one
+  naming none was taken for a heartbeat.
+- Connections are capped per host (``max_per_host``) and in all (``max_connections``)
+  by a :class:`referee.connguard.ConnectionGuard`: past a cap a new connection is closed
+  as soon as it is accepted, so one visitor cannot hold the gateway's memory or lock the
+  others out.
 - The end: when the runner closes the gateway, every connected bot gets ``shutdown``
   (protocol.md §5.24, as from a stopping referee), so a bot that plays "until shutdown"
   (``okgin bot NAME --token T --games 0``) exits by itself. The gateway waits a moment,
@@ -49,6 +59,7 @@ import zmq.asyncio
 
 from okgin.protocol import ERRORS, MAX_MESSAGE_BYTES, ProtocolError, decode, encode
 from okgin.schedule import nonce_commitment, parse_hex32
+from referee.connguard import ConnectionGuard
 
 from .link import curve_for
 
@@ -57,6 +68,12 @@ LIVENESS = 3
 CLOSE_WAIT_S = 1.0  # how long close() waits for the bots' bye after shutdown
 ENV_CURVE_KEYS = "OKGIN_GATEWAY_CURVE_KEYS"
 ENV_CURVE_ALLOW = "OKGIN_GATEWAY_ALLOW"
+# Live connections per visiting host and in all (ConnectionGuard). A remote bot needs one,
+# and a few while it reconnects; several participants may share a host (a NAT).
+MAX_PER_HOST = 16
+MAX_CONNECTIONS = 512
+# What a participant may send after hello: its seats' play, and session upkeep.
+SEAT_TYPES = frozenset({"act", "advise", "sync", "resign", "entropy_reveal", "ping", "heartbeat", "bye"})
 
 
 def _error(name: str, message: str, rid: Any = None, request: str | None = None) -> dict[str, Any]:
@@ -93,8 +110,11 @@ class _Remote:
 
 class Gateway:
     def __init__(self, ctx: zmq.asyncio.Context, bind: str, tokens: dict[str, str], curve_keys: str | None = None,
-                 curve_allow: str | None = None) -> None:
+                 curve_allow: str | None = None, max_per_host: int = MAX_PER_HOST, max_connections: int = MAX_CONNECTIONS) -> None:
         self.ctx = ctx
+        self.max_per_host = max_per_host
+        self.max_connections = max_connections
+        self.guard: ConnectionGuard | None = None
         self.bind = bind
         self.curve_keys = curve_keys if curve_keys is not None else os.environ.get(ENV_CURVE_KEYS) or None
         self.curve_allow = curve_allow if curve_allow is not None else os.environ.get(ENV_CURVE_ALLOW) or None
@@ -114,8 +134,12 @@ class Gateway:
         try:
             if self.curve_keys or self.curve_allow:
                 self._start_curve(s)
+            if self.max_per_host or self.max_connections:
+                self.guard = ConnectionGuard(zmq.Context.shadow(self.ctx.underlying), s, per_host=self.max_per_host,
+                                             total=self.max_connections)
             s.bind(self.bind)
         except (zmq.ZMQError, ValueError):
+            self._stop_guard()
             s.close(linger=0)  # a socket left open would hang the context's term (at exit, or when collected)
             self._stop_auth()
             raise
@@ -149,6 +173,11 @@ class Gateway:
         s.curve_publickey = public
         s.curve_server = True
 
+    def _stop_guard(self) -> None:
+        if self.guard is not None:
+            self.guard.stop()
+            self.guard = None
+
     def _stop_auth(self) -> None:
         if self._auth is not None:
             self._auth.stop()
@@ -169,6 +198,7 @@ class Gateway:
         for t in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await t
+        self._stop_guard()
         if self.sock is not None:
             # a bot that said no bye may still be reading: a short linger, not a drop
             self.sock.close(linger=int(CLOSE_WAIT_S * 1000) if told else 0)
@@ -292,6 +322,10 @@ class Gateway:
                 await self._reply(route, _error("hello_first", "send hello with your token first", rid, kind))
                 continue
             r = self.remotes[name]
+            if kind not in SEAT_TYPES:
+                await self._reply(route, _error("seat_only", f"the tournament gateway carries only your seats' play: {kind} is refused here",
+                                                rid, kind if isinstance(kind, str) else None))
+                continue
             if kind == "ping":
                 await self._reply(route, {"type": "pong", "id": rid, "time_ms": int(time.monotonic() * 1000)})
                 continue
@@ -306,6 +340,9 @@ class Gateway:
                     continue
                 with contextlib.suppress(zmq.ZMQError):
                     await link.sock.send(frame)
+                continue
+            if kind not in ("heartbeat", "bye"):
+                await self._reply(route, _error("bad_message", f"{kind} needs the table it is for", rid, kind))
                 continue
             # heartbeat, bye and anything without a table: a sign of life for every game it plays.
             out = encode({"type": "bye"} if kind == "bye" else {"type": "heartbeat"})
@@ -322,7 +359,11 @@ class Gateway:
         if msg.get("protocol") != 1:
             await self._reply(route, _error("version_mismatch", "this gateway speaks protocol 1", rid, "hello"))
             return
-        name = self.by_token.get(str(msg.get("token") or ""))
+        token = msg.get("token")
+        if not isinstance(token, str) or not token:
+            await self._reply(route, _error("seat_only", "the tournament gateway admits only sessions with your participant token", rid, "hello"))
+            return
+        name = self.by_token.get(token)
         if name is None:
             await self._reply(route, _error("bad_token", "that token is not one this tournament handed out", rid, "hello"))
             return

@@ -112,7 +112,8 @@ async def check(runner: Runner, slot: Slot, p: Participant, timeout: float | Non
             return problem
     try:
         reply = await slot.link.request({"type": "create_table", "table": table, "variant": cfg.rules.variant,
-                                         "rules": cfg.rules.to_dict(), "reserved": True}, timeout=15.0)
+                                         "rules": cfg.rules.to_dict(), "reserved": True,
+                                         **runner.door_request(slot.endpoint)}, timeout=15.0)
     except (RefereeGone, RequestFailed) as e:
         raise RuntimeError(f"preflight: the referee refused a preflight table: {e}") from None
     q: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
@@ -121,7 +122,8 @@ async def check(runner: Runner, slot: Slot, p: Participant, timeout: float | Non
     held = False
     try:
         token = next(iter(reply.get("seat_tokens") or [""]))
-        bot = await runner.launch(p, 0, slot.endpoint, token, table, sg, 1, q)
+        bot = await runner.launch(p, 0, slot.endpoint, token, table, sg, 1, q,
+                                  door=next(iter(reply.get("doors") or [None])))
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while loop.time() < deadline:

@@ -330,8 +330,14 @@ class Runner:
             return path, log
         raise AssertionError("unreachable")
 
+    def door_request(self, endpoint: str) -> dict[str, Any]:
+        """What ``create_table`` adds to ask for seat doors (protocol 1.5, referee.doors):
+        sandboxed bots reach a referee of this host through their seat's door only."""
+        return {"doors": True} if self.sandbox is not None and endpoint in self.ipc_for else {}
+
     async def launch(self, p: Participant, seat: int, endpoint: str, token: str, table: str, sg: ScheduledGame,
-                     attempt: int, q: asyncio.Queue[dict[str, Any]]) -> _Bot:
+                     attempt: int, q: asyncio.Queue[dict[str, Any]], door: str | None = None) -> _Bot:
+        """``door``: the seat's door (an ``ipc://`` endpoint from ``table_created.doors``)."""
         log_path, log = self.open_log(sg, seat, p.name, attempt, table)
         if p.kind == "remote":
             assert self.gateway is not None
@@ -339,9 +345,14 @@ class Runner:
             await self.gateway.attach(p.name, endpoint, token, table)
             return _Bot(seat, p.name, None, log_path, log, remote_table=table)
         cwd = str(self.cfg.resolve_path(p.cwd)) if p.cwd else self.cfg.config_dir
-        socket = self.ipc_for.get(endpoint) if self.sandbox is not None and p.network == "none" else None
+        # Its seat's door, never the referee's shared socket: through the door it can play
+        # its seat and nothing else (no lobby, no other table, a connection cap of its own).
+        sandboxed_ipc = self.sandbox is not None and p.network == "none" and endpoint in self.ipc_for
+        if sandboxed_ipc and not door:
+            raise RuntimeError(f"referee at {endpoint} gave no seat door for {p.name} (it needs protocol 1.5)")
+        socket = Path(door[len("ipc://"):]) if sandboxed_ipc and door else None
         if socket is not None:
-            endpoint = f"ipc://{SOCKET_PATH}"  # the referee's socket, as the sandbox shows it
+            endpoint = f"ipc://{SOCKET_PATH}"  # the seat's door, as the sandbox shows it
         argv = self.bot_argv(p, endpoint, token, table, sg)
         env = {"OKGIN_ENDPOINT": endpoint, "OKGIN_TOKEN": token, "OKGIN_TABLE": table, "OKGIN_NAME": p.name, **dict(p.env)}
         limits = self.cfg.limits.merged(p.limits)
@@ -482,10 +493,14 @@ class Runner:
                     # Secret deals: game_end reveals nothing; the runner asks for the salt
                     # (5.25) and publishes the seed once every game of the deal has ended.
                     "reveal": "deferred",
+                    **self.door_request(slot.endpoint),
                 })
                 tokens = list(reply.get("seat_tokens") or [])
                 if len(tokens) != len(sg.seats):
                     return Outcome(True, f"create_table gave {len(tokens)} seat tokens for {len(sg.seats)} seats")
+                doors = list(reply.get("doors") or [None] * len(tokens))
+                if len(doors) != len(tokens):
+                    return Outcome(True, f"create_table gave {len(doors)} seat doors for {len(tokens)} seats")
                 await slot.link.request({"type": "watch", "table": table})
             except RefereeGone as e:
                 return Outcome(True, f"referee {slot.label} gone: {e}")
@@ -511,7 +526,7 @@ class Runner:
             else:
                 for seat, name in enumerate(sg.seats):
                     bots.append(await self.launch(cfg.participant(name), seat, slot.endpoint, tokens[seat], table, sg,
-                                                  attempt, q))
+                                                  attempt, q, door=doors[seat]))
             last_progress = time.monotonic()
             while rec.end is None:
                 wait = cfg.stall_timeout - (time.monotonic() - last_progress)

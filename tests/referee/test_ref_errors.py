@@ -357,3 +357,16 @@ def test_session_taken_and_bad_identity(referee, make_client):
     chosen.sock = dealer(referee.endpoint, ctx=Client.ctx, ROUTING_ID=b"mine")
     chosen.send({"type": "hello", "protocol": 1, "role": "player", "name": "b"})
     error_of(chosen.recv(), "bad_identity")
+
+
+def test_seat_only_on_a_seat_door(referee, make_client):
+    """Protocol 1.5 (details: test_ref_doors.py): through a seat door, a tokenless hello
+    and a lobby request get ``seat_only`` and change nothing."""
+    admin = make_client(referee.endpoint)
+    admin.hello("organiser", role="admin")
+    created = admin.request({"type": "create_table", "table": "d", "reserved": True, "doors": True}, "table_created")
+    before = fingerprint(referee)
+    door = make_client(created["doors"][0])
+    error_of(door.request({"type": "hello", "protocol": 1, "role": "player", "name": "spy"}), "seat_only")
+    error_of(door.request({"type": "list_tables"}), "seat_only")
+    assert fingerprint(referee) == before
