@@ -65,6 +65,7 @@ from .verify import secrecy_lines
 
 MAX_ATTEMPTS = 5
 MAX_RESTARTS = 3
+SCAN_LIMIT = 100_000  # queued games looked through for one that can start (a remote participant away)
 CRASH_GRACE_S = 1.0  # after a bot exits, wait this long for a game_end already on its way
 PLACEHOLDER_RE = re.compile(r"\{(endpoint|token|table|name|game|config_dir)\}")
 
@@ -830,10 +831,15 @@ class Runner:
         return min(self.gateway.absent_for(name), since)
 
     def _next_game(self) -> tuple[int, int] | None:
-        """The first queued game that may start now (taken off the queue), or None."""
-        if not self.remote_names or self.gateway is None:
+        """The first queued game that may start now (taken off the queue), or None.
+
+        The queue is looked through only while a remote participant is away or busy
+        with a deal, and then at most :data:`SCAN_LIMIT` games deep, so that a long SPRT
+        queue costs no more than that per game."""
+        gw = self.gateway
+        if gw is None or all(gw.is_connected(n) and not self.playing_deals[n] for n in self.remote_names):
             return self.queue.popleft()
-        for i, (index, attempt) in enumerate(self.queue):
+        for i, (index, attempt) in enumerate(itertools.islice(self.queue, SCAN_LIMIT)):
             sg = self.schedule[index]
             if all(self._ready(n, sg.deal) for n in sg.seats if n in self.remote_names):
                 del self.queue[i]
