@@ -19,6 +19,7 @@ TERMINATION_TEXT = {
     "disconnect": "disconnected",
     "abandoned": "the game was abandoned",
     "resigned": "resigned",
+    "hand_limit": "the game limit (max_hands, docs/rules.md §3.7.1) was reached: the higher score wins",
 }
 
 
@@ -28,6 +29,8 @@ def headline(state: TableState) -> str:
     winner = final.get("winner", v.winner if v is not None else None)
     scores = final.get("scores") or (list(v.scores) if v is not None else [])
     if winner is None:
+        if final.get("termination") == "hand_limit":
+            return "The game limit was reached at equal scores: a draw."
         return "The game ended with no winner."
     others = ", ".join(str(scores[s]) for s in range(len(scores)) if s != winner)
     name = state.name(winner)
