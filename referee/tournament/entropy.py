@@ -67,13 +67,18 @@ async def referee_seat(slot: Slot, name: str, table: str) -> Contributor:
     """A local participant seated at its preflight table ``table``."""
 
     async def state(h: str | None = None) -> dict[str, Any]:
+        """The seat's entropy_state. A lost referee is the organiser's failure, never the
+        participant's: it stops the event (RuntimeError) rather than count as a withheld nonce."""
         msg: dict[str, Any] = {"type": "entropy", "table": table}
         if h is not None:
             msg["commitments_hash"] = h
         try:
             return await slot.link.request(msg, timeout=5.0)
-        except (RefereeGone, RequestFailed):
-            return {}
+        except RequestFailed:
+            return {}  # a referee of protocol 1.4 (unknown_type): nobody's nonce through it
+        except RefereeGone as e:
+            raise RuntimeError(f"preflight: the referee was lost while collecting the participants' nonces ({e}); "
+                               "no game was played") from None
 
     async def ask(h: str) -> None:
         await state(h)
