@@ -344,9 +344,13 @@ class Backend:
         return g
 
     def close(self) -> None:
-        """Remove the runner's directories (their groups are gone by now)."""
+        """Remove the runner's directories (their groups are gone by now; one a failed
+        launch left behind is removed too, if nothing runs in it any more)."""
         for d in dict.fromkeys(self.base.values()):
             with contextlib.suppress(OSError):
+                for sub in [s for s in d.iterdir() if s.is_dir()]:
+                    with contextlib.suppress(OSError):
+                        _rmdir(sub)
                 _rmdir(d)
 
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import itertools
 import json
 import os
@@ -389,7 +388,11 @@ class Runner:
             proc = None
         bot = _Bot(seat, p.name, proc, log_path, log, sandboxed=sandboxed, cgroup=group)
         if group is not None and proc is not None:
-            bot.enforcer = asyncio.ensure_future(cgroups.enforce(group, functools.partial(kill_sandbox, proc.pid)))
+            def end_sandbox(proc: asyncio.subprocess.Process = proc) -> None:
+                if proc.returncode is None:  # never a reaped (perhaps reused) pid
+                    kill_sandbox(proc.pid)
+
+            bot.enforcer = asyncio.ensure_future(cgroups.enforce(group, end_sandbox))
 
         async def watch_exit() -> None:
             code = 127 if proc is None else await proc.wait()
