@@ -211,13 +211,15 @@ MAX_TEXT_PAIRINGS = 28  # head-to-head lines in the text table (8 players); more
 def _fmt_h2h(p: dict[str, Any]) -> str:
     """One pairing (or the SPRT) on deal pairs: cells, Elo difference, interval, LOS."""
     who = f"{p['a']} - {p['b']}: " if "a" in p else ""
-    if p.get("deals") == "independent":  # a deal per game: the unit is a game (W/D/L), not a pair
-        who += "(independent deals, per game) "
+    unit = "pair"
+    if p.get("deals") == "independent":  # a deal per game: the unit is a game (a's losses/draws/wins), not a pair
+        who += "(independent deals: a's L/D/W per game) "
+        unit = "game"
     cells = "/".join(f"{c:g}" for c in p["cells"])
     unpaired = f", {p['unpaired']} unpaired" if p["unpaired"] else ""
     if not p["units"]:
-        return f"{who}no complete pair yet{unpaired}"
-    return (f"{who}{p['units']:g} pair{'' if p['units'] == 1 else 's'} {cells}{unpaired}; Elo difference {_fmt_elo(p['elo_diff'])} "
+        return f"{who}no complete {unit} yet{unpaired}"
+    return (f"{who}{p['units']:g} {unit}{'' if p['units'] == 1 else 's'} {cells}{unpaired}; Elo difference {_fmt_elo(p['elo_diff'])} "
             f"[{_fmt_elo(p['elo_diff_low95'])}, {_fmt_elo(p['elo_diff_high95'])}], LOS {100 * p['los']:.1f}%")
 
 

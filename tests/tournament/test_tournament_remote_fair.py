@@ -155,7 +155,7 @@ def test_the_statistics_of_an_independent_pairing_count_games_not_pairs() -> Non
     (p,) = [p for p in rep.pairs if "units" in p]
     assert p["units"] == 8 and p["unpaired"] == 0 and p["deals"] == "independent"
     assert list(p["cells"]) == [3, 0, 5]  # a's losses, draws, wins: a game is the unit
-    assert "independent deals" in rep.to_text()
+    assert "independent deals" in rep.to_text() and "8 games 3/0/5" in rep.to_text()
     # The same games read as duplicate deals would pair nothing (each deal has one game).
     (q,) = [p for p in build_report("t", "round_robin", ["a", "far"], games, per_unit=2).pairs if "units" in p]
     assert q["units"] == 0 and q["unpaired"] == 8
