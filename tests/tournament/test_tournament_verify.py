@@ -323,3 +323,22 @@ def test_a_resumed_event_gets_its_chain_when_complete(event: tuple[Path, str], t
     assert re.search(r"results chain head [0-9a-f]{64} over 6 game\(s\)", out.getvalue()), out.getvalue()
     code, text = verify(copy)
     assert code == 0, text
+
+
+def test_a_forfeit_is_backed_by_its_record(tmp_path: Path) -> None:
+    """The runner's own labels (a crash: it resigned the seat of a bot that exited) verify;
+    the same forfeit blamed on the other participant, or relabelled, does not."""
+    parts = [{"name": "good", "command": protobot()}, {"name": "gone", "command": protobot("--exit-after-hello")}]
+    cfg = write_config(tmp_path / "cr.toml", parts, tournament={"games_per_pairing": 2}, rules=FAST_RULES)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main([str(cfg), "--quiet"]) == 1, out.getvalue()  # gone lost every game to crashes
+    db = tmp_path / "cr.sqlite"
+    code, text = verify(db)
+    assert code == 0 and "(2 crash)" in text, text
+    for i, change in enumerate(("UPDATE games SET culprit = 'good', winner = 'gone' WHERE idx = 0",
+                                "UPDATE games SET termination = 'illegal' WHERE idx = 1")):
+        copy = copy_event(db, tmp_path / str(i))
+        sql(copy, change)
+        code, text = verify(copy)
+        assert code == 1 and "terminations" in failed(text), text
