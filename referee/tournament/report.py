@@ -84,6 +84,9 @@ class Report:
     limits_by: str = ""  # what enforced the sandbox limits: "cgroup v2", "cgroup v1", "rlimits (per process)" (.cgroups)
     # How the deals of pairings with remote participants were dealt (deals_notes()).
     deals_notes: list[str] = field(default_factory=list)
+    # The participants' nonces (.entropy): who contributed, withheld or sent none, the
+    # commitments and their hash; None for an event without them.
+    nonces: dict[str, Any] | None = None
 
     @property
     def warning(self) -> str:
@@ -193,6 +196,7 @@ class Report:
             "replayed": self.replayed,
             "chain_head": self.chain_head,
             "deals_notes": self.deals_notes,
+            "nonces": self.nonces,
         }
         return json.dumps(clean(data), indent=2, sort_keys=False) + "\n"
 
@@ -406,6 +410,11 @@ def report_from_store(store: ResultsStore, prior_draws: float | None = None, anc
     rep.limits_by = store.get_meta("limits_by") or ""
     rep.replayed = [{"game": g.index, "key": g.key, "attempts": g.attempts} for g in games if g.attempts > 1]
     rep.chain_head = store.get_meta("chain_head")
+    ent = store.entropy()
+    if ent is not None:
+        rep.nonces = {"contributed": sorted(ent.get("nonces") or {}), "withheld": list(ent.get("withheld") or []),
+                      "absent": list(ent.get("absent") or []), "commitments": dict(ent.get("commitments") or {}),
+                      "commitments_hash": ent.get("commitments_hash")}
     rep.deals_notes = deals_notes(cfg.get("duplicate", True), cfg.get("remote_duplicate", False), remote)
     return rep
 

@@ -95,7 +95,10 @@ def test_the_deals_derive_from_every_revealed_nonce(event: tuple[Path, str]) -> 
                 assert g.termination == "normal", g
     finally:
         st.close()
-    # the report names who contributed, who withheld and who sent none
+    # the report names who contributed, who withheld and who sent none (its JSON too)
+    rep = json.loads(db.with_name("n.json").read_text())
+    assert rep["nonces"]["contributed"] == ["a", "d"] and rep["nonces"]["withheld"] == ["b"]
+    assert rep["nonces"]["absent"] == ["c"] and set(rep["nonces"]["commitments"]) == {"a", "b", "d"}
     assert "participants' nonces: 2 went into every deal (a, d)" in out
     assert "committed but withheld (left out; each forfeits every game): b" in out and "sent no commitment: c" in out
 
@@ -269,3 +272,21 @@ def test_the_gateway_keeps_a_remote_bots_first_commitment_and_only_its_matching_
         "welcome", "welcome", "forbidden", "entropy_request", "bad_message", "ok"]
     assert got[3] == {"type": "entropy_request", "table": "cup-preflight-far", "commitments_hash": "cd" * 32}
     assert commit == nonce_commitment(nonce) and kept == A
+
+
+def test_a_referee_lost_during_the_nonces_stops_the_event_and_blames_no_participant() -> None:
+    """Its seats' nonces could not be read: that is the organiser's failure, so the event
+    stops before any game (RuntimeError: exit 1, no results file) instead of counting the
+    seats as withheld and forfeiting honest participants."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from referee.tournament.link import RefereeGone
+
+    class GoneLink:
+        async def request(self, msg: dict, timeout: float = 0.0) -> dict:
+            raise RefereeGone("its process exited")
+
+    slot = SimpleNamespace(link=GoneLink())
+    with pytest.raises(RuntimeError, match="referee was lost while collecting the participants' nonces"):
+        asyncio.run(entropy.referee_seat(slot, "a", "cup-preflight-a"))  # type: ignore[arg-type]
