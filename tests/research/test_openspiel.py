@@ -287,3 +287,23 @@ def test_bench_ismcts_runs() -> None:
         out = json.loads(proc.stdout.strip().splitlines()[-1])
         row = out["rows"][0]
         assert row["games"] == 2 and row["wins"] + row["losses"] + row["drawn"] == 2
+
+
+def test_the_game_limit_rule_ends_a_game_without_a_winner_at_zero() -> None:
+    """``max_hands`` in the rules (docs/rules.md §3.7.1): players that never knock end
+    at the limit in a draw, whole-game returns all 0 (a game without a winner)."""
+    game = pyspiel.load_game("oklahoma_gin", {"returns": "game", "rules": "max_hands=2", "max_hands": 50})
+    rng = random.Random(7)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            _chance(state, rng)
+            continue
+        legal = [a for a in state.legal_actions() if a < osp.KNOCK_BASE]  # never knock
+        state.apply_action(rng.choice(legal))
+    g = state.okgin_game
+    assert g.is_over and g.termination == "hand_limit" and len(g.results) == 2
+    if g.winner is None:
+        assert state.returns() == [0.0, 0.0]
+    else:
+        assert state.returns()[g.winner] == 1.0
