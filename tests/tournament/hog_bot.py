@@ -3,8 +3,12 @@ each child stays inside a per-process limit, the sandbox as a whole does not. It
 legal moves (the SDK's simple bot); at its first prompt it first starts its children and
 then plays on, so only a limit for the whole sandbox can end it:
 
-- ``memory N MB``: N children that each hold MB megabytes (every page touched);
+- ``memory N MB``: N children that each hold MB megabytes (every page touched); the bot
+  plays on once all of them hold theirs (so the game cannot end first, however loaded
+  the machine: if the memory runs out, it waits until the runner ends it);
 - ``busy N``: N children that spin on the CPU;
+- ``spin N``: the same, but the bot then waits for ever instead of playing on (until
+  the CPU limit or the runner's stall_timeout ends it);
 - ``forkbomb``: children until a fork is refused; one JSON line on stderr says how many.
 
     python hog_bot.py ENDPOINT TOKEN MODE [N [MB]]
@@ -33,10 +37,11 @@ def child(body: Any) -> int:
     return pid
 
 
-def hold(mb: int) -> None:
+def hold(mb: int, ready: int) -> None:
     block = bytearray(mb << 20)
     for i in range(0, len(block), 4096):
         block[i] = 1
+    os.write(ready, b"+")
     r, _w = KEEP[0]
     os.read(r, 1)  # until the bot's pipe closes, that is, never while it plays
 
@@ -49,11 +54,17 @@ def spin() -> None:
 def start(mode: str, n: int, mb: int) -> None:
     KEEP.append(os.pipe())
     if mode == "memory":
+        r, w = os.pipe()
         for _ in range(n):
-            KEEP.append(child(lambda: hold(mb)))
-    elif mode == "busy":
+            KEEP.append(child(lambda: hold(mb, w)))
+        got = 0
+        while got < n:  # each child says when it holds its memory
+            got += len(os.read(r, n - got))
+    elif mode in ("busy", "spin"):
         for _ in range(n):
             KEEP.append(child(spin))
+        if mode == "spin":
+            os.read(KEEP[0][0], 1)
     elif mode == "forkbomb":
         forked, error = 0, None
         try:

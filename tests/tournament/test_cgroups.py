@@ -88,10 +88,10 @@ def test_eight_children_of_120_mb_under_256_mb_forfeit_naming_the_limit(tmp_path
 @needs_sandbox
 @needs_cgroups
 def test_busy_children_use_at_most_the_sandboxs_cpu_seconds(tmp_path: Path) -> None:
-    """Four spinning children, each under the per-process CPU limit for a while: the
-    sandbox's total ends the bot, and the forfeit says how much it used."""
-    # Long games (to 100 points): at one CPU, 2 CPU-s take 2 s at least.
-    cfg = event(tmp_path, "cpu", hog("busy", 4), {"cpu_s": 2}, rules={"target_score": 100})
+    """Four spinning children, each under the per-process CPU limit for a while, the bot
+    itself waiting: the sandbox's total ends it, and the forfeit says how much it used.
+    (Per process, the children die at 2 s each and the bot loses by the stall_timeout.)"""
+    cfg = event(tmp_path, "cpu", hog("spin", 4), {"cpu_s": 2}, tournament={"stall_timeout": 600})
     assert main([str(cfg), "--quiet"]) == 1
     rows = games(tmp_path / "cpu.sqlite")
     assert len(rows) == 2
