@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -52,7 +53,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", default="0", help="bot seed; game k gets SEED/k (default 0)")
     p.add_argument("--variant", choices=["oklahoma", "box"], help="for the queue (default oklahoma) or a new table; an existing table's is kept")
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule option (repeatable)")
-    p.add_argument("--token", help="a reserved seat token (one game), or a tournament gateway token with --games 0 (every game of the tournament)")
+    p.add_argument("--token", default=os.environ.get("OKGIN_TOKEN") or None,
+                   help="a reserved seat token (one game), or a tournament gateway token with --games 0 (every game of the "
+                   "tournament); default $OKGIN_TOKEN, which is how a tournament passes it (a command line is readable by "
+                   "every local user, the environment is not)")
+    p.add_argument("--token-file", type=Path, metavar="FILE",
+                   help="read the token from this file's first line instead (keep it mode 0600)")
     p.add_argument("--plan", type=Path, help="JSON list of {token, seed}: reserved seats played in order")
     p.add_argument("--no-thread", action="store_true", help="run the bot on the socket's thread (no heartbeats while it thinks)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
@@ -71,6 +77,13 @@ def main(argv: list[str]) -> int:
     if name == "bot":
         name = cls.__name__
     threaded = not args.no_thread
+    if args.token_file is not None:
+        try:
+            args.token = args.token_file.read_text(encoding="utf-8").strip().splitlines()[0].strip()
+        except (OSError, UnicodeDecodeError, IndexError) as e:
+            print(f"okgin bot: cannot read a token from {args.token_file}: {getattr(e, 'strerror', None) or 'empty'}",
+                  file=sys.stderr)
+            return 2
     try:
         if args.plan is not None:
             plan = json.loads(args.plan.read_text())

@@ -16,6 +16,8 @@ from typing import IO, Any
 from okgin import canonical_json
 from okgin.journal import JOURNAL_FORMAT, JOURNAL_VERSION  # the reader's (okgin.journal) and the writer's are one
 
+from .private import open_private, private_dir
+
 __all__ = ["JOURNAL_FORMAT", "JOURNAL_VERSION", "Journal", "iso_now"]
 
 
@@ -27,8 +29,11 @@ class Journal:
     """One game's journal file. ``write`` appends one line and flushes it."""
 
     def __init__(self, directory: str | os.PathLike[str], table: str, game: int) -> None:
+        # 0700 / 0600 (.private): a journal holds its game's seed, which deals every
+        # other seating of the deal too, and its hidden cards.
         d = Path(directory)
-        d.mkdir(parents=True, exist_ok=True)
+        if not d.is_dir():
+            private_dir(d)
         base = f"{table}-g{game}-{_stamp()}"
         path = d / f"{base}.jsonl"
         k = 1
@@ -36,7 +41,7 @@ class Journal:
             try:
                 # unbuffered binary: each entry is one write(2), already on its way to disk
                 # when write() returns (no text layer, no separate flush)
-                self._f: IO[bytes] | None = open(path, "xb", buffering=0)  # lives as long as the game
+                self._f: IO[bytes] | None = open_private(path, "xb", buffering=0)  # lives as long as the game
                 break
             except FileExistsError:
                 k += 1
@@ -48,7 +53,7 @@ class Journal:
         """Append to an existing journal again (crash recovery, :mod:`referee.recovery`)."""
         j = cls.__new__(cls)
         j.path = Path(path)
-        j._f = open(j.path, "ab", buffering=0)  # lives as long as the game
+        j._f = open_private(j.path, "ab", buffering=0)  # lives as long as the game
         return j
 
     def write(self, t: str, **fields: Any) -> None:

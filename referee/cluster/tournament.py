@@ -36,6 +36,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from referee.private import open_private
 from referee.tournament import entropy
 from referee.tournament.config import TournamentConfig
 from referee.tournament.preflight import PreflightFailed
@@ -298,9 +299,15 @@ class DaskRunner(Runner):
             for n in itertools.count():
                 path = self.logdir / (f"{stem}.log" if n == 0 else f"{stem}-{n}.log")
                 try:
-                    with path.open("xb") as f:
+                    with open_private(path, "xb") as f:
                         f.write(f"# played on Dask worker {reply.worker}\n".encode())
-                        f.write(data)
+                        # The event's total for bot logs holds here too (.botlog): each
+                        # worker's runner has its own, and this run keeps them all.
+                        grant = self.log_budget.take(len(data))
+                        f.write(data[:grant])
+                        if grant < len(data):
+                            f.write(f"\n# {len(data) - grant} bytes of output dropped: the event's bot logs reached "
+                                    f"their limit of {self.log_budget.total} bytes (tournament.bot_logs_total_mb)\n".encode())
                 except FileExistsError:
                     continue
                 except OSError as e:

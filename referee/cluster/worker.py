@@ -39,6 +39,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from referee.private import private_dir
 from referee.tournament.config import Participant, TournamentConfig
 from referee.tournament.preflight import _program_problem, check
 from referee.tournament.runner import PLACEHOLDER_RE, NoReferee, Outcome, Runner, RunOptions
@@ -108,8 +109,7 @@ def _base_dir() -> Path:
         base = Path(get_worker().local_directory) / "okgin"
     except (ImportError, ValueError):
         base = Path(tempfile.gettempdir()) / f"okgin-worker-{os.getpid()}"
-    base.mkdir(parents=True, exist_ok=True)
-    return base
+    return private_dir(base)  # 0700: the referees' journals and the bots' logs (referee.private)
 
 
 def participant_problem(cfg: TournamentConfig, p: Participant) -> str | None:
@@ -180,7 +180,7 @@ class _Host:
                     del self.runners[old_key]
                     await _retire(old)
             workdir = _base_dir() / f"{cfg.name}-{os.getpid()}-{next(self.count)}"
-            workdir.mkdir(parents=True, exist_ok=True)
+            private_dir(workdir)
             events = WorkerEvents(workdir / f"{cfg.name}.sqlite")
             runner = Runner(cfg, RunOptions(referees=1, progress=False, keep_logs=keep_logs), cast(ResultsStore, events))
             try:

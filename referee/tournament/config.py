@@ -39,7 +39,14 @@ from .cgroups import default_cpu_s
 from .sandbox import LIMIT_KEYS, NETWORKS, Limits
 
 FORMATS = ("round_robin", "gauntlet", "box", "sprt")
-PLACEHOLDERS = ("endpoint", "token", "table", "name", "game", "config_dir")
+PLACEHOLDERS = ("endpoint", "table", "name", "game", "config_dir")
+# Why no {token}: it would put the seat token on the bot's command line, which every local
+# user can read (/proc/PID/cmdline, ps) and so play or resign the seat. The token is in
+# the bot's environment (OKGIN_TOKEN), readable by its own uid and root only.
+TOKEN_PLACEHOLDER_HELP = (
+    "{token} would put the seat token on the bot's command line, where any local user can read it "
+    "(ps, /proc/PID/cmdline) and take the seat; read it from the environment variable $OKGIN_TOKEN instead "
+    "(okgin bot and the example bots in C, JavaScript, Rust and Java do when --token is not given)")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$")
 
 
@@ -55,9 +62,10 @@ class Participant:
       ENDPOINT ...`` for every game (the runner never imports bots: referee/ must not
       import clients/).
     - ``command``: any program in any language, launched for every game with the
-      placeholders ``{endpoint}``, ``{token}``, ``{table}``, ``{name}``, ``{game}`` and
-      ``{config_dir}`` filled in (also given as ``OKGIN_ENDPOINT``, ``OKGIN_TOKEN``,
-      ``OKGIN_TABLE`` in its environment).
+      placeholders ``{endpoint}``, ``{table}``, ``{name}``, ``{game}`` and
+      ``{config_dir}`` filled in (also given as ``OKGIN_ENDPOINT``, ``OKGIN_TABLE`` in its
+      environment). Its seat token is only in its environment (``OKGIN_TOKEN``): a
+      ``{token}`` placeholder is refused (:data:`TOKEN_PLACEHOLDER_HELP`).
     - ``remote``: a bot run by someone else that connects over the network with the
       ``token`` the organiser hands out (given here, or generated and kept in the
       results file so a resumed run issues the same one).
@@ -158,6 +166,9 @@ class TournamentConfig:
     # A remote participant not connected to the gateway for this long (from the start,
     # or from its bye) forfeits its games (termination no_show); the others play on.
     no_show_s: float = 300.0
+    # Bot logs (.botlog): per bot and game, and the event's total.
+    bot_log_kb: int = 1024
+    bot_logs_total_mb: int = 256
     gateway: str = ""
     # CURVE on the gateway (referee.security's files): its key pair directory and the
     # remote bots' public keys (a directory of *.key, or "any"); "" reads the
@@ -402,6 +413,8 @@ def _participant(i: int, data: Any) -> Participant:
             raise ConfigError(f"{s.where('command')} is empty")
         for word in cmd:
             for ph in re.findall(r"\{([^{}]*)\}", word):
+                if ph == "token":
+                    raise ConfigError(f"{s.where('command')}: {TOKEN_PLACEHOLDER_HELP}")
                 if ph not in PLACEHOLDERS:
                     raise ConfigError(
                         f"{s.where('command')}: unknown placeholder {{{ph}}}; known: "
@@ -616,6 +629,8 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
     output_dir = t.string("output_dir", "") or ""
     stall = t.number("stall_timeout", 120.0, 1, 86400)
     no_show = t.number("no_show_s", 300.0, 1, 7 * 86400)
+    bot_log_kb = t.integer("bot_log_kb", 1024, 0, 1024 * 1024)
+    bot_logs_total_mb = t.integer("bot_logs_total_mb", 256, 0, 1024 * 1024)
     sandbox = t.boolean("sandbox", True)
     # The default CPU-seconds per game grow with the clock (cgroups.default_cpu_s).
     limits = Limits(cpu_s=default_cpu_s(tc)).merged(_limits(top.get("limits"), "limits"))
@@ -648,6 +663,8 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
         output_dir=output_dir,
         stall_timeout=stall,
         no_show_s=no_show,
+        bot_log_kb=bot_log_kb,
+        bot_logs_total_mb=bot_logs_total_mb,
         gateway=gateway,
         gateway_curve_keys=gateway_curve_keys,
         gateway_allow=gateway_allow,

@@ -106,7 +106,7 @@ async def check(runner: Runner, slot: Slot, p: Participant, timeout: float | Non
     sg = ScheduledGame(index=-1, pairing=("preflight", p.name), deal=0, seating=0, seats=(p.name,), seed="")
     if p.kind == "command":
         cwd = str(cfg.resolve_path(p.cwd)) if p.cwd else cfg.config_dir
-        argv = runner.bot_argv(p, slot.endpoint, "TOKEN", table, sg)
+        argv = runner.bot_argv(p, slot.endpoint, table, sg)
         problem = _program_problem(argv, cwd, {**os.environ, **dict(p.env)})
         if problem:
             return problem
@@ -163,10 +163,8 @@ async def _end(runner: Runner, slot: Slot, table: str, bot: Any, ok: bool) -> No
     with contextlib.suppress(RefereeGone, RequestFailed):
         await slot.link.request({"type": "close_table", "table": table}, timeout=10.0)
     if bot is not None:
+        bot.discard = ok  # its log is deleted once the bot and its output have ended
         await runner._end_bots([bot], natural=False)
-        if ok:
-            with contextlib.suppress(OSError):
-                bot.log_path.unlink()
 
 
 async def release(runner: Runner, held: list[Held]) -> None:

@@ -21,7 +21,9 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
+
+from ..private import open_private, private_dir
 
 PR_SET_PDEATHSIG = 1
 ENDPOINT_RE = re.compile(r"(tcp://\S+|ipc://\S+)")
@@ -43,29 +45,49 @@ def okgin_argv(*args: str) -> list[str]:
     return [sys.executable, "-m", "okgin", *args]
 
 
+PRIVATE_UMASK = 0o077  # what the runner's children create is theirs alone (docs/tournaments.md, Files)
+# The environment of a process that must not see the runner's (bubblewrap: its own
+# environment is what /proc/1/environ shows inside the sandbox).
+BARE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+
 async def spawn(argv: Sequence[str], cwd: str | None = None, env: dict[str, str] | None = None,
                 log: IO[bytes] | None = None, stdout_pipe: bool = False,
-                preexec: Callable[[], None] | None = None) -> asyncio.subprocess.Process:
-    """``preexec``: more to do in the child before exec (a sandbox's resource limits)."""
+                preexec: Callable[[], None] | None = None, pass_fds: Sequence[int] = (),
+                inherit_env: bool = True, output_pipe: bool = False) -> asyncio.subprocess.Process:
+    """``preexec``: more to do in the child before exec (a sandbox's resource limits).
+    ``inherit_env=False``: the child gets :data:`BARE_ENV` and ``env``, not the runner's
+    environment. ``output_pipe``: standard output and error both to one pipe
+    (``proc.stdout``; a bot's log, written by the runner within its bounds: .botlog).
+    Every child starts with the umask :data:`PRIVATE_UMASK`: journals, logs and state
+    files a referee writes are readable by the organiser alone."""
     parent = os.getpid()
-    full_env = dict(os.environ)
+    full_env = dict(os.environ) if inherit_env else dict(BARE_ENV)
     if env:
         full_env.update(env)
 
     def before_exec() -> None:
+        os.umask(PRIVATE_UMASK)
         if sys.platform.startswith("linux"):
             _die_with_parent(parent)
         if preexec is not None:
             preexec()
 
+    if output_pipe:
+        stdout: Any = asyncio.subprocess.PIPE
+        stderr: Any = asyncio.subprocess.STDOUT
+    else:
+        stdout = asyncio.subprocess.PIPE if stdout_pipe else (log or asyncio.subprocess.DEVNULL)
+        stderr = log or asyncio.subprocess.DEVNULL
     return await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,
         env=full_env,
         stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE if stdout_pipe else (log or asyncio.subprocess.DEVNULL),
-        stderr=log or asyncio.subprocess.DEVNULL,
-        preexec_fn=before_exec if sys.platform.startswith("linux") or preexec is not None else None,
+        stdout=stdout,
+        stderr=stderr,
+        preexec_fn=before_exec,
+        pass_fds=tuple(pass_fds),
     )
 
 
@@ -159,8 +181,7 @@ class LocalReferee:
     async def start(cls, workdir: Path, label: str, admin_key: str | None = None, timeout: float = 60.0,
                     ipc: Path | None = None) -> LocalReferee:
         """``ipc``: also bind this Unix socket (sandboxed bots have no network; .sandbox)."""
-        journal_dir = workdir / f"journals-{label}"
-        journal_dir.mkdir(parents=True, exist_ok=True)
+        journal_dir = private_dir(workdir / f"journals-{label}")
         log_path = workdir / f"referee-{label}.log"
         args = ["referee", "--bind", "tcp://127.0.0.1:0", "--journal-dir", str(journal_dir)]
         if ipc is not None:
@@ -168,7 +189,8 @@ class LocalReferee:
                 ipc.unlink()  # a dead referee's socket: bind would take it over anyway
             args += ["--also-bind", f"ipc://{ipc}"]
         env = {"OKGIN_ADMIN_KEY": admin_key} if admin_key else None
-        proc = await spawn(okgin_argv(*args), env=env, stdout_pipe=True, log=log_path.open("ab"))
+        with open_private(log_path, "ab") as log:  # the child keeps its own copy
+            proc = await spawn(okgin_argv(*args), env=env, stdout_pipe=True, log=log)
         assert proc.stdout is not None
         # The referee prints its real endpoint on its first line (protocol.md §2).
         try:
@@ -196,7 +218,7 @@ class LocalReferee:
 
     async def _drain_stdout(self) -> None:
         assert self.proc.stdout is not None
-        with self.log_path.open("ab") as f:
+        with open_private(self.log_path, "ab") as f:
             while True:
                 line = await self.proc.stdout.readline()
                 if not line:

@@ -47,6 +47,8 @@ import zmq
 import zmq.asyncio
 
 from . import cgroups, entropy
+from ..private import open_private, private_dir
+from .botlog import BoundedLog, LogBudget, copy_output
 from .chain import chain_head
 from .config import Participant, TournamentConfig
 from .gateway import Gateway
@@ -56,7 +58,8 @@ from .procs import LocalReferee, kill_sandbox, okgin_argv, spawn, stop
 from .progress import Progress
 from .records import FeedRecorder, find_journal, read_journal
 from .report import report_from_store, sprt_status
-from .sandbox import SOCKET_PATH, Limits, Sandbox, default_dirs, is_python, limit_hit, probe, rlimit_preexec
+from .sandbox import (SOCKET_PATH, Limits, Sandbox, conceal, default_dirs, is_python, limit_hit, private_dirs, probe,
+                      rlimit_preexec)
 from .schedule import Schedule, ScheduledGame
 from .sprt import Sprt, SprtMonitor
 from .store import GameResult, ResultsStore, discard
@@ -66,7 +69,8 @@ MAX_ATTEMPTS = 5
 MAX_RESTARTS = 3
 SCAN_LIMIT = 100_000  # queued games looked through for one that can start (a remote participant away)
 CRASH_GRACE_S = 1.0  # after a bot exits, wait this long for a game_end already on its way
-PLACEHOLDER_RE = re.compile(r"\{(endpoint|token|table|name|game|config_dir)\}")
+OUTPUT_DRAIN_S = 2.0  # after a bot exits, wait this long for the rest of its output
+PLACEHOLDER_RE = re.compile(r"\{(endpoint|table|name|game|config_dir)\}")  # no {token}: .config.PLACEHOLDERS
 
 
 class StartError(Exception):
@@ -140,6 +144,16 @@ class _Bot:
     sandboxed: bool = False  # proc is bubblewrap: stopped with its sandbox (procs.kill_sandbox)
     cgroup: cgroups.Group | None = None  # the sandbox's limits as a whole (.cgroups), removed after the game
     enforcer: asyncio.Future[str] | None = None  # ends the sandbox at its memory or CPU limit
+    output: BoundedLog | None = None  # its output, written into log within bounds (.botlog)
+    copier: asyncio.Future[None] | None = None
+    discard: bool = False  # delete the log once the bot is ended (a normal game's, without --keep-logs)
+
+    async def drained(self, timeout: float) -> None:
+        """Until its output is all in the log (end of file on the pipe), ``timeout`` at
+        most: a child the bot left behind may hold the pipe open."""
+        if self.copier is not None and not self.copier.done():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self.copier), timeout)
 
 
 @dataclass
@@ -158,7 +172,13 @@ class Runner:
         self.slots: list[Slot] = []
         self.workdir = store.path.with_name(store.path.stem + "-run")
         self.logdir = self.workdir / "logs"
-        self.logdir.mkdir(parents=True, exist_ok=True)
+        # 0700 (.private): the journals, logs and referee state in it hold seeds and what
+        # bots saw; another local user must not read them while the event runs.
+        private_dir(self.workdir)
+        private_dir(self.logdir)
+        # The event's total for bot logs (.botlog): what earlier runs of it kept counts.
+        kept = sum(f.stat().st_size for f in self.logdir.iterdir() if f.is_file())
+        self.log_budget = LogBudget(cfg.bot_logs_total_mb * 1024 * 1024, used=kept)
         self.admin_key = opts.admin_key or cfg.admin_key or os.environ.get("OKGIN_ADMIN_KEY") or None
         # The referees this runner starts itself get this key (admin is closed on a referee
         # without one): the given key, else a random one that never leaves this process.
@@ -302,14 +322,17 @@ class Runner:
             await slot.local.stop()
 
     # ---------------------------------------------------------------------- bots
-    def bot_argv(self, p: Participant, endpoint: str, token: str, table: str, sg: ScheduledGame) -> list[str]:
+    def bot_argv(self, p: Participant, endpoint: str, table: str, sg: ScheduledGame) -> list[str]:
+        """The bot's command. Never its seat token: a command line is public (any local
+        user reads /proc/PID/cmdline), so the token travels in the bot's own environment
+        (``OKGIN_TOKEN``, readable by its uid and root only; see :meth:`launch`)."""
         if p.kind == "bot":
             assert p.bot is not None
             # The bot's own seed comes from the game's key, never from the deal's seed
             # (secret until the game ends): deterministic games, so resumes replay exactly.
-            return okgin_argv("bot", p.bot, "--connect", endpoint, "--token", token, "--name", p.name,
+            return okgin_argv("bot", p.bot, "--connect", endpoint, "--name", p.name,
                               "--seed", sg.key, "--quiet", *p.args)
-        values = {"endpoint": endpoint, "token": token, "table": table, "name": p.name, "game": sg.key,
+        values = {"endpoint": endpoint, "table": table, "name": p.name, "game": sg.key,
                   "config_dir": self.cfg.config_dir}
         return [PLACEHOLDER_RE.sub(lambda m: values[m.group(1)], w) for w in p.command]
 
@@ -323,7 +346,7 @@ class Runner:
         for n in itertools.count(attempt):
             path = self.logdir / f"{sg.key}-a{n}-s{seat}-{name}.log"
             try:
-                log = path.open("xb")
+                log = open_private(path, "xb")
             except FileExistsError:
                 continue
             log.write(f"# {sg.key} seat {seat} ({name}), table {table}\n".encode())
@@ -353,23 +376,33 @@ class Runner:
         socket = Path(door[len("ipc://"):]) if sandboxed_ipc and door else None
         if socket is not None:
             endpoint = f"ipc://{SOCKET_PATH}"  # the seat's door, as the sandbox shows it
-        argv = self.bot_argv(p, endpoint, token, table, sg)
+        argv = self.bot_argv(p, endpoint, table, sg)
         env = {"OKGIN_ENDPOINT": endpoint, "OKGIN_TOKEN": token, "OKGIN_TABLE": table, "OKGIN_NAME": p.name, **dict(p.env)}
         limits = self.cfg.limits.merged(p.limits)
         preexec = rlimit_preexec(limits)
+        # What the log shows of the launch: the command and the names of the variables
+        # set, never a value (the token is one).
+        log.write(f"# {' '.join(argv)}\n# environment: {' '.join(sorted(env))}\n".encode())
+        log.flush()
+        pass_fds: tuple[int, ...] = ()
+        inherit_env = True
         if self.sandbox is not None:
-            argv, preexec = self.sandbox.wrap(argv, visible=self.visible_dirs(p), cwd=Path(cwd), env=env, socket=socket,
+            mine = self.visible_dirs(p)
+            argv, preexec = self.sandbox.wrap(argv, visible=mine, cwd=Path(cwd), env=env, socket=socket,
                                               limits=limits, network=p.network,
                                               others=[d for o in self.cfg.participants if o.name != p.name
-                                                      for d in self.visible_dirs(o)])
-            env = {}
+                                                      for d in private_dirs(mine, self.visible_dirs(o))])
+            # bwrap's options (the bot's environment with its token, the host paths it
+            # binds and hides) go through a file descriptor, not its public command line;
+            # bwrap itself gets a bare environment (the sandbox's /proc/1/environ).
+            argv, args_fd = conceal(argv)
+            pass_fds, env, inherit_env = (args_fd,), {}, False
         group = self.sandbox_group(f"{sg.key}-a{attempt}-s{seat}", limits, log)
         if group is not None:
             preexec = group.preexec()
-        log.write(f"# {' '.join(argv)}\n".encode())
-        log.flush()
         sandboxed = self.sandbox is not None
-        spawning = asyncio.ensure_future(spawn(argv, cwd=cwd, env=env, log=log, preexec=preexec))
+        spawning = asyncio.ensure_future(spawn(argv, cwd=cwd, env=env, preexec=preexec, pass_fds=pass_fds,
+                                               inherit_env=inherit_env, output_pipe=True))
         try:
             # Shielded: a game stopped while its bot starts (an SPRT decided, the run was
             # interrupted) must still end the process it started, not lose its handle.
@@ -386,6 +419,9 @@ class Runner:
             log.write(f"# could not start: {e}\n".encode())
             log.flush()
             proc = None
+        finally:
+            for fd in pass_fds:
+                os.close(fd)
         bot = _Bot(seat, p.name, proc, log_path, log, sandboxed=sandboxed, cgroup=group)
         if group is not None and proc is not None:
             def end_sandbox(proc: asyncio.subprocess.Process = proc) -> None:
@@ -393,9 +429,13 @@ class Runner:
                     kill_sandbox(proc.pid)
 
             bot.enforcer = asyncio.ensure_future(cgroups.enforce(group, end_sandbox))
+        if proc is not None and proc.stdout is not None:
+            bot.output = BoundedLog(log, self.cfg.bot_log_kb * 1024, self.log_budget, [token.encode()])
+            bot.copier = asyncio.ensure_future(copy_output(proc.stdout, bot.output))
 
         async def watch_exit() -> None:
             code = 127 if proc is None else await proc.wait()
+            await bot.drained(OUTPUT_DRAIN_S)  # its last words are in the log before anyone reads them
             bot.exited = code
             q.put_nowait({"type": "_exit", "seat": seat, "code": code})
 
@@ -661,7 +701,17 @@ class Runner:
                 b.exit_task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await b.exit_task
+            await b.drained(OUTPUT_DRAIN_S)
+            if b.copier is not None and not b.copier.done():
+                b.copier.cancel()  # a process the bot left behind holds the pipe: its output ends here
+                with contextlib.suppress(asyncio.CancelledError):
+                    await b.copier
             b.log.close()
+            if b.discard:
+                with contextlib.suppress(OSError):
+                    b.log_path.unlink()
+                if b.output is not None:
+                    self.log_budget.give_back(b.output.written)
 
         await asyncio.gather(*(end(b) for b in bots))
 
@@ -694,9 +744,7 @@ class Runner:
         keep_logs = self.opts.keep_logs or term != "normal"
         if not keep_logs:
             for b in bots:
-                b.log.close()
-                with contextlib.suppress(OSError):
-                    b.log_path.unlink()
+                b.discard = True  # deleted by _end_bots, once the bot and its output have ended
         return GameResult(
             index=sg.index, key=sg.key, deal=sg.deal, seating=sg.seating, seed=sg.seed, seats=sg.seats, scores=scores,
             winner=None if winner_seat is None else sg.seats[int(winner_seat)], termination=term,

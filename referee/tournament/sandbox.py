@@ -25,13 +25,17 @@ to the next. In the sandbox it sees only:
   ``ipc://`` socket, bound at :data:`SOCKET_PATH`: its ``{endpoint}``.
 
 The environment is cleared: the bot gets ``PATH``, ``HOME``, ``TMPDIR``, ``LANG``, the
-``OKGIN_*`` variables and its own ``env`` (never, say, the organiser's ``OKGIN_ADMIN_KEY``).
+``OKGIN_*`` variables (its seat token in ``OKGIN_TOKEN``) and its own ``env`` (never, say,
+the organiser's ``OKGIN_ADMIN_KEY``). bwrap's options reach it through a file descriptor
+(:func:`conceal`), so neither ``ps`` on the host nor ``/proc/1/cmdline`` in the sandbox
+shows the token or a path the organiser binds or hides. A working directory the bot may
+not see (by default the config's directory) is replaced by its ``/tmp``.
 
 Limits (:class:`Limits`): memory, processes and CPU count for the whole sandbox, in a
 cgroup of its own where the machine offers one (:mod:`.cgroups`). Otherwise (the
 fallback): address space (``RLIMIT_AS``), CPU seconds (``RLIMIT_CPU``,
 per process: a game's bot is one process), file size (``RLIMIT_FSIZE``, also the size of
-``/tmp`` and of the bot's log) are set before ``bwrap`` is exec'd and inherited.
+``/tmp``; the bot's log has bounds of its own, :mod:`.botlog`) are set before ``bwrap`` is exec'd and inherited.
 Processes (and threads) are counted by ``RLIMIT_NPROC``, which the kernel ignores for
 uid 0 and counts per user: so when the runner is root, the bot runs as an unprivileged
 uid of its own (:meth:`Sandbox.next_uid`, ``setpriv`` inside the sandbox), and the limit
@@ -86,7 +90,7 @@ class Limits:
     memory_mb: int = 1024  # memory of the sandbox (its /tmp included); rlimits: address space
     cpu_s: int = 300  # CPU seconds per game; the config's default grows with the clock (cgroups.default_cpu_s)
     processes: int = 64  # processes and threads in the sandbox
-    file_mb: int = 64  # the largest file, the size of /tmp, and the bot's log
+    file_mb: int = 64  # the largest file and the size of /tmp (the log: .botlog)
     cpus: int = 1  # CPUs the sandbox may use at once (cgroups only), so it cannot starve the opponent
 
     def merged(self, overrides: Sequence[tuple[str, int]]) -> Limits:
@@ -158,6 +162,20 @@ def default_dirs(argv: Sequence[str], cwd: Path, python: bool) -> list[Path]:
     if python or (argv and is_python(argv[0])):
         dirs += python_dirs()
     return dirs
+
+
+def private_dirs(mine: Sequence[Path], theirs: Sequence[Path]) -> list[Path]:
+    """Another participant's directories (``theirs``) to hide from one whose sandbox shows
+    ``mine``: all of them but those inside a directory both show.
+
+    Why: both show the Python installation (:func:`python_dirs`), and a command run by a
+    venv's interpreter (``VENV/bin/python bot.py``) names ``VENV/bin`` among its own
+    directories. Hidden from everyone else, that emptied the very interpreter of every
+    other Python participant (the built-in ``simple`` failed its preflight, 127): one
+    participant's command changed what the others' sandboxes see. A directory inside
+    one both share is part of the shared installation, not anyone's own files."""
+    shared = {Path(os.path.abspath(d)) for d in mine} & {Path(os.path.abspath(d)) for d in theirs}
+    return [Path(os.path.abspath(d)) for d in theirs if not any(_inside(Path(os.path.abspath(d)), c) for c in shared)]
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -239,13 +257,18 @@ class Sandbox:
         a += ["--proc", "/proc", "--dev", "/dev",
               "--perms", "1777", "--size", str(limits.file_mb * 1024 * 1024), "--tmpfs", TMP]
         made: set[Path] = {Path("/"), Path(TMP), Path("/etc")}
+        listable = {Path(os.path.abspath(e)) for e in sys.path if e}
 
         def parents(p: Path) -> None:
             # bwrap makes missing parents 0700 (unreadable by the bot's uid): make them
             # 0711, traversable but not listable, so only the bound entries can be reached.
+            # But 0755 for a directory on the runner's Python path: Python lists such a
+            # directory to import from it (an editable install's .pth may name the source
+            # tree, of which only okgin/ and clients/ are bound); it holds nothing but the
+            # entries bound into it.
             for anc in reversed(p.parents):
                 if anc not in made:
-                    a.extend(["--perms", "0711", "--dir", str(anc)])
+                    a.extend(["--perms", "0755" if anc in listable else "0711", "--dir", str(anc)])
                     made.add(anc)
 
         mine = {Path(os.path.abspath(d)) for d in visible}
@@ -268,7 +291,14 @@ class Sandbox:
             parents(Path(SOCKET_PATH))
             a += ["--ro-bind", str(socket), SOCKET_PATH]
         cwd = Path(os.path.abspath(cwd))
-        if not any(_inside(cwd, d) for d in shown) and cwd not in made:
+        if not any(_inside(cwd, d) or _inside(d, cwd) for d in shown):
+            # A working directory that neither is nor holds anything the bot may see (by
+            # default the config's directory) would only tell it the organiser's path: it
+            # starts in its own /tmp instead. One that holds its program (``bot =
+            # "bots/x.py:X"`` relative to it) is kept, empty but for what is bound there:
+            # its path is part of the program's anyway.
+            cwd = Path(TMP)
+        elif not any(_inside(cwd, d) for d in shown) and cwd not in made:
             parents(cwd)
             a += ["--perms", "0711", "--dir", str(cwd)]
         a += ["--remount-ro", "/", "--chdir", str(cwd), "--clearenv"]
@@ -282,6 +312,30 @@ class Sandbox:
             a += [SETPRIV, "--reuid", uid, "--regid", uid, "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--"]
         a += list(argv)
         return a, rlimit_preexec(limits)
+
+
+def conceal(argv: Sequence[str]) -> tuple[list[str], int]:
+    """``(argv, fd)``: bwrap's options moved off its command line into a memory file
+    (``bwrap --args FD``), which bwrap reads and closes before the sandbox starts.
+
+    Why: a process's arguments are public. Any local user reads ``/proc/PID/cmdline`` (and
+    ``ps`` shows it), and inside the sandbox ``/proc/1/cmdline`` is bwrap's own (the
+    namespace's init is a copy of bwrap): the ``--setenv OKGIN_TOKEN`` value (a seat
+    token: whoever has it plays, or resigns, that seat) and every host path bound or
+    hidden (config, run directory, referee socket) were readable there. What stays on
+    the command line is ``bwrap --args FD --`` and the command run inside the sandbox (the
+    participant's own, with the sandbox's endpoint, never a token). The caller passes
+    ``fd`` to the child (``pass_fds``) and closes its own copy once it is started.
+    """
+    argv = list(argv)
+    cut = argv.index("--")  # the first: bwrap's options end there, the command follows
+    data = b"".join(a.encode() + b"\0" for a in argv[1:cut])
+    fd = os.memfd_create("okgin-sandbox-args")
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return [argv[0], "--args", str(fd), *argv[cut:]], fd
 
 
 def rlimit_preexec(limits: Limits) -> Callable[[], None]:

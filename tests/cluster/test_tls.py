@@ -249,7 +249,7 @@ def test_a_tournament_plays_a_remote_bot_through_a_curve_gateway(tmp_path: Path)
     (tmp_path / "allowed").mkdir()
     shutil.copy(tmp_path / "bots" / "visitor.key", tmp_path / "allowed" / "visitor.key")
     cfg = write_config(tmp_path / "cup.toml", [
-        {"name": "c-local", "command": [str(c_bot), "--connect", "{endpoint}", "--token", "{token}", "--name", "{name}"]},
+        {"name": "c-local", "command": [str(c_bot), "--connect", "{endpoint}", "--name", "{name}"]},
         {"name": "visitor", "remote": True, "token": "visitor-curve-1"},
     ], tournament={"seed": "curve-gw", "games_per_pairing": 2, "gateway": "tcp://127.0.0.1:0",
                    "gateway_curve_keys": "gateway", "gateway_allow": "allowed"},

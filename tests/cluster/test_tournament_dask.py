@@ -62,7 +62,7 @@ def participants(c_bot: Path, shim: Path | None, c_extra: dict[str, Any] | None 
     def builtin(name: str) -> dict[str, Any]:
         return {"name": name, "bot": name, **({"env": {"PYTHONPATH": shim}, "dir": [shim]} if shim else {})}
 
-    c = {"name": "c-simple", "command": [c_program or str(c_bot), "--connect", "{endpoint}", "--token", "{token}",
+    c = {"name": "c-simple", "command": [c_program or str(c_bot), "--connect", "{endpoint}",
                                          "--name", "{name}"], **(c_extra or {})}
     return [builtin("random"), builtin("simple"), c]
 
@@ -199,7 +199,7 @@ def test_the_runner_killed_then_resumed_on_the_same_cluster(dask_cluster: DaskCl
 def test_a_crash_on_a_worker_loses_the_game_and_its_log_comes_back(dask_cluster: DaskCluster, shim: Path | None,
                                                                    tmp_path: Path) -> None:
     # A bot that says hello (it passes the preflight) and exits: every game of it is a crash.
-    quitter = {"name": "quitter", "command": [sys.executable, PROTOBOT, "{endpoint}", "{token}", "--exit-after-hello"]}
+    quitter = {"name": "quitter", "command": [sys.executable, PROTOBOT, "{endpoint}", "--exit-after-hello"]}
     if shim:
         quitter |= {"env": {"PYTHONPATH": shim}, "dir": [shim, Path(PROTOBOT).parent]}
     simple = {"name": "simple", "bot": "simple", **({"env": {"PYTHONPATH": shim}, "dir": [shim]} if shim else {})}

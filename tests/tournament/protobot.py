@@ -5,7 +5,7 @@ language" looks like to the runner (it borrows only the engine's deadwood functi
 It plays greedily (see :func:`choose`) and on request crashes, hangs, breaks the
 protocol or plays illegal moves after a number of its own moves:
 
-    python protobot.py ENDPOINT TOKEN [--random SEED] [--crash-after N] [--hang-after N]
+    python protobot.py ENDPOINT [TOKEN, default $OKGIN_TOKEN] [--random SEED] [--crash-after N] [--hang-after N]
                        [--garbage-after N] [--illegal-after N] [--exit-at-start] [--exit-after-hello] [--never-knock] [--serve]
                        [--record] [--nonce HEX [--withhold]]
 
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import time
@@ -55,7 +56,7 @@ def choose(legal: list[dict], view: dict, rng: random.Random, never_knock: bool)
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("endpoint")
-    p.add_argument("token")
+    p.add_argument("token", nargs="?", default=os.environ.get("OKGIN_TOKEN"), help="default $OKGIN_TOKEN (how the runner passes it)")
     p.add_argument("--random", type=int, default=None)
     p.add_argument("--crash-after", type=int, default=-1)
     p.add_argument("--hang-after", type=int, default=-1)
@@ -68,10 +69,20 @@ def main() -> int:
     p.add_argument("--record", action="store_true", help="write every received message to stderr (JSON lines)")
     p.add_argument("--nonce", default=None, help="commit to this nonce (64 hex) and reveal it when asked")
     p.add_argument("--withhold", action="store_true", help="with --nonce: commit, never reveal")
+    p.add_argument("--stall-in-seat", type=int, default=None,
+                   help="seated in this seat, never move (heartbeats go on: the game stays unfinished)")
+    p.add_argument("--spew-mb", type=int, default=0,
+                   help="first write this many MB to stdout and stderr, its own token among them (the log's bounds)")
     a = p.parse_args()
     if a.exit_at_start:
         print("protobot: exiting before connecting, as asked", file=sys.stderr)
         return 3
+    if a.spew_mb:
+        line = f"protobot spews, its token is {a.token} ".ljust(1023, ".") + "\n"
+        for i in range(a.spew_mb * 1024):
+            (sys.stdout if i % 2 else sys.stderr).write(line)
+        sys.stdout.flush()
+        sys.stderr.flush()
     rng = random.Random(a.random or 0)
     ctx = zmq.Context()
     s = ctx.socket(zmq.DEALER)
@@ -89,6 +100,7 @@ def main() -> int:
         hello["entropy_commit"] = nonce_commitment(bytes.fromhex(a.nonce))
     send(hello)
     moves = 0
+    seat = None
     heartbeat = 5.0
     last_sent = time.monotonic()
     while True:
@@ -105,7 +117,11 @@ def main() -> int:
             if a.exit_after_hello:
                 print("protobot: exiting after hello, as asked", file=sys.stderr, flush=True)
                 return 4
+        elif t == "seated":
+            seat = m.get("seat")
         elif t == "prompt":
+            if a.stall_in_seat is not None and seat == a.stall_in_seat:
+                continue
             if moves == a.crash_after:
                 raise RuntimeError("protobot: crashing on purpose")
             if moves == a.hang_after:

@@ -8,7 +8,8 @@ line per attempt to its standard error (its log, kept with ``--keep-logs``):
 reading files (``--read PATH``), listing directories (``--list PATH``), writing files
 (``--write PATH``), TCP connections (``--tcp HOST:PORT``), forking until refused
 (``--fork N``), allocating ``--alloc-mb`` megabytes, and a note in ``$TMPDIR`` left for
-the next game (``note``: ok if one was already there).
+the next game (``note``: ok if one was already there), and what the sandbox shows of itself
+(``introspect``: ok if its seat token shows anywhere but its own environment).
 
 With ``--hog cpu|file|memory|fork`` it instead exhausts one limit at its first prompt
 (the runner's forfeit reason must name it).
@@ -91,6 +92,31 @@ def attack(args: argparse.Namespace) -> None:
         except OSError:
             pass
     report("env", "environ", "OKGIN_ADMIN_KEY" in os.environ, keys=sorted(os.environ))
+    introspect()
+
+
+def introspect() -> None:
+    """What the sandbox shows of itself and the host: ``/proc/1/cmdline`` (bwrap's
+    arguments: the namespace's init is a copy of bwrap), ``/proc/1/environ``, the mounts,
+    the working directory, and every process's arguments and environment it can read.
+    ``ok``: its own seat token showed anywhere but in its own environment."""
+    token = os.environ.get("OKGIN_TOKEN", "")
+
+    def read(path: str) -> str:
+        try:
+            return Path(path).read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError as e:
+            return f"<{err(e)}>"
+
+    others = {}
+    for pid in sorted(p for p in os.listdir("/proc") if p.isdigit()):
+        if int(pid) != os.getpid():
+            others[pid] = read(f"/proc/{pid}/cmdline") + " | " + read(f"/proc/{pid}/environ")
+    shown = {"cmdline1": read("/proc/1/cmdline"), "environ1": read("/proc/1/environ"),
+             "mountinfo": read("/proc/self/mountinfo"), "cwd": os.getcwd(), "cmdline": read("/proc/self/cmdline"),
+             "env": " ".join(f"{k}={v}" for k, v in sorted(os.environ.items()) if k != "OKGIN_TOKEN"),
+             "processes": " || ".join(f"{k}: {v}" for k, v in others.items())}
+    report("introspect", "/proc", bool(token) and any(token in v for v in shown.values()), **shown)
 
 
 def fork(limit: int) -> None:
@@ -149,7 +175,7 @@ def hogging(kind: str) -> Any:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("endpoint")
-    ap.add_argument("token")
+    ap.add_argument("token", nargs="?", default=os.environ.get("OKGIN_TOKEN"), help="default $OKGIN_TOKEN (how the runner passes it)")
     ap.add_argument("--read", action="append", default=[])
     ap.add_argument("--list", action="append", default=[])
     ap.add_argument("--write", action="append", default=[])

@@ -10,6 +10,7 @@ forfeit, ``sandbox = false`` marks the event, and the referee's extra ipc bind.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
 import sqlite3
@@ -24,7 +25,7 @@ from referee.tournament import cgroups
 from referee.tournament.cli import main
 from referee.tournament.config import load_config
 from referee.tournament.report import report_from_store
-from referee.tournament.sandbox import AS_FACTOR, Limits, limit_hit, probe
+from referee.tournament.sandbox import AS_FACTOR, Limits, limit_hit, private_dirs, probe
 from referee.tournament.store import ResultsStore
 
 from .tourkit import write_config
@@ -76,9 +77,9 @@ def test_a_hostile_participant_learns_nothing_and_every_game_completes(tmp_path:
     else:  # a cgroup: the OOM killer ends it, a forfeit (tests/tournament/test_cgroups.py)
         backend.close()
     parts = [
-        {"name": "spy", "command": [sys.executable, "spy_bot.py", "{endpoint}", "{token}", *attacks], "dir": ".",
+        {"name": "spy", "command": [sys.executable, "spy_bot.py", "{endpoint}", *attacks], "dir": ".",
          "limits_processes": 24},
-        {"name": "proto", "command": [sys.executable, str(SPY.with_name("protobot.py")), "{endpoint}", "{token}"]},
+        {"name": "proto", "command": [sys.executable, str(SPY.with_name("protobot.py")), "{endpoint}"]},
     ]
     text = write_config(cfg_path, [], tournament={"name": "cup", "games_per_pairing": 4, "concurrency": 2},
                         rules={"target_score": 10}, limits={"memory_mb": 1024}).read_text()
@@ -113,7 +114,7 @@ def test_a_hostile_participant_learns_nothing_and_every_game_completes(tmp_path:
 
 
 def test_each_limit_is_named_in_the_forfeit(tmp_path: Path) -> None:
-    spy = [sys.executable, str(SPY), "{endpoint}", "{token}", "--hog"]
+    spy = [sys.executable, str(SPY), "{endpoint}", "--hog"]
     lines = [
         "[tournament]", 'format = "gauntlet"', 'champion = "simple"', "games_per_pairing = 2", "concurrency = 2",
         "[rules]", "target_score = 10",
@@ -190,3 +191,59 @@ def test_the_referee_binds_an_extra_ipc_endpoint(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_the_sandbox_shows_no_host_path_of_the_organiser_and_no_token(tmp_path: Path) -> None:
+    """Issue 24: inside the sandbox, /proc/1/cmdline (bwrap's arguments) showed the config
+    directory, the run directory and the socket, and bwrap's --setenv carried the seat
+    token. The spy (in a directory of its own) reads /proc/1/cmdline and environ, the
+    mounts, its working directory, its environment and every process it can see."""
+    organiser = tmp_path / "organiser-home"
+    bots = tmp_path / "bots"
+    for d in (organiser, bots):
+        d.mkdir()
+        d.chmod(0o755)
+    shutil.copy(SPY, bots / "spy_bot.py")
+    (bots / "spy_bot.py").chmod(0o644)
+    cfg = write_config(organiser / "cup.toml", [
+        {"name": "spy", "command": [sys.executable, str(bots / "spy_bot.py"), "{endpoint}"]},
+        {"name": "simple", "bot": "simple"},
+    ], tournament={"name": "cup", "games_per_pairing": 2}, rules={"target_score": 10})
+    assert main([str(cfg), "--quiet", "--keep-logs"]) == 0
+    seen = [s for s in spy_lines(organiser / "cup-run" / "logs") if s["spy"] == "introspect"]
+    assert len(seen) == 2, seen
+    for s in seen:
+        assert not s["ok"], s  # its seat token shows nowhere but in its own environment
+        assert "--args" in s["cmdline1"] and "--setenv" not in s["cmdline1"], s["cmdline1"]
+        assert s["cwd"] == "/tmp", s["cwd"]
+        for field in ("cmdline1", "environ1", "mountinfo", "cwd", "cmdline", "env", "processes"):
+            assert str(organiser) not in s[field], (field, s[field])
+
+
+def test_private_dirs_keep_what_two_participants_share() -> None:
+    venv = Path("/opt/venv")
+    mine = [venv, Path("/opt/src/okgin")]  # the Python installation every Python bot sees
+    theirs = [venv / "bin", Path("/home/ann/bot"), venv, Path("/opt/src/okgin")]
+    assert private_dirs(mine, theirs) == [Path("/home/ann/bot")]
+    assert private_dirs([Path("/cfg")], [Path("/cfg/b")]) == [Path("/cfg/b")]  # not shared: hidden
+
+
+def test_one_participants_command_never_empties_another_ones_python(tmp_path: Path) -> None:
+    """Issue 24: a command run by ``VENV/bin/python`` named ``VENV/bin`` among its own
+    directories, and every other participant's sandbox hid it: the built-in ``simple``
+    (whose interpreter is there) failed its preflight with status 127. The same with a
+    participant whose ``dir`` lies inside the Python installation (here the standard
+    library's directory), which works in any installation, venv or not."""
+    stdlib = Path(os.__file__).resolve().parent
+    if str(stdlib).startswith(("/usr/", "/lib")):
+        pytest.skip(f"the standard library is in a system directory ({stdlib}), which is never hidden")
+    protobot = SPY.with_name("protobot.py")
+    cfg = write_config(tmp_path / "mixed.toml", [
+        {"name": "venv-python", "command": [sys.executable, str(protobot), "{endpoint}", "--random", "1"]},
+        {"name": "in-stdlib", "command": [sys.executable, str(protobot), "{endpoint}", "--random", "2"],
+         "dir": [str(stdlib), str(protobot.parent)]},
+        {"name": "simple", "bot": "simple"},
+    ], tournament={"games_per_pairing": 2, "concurrency": 3}, rules={"target_score": 10})
+    assert main([str(cfg), "--quiet"]) == 0
+    rows = games(tmp_path / "mixed.sqlite")
+    assert len(rows) == 6 and all(t == "normal" for _, t, _, _ in rows), rows

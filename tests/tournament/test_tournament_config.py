@@ -54,13 +54,13 @@ def test_three_kinds_of_participant() -> None:
         tournament={"seed": 1, "gateway": "tcp://127.0.0.1:0"},
         participant=[
             {"name": "r", "bot": "random"},
-            {"name": "c", "command": "./bot --connect {endpoint} --token {token}", "cwd": "clients/c"},
+            {"name": "c", "command": "./bot --connect {endpoint}", "cwd": "clients/c"},
             {"name": "far", "remote": True, "token": "secret-1"},
         ],
     ))
     r, cmd, far = c.participants
     assert r.kind == "bot" and r.bot == "random"
-    assert cmd.kind == "command" and cmd.command == ("./bot", "--connect", "{endpoint}", "--token", "{token}")
+    assert cmd.kind == "command" and cmd.command == ("./bot", "--connect", "{endpoint}")
     assert far.kind == "remote" and far.token == "secret-1"
     assert c.seed == "1"
 
@@ -72,6 +72,9 @@ def test_three_kinds_of_participant() -> None:
         ({"name": "x", "bot": "random", "command": ["a"]}, "it has bot and command"),
         ({"name": "bad name", "bot": "random"}, "participant[1].name"),
         ({"name": "x", "command": ["bot", "{endpont}"]}, "unknown placeholder {endpont}"),
+        # A seat token on a command line is readable by every local user (issue 24).
+        ({"name": "x", "command": ["bot", "--token", "{token}"]}, "read it from the environment variable $OKGIN_TOKEN"),
+        ({"name": "x", "command": "bot --token={token}"}, "where any local user can read it"),
         ({"name": "x", "command": []}, "is empty"),
         ({"name": "x", "command": 5}, "must be a string or a list of strings"),
         ({"name": "x", "remote": False}, "must be true"),

@@ -38,7 +38,7 @@ def test_random_simple_and_c(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     parts = [
         {"name": "random", "bot": "random"},
         {"name": "simple", "bot": "simple"},
-        {"name": "c-simple", "command": [str(c_bot), "--connect", "{endpoint}", "--token", "{token}", "--name", "{name}"]},
+        {"name": "c-simple", "command": [str(c_bot), "--connect", "{endpoint}", "--name", "{name}"]},
     ]
     cfg = write_config(tmp_path / "langs.toml", parts, clock={"move_ms": 10000},
                        tournament={"seed": "langs", "games_per_pairing": 2, "concurrency": 2, "referees": 2})

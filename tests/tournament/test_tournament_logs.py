@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -69,3 +70,30 @@ def test_a_gateway_that_cannot_listen_leaves_no_results_file(tmp_path: Path, cap
     assert main([str(cfg), "--quiet"]) == 2
     assert "gateway 'tcp://256.0.0.1:1': cannot listen there" in capsys.readouterr().err
     assert not (tmp_path / "gw.sqlite").exists() and not (tmp_path / "gw-run").exists()
+
+
+def test_bot_logs_are_bounded_per_game_and_per_event_and_never_hold_a_token(tmp_path: Path) -> None:
+    """Issue 24: a crashing bot kept 64 MB of log per game, 4 games took 268 MB. A bot
+    that writes 3 MB (its own seat token in every line) and crashes at its first move:
+    each log keeps its first part and its last words (the crash the reason quotes), and
+    the event's total stops at its limit with a line saying so."""
+    parts = [{"name": "spewer", "command": protobot("--spew-mb", "3", "--crash-after", "1")}, {"name": "simple", "bot": "simple"}]
+    cfg = write_config(tmp_path / "spew.toml", parts,
+                       tournament={"games_per_pairing": 4, "concurrency": 2, "bot_log_kb": 400, "bot_logs_total_mb": 1},
+                       rules={"target_score": 40})
+    assert main([str(cfg), "--quiet"]) == 1  # the spewer lost every game to crashes
+    games = ResultsStore.open_existing(tmp_path / "spew.sqlite").games()
+    assert len(games) == 4 and {(g.termination, g.culprit) for g in games} == {("crash", "spewer")}, games
+    logs = sorted((tmp_path / "spew-run" / "logs").glob("*-spewer.log"))
+    assert len(logs) == 4, logs
+    total = sum(p.stat().st_size for p in logs)
+    assert total <= 1024 * 1024 + 4 * 2048, total  # the event's 1 MB, plus the runner's own lines
+    texts = [p.read_text(errors="replace") for p in logs]
+    for text in texts:
+        assert len(text.encode()) <= 400 * 1024 + 2048
+        assert "[seat token]" in text or "limit of" in text
+        assert not re.search(r"its token is (?!\[seat token\])", text), "a seat token reached the log"
+    full = [t for t in texts if "bytes of output dropped here" in t and "crashing on purpose" in t]
+    assert full, "no log kept both its first part and the crash's last words"
+    assert any("the event's bot logs reached their limit of 1048576 bytes" in t for t in texts)
+    assert any("crashing on purpose" in g.reason for g in games), [g.reason for g in games]

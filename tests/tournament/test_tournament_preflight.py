@@ -25,7 +25,7 @@ def test_every_bad_participant_is_named_with_its_cause(tmp_path: Path, monkeypat
     parts = [
         {"name": "good", "command": protobot()},
         {"name": "typo", "bot": "simpel"},
-        {"name": "ghost", "command": ["./no-such-bot", "{endpoint}", "{token}"]},
+        {"name": "ghost", "command": ["./no-such-bot", "{endpoint}"]},
         {"name": "noexec", "command": ["./noexec.sh", "{endpoint}"]},
         {"name": "crasher", "command": protobot("--exit-at-start")},
         {"name": "mute", "command": ["sleep", "30"]},  # never says hello; ended when the preflight gives up

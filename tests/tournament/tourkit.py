@@ -14,7 +14,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def protobot(*extra: str) -> list[str]:
     """A ``command`` participant running the test bot that speaks the protocol directly."""
-    return [sys.executable, PROTOBOT, "{endpoint}", "{token}", *extra]
+    return [sys.executable, PROTOBOT, "{endpoint}", *extra]
 
 
 def _toml_value(v: Any) -> str:
