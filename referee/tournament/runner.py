@@ -46,8 +46,8 @@ from typing import IO, Any
 import zmq
 import zmq.asyncio
 
-from . import cgroups, entropy
 from ..private import open_private, private_dir
+from . import cgroups, entropy
 from .botlog import BoundedLog, LogBudget, copy_output
 from .chain import chain_head
 from .config import Participant, TournamentConfig
@@ -58,8 +58,18 @@ from .procs import LocalReferee, kill_sandbox, okgin_argv, spawn, stop
 from .progress import Progress
 from .records import FeedRecorder, find_journal, read_journal
 from .report import report_from_store, sprt_status
-from .sandbox import (SOCKET_PATH, Limits, Sandbox, conceal, default_dirs, is_python, limit_hit, private_dirs, probe,
-                      rlimit_preexec)
+from .sandbox import (
+    SOCKET_PATH,
+    Limits,
+    Sandbox,
+    conceal,
+    default_dirs,
+    is_python,
+    limit_hit,
+    private_dirs,
+    probe,
+    rlimit_preexec,
+)
 from .schedule import Schedule, ScheduledGame
 from .sprt import Sprt, SprtMonitor
 from .store import GameResult, ResultsStore, discard

@@ -11,7 +11,7 @@ then plays on, so only a limit for the whole sandbox can end it:
   the CPU limit or the runner's stall_timeout ends it);
 - ``forkbomb``: children until a fork is refused; one JSON line on stderr says how many.
 
-    python hog_bot.py ENDPOINT TOKEN MODE [N [MB]]
+    python hog_bot.py ENDPOINT MODE [N [MB]]   (the seat token in $OKGIN_TOKEN)
 """
 
 from __future__ import annotations
@@ -78,9 +78,11 @@ def start(mode: str, n: int, mb: int) -> None:
 
 
 def main() -> int:
-    endpoint, token, mode = sys.argv[1:4]
-    n = int(sys.argv[4]) if len(sys.argv) > 4 else 0
-    mb = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+    # The seat token comes in the environment (the runner never puts it on a command line).
+    endpoint, mode = sys.argv[1:3]
+    token = os.environ["OKGIN_TOKEN"]
+    n = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+    mb = int(sys.argv[4]) if len(sys.argv) > 4 else 0
     bot = get_bot("simple", seed=1)
     choose = bot.choose
 

@@ -41,7 +41,7 @@ needs_cgroups = pytest.mark.skipif(BACKEND is None, reason=f"no cgroup can be ma
 
 
 def hog(*args: str | int) -> list[str]:
-    return [sys.executable, HOG, "{endpoint}", "{token}", *map(str, args)]
+    return [sys.executable, HOG, "{endpoint}", *map(str, args)]
 
 
 def games(db: Path) -> list[tuple]:

@@ -142,7 +142,7 @@ def test_the_c_js_rust_and_java_bots_contribute_a_nonce(tmp_path: Path) -> None:
         bots = [build(lang) for lang in ("c", "js", "rust", "java")]
     except (RuntimeError, OSError) as e:
         pytest.skip(f"cannot build the example bots here: {e}")
-    parts = [{"name": b.language, "command": b.argv("--connect", "{endpoint}", "--token", "{token}", "--name", "{name}")}
+    parts = [{"name": b.language, "command": b.argv("--connect", "{endpoint}", "--name", "{name}")}
              for b in bots]
     # the JVM reserves its class space and heap up front: more address space than the
     # default limits' per-process fallback gives an unsandboxed bot (docs/tournaments.md, Sandbox)
