@@ -6,6 +6,10 @@ socket in 2-6 s; every new client was refused for 19 s, the referee grew from 32
 sandbox shows only its seat's door, which caps its own connections apart from the
 referee's total.
 
+A door that accepts too many connections too fast is closed for good (referee.doors,
+FLOOD_CONNECTIONS): the flooder then meets only refusals from the kernel
+(``refused_at_connect``), which cost the referee nothing.
+
 This script starts a real ``okgin referee`` process and measures a bystander's game
 played over TCP by two clients in this process: moves per second and the referee's
 resident memory (``VmRSS``, sampled every 20 ms), first quiet, then while a flooder in a
@@ -13,8 +17,9 @@ real bubblewrap sandbox (referee.tournament.sandbox) opens ``--flood`` connectio
 seat door (at most ``--hold`` open at once, oldest closed first), round after round
 until the bystander has played its moves (at most 100 rounds: it stops by itself; it
 reports its rounds completed and connections made). Quiet and flood phases of the same number of moves are
-interleaved ``--reps`` times; moves/s is the median over windows of 50 moves of each
-kind, memory the peak of each kind.
+interleaved ``--reps`` times (a flood phase goes on until the flooder has finished a
+whole round); moves/s is the median over windows of 50 moves of each kind, memory the
+peak of each kind.
 
     python -m bench.door_flood [--flood 10000] [--moves 2000]
 
@@ -27,6 +32,7 @@ import argparse
 import itertools
 import json
 import os
+import select
 import socket
 import statistics
 import subprocess
@@ -176,10 +182,13 @@ def flooder(path: str, n: int, hold: int, rounds: int) -> int:
                 s.connect(path)
                 made += 1
                 live.append(s)
-            except OSError:
+            except BlockingIOError:
                 refused += 1
                 s.close()
-                time.sleep(0.001)  # the listen backlog is full
+                time.sleep(0.001)  # the listen backlog is full: let the referee accept
+            except OSError:  # refused by the kernel (a closed door): costs the referee nothing
+                refused += 1
+                s.close()
             while len(live) >= hold:
                 live.popleft().close()
         while live:
@@ -207,6 +216,9 @@ def start_referee(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
 def measure(flood: int, moves: int, hold: int, reps: int = 2, rounds: int = 100) -> dict[str, Any]:
     """Quiet and flood phases of ``moves`` moves each, interleaved ``reps`` times (the
     machine's load drifts: interleaving spreads it over both); their figures."""
+    import asyncio
+
+    from referee.tournament import cgroups
     from referee.tournament.sandbox import Limits, Sandbox, python_dirs
 
     tmp = Path(tempfile.mkdtemp(prefix="okgin-door-flood-"))
@@ -217,40 +229,79 @@ def measure(flood: int, moves: int, hold: int, reps: int = 2, rounds: int = 100)
     peaks: dict[str, int] = {"quiet": 0, "flood": 0}
     cpu: dict[str, float] = {"quiet": 0.0, "flood": 0.0}  # the referee's CPU seconds per phase kind
     reports: list[Any] = []
+    backend = None
+    confinement = "?"
     flood_proc: subprocess.Popen[bytes] | None = None
     try:
         admin = Client(ctx, endpoint)
         admin.ask({"type": "hello", "protocol": 1, "role": "admin", "name": "bench", "admin_key": ADMIN_KEY})
         by = Bystander(ctx, endpoint, admin)
         by.play(WINDOW * 4)  # warm up
-        door = admin.ask({"type": "create_table", "table": "spy", "reserved": True, "doors": True})["doors"][0]
         sb = Sandbox([])
         here = Path(__file__).resolve().parent
-        argv, preexec = sb.wrap([sys.executable, str(here / "door_flood.py"), "--flooder", "/run/okgin/referee.sock",
-                                 "--flood", str(flood), "--hold", str(hold), "--rounds", str(rounds)],
-                                visible=[here, *python_dirs()], cwd=Path("/tmp"), env={}, socket=Path(door[len("ipc://"):]),
-                                limits=Limits())
-        for _ in range(reps):
+        # As the runner confines a bot: the sandbox in a cgroup of its own where the machine
+        # offers one (1 CPU, .cgroups), else the rlimits only.
+        backend, why = cgroups.probe()
+        confinement = backend.mechanism if backend is not None else f"rlimits ({why})"
+
+        def flooder_argv(k: int) -> tuple[list[str], Any, Any]:
+            """A fresh door (a table of its own) and the sandboxed flooder aimed at it."""
+            made = admin.ask({"type": "create_table", "table": f"spy-{k}", "reserved": True, "doors": True})
+            door = made["doors"][0]
+            argv, preexec = sb.wrap([sys.executable, str(here / "door_flood.py"), "--flooder", "/run/okgin/referee.sock",
+                                     "--flood", str(flood), "--hold", str(hold), "--rounds", str(rounds)],
+                                    visible=[here, *python_dirs()], cwd=Path("/tmp"), env={}, socket=Path(door[len("ipc://"):]),
+                                    limits=Limits())
+            group = backend.group(f"door-flood-{os.getpid()}-{k}", Limits()) if backend is not None else None
+            return argv, (group.preexec() if group is not None else preexec), group
+
+        last: dict[str, Any] = {}  # the flooder's latest progress line
+        for k in range(reps):
             for phase in ("quiet", "flood"):
                 mark = rss.mark()
                 if phase == "flood":
                     # (not waiting for it: the admin session must not fall silent meanwhile)
+                    argv, preexec, group = flooder_argv(k)
                     flood_proc = subprocess.Popen(argv, preexec_fn=preexec, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                    # The moves start once the flood is on (its first progress line, after
+                    # 1,000 connects: well under the referee's 15 s liveness for the admin).
+                    assert flood_proc.stdout is not None
+                    if not select.select([flood_proc.stdout], [], [], 30)[0]:
+                        raise RuntimeError("the sandboxed flooder said nothing for 30 s")
+                    last = json.loads(flood_proc.stdout.readline() or "{}")
+                    admin.ask({"type": "ping"})
                 c0 = cpu_s(proc.pid)
-                windows[phase] += by.play(moves)
-                cpu[phase] += cpu_s(proc.pid) - c0
+                played = 0
+                while True:
+                    windows[phase] += by.play(WINDOW * 4)
+                    played += WINDOW * 4
+                    if flood_proc is not None:  # its latest progress, without waiting
+                        while select.select([flood_proc.stdout], [], [], 0)[0]:
+                            line = flood_proc.stdout.readline()  # type: ignore[union-attr]
+                            if not line:
+                                break
+                            last = json.loads(line)
+                    # the phase lasts its moves, and a flood phase at least one whole round
+                    if played >= moves and (flood_proc is None or last.get("rounds", 0) >= 1 or played >= 20 * moves):
+                        break
+                cpu[phase] += (cpu_s(proc.pid) - c0) * moves / played
                 peaks[phase] = max(peaks[phase], rss.peak(mark))
                 if flood_proc is not None:
                     flood_proc.kill()  # (bwrap --die-with-parent takes the sandbox with it)
                     out, _ = flood_proc.communicate(timeout=30)
+                    if group is not None:
+                        group.kill_all()
+                        asyncio.run(group.remove())
                     lines = out.decode().strip().splitlines()
-                    reports.append(json.loads(lines[-1]) if lines else {"connected": 0})
+                    reports.append(json.loads(lines[-1]) if lines else last)
                     flood_proc = None
     finally:
         if flood_proc is not None and flood_proc.poll() is None:
             flood_proc.kill()
             flood_proc.wait(30)
         rss.stop()
+        if backend is not None:
+            backend.close()
         ctx.destroy(0)
         proc.terminate()
         proc.wait(30)
@@ -260,7 +311,7 @@ def measure(flood: int, moves: int, hold: int, reps: int = 2, rounds: int = 100)
             "moves_ratio": round(f / q, 3), "quiet_rss_kb": peaks["quiet"], "flood_rss_kb": peaks["flood"],
             "rss_ratio": round(peaks["flood"] / peaks["quiet"], 3) if peaks["quiet"] else None,
             "referee_cpu_ms_per_move": {k: round(1000 * v / (moves * reps), 3) for k, v in cpu.items()},
-            "flooder": reports}
+            "flooder": reports, "flooder_confined_by": confinement}
 
 
 def main() -> int:

@@ -43,6 +43,7 @@ import socket
 import struct
 import threading
 from collections import Counter
+from collections.abc import Callable
 
 import zmq
 from zmq.auth.base import Authenticator
@@ -116,9 +117,11 @@ class ConnectionGuard:
     """
 
     def __init__(self, ctx: zmq.Context, sock: zmq.Socket, *, per_host: int, total: int,
-                 curve_location: str | None = None) -> None:
+                 curve_location: str | None = None, on_accept: Callable[[], None] | None = None) -> None:
         self.per_host = per_host
         self.total = total
+        #: called (in the guard's thread) for each connection accepted, even one gone already
+        self.on_accept = on_accept
         self.refused: Counter[str] = Counter()  # host -> handshakes refused (operators, tests)
         self._by_fd: dict[int, str] = {}  # live connections (accepted, not yet disconnected)
         self._hosts: Counter[str] = Counter()  # the same, per host
@@ -188,6 +191,10 @@ class ConnectionGuard:
             elif fd in ended_later:
                 batch[i] = (-1, fd, endpoint)  # accepted and gone already: count nothing, shut nothing
                 ended_later.discard(fd)
+        if self.on_accept is not None:
+            for event, _fd, _ep in batch:
+                if event in (zmq.EVENT_ACCEPTED, -1):
+                    self.on_accept()
         refuse: list[tuple[socket.socket, str]] = []
         try:
             for event, fd, endpoint in batch:
@@ -206,9 +213,9 @@ class ConnectionGuard:
             for conn, host in refuse:
                 try:
                     conn.shutdown(socket.SHUT_RDWR)
-                    self.refused[host] += 1
                 except OSError:
-                    pass
+                    continue
+                self.refused[host] += 1
         finally:
             for conn, _ in refuse:
                 conn.close()

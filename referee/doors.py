@@ -23,6 +23,17 @@ reconnects still gets in), and its connections do not count toward the referee's
 a door's flood is cut at the door, and other clients never see it. The door closes with
 its table (its socket file goes with it).
 
+A door that has accepted ``FLOOD_CONNECTIONS`` connections within ``FLOOD_WINDOW_S`` is
+**closed for good** (its seat's connections with it; the seat then loses by disconnect
+like any that went away). Why: cutting each connection as it is accepted still costs the
+referee about 45 us of CPU (libzmq's accept and the guard's check), a connection closed
+by the bot before the guard sees it costs the accept all the same, and a sandboxed bot
+could make ten thousand a second, which on a loaded machine halved a bystander's moves
+per second (bench/door_flood.py). A closed door costs nothing: the sandbox's mount of
+its socket file now leads to no listener, and the kernel refuses every connect. No honest
+bot comes near: it needs one connection, a few while it reconnects, and libzmq retries a
+connection at most every 100 ms.
+
 The transport keeps a door's peers apart from the main socket's: a connection that came
 through a door is known by ``DOOR_MARK + door id (4 bytes) + routing id`` (11 bytes),
 never by a bare 5-byte routing id, since libzmq's routing ids are per socket.
@@ -31,9 +42,13 @@ never by a bare 5-byte routing id, since libzmq's routing ids are per socket.
 from __future__ import annotations
 
 import hmac
+import logging
 import os
 import shutil
 import tempfile
+import time
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,7 +63,12 @@ if TYPE_CHECKING:
     from .server import Referee
     from .tables import Table
 
+log = logging.getLogger("okgin.referee")
+
 DOOR_MARK = b"\xffD"
+#: a door that accepted this many connections within FLOOD_WINDOW_S is closed (module docstring)
+FLOOD_CONNECTIONS = 500
+FLOOD_WINDOW_S = 10.0
 #: Messages a door lets through after ``hello``; those naming a table must name the door's.
 SEAT_TYPES = frozenset({"act", "advise", "sync", "resign", "entropy_reveal", "ping", "heartbeat", "bye"})
 _TABLE_TYPES = frozenset({"act", "advise", "sync", "resign", "entropy_reveal"})
@@ -101,6 +121,8 @@ class Doors:
     def __init__(self, hub: Referee) -> None:
         self.hub = hub
         self.by_table: dict[str, list[Door]] = {}
+        #: (table, seat) of each door closed for a flood, for operators and tests
+        self.flooded: list[tuple[str, int]] = []
         self._dir: Path | None = None
         self._made_dir = False
         self._next = 0
@@ -131,7 +153,7 @@ class Doors:
                 self._next += 1
                 prefix = DOOR_MARK + self._next.to_bytes(4, "big")
                 path = self.directory() / f"d{self._next}.sock"
-                sock, guard = self.hub.transport.open_door(f"ipc://{path}")
+                sock, guard = self.hub.transport.open_door(f"ipc://{path}", self._flood_watch(prefix))
                 door = Door(prefix, t.name, seat, token, path, sock, guard)
                 # The bot may run as another uid (a sandbox run by root): the directory, not
                 # the file, keeps other users out; the sandbox sees only its own door's file.
@@ -144,6 +166,34 @@ class Doors:
             raise ProtocolError("limit_reached", f"cannot open a seat door: {e}") from None
         self.by_table[t.name] = made
         return [d.endpoint for d in made]
+
+    def _flood_watch(self, prefix: bytes) -> Callable[[], None]:
+        """The door guard's ``on_accept`` (called in the guard's thread): once the door has
+        accepted FLOOD_CONNECTIONS connections within FLOOD_WINDOW_S, ask the loop to close it."""
+        times: deque[float] = deque(maxlen=FLOOD_CONNECTIONS)
+        loop = self.hub.loop
+        fired = False
+
+        def accepted() -> None:
+            nonlocal fired
+            now = time.monotonic()
+            times.append(now)
+            if not fired and len(times) == FLOOD_CONNECTIONS and now - times[0] <= FLOOD_WINDOW_S:
+                fired = True
+                loop.call_soon_threadsafe(self._flooded, prefix)
+
+        return accepted
+
+    def _flooded(self, prefix: bytes) -> None:
+        for name, doors in self.by_table.items():
+            for door in doors:
+                if door.prefix == prefix:
+                    log.warning("seat door of table %s seat %d closed: %d connections within %g s (a flood)",
+                                name, door.seat, FLOOD_CONNECTIONS, FLOOD_WINDOW_S)
+                    self.flooded.append((name, door.seat))
+                    doors.remove(door)
+                    self._close(door)
+                    return
 
     def close_table(self, name: str) -> None:
         for door in self.by_table.pop(name, ()):

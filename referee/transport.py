@@ -52,7 +52,6 @@ _NEVER = float("inf")  # the sort key of a connection without a session (Transpo
 DRAIN_BUDGET_S = 0.005
 # Messages read from one seat door per wake-up at most (one bot's traffic: a few per move).
 DOOR_DRAIN_MAX = 64
-_DOOR_KEY_LEN = 11  # referee.doors: DOOR_MARK + door id (4 bytes) + libzmq's 5-byte routing id
 
 
 class Transport:
@@ -129,7 +128,7 @@ class Transport:
         return sock
 
     # ---------------------------------------------------------------- seat doors
-    def open_door(self, endpoint: str) -> tuple[zmq.Socket, ConnectionGuard | None]:
+    def open_door(self, endpoint: str, on_accept: Callable[[], None] | None = None) -> tuple[zmq.Socket, ConnectionGuard | None]:
         """Bind a seat door's ROUTER (referee.doors) with a connection cap of its own.
 
         Its own guard, not the main socket's: the door's connections count toward the
@@ -140,7 +139,7 @@ class Transport:
         try:
             cap = self.config.max_door_connections
             if cap:
-                guard = ConnectionGuard(self.ctx, sock, per_host=0, total=cap)
+                guard = ConnectionGuard(self.ctx, sock, per_host=0, total=cap, on_accept=on_accept)
             sock.bind(endpoint)
         except zmq.ZMQError:
             if guard is not None:
@@ -371,7 +370,9 @@ class Transport:
         door's key (referee.doors), which names the door's socket and the routing id there."""
         sock = self.sock
         if len(rid) != 5:
-            door = self.doors.get(rid[:6]) if len(rid) == _DOOR_KEY_LEN else None
+            # (a door peer's key: 11 bytes, or more or fewer for a routing id it chose, which
+            # only bad_identity is ever sent to; the main socket's refusals go by raw_send_main)
+            door = self.doors.get(rid[:6])
             if door is None or sock is None:
                 self.stats["dropped"] += 1
                 return False

@@ -15,9 +15,11 @@ import stat
 import time
 from pathlib import Path
 
+from bounded import dealer
 from refharness import Client, RefereeThread, error_of, play_until_end
 
 from referee.connguard import open_accepted
+from referee.doors import FLOOD_CONNECTIONS
 
 DOOR_CAP = 4
 
@@ -86,6 +88,20 @@ def test_a_door_plays_its_own_seat_and_nothing_else(make_referee: object, make_c
     assert not d0.exists() and len(referee.call(lambda: referee.ref.transport.doors)) == 2
 
 
+def test_a_client_chosen_routing_id_is_refused_at_a_door_too(referee: RefereeThread, make_client: object) -> None:
+    """A door peer's key is the door's prefix and libzmq's routing id: one the client chose
+    is refused (bad_identity, answered through the door) before anything is read."""
+    admin: Client = make_client(referee.endpoint)  # type: ignore[operator]
+    admin.hello("organiser", role="admin")
+    created = make_table(admin, "final")
+    chosen: Client = make_client(created["doors"][0])  # type: ignore[operator]
+    chosen.sock.close(0)
+    chosen.sock = dealer(created["doors"][0], ctx=Client.ctx, ROUTING_ID=b"mine")
+    chosen.send({"type": "hello", "protocol": 1, "role": "player", "name": "b", "token": created["seat_tokens"][0]})
+    error_of(chosen.recv(), "bad_identity")
+    assert referee.call(lambda: len(referee.ref.desk.sessions)) == 1  # the admin's only
+
+
 def test_doors_need_reserved_seats(referee: RefereeThread, make_client: object) -> None:
     admin: Client = make_client(referee.endpoint)  # type: ignore[operator]
     admin.hello("organiser", role="admin")
@@ -122,10 +138,10 @@ def test_a_door_flood_is_cut_at_the_door_and_tcp_clients_still_get_in(make_refer
         guard = referee.call(lambda: referee.ref.transport.doors[next(iter(referee.ref.transport.doors))].guard)
         deadline = time.monotonic() + 30  # a bound on a hang, not a timing assertion
         assert len(flood) > 2 * DOOR_CAP  # (past the listen backlog a connect is refused at once)
-        while sum(guard.refused.values()) < len(flood) - DOOR_CAP:
-            assert time.monotonic() < deadline, f"the door refused only {sum(guard.refused.values())}"
+        # every connection past the cap is shut, and (once its end is reported) forgotten
+        while sum(guard.refused.values()) < len(flood) - DOOR_CAP or sum(guard.snapshot().values()) > DOOR_CAP + 1:
+            assert time.monotonic() < deadline, f"the door refused {sum(guard.refused.values())}, holds {guard.snapshot()}"
             time.sleep(0.02)
-        assert sum(guard.snapshot().values()) <= DOOR_CAP + 1
         # the flood held nothing of the total: new TCP clients are welcomed
         for i in range(10):
             c: Client = make_client(referee.endpoint)  # type: ignore[operator]
@@ -144,6 +160,39 @@ def test_a_door_flood_is_cut_at_the_door_and_tcp_clients_still_get_in(make_refer
             break
         assert time.monotonic() < deadline, "the seat's bot never got in after the flood"
     assert seat.recv()["type"] == "welcome"
+
+
+def test_a_door_that_is_flooded_closes_for_good(make_referee: object, make_client: object) -> None:
+    """Past FLOOD_CONNECTIONS connections within FLOOD_WINDOW_S a door closes: its seat's
+    connection goes with it, and every later connect is refused by the kernel, at no cost
+    to the referee. The table's other door and every other client are untouched."""
+    referee: RefereeThread = make_referee(max_door_connections=DOOR_CAP)  # type: ignore[operator]
+    admin: Client = make_client(referee.endpoint)  # type: ignore[operator]
+    admin.hello("organiser", role="admin")
+    created = make_table(admin, "final")
+    path = door_path(created["doors"][0])
+    seat: Client = make_client(created["doors"][0])  # type: ignore[operator]
+    seat.request({"type": "hello", "protocol": 1, "role": "player", "name": "flooder", "token": created["seat_tokens"][0]},
+                 "welcome")
+    other: Client = make_client(created["doors"][1])  # type: ignore[operator]
+    other.request({"type": "hello", "protocol": 1, "role": "player", "name": "honest", "token": created["seat_tokens"][1]},
+                  "welcome")
+    made = 0
+    deadline = time.monotonic() + 60  # a bound on a hang, not a timing assertion
+    while path.exists():
+        assert time.monotonic() < deadline, f"the door stayed open after {made} connections"
+        s = _connect_raw(path)
+        if s is not None:
+            made += 1
+            s.close()
+    assert made >= FLOOD_CONNECTIONS
+    assert referee.call(lambda: list(referee.ref.doors.flooded)) == [("final", 0)]
+    assert _connect_raw(path) is None  # nothing listens there any more
+    # the seat's connection went with its door; the other seat and TCP clients carry on
+    assert referee.call(lambda: referee.ref.desk.sessions[created["seat_tokens"][0]].connected) is False
+    assert other.request({"type": "ping"}, "pong")
+    late: Client = make_client(referee.endpoint)  # type: ignore[operator]
+    assert late.hello("late")["type"] == "welcome"
 
 
 def test_doors_go_with_the_referee(make_referee: object, make_client: object, tmp_path: Path) -> None:

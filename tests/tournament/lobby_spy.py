@@ -119,10 +119,13 @@ def flood(path: str, n: int, hold: int, out: dict[str, int]) -> None:
                 s.connect(path)
                 connected += 1
                 live.append(s)
-            except OSError:
+            except BlockingIOError:
                 failed += 1
                 s.close()
                 time.sleep(0.001)  # the listen backlog is full: let the referee accept
+            except OSError:  # refused: nothing listens any more (its door was closed)
+                failed += 1
+                s.close()
             while len(live) >= hold:
                 old = live.popleft()
                 try:

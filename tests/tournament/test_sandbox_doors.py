@@ -6,8 +6,10 @@ table named after its hand (its copy at the other seating of the deal read the n
 and hold the referee's connections. Now each sandbox shows only its seat's door.
 
 ``lobby_spy.py`` (a real sandboxed process) tries every one of these and finds each
-refused with ``seat_only``, floods its door with connections, and then plays its seat
-normally; the other participants' games, played meanwhile, all end normally.
+refused with ``seat_only``, then plays its seat normally. Run with ``--flood`` (the
+participant "flooder") it then floods its door with connections: the door closes
+(referee.doors), so that participant loses its seat, and only it: every game without it
+ends normally.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ pytestmark = pytest.mark.skipif(probe() is not None, reason=f"no bubblewrap sand
 
 def spy_lines(logdir: Path) -> list[dict]:
     out = []
-    for log in sorted(logdir.glob("*-spy.log")):
+    for log in sorted(logdir.glob("*.log")):  # the spy's and the flooder's
         for line in log.read_text(errors="replace").splitlines():
             if line.startswith("{") and '"spy"' in line:
                 out.append(json.loads(line))
@@ -43,28 +45,37 @@ def spy_lines(logdir: Path) -> list[dict]:
 def test_a_sandboxed_bot_can_play_its_seat_and_nothing_else(tmp_path: Path) -> None:
     flood = 10_000 if SLOW else 2_000
     parts = [
-        {"name": "spy", "command": [sys.executable, str(SPY), "{endpoint}", "{token}", "--flood", str(flood)]},
+        {"name": "spy", "command": [sys.executable, str(SPY), "{endpoint}", "{token}"]},
+        {"name": "flooder", "command": [sys.executable, str(SPY), "{endpoint}", "{token}", "--flood", str(flood)]},
         {"name": "a", "command": [sys.executable, PROTOBOT, "{endpoint}", "{token}", "--random", "1"]},
-        {"name": "b", "command": [sys.executable, PROTOBOT, "{endpoint}", "{token}", "--random", "2"]},
     ]
     cfg = write_config(tmp_path / "cup.toml", parts,
                        tournament={"name": "cup", "games_per_pairing": 2, "concurrency": 6},
-                       rules={"target_score": 10})
-    assert main([str(cfg), "--quiet", "--keep-logs"]) == 0
+                       rules={"target_score": 10}, policies={"disconnect_grace_ms": 2000})
+    main([str(cfg), "--quiet", "--keep-logs"])
     with sqlite3.connect(tmp_path / "cup.sqlite") as c:
-        rows = c.execute("SELECT termination, reason FROM games ORDER BY idx").fetchall()
-    assert len(rows) == 6 and all(t == "normal" for t, _ in rows), rows
+        rows = c.execute("SELECT seats, termination, culprit, reason FROM games ORDER BY idx").fetchall()
+    assert len(rows) == 6, rows
+    for seats, term, culprit, reason in rows:
+        if "flooder" in json.loads(seats):
+            # its flood closed its door: it could not come back, and lost its seat
+            assert culprit == "flooder" and term in ("disconnect", "crash", "timeout"), (seats, term, culprit, reason)
+        else:
+            assert term == "normal", (seats, term, culprit, reason)  # the spy played its own seat
     seen = spy_lines(tmp_path / "cup-run" / "logs")
     lobby = [s for s in seen if s["spy"] == "lobby"]
-    assert len(lobby) == 4 * 12, seen  # 12 attempts in each of the spy's 4 games
+    assert len(lobby) == 8 * 12, seen  # 12 attempts in each of the spy's and the flooder's 4 games
     worked = [s for s in lobby if s["ok"]]
     assert not worked, worked
     refused = [s for s in lobby if s["target"] != "hello with its own token"]
     assert {s["answer"] for s in refused} == {"seat_only"}, refused
     # it was welcomed with its own token, seated at its own table
     assert all(s["table"] for s in lobby if s["target"] == "hello with its own token")
-    floods = [s for s in seen if s["spy"] == "flood"]
-    assert len(floods) == 4 and all(f["connected"] > 0 for f in floods), floods
+    floods = [s for s in seen if s["spy"] == "flood"]  # (a flooder ended with its game may not have reported)
+    assert floods and all(f["connected"] > 0 for f in floods), floods
+    # each of the flooder's doors was closed for its flood (the referee says so in its log)
+    log = (tmp_path / "cup-run" / "referee-r0.log").read_text(errors="replace")
+    assert log.count("(a flood)") == 4, log[-3000:]
 
 
 @pytest.mark.skipif(not SLOW, reason="the full 10,000-connection measurement: OKGIN_SLOW=1")
@@ -72,8 +83,8 @@ def test_a_door_flood_leaves_other_games_and_the_referees_memory_alone() -> None
     """The issue's figure: during a flood of 10,000 connections from inside a sandbox,
     a bystander's moves/s and the referee's peak memory stay within 20% of a quiet run
     (bench/door_flood.py: interleaved quiet and flood phases of 2,000 moves each,
-    medians over windows of 50 moves). Before doors the same flood refused every new
-    client for 19 s and took the referee from 32 to 261 MB."""
+    medians over windows of 50 moves; a fresh door for each flood). Before doors the
+    same flood refused every new client for 19 s and took the referee from 32 to 261 MB."""
     import subprocess
 
     from .tourkit import REPO
@@ -82,6 +93,7 @@ def test_a_door_flood_leaves_other_games_and_the_referees_memory_alone() -> None
                          cwd=REPO, capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stderr[-2000:]
     r = json.loads(out.stdout.strip().splitlines()[-1])
-    assert all(f.get("connected", 0) >= 10_000 for f in r["flooder"]), r  # the whole flood ran during the moves
+    # the whole flood was tried during the moves (most of it refused by the kernel: its door closed)
+    assert all(f.get("rounds", 0) >= 1 for f in r["flooder"]), r
     assert r["moves_ratio"] >= 0.8, r
     assert r["rss_ratio"] <= 1.2, r
