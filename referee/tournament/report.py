@@ -186,6 +186,7 @@ class Report:
             "finished": self.finished,
             "games_played": self.games_played,
             "games_total": self.games_total,
+            "sandbox_limits": self.limits_by or None,  # "cgroup v2", "cgroup v1", "rlimits (per process)"
             "deals": self.deals,
             "small_sample_warning": self.warning,
             "standings": [asdict(s) for s in self.standings],

@@ -172,6 +172,7 @@ def test_without_cgroups_the_rlimits_are_used_and_named(tmp_path: Path, monkeypa
     st = ResultsStore.open_existing(tmp_path / "rl.sqlite")
     assert st.get_meta("limits_by") == cgroups.RLIMITS
     assert "enforced by rlimits (per process)" in report_from_store(st).to_text()
+    assert json.loads(report_from_store(st).to_json())["sandbox_limits"] == cgroups.RLIMITS
     assert not list(fake.glob("*/okgin-*"))  # the probe left nothing in the fake tree either
 
 
