@@ -331,6 +331,24 @@ class Runner:
         if slot.local is not None:
             await slot.local.stop()
 
+    def hand_out_tokens(self, endpoint: str, tokens: dict[str, str]) -> None:
+        """Tell the organiser the gateway's endpoint and the remote participants' tokens.
+
+        The tokens go to a 0600 file in the run directory (``remote-tokens``), and to the
+        standard output only when it is a terminal: output redirected to a file or a CI
+        log is readable by whoever the umask lets in, and a token plays every game of
+        its participant."""
+        path = self.workdir / "remote-tokens"
+        with open_private(path, "wb") as f:
+            f.write("".join(f"{n}: {tokens[n]}\n" for n in sorted(tokens)).encode())
+        if sys.stdout.isatty():
+            print(f"remote bots connect to {endpoint} with their tokens (also in {path}):", flush=True)
+            for n in sorted(tokens):
+                print(f"  {n}: {tokens[n]}", flush=True)
+        else:
+            print(f"remote bots connect to {endpoint} with their tokens, in {path} (mode 0600; printed only on a "
+                  "terminal)", flush=True)
+
     # ---------------------------------------------------------------------- bots
     def bot_argv(self, p: Participant, endpoint: str, table: str, sg: ScheduledGame) -> list[str]:
         """The bot's command. Never its seat token: a command line is public (any local
@@ -1003,9 +1021,7 @@ class Runner:
                     raise StartError(f"gateway {self.cfg.gateway!r}: cannot listen there: {e.strerror}") from None
                 except ValueError as e:  # CURVE keys or allow-list unusable
                     raise StartError(str(e)) from None
-                print(f"remote bots connect to {endpoint} with their tokens:", flush=True)
-                for n in sorted(tokens):
-                    print(f"  {n}: {tokens[n]}", flush=True)
+                self.hand_out_tokens(endpoint, tokens)
             await self.prepare()
             self.record_limits()
             self.games_from = time.monotonic()
