@@ -15,13 +15,14 @@ open at once, oldest closed first; before it sits, so the other games are played
 meanwhile) and reports how many connected and how many the referee cut. Then it plays
 its seat with the SDK's simple bot.
 
-    python lobby_spy.py ENDPOINT TOKEN [--flood N] [--hold K]
+    python lobby_spy.py ENDPOINT [TOKEN, default $OKGIN_TOKEN] [--flood N] [--hold K]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import socket
 import sys
 import time
@@ -148,7 +149,7 @@ def flood(path: str, n: int, hold: int, out: dict[str, int]) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("endpoint")
-    ap.add_argument("token")
+    ap.add_argument("token", nargs="?", default=os.environ.get("OKGIN_TOKEN"), help="default $OKGIN_TOKEN (how the runner passes it)")
     ap.add_argument("--flood", type=int, default=0)
     ap.add_argument("--hold", type=int, default=256)
     args = ap.parse_args()

@@ -45,9 +45,9 @@ def spy_lines(logdir: Path) -> list[dict]:
 def test_a_sandboxed_bot_can_play_its_seat_and_nothing_else(tmp_path: Path) -> None:
     flood = 10_000 if SLOW else 2_000
     parts = [
-        {"name": "spy", "command": [sys.executable, str(SPY), "{endpoint}", "{token}"]},
-        {"name": "flooder", "command": [sys.executable, str(SPY), "{endpoint}", "{token}", "--flood", str(flood)]},
-        {"name": "a", "command": [sys.executable, PROTOBOT, "{endpoint}", "{token}", "--random", "1"]},
+        {"name": "spy", "command": [sys.executable, str(SPY), "{endpoint}"]},  # the token: $OKGIN_TOKEN
+        {"name": "flooder", "command": [sys.executable, str(SPY), "{endpoint}", "--flood", str(flood)]},
+        {"name": "a", "command": [sys.executable, PROTOBOT, "{endpoint}", "--random", "1"]},
     ]
     cfg = write_config(tmp_path / "cup.toml", parts,
                        tournament={"name": "cup", "games_per_pairing": 2, "concurrency": 6},
