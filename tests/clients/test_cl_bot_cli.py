@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -56,3 +57,38 @@ def test_bad_bot_spec_is_refused(referee: RefereeProcess) -> None:
 def test_bad_rule_is_refused() -> None:
     r = subprocess.run([sys.executable, "-m", "okgin", "bot", "simple", "--rule", "gin_bonus=x"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "gin_bonus takes a whole number" in r.stderr
+
+
+def test_a_seat_token_from_the_environment_or_a_file_never_on_the_command_line(referee: RefereeProcess, tmp_path: Path) -> None:
+    """Issue 24: a token on a command line is readable by every local user. ``okgin bot``
+    takes it from ``$OKGIN_TOKEN`` (how a tournament passes it) or ``--token-file``."""
+    with Client(referee.endpoint, "organiser", "admin", admin_key=referee.admin_key) as admin:
+        admin.connect()
+        t = admin.create_table(table="quiet", seed=872, reserved=True)
+        assert t.seat_tokens is not None
+        admin.watch("quiet")
+        token_file = tmp_path / "seat1.token"
+        token_file.write_text(t.seat_tokens[1] + "\n")
+        token_file.chmod(0o600)
+        base = [sys.executable, "-m", "okgin", "bot"]
+        procs = [
+            subprocess.Popen([*base, "random", "--connect", referee.endpoint], env={**os.environ, "OKGIN_TOKEN": t.seat_tokens[0]},
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
+            subprocess.Popen([*base, "simple", "--connect", referee.endpoint, "--token-file", str(token_file)],
+                             env={k: v for k, v in os.environ.items() if k != "OKGIN_TOKEN"},
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
+        ]
+        try:
+            for p in procs:
+                cmdline = Path(f"/proc/{p.pid}/cmdline").read_bytes() if Path(f"/proc/{p.pid}").exists() else b""
+                assert not any(tok.encode() in cmdline for tok in t.seat_tokens)
+            end = admin.recv(timeout=60)
+            while not isinstance(end, GameEnd):
+                end = admin.recv(timeout=60)
+        finally:
+            results = [finish(p) for p in procs]
+    assert end.table == "quiet" and end.seed == 872
+    assert all(rc == 0 for rc, _, _ in results), results
+    r = subprocess.run([*base, "simple", "--connect", referee.endpoint, "--token-file", str(tmp_path / "none")],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "cannot read a token from" in r.stderr
