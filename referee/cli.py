@@ -69,6 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "(each costs ~28 KB even if silent; 0: no cap; default %(default)s)")
     p.add_argument("--max-connections", type=int, default=10000, metavar="N",
                    help="live connections in all, ipc included; more are refused at the handshake (0: no cap; default %(default)s)")
+    p.add_argument("--door-dir", metavar="DIR",
+                   help="where seat doors (protocol 1.5, create_table with doors) are bound, made mode 0700 "
+                        "(default: a fresh temporary directory, removed at exit); a tournament runner must be able to read it")
+    p.add_argument("--max-door-connections", type=int, default=8, metavar="N",
+                   help="live connections per seat door, apart from --max-connections (0: no cap; default %(default)s)")
     p.add_argument("--rate-limit", type=float, default=2000, metavar="PER_S",
                    help="messages per second one connection may send; the excess is dropped unread (0: no limit; default %(default)s)")
     p.add_argument("--rate-burst", type=int, default=4000, help="messages one connection may send at once (default %(default)s)")
@@ -211,6 +216,8 @@ async def run(args: argparse.Namespace) -> int:
         max_sessions=args.max_sessions,
         max_connections_per_host=max(0, args.max_connections_per_host),
         max_connections=max(0, args.max_connections),
+        door_dir=args.door_dir,
+        max_door_connections=max(0, args.max_door_connections),
         recovery_state=not args.no_journal,
         recover=args.recover,
         rate_limit_per_s=max(0.0, args.rate_limit),

@@ -196,3 +196,21 @@ def test_raw_bot_plays_complete_games(spawn, variant, n, games):
     assert len(results) == n * games
     assert all(r["termination"] == "normal" for r in results)
     assert all(max(r["scores"]) >= 40 for r in results)
+
+
+def test_door_dir_and_door_cap(spawn, tmp_path):
+    """``--door-dir`` (protocol 1.5): seat doors are bound there, in a 0700 directory a
+    tournament runner of the same user can read, and are gone once the referee stops."""
+    doors = tmp_path / "doors"
+    rp = spawn("--no-journal", "--admin-key", "k" * 32, "--door-dir", str(doors), "--max-door-connections", "2")
+    admin = Client(rp.endpoint)
+    try:
+        admin.hello("organiser", role="admin", admin_key="k" * 32)
+        made = admin.request({"type": "create_table", "table": "t", "reserved": True, "doors": True}, "table_created")
+        paths = [Path(d[len("ipc://"):]) for d in made["doors"]]
+        assert all(p.parent == doors and p.is_socket() for p in paths)
+        assert (doors.stat().st_mode & 0o777) == 0o700
+    finally:
+        admin.close()
+    assert rp.stop() == 0
+    assert not any(p.exists() for p in paths)
