@@ -56,7 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--heartbeat-ms", type=int, default=5000, help="heartbeat interval (default %(default)s)")
     p.add_argument("--liveness", type=int, default=3, help="missed heartbeats before a peer is gone (default %(default)s)")
     p.add_argument("--admin-key", default=os.environ.get("OKGIN_ADMIN_KEY") or None,
-                   help="key required for role admin (default: $OKGIN_ADMIN_KEY; none: a random key is generated, printed on stderr"
+                   help="key required for role admin (default: $OKGIN_ADMIN_KEY, which a shared host should prefer: a command "
+                        "line is readable by every local user; none: a random key is generated, printed on stderr"
                         " and written to --admin-key-file)")
     p.add_argument("--admin-key-file", metavar="PATH",
                    help=f"where a generated admin key is written, mode 0600 (default: JOURNAL_DIR/{STATE_DIR}/admin.key; with --no-journal: nowhere)")

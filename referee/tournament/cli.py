@@ -51,7 +51,8 @@ def _run_parser() -> argparse.ArgumentParser:
     g.add_argument("--referee-endpoints", nargs="+", metavar="EP", type=endpoint_arg, help="use these running referees instead (HOST:PORT or tcp://HOST:PORT)")
     p.add_argument("--db", metavar="PATH", help="the results file (default: from the file, else NAME.sqlite beside it)")
     p.add_argument("--output", metavar="DIR", help="where the CSV, JSON and PNG go (default: beside the results file)")
-    p.add_argument("--admin-key", metavar="KEY", help="admin key of remote referees (default: $OKGIN_ADMIN_KEY)")
+    p.add_argument("--admin-key", metavar="KEY", help="admin key of remote referees (default: $OKGIN_ADMIN_KEY; prefer it on a shared host: a command line "
+                   "is readable by every local user)")
     p.add_argument("--quiet", action="store_true", help="no live progress display (the final table is still printed)")
     p.add_argument("--keep-logs", action="store_true",
                    help="keep every bot's log in NAME-run/logs (by default only those of games that did not end normally)")
