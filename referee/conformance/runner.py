@@ -214,7 +214,16 @@ class Admin:
         async with self._resuming:
             if self.session.lost is None:
                 return  # resumed meanwhile
-            await self._ask(self.session.hello(time.monotonic()), timeout)
+            reply = await self._ask(self.session.hello(time.monotonic()), timeout)
+            if reply.get("type") == "error":
+                # The referee forgot the session, not just the connection: an admin holds
+                # no seat, so a session silent past the liveness limit (a loaded machine
+                # stalls both loops) is dropped at once and its token answers bad_token.
+                # The kit is the organiser and has the key: a new session does the same job.
+                self.session.restart()
+                reply = await self._ask(self.session.hello(time.monotonic()), timeout)
+                if reply.get("type") != "welcome":
+                    raise KitError(f"the referee refused the kit's admin session: {reply.get('name')}: {reply.get('message')}")
             for table in [t for t, f in self._ends.items() if not f.done()]:
                 await self._ask(self.session.request({"type": "watch", "table": table}, time.monotonic()), timeout)
 
