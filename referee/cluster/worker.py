@@ -82,6 +82,14 @@ class WorkerEvents:
     def entropy_nonces(self) -> dict[str, bytes] | None:
         return None  # nor does it need the participants' nonces (each game carries its seed)
 
+    def entropy(self) -> dict[str, Any]:
+        """The nonce record, as the runner asks for it (``entropy.wanted``/``withheld``):
+        empty, not None. The driver decided the nonces before the first game; a worker
+        collects none (its preflight must not hold bots seated for a reveal) and forfeits
+        nobody for withholding (only remote participants can withhold, and a Dask run has
+        none)."""
+        return {}
+
     def log_event(self, kind: str, detail: str, game: int | None = None) -> None:
         self.events.append((kind, detail, game))
 
