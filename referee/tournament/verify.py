@@ -440,6 +440,8 @@ def resigner(record: dict[str, Any]) -> int | None:
 def check_terminations(ctx: Context) -> Check:
     problems = []
     counts: dict[str, int] = {}
+    rec = ctx.store.entropy()
+    withheld = set((rec or {}).get("withheld") or [])
     for g in ctx.games:
         where = _where(g)
         counts[g.termination] = counts.get(g.termination, 0) + 1
@@ -455,6 +457,8 @@ def check_terminations(ctx: Context) -> Check:
             problems.append(f"{where}: the file says {g.termination}, its record ends {rec_term}")
         elif g.culprit != culprit:
             problems.append(f"{where}: the file blames {g.culprit}, its record {culprit or 'nobody'}")
+        elif g.termination == "withheld" and g.culprit not in withheld:
+            problems.append(f"{where}: forfeited as withheld, but the nonce record does not say {g.culprit} withheld")
     summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
     return Check("terminations", f"{len(ctx.games)} game(s) end as their records do ({summary or 'none'})", problems)
 

@@ -337,7 +337,9 @@ def test_a_forfeit_is_backed_by_its_record(tmp_path: Path) -> None:
     code, text = verify(db)
     assert code == 0 and "(2 crash)" in text, text
     for i, change in enumerate(("UPDATE games SET culprit = 'good', winner = 'gone' WHERE idx = 0",
-                                "UPDATE games SET termination = 'illegal' WHERE idx = 1")):
+                                "UPDATE games SET termination = 'illegal' WHERE idx = 1",
+                                # a resignation relabelled a withheld nonce that nobody withheld
+                                "UPDATE games SET termination = 'withheld' WHERE idx = 1")):
         copy = copy_event(db, tmp_path / str(i))
         sql(copy, change)
         code, text = verify(copy)
