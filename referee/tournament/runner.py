@@ -80,6 +80,10 @@ MAX_RESTARTS = 3
 SCAN_LIMIT = 100_000  # queued games looked through for one that can start (a remote participant away)
 CRASH_GRACE_S = 1.0  # after a bot exits, wait this long for a game_end already on its way
 OUTPUT_DRAIN_S = 2.0  # after a bot exits, wait this long for the rest of its output
+# Before a game starts, the stall clock is at least this long. Why: stall_timeout is about
+# moves; starting a bot (an interpreter, a sandbox, a cgroup) on a loaded machine can take
+# seconds, and a short stall_timeout then forfeited a bot that was still starting.
+START_ALLOWANCE_S = 30.0
 PLACEHOLDER_RE = re.compile(r"\{(endpoint|table|name|game|config_dir)\}")  # no {token}: .config.PLACEHOLDERS
 
 
@@ -601,13 +605,14 @@ class Runner:
                                                   attempt, q, door=doors[seat]))
             last_progress = time.monotonic()
             while rec.end is None:
-                wait = cfg.stall_timeout - (time.monotonic() - last_progress)
+                stall = cfg.stall_timeout if rec.started else max(cfg.stall_timeout, START_ALLOWANCE_S)
+                wait = stall - (time.monotonic() - last_progress)
                 try:
                     msg = await asyncio.wait_for(q.get(), max(0.01, wait))
                 except TimeoutError:
                     if override is None:
                         seat = await self._stalled_seat(slot, table, rec, bots)
-                        override = _Override(seat, "timeout", f"{sg.seats[seat]} made no move for {cfg.stall_timeout:g} s "
+                        override = _Override(seat, "timeout", f"{sg.seats[seat]} made no move for {stall:g} s "
                                              "(the runner's stall_timeout; the table's clock did not end it)")
                         takeover = asyncio.ensure_future(resign_seat(self.ctx, slot.endpoint, tokens[seat], table))
                         last_progress = time.monotonic()

@@ -63,6 +63,8 @@ def main() -> int:
     p.add_argument("--garbage-after", type=int, default=-1)
     p.add_argument("--illegal-after", type=int, default=-1)
     p.add_argument("--exit-at-start", action="store_true")
+    p.add_argument("--start-delay", type=float, default=0.0,
+                   help="wait this many seconds before connecting to a game's table (not the preflight's): a slow start")
     p.add_argument("--exit-after-hello", action="store_true", help="exit at welcome: passes a preflight, loses every game")
     p.add_argument("--never-knock", action="store_true")
     p.add_argument("--serve", action="store_true", help="keep playing game after game (a remote bot)")
@@ -83,6 +85,8 @@ def main() -> int:
             (sys.stdout if i % 2 else sys.stderr).write(line)
         sys.stdout.flush()
         sys.stderr.flush()
+    if a.start_delay and "-preflight-" not in os.environ.get("OKGIN_TABLE", ""):
+        time.sleep(a.start_delay)  # a process that takes this long to start (an interpreter on a loaded machine)
     rng = random.Random(a.random or 0)
     ctx = zmq.Context()
     s = ctx.socket(zmq.DEALER)

@@ -132,6 +132,19 @@ def test_a_hung_bot_without_a_clock_loses_by_the_stall_timeout(tmp_path: Path) -
     assert {g.termination for g in games if g.culprit == "gone"} == {"crash"}
 
 
+def test_a_bot_still_starting_is_not_taken_for_stalled(tmp_path: Path) -> None:
+    """stall_timeout is about moves: before the game starts the runner allows at least
+    START_ALLOWANCE_S, so a bot that takes longer than stall_timeout to start (here 3 s
+    against 1 s; an interpreter on a loaded machine) plays its games. Before, it lost them
+    as 'made no move' (and test_a_hung_bot_... failed so beside a CPU hog)."""
+    parts = [{"name": "slow", "command": protobot("--start-delay", "3")}, {"name": "quick", "command": protobot()}]
+    cfg = write_config(tmp_path / "slow.toml", parts,
+                       tournament={"seed": "sl", "games_per_pairing": 2, "stall_timeout": 1}, rules=FAST_RULES)
+    assert main([str(cfg), "--quiet"]) == 0
+    games = ResultsStore.open_existing(tmp_path / "slow.sqlite").games()
+    assert len(games) == 2 and all(g.termination == "normal" for g in games), [(g.termination, g.reason) for g in games]
+
+
 def test_kill_9_and_resume_gives_the_same_table(tmp_path: Path) -> None:
     parts = [
         {"name": "g1", "command": protobot("--random", "1")},
