@@ -20,7 +20,9 @@ FAST_RULES = {"target_score": 40}
 
 def test_every_bad_participant_is_named_with_its_cause(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(preflight, "HELLO_TIMEOUT_S", 3.0)
+    # 8 s, not the 3 s it was: "good" (a sandboxed Python start) missed 3 s once beside a
+    # load of 15 on 2 cores; "mute" costs the test this long.
+    monkeypatch.setattr(preflight, "HELLO_TIMEOUT_S", 8.0)
     (tmp_path / "noexec.sh").write_text("#!/bin/sh\nexit 0\n")  # mode 0644: not executable
     parts = [
         {"name": "good", "command": protobot()},
