@@ -29,6 +29,8 @@ from typing import Any
 
 from .cards import _WIRE_INDEX, Card, card_str, to_card
 
+__all__ = ["DRAW_DISCARD", "DRAW_STOCK", "KINDS", "PASS", "TAKE", "Action"]
+
 KINDS = ("take", "pass", "draw_stock", "draw_discard", "discard", "knock", "big_gin")
 _WITH_CARD = ("discard", "knock")
 

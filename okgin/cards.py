@@ -17,6 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+__all__ = [
+    "CARD_VALUES", "FULL_DECK_MASK", "NUM_CARDS", "RANKS", "SUITS", "SUIT_BITS", "SUIT_MASK",
+    "SUIT_SYMBOLS", "Card", "card_str", "cards_of", "cards_str", "make_card", "mask_of",
+    "parse_card", "parse_cards", "pretty", "rank_of", "rank_value", "sort_key_rank",
+    "sort_key_suit", "suit_of", "to_card", "value",
+]
+
 Card = int
 """A card index 0..51 (``suit * 13 + rank``)."""
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import importlib
 import sys
 
+__all__ = ["COMMANDS", "SIGPIPE_STATUS", "broken_pipe", "main", "usage"]
+
 # name: (module, one-line help). Order is the order of `okgin --help`.
 COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("clients.tui.play_cli", "play in the terminal against built-in bots (referee embedded)"),

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+__all__ = ["Phase", "Termination", "termination"]
+
 
 class Phase(StrEnum):
     """A hand's phase (docs/rules.md §3.2-3.4), and ``game_over`` in views."""

@@ -7,6 +7,8 @@ the game untouched) from a bad table configuration (refused before any game star
 
 from __future__ import annotations
 
+__all__ = ["IllegalAction", "RuleError"]
+
 
 class IllegalAction(ValueError):
     """An action the rules do not allow now. The message is one sentence saying why.

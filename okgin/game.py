@@ -30,6 +30,8 @@ from .scoring import HandResult
 # inside view() cost more than building the view itself (bots ask for one per decision).
 from .views import make_view
 
+__all__ = ["MAX_ADVICE_TEXT", "TERMINATIONS", "Game"]
+
 MAX_ADVICE_TEXT = 280
 # The log entries of the legal list's own draw and discard actions, built once and shared
 # (as okgin.hand.EVENTS, and for the same reason: no new tracked tuple per move, so no

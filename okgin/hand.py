@@ -22,6 +22,11 @@ from .rng import SeedStream
 from .rules import RuleSet
 from .scoring import HandResult, score_knock
 
+__all__ = [
+    "BIG_GIN", "DISCARD", "DRAW", "EVENTS", "HAND_SIZE", "MAX_STOCK_DRAWS", "OFFER", "OVER",
+    "STOCK_FLOOR", "Hand", "max_hand_actions",
+]
+
 OFFER, DRAW, DISCARD, OVER = Phase.OFFER, Phase.DRAW, Phase.DISCARD, Phase.OVER
 # One Action object per possible discard and knock, built once: legal_actions() is the
 # engine's hottest path and only hands these out.

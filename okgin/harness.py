@@ -35,6 +35,12 @@ from .rules import RuleSet
 from .scoring import HandResult
 from .views import Advice, Event, View
 
+__all__ = [
+    "MAX_MOVE_CHARS", "SUIT_NAMES", "IllegalMove", "arrangement_text", "card_text", "cards_text",
+    "describe_move", "event_text", "layoff_cards", "legal_moves_text", "meld_text", "move_text",
+    "parse_move", "render", "result_text", "rules_text",
+]
+
 #: The longest move text :func:`parse_move` reads. A move is a few words; a knock that
 #: declares its melds is at most ~80 characters. Longer input is refused unread, so a
 #: runaway model (or an attacker) cannot make the parser work on megabytes.

@@ -43,6 +43,11 @@ if TYPE_CHECKING:
     from .hand import Hand
     from .views import View
 
+__all__ = [
+    "Hidden", "deal_hidden", "hidden_of_game", "hidden_of_view", "known_masks", "owner_of",
+    "resample",
+]
+
 
 @dataclass(frozen=True)
 class Hidden:

@@ -30,6 +30,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+__all__ = [
+    "JOURNAL_FORMAT", "JOURNAL_VERSION", "JournalError", "JournalFile", "parse_journal",
+    "read_journal",
+]
+
 JOURNAL_FORMAT = "okgin-journal"
 JOURNAL_VERSION = 1
 

@@ -18,6 +18,8 @@ from itertools import product
 from .cards import Card, card_str, rank_of, suit_of
 from .melds import Arrangement, Meld, deadwood_mask, is_run, is_set, min_arrangements_mask
 
+__all__ = ["Defence", "best_defence", "knocker_default_arrangement", "layoff_chains"]
+
 
 @dataclass(frozen=True)
 class Defence:

@@ -36,6 +36,12 @@ from .cards import (
     to_card,
 )
 
+__all__ = [
+    "RUN_MEMBERS", "RUN_VALUE", "SUIT_DEADWOOD", "SUIT_VALUE", "Arrangement", "Meld", "best_melds",
+    "deadwood", "deadwood_after_discard_mask", "deadwood_mask", "hand_value_mask", "is_meld",
+    "is_run", "is_set", "min_arrangements_mask", "validate_arrangement",
+]
+
 Meld = tuple[Card, ...]
 """A meld: its cards in ascending index order."""
 

@@ -36,6 +36,8 @@ from .rules import RuleSet
 if TYPE_CHECKING:
     from .game import Game
 
+__all__ = ["CardsLike", "game_from_position", "game_from_wire_position", "position_to_wire"]
+
 CardsLike = Iterable[Card | str] | str
 
 

@@ -23,6 +23,11 @@ from .rules import RuleSet
 if TYPE_CHECKING:
     from .game import Game
 
+__all__ = [
+    "RECORD_FORMAT", "RECORD_VERSION", "RecordMismatch", "apply_entry", "canonical_json",
+    "entry_to_wire", "game_from_record", "game_to_record",
+]
+
 RECORD_FORMAT = "okgin-record"
 RECORD_VERSION = 1
 

@@ -15,6 +15,11 @@ import struct
 from operator import mod
 from typing import TypeVar
 
+__all__ = [
+    "SALT_BYTES", "SEED_BYTES", "SeedStream", "is_salt", "new_salt", "new_seed", "seed_hash",
+    "seed_text",
+]
+
 T = TypeVar("T")
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from .cards import Card
 from .rng import SeedStream
 
+__all__ = ["BOX", "CAPTAIN", "ROLE_NAMES", "SITTER", "Roles", "draw_roles", "rotate"]
+
 BOX, CAPTAIN, SITTER = "box", "captain", "sitter"
 ROLE_NAMES = (BOX, CAPTAIN, SITTER)
 

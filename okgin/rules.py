@@ -20,6 +20,12 @@ from typing import Any, Literal
 
 from .errors import RuleError
 
+__all__ = [
+    "BOX_BONUS", "DEFAULT_MAX_PILE_DRAWS", "EVENT_MAX_HANDS", "GAME_BONUS", "HOUSE_RULES",
+    "MAX_HANDS_RANGE", "MAX_PILE_DRAWS_RANGE", "PRESETS", "SEATS", "VARIANTS", "Preset", "RuleSet",
+    "Variant", "preset",
+]
+
 Variant = Literal["oklahoma", "box"]
 VARIANTS: tuple[str, ...] = ("oklahoma", "box")
 SEATS = {"oklahoma": 2, "box": 3}

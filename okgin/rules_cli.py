@@ -9,6 +9,8 @@ from dataclasses import fields
 from .errors import RuleError
 from .rules import PRESETS, RuleSet, preset
 
+__all__ = ["WHERE", "main"]
+
 WHERE = {
     "variant": "§3 oklahoma (2 players), §4 box (3 players)",
     "knock_limit": "§3.1 'upcard' or 0-10 (0 = gin only); default: upcard (oklahoma), 10 (box)",

@@ -90,6 +90,13 @@ from dataclasses import dataclass
 
 from .rng import seed_text
 
+__all__ = [
+    "COMMITMENTS_PREFIX", "DEAL_KEY_PREFIX", "NONCES_PREFIX", "NONCE_BYTES", "NONCE_PREFIX",
+    "SECRET_BYTES", "DealSchedule", "Slot", "bot_seed", "commitment", "commitments_hash",
+    "deal_key", "deal_seed", "new_nonce", "new_secret", "nonce_commitment", "parse_hex32",
+    "parse_secret", "seatings", "secret_from_seed",
+]
+
 SECRET_BYTES = 32
 _HEX64 = re.compile(r"[0-9a-f]{64}\Z")
 

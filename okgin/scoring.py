@@ -21,6 +21,8 @@ from .layoffs import Defence
 from .melds import Arrangement
 from .rules import RuleSet
 
+__all__ = ["OUTCOMES", "HandResult", "score_knock"]
+
 OUTCOMES = ("knock", "gin", "big_gin", "undercut", "tie", "drawn")
 
 

@@ -66,6 +66,13 @@ import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
+__all__ = [
+    "EPSILON", "FAIR_VAR", "LN10_400", "NELO_PER_T", "SMALL_SAMPLE", "Z95", "ClusterMean", "Paired",
+    "betainc", "cluster_diff", "cluster_diff_los", "cluster_mean", "critical", "degrees_of_freedom",
+    "expected", "gsprt_llr", "mle_mean", "mle_t_value", "normalized_llr", "phi", "regularize",
+    "score_to_elo", "small_sample_warning", "superiority", "t_cdf", "t_quantile", "virtual_var",
+]
+
 Z95 = 1.959963984540054
 LN10_400 = math.log(10) / 400.0
 NELO_PER_T = 800.0 / math.log(10)  # normalized Elo of a per-game t-value of 1 (347.4...)

@@ -24,6 +24,8 @@ from .scoring import HandResult
 if TYPE_CHECKING:
     from .game import Game
 
+__all__ = ["Advice", "Event", "View", "make_view"]
+
 
 @dataclass(frozen=True)
 class Event:

@@ -72,6 +72,8 @@ from .messages import (
     parse_message,
 )
 
+__all__ = ["BYE_LINGER_MS", "DEFAULT_ENDPOINT", "DEFAULT_NAME", "HWM", "MAX_FRAME", "AsyncClient"]
+
 DEFAULT_ENDPOINT = "tcp://127.0.0.1:7117"
 DEFAULT_NAME = "python-sdk"  # what the referee shows for a client that gives no name
 BYE_LINGER_MS = 200  # how long a closed socket may still try to deliver its bye

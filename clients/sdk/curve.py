@@ -24,6 +24,8 @@ from pathlib import Path
 import zmq
 import zmq.auth
 
+__all__ = ["ENV_CLIENT_KEY", "ENV_SERVER_KEY", "CurveKeys"]
+
 ENV_SERVER_KEY = "OKGIN_CURVE_SERVER_KEY"
 ENV_CLIENT_KEY = "OKGIN_CURVE_CLIENT_KEY"
 

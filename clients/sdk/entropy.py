@@ -15,6 +15,8 @@ from typing import Any, TextIO
 
 from okgin.schedule import new_nonce, nonce_commitment
 
+__all__ = ["Entropy"]
+
 
 class Entropy:
     """One nonce and its commitment; :meth:`reveal` answers an ``entropy_request``."""

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__ = ["ConnectionLost", "RefereeError", "SDKError", "SessionTaken", "Timeout"]
+
 
 class SDKError(Exception):
     """Base of every SDK exception."""

@@ -22,6 +22,13 @@ from okgin import Action, Advice, Event, HandResult, RuleSet, View
 
 from .errors import RefereeError
 
+__all__ = [
+    "AdviceReceived", "AdvisePrompt", "Disconnected", "EntropyRequest", "ErrorMessage", "GameEnd",
+    "GameStart", "HandEnd", "Heartbeat", "MalformedMessage", "Message", "MoveEvent", "Ok", "Pong",
+    "Prompt", "Queued", "Reconnected", "RematchStatus", "Seated", "Shutdown", "Snapshot",
+    "TableClosed", "TableCreated", "Tables", "Unknown", "Welcome", "parse_message",
+]
+
 
 @dataclass(frozen=True)
 class Message:

@@ -13,6 +13,10 @@ from typing import Any
 from okgin import Action, RuleSet
 from okgin.protocol import PROTOCOL_MAJOR, PROTOCOL_MINOR
 
+__all__ = [
+    "Rules", "act", "advise", "create_table", "hello", "join", "queue", "rules_map", "simple",
+]
+
 Rules = RuleSet | dict[str, Any] | None
 
 

@@ -67,6 +67,8 @@ from .messages import (
     TableClosed,
 )
 
+__all__ = ["BotDriver", "BotFactory", "ErrorHook", "drive", "play_reserved", "run_bot", "serve"]
+
 ErrorHook = Callable[[ErrorMessage], None]
 
 

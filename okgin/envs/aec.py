@@ -26,6 +26,8 @@ from ..game import Game
 from ..rules import RuleSet
 from .encoding import NO_ADVICE, NUM_ACTIONS, encode_view, id_to_action, legal_mask, observation_size
 
+__all__ = ["RENDER_MODES", "OkginAECEnv", "env", "raw_env"]
+
 RENDER_MODES = ("human", "ansi")
 
 

@@ -16,6 +16,12 @@ from ..actions import DRAW_DISCARD, DRAW_STOCK, PASS, TAKE, Action
 from ..hand import BIG_GIN
 from ..views import View
 
+__all__ = [
+    "BIG_GIN_ID", "DISCARD_BASE", "DRAW_DISCARD_ID", "DRAW_STOCK_ID", "KNOCK_BASE", "NO_ADVICE",
+    "NUM_ACTIONS", "PASS_ID", "TAKE_ID", "action_to_id", "encode_view", "id_to_action",
+    "legal_mask", "observation_size",
+]
+
 # Actions 0-108 are OpenSpiel's numbering (okgin.openspiel): 0 take, 1 pass, 2 draw from the
 # stock, 3 draw the top discard, 4 + c discard c, 56 + c knock throwing c, 108 big gin.
 # 109 exists for the Gin in the Box sitter only: give no advice this time.

@@ -37,6 +37,8 @@ from ..scoring import HandResult
 from ..views import View
 from .encoding import NO_ADVICE, NUM_ACTIONS, encode_view, id_to_action, legal_mask, observation_size
 
+__all__ = ["Policy", "SingleAgentEnv"]
+
 Policy = Any  # an object with choose(view, legal), or a callable (view, legal) -> Action
 
 

@@ -21,6 +21,15 @@ from .errors import ProtocolError
 from .settings import MAX_MS
 from .text import check_text
 
+__all__ = [
+    "ANY_ROLE", "BOTH", "C2R", "CLIENT_TYPES", "DEFAULT_PAGE", "DIRECTIONS", "FIELDS", "HEX32_RE",
+    "MAX_ARRAY_LEN", "MAX_BIN_BYTES", "MAX_CURSOR", "MAX_EXT_BYTES", "MAX_ID", "MAX_MAP_LEN",
+    "MAX_MESSAGE_BYTES", "MAX_NAME", "MAX_OBJECTS", "MAX_PAGE", "MAX_SEED_CHARS", "MAX_STR_BYTES",
+    "MAX_TEXT", "PROTOCOL_MAJOR", "PROTOCOL_MINOR", "R2C", "REFEREE_TYPES", "ROLES",
+    "TABLE_NAME_RE", "TABLE_STATUSES", "TEXT_FIELDS", "Check", "largest_legal_messages",
+    "request_id", "validate",
+]
+
 PROTOCOL_MAJOR = 1
 PROTOCOL_MINOR = 5
 

@@ -39,6 +39,10 @@ from .catalogue import (
 )
 from .errors import ProtocolError
 
+__all__ = [
+    "MAX_REFEREE_MESSAGE_BYTES", "PEEK_BYTES", "decode", "decode_from_referee", "encode", "peek_id",
+]
+
 _packer = msgpack.Packer(use_bin_type=True, autoreset=True)
 
 # How much of a frame peek_id reads: a map header, a "type" of up to 40 characters and an

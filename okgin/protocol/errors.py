@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__ = ["CODES", "ERRORS", "ProtocolError"]
+
 # name: (code, when)
 ERRORS: dict[str, tuple[int, str]] = {
     "bad_frame": (1001, "not exactly one frame, not msgpack, or bytes after the map"),

@@ -33,6 +33,23 @@ from .errors import ERRORS
 from .settings import MAX_MS
 from .text import SCHEMA_PATTERN
 
+__all__ = [
+    "BOOL",
+    "INT",
+    "MS",
+    "NNINT",
+    "STR",
+    "J",
+    "arr",
+    "build_schema",
+    "closed",
+    "nullable",
+    "obj",
+    "ref",
+    "same_variant",
+    "schema_json",
+]
+
 J = dict[str, Any]
 
 

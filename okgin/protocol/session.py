@@ -56,6 +56,8 @@ from typing import Any
 
 from .catalogue import PROTOCOL_MAJOR, PROTOCOL_MINOR, request_id
 
+__all__ = ["PROMPT_TYPES", "Due", "Incoming", "Kind", "RequestId", "Session"]
+
 RequestId = int | str
 
 PROMPT_TYPES = frozenset({"prompt", "advise_prompt"})

@@ -18,6 +18,8 @@ from typing import Any, TypeVar
 
 from .errors import ProtocolError
 
+__all__ = ["ILLEGAL_POLICIES", "MAX_MS", "TIMEOUT_POLICIES", "Clock", "Policies"]
+
 S = TypeVar("S", "Clock", "Policies")
 MAX_MS = 7 * 24 * 3600 * 1000  # a week: any larger time setting is a mistake
 

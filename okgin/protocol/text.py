@@ -26,6 +26,11 @@ import unicodedata
 
 from .errors import ProtocolError
 
+__all__ = [
+    "ALLOWED_FORMAT", "REFUSED_CATEGORIES", "REFUSED_RANGES", "REFUSED_RE", "SCHEMA_PATTERN",
+    "check_text", "describe", "refused_char",
+]
+
 #: Inclusive code point ranges refused in names and advice text (see the module docstring).
 REFUSED_RANGES: tuple[tuple[int, int], ...] = (
     (0x0000, 0x001F), (0x007F, 0x009F),  # Cc
