@@ -65,6 +65,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 __all__ = [
     "EPSILON", "FAIR_VAR", "LN10_400", "NELO_PER_T", "SMALL_SAMPLE", "Z95", "ClusterMean", "Paired",
@@ -79,6 +80,9 @@ NELO_PER_T = 800.0 / math.log(10)  # normalized Elo of a per-game t-value of 1 (
 SMALL_SAMPLE = 30  # fewer clusters (deals) than this: Student's t and a printed warning
 EPSILON = 1e-3  # units given to every empty cell before an SPRT likelihood (fishtest, fastchess)
 FAIR_VAR = 0.25  # per-game variance of a fair coin
+# A cluster's key (a deal); both sides of a cluster_diff key their clusters alike.
+# A TypeVar, not Hashable: Mapping is invariant in its key, so a dict[str, ...] is no Mapping[Hashable, ...].
+ClusterKey = TypeVar("ClusterKey", bound=Hashable)
 
 
 def virtual_var(mean: float, clusters: float) -> float:
@@ -469,7 +473,7 @@ def normalized_llr(counts: Sequence[float], nelo0: float, nelo1: float) -> float
     return n * sum(pk * (math.log(x1) - math.log(x0)) for pk, x0, x1 in zip(p, q0, q1, strict=True))
 
 
-def cluster_diff(a: Mapping[Hashable, tuple[float, float]], b: Mapping[Hashable, tuple[float, float]],
+def cluster_diff(a: Mapping[ClusterKey, tuple[float, float]], b: Mapping[ClusterKey, tuple[float, float]],
                  game_var: float = FAIR_VAR) -> tuple[float, float, int]:
     """The difference of two clustered means per game (``a``'s minus ``b``'s), its
     standard error and the number of clusters: ``(d, se, G)``.
@@ -497,7 +501,7 @@ def cluster_diff(a: Mapping[Hashable, tuple[float, float]], b: Mapping[Hashable,
     return (ra - rb, math.sqrt(var), g)
 
 
-def cluster_diff_los(a: Mapping[Hashable, tuple[float, float]], b: Mapping[Hashable, tuple[float, float]]) -> float:
+def cluster_diff_los(a: Mapping[ClusterKey, tuple[float, float]], b: Mapping[ClusterKey, tuple[float, float]]) -> float:
     """Likelihood that ``a``'s true mean is above ``b``'s (:func:`cluster_diff`, :func:`superiority`)."""
     d, se, g = cluster_diff(a, b)
     if not math.isfinite(se):

@@ -20,8 +20,17 @@ def default_action(game: Game) -> Action:
         return PASS
     if DRAW_STOCK in legal:
         return DRAW_STOCK
-    hand = game.hand.hands[game.hand.to_act]
+    to_act = game.hand.to_act
+    assert to_act is not None  # legal actions exist, so a seat is to act
+    hand = game.hand.hands[to_act]
     discards = [a for a in legal if a.kind == "discard"]
     if not discards:  # cannot happen with 11 cards in hand; stay total anyway
         return legal[0]
-    return min(discards, key=lambda a: (deadwood_mask(hand & ~(1 << a.card)), -CARD_VALUES[a.card], a.card))  # type: ignore[operator]
+
+    def cost(a: Action) -> tuple[int, int, int]:
+        """Least deadwood left, then shed the highest card, then the lowest index."""
+        card = a.card
+        assert card is not None  # a discard always names its card
+        return deadwood_mask(hand & ~(1 << card)), -CARD_VALUES[card], card
+
+    return min(discards, key=cost)

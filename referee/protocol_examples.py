@@ -146,12 +146,12 @@ def deterministic_secrets() -> Iterator[None]:
     """The referee's fresh seeds and salts from a counter (this process only)."""
     counter = iter(range(1, 1 << 30))
     saved = (_tables.new_seed, _tables.new_salt)
-    _tables.new_seed = lambda: hashlib.sha256(f"example seed {next(counter)}".encode()).hexdigest()  # type: ignore[assignment]
-    _tables.new_salt = lambda: hashlib.sha256(f"example salt {next(counter)}".encode()).hexdigest()[:32]  # type: ignore[assignment]
+    _tables.new_seed = lambda: hashlib.sha256(f"example seed {next(counter)}".encode()).hexdigest()
+    _tables.new_salt = lambda: hashlib.sha256(f"example salt {next(counter)}".encode()).hexdigest()[:32]
     try:
         yield
     finally:
-        _tables.new_seed, _tables.new_salt = saved  # type: ignore[assignment]
+        _tables.new_seed, _tables.new_salt = saved
 
 
 class RefereeInThread:

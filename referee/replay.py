@@ -92,8 +92,8 @@ def check_entries(entries: list[dict[str, Any]], path: str = "<journal>", *, tor
         raise Mismatch(end["_line"], f"the seed {seed!r}, {how}, does not hash to the seed_hash published at the start ({start.get('seed_hash')})")
     try:
         rules = RuleSet.from_dict(dict(start["rules"]))
-    except (ValueError, TypeError, KeyError) as e:
-        raise Mismatch(start["_line"], f"bad rules: {e}") from None
+    except (ValueError, TypeError, KeyError) as err:
+        raise Mismatch(start["_line"], f"bad rules: {err}") from None
     game = Game(rules, seed)
     expected_result: dict[str, Any] | None = None
     n = 0

@@ -324,11 +324,11 @@ class Table:
                 told.add(id(sess))
                 self.hub.send_bytes(sess, msg)
         unseated = []
-        for i, sess in enumerate(self.seats):
-            if sess is not None:
-                sess.seats.pop(self.name, None)
+        for i, seated in enumerate(self.seats):
+            if seated is not None:
+                seated.seats.pop(self.name, None)
                 self.seats[i] = None
-                unseated.append(sess)
+                unseated.append(seated)
         for sess in list(self.watchers):
             sess.watches.pop(self.name, None)
         self.watchers.clear()
@@ -868,7 +868,9 @@ class Table:
             # only then does everyone else get the event. Each connection still receives
             # its messages in protocol.md 4.3's order (event before the next prompt);
             # only the order across connections, which no client can observe, changes.
-            first = (game.current_player,)
+            to_act = game.current_player
+            assert to_act is not None  # no hand ended, so the game goes on and a seat is to act
+            first: tuple[int, ...] = (to_act,)
             if game.roles is not None and first[0] == game.roles[1]:
                 first = (first[0], game.roles[2])  # the sitter's advise_prompt follows too
             self._prompt(lead=self._first_frames(build, first))

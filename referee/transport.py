@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import zmq
 
@@ -34,7 +34,10 @@ if TYPE_CHECKING:
 
 _send = zmq.backend.Socket.send
 _recv = zmq.backend.Socket.recv
-_get = zmq.backend.Socket.get
+# pyzmq types Socket.get as returning int | bytes | str, whatever the option; every option
+# read through _get here (RCVMORE, EVENTS, FD) is an integer, which only a cast can say.
+_get = cast("Callable[[zmq.Socket[Any], int], int]", zmq.backend.Socket.get)
+_FD = int(zmq.FD)
 _RCVMORE = int(zmq.RCVMORE)
 _EVENTS = int(zmq.EVENTS)
 _POLLIN = int(zmq.POLLIN)
@@ -151,7 +154,7 @@ class Transport:
     def serve_door(self, door: Door) -> None:
         """Start reading a door opened by :meth:`open_door`."""
         self.doors[door.prefix] = door
-        door.fd = door.sock.getsockopt(zmq.FD)
+        door.fd = _get(door.sock, _FD)
         self.loop.add_reader(door.fd, self.drain_door, door)
         self.loop.call_soon(self.drain_door, door)
 
@@ -218,7 +221,7 @@ class Transport:
     def serve(self) -> None:
         """Start reading (after crash recovery has restored what it could)."""
         assert self.sock is not None
-        self._fd = self.sock.getsockopt(zmq.FD)
+        self._fd = _get(self.sock, _FD)
         self.loop.add_reader(self._fd, self.drain)
         self.kick()
 

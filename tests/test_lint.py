@@ -1,16 +1,21 @@
 """The static checks CI runs, inside the one test command: ``ruff check`` on the whole repo
-and ``mypy`` on ``okgin/`` (the pure engine and the protocol core, okgin/protocol/), both as
-configured in pyproject.toml. mypy keeps its cache in .mypy_cache, so a rerun takes a second."""
+and ``mypy`` on every package pyproject.toml's ``[tool.mypy] files`` lists (okgin, referee,
+clients), both as configured there. A package is listed once it is clean; MYPY_PACKAGES below
+is the floor, so a package cannot be dropped from the list unnoticed. mypy keeps its cache in
+.mypy_cache, so a rerun takes a second."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# The packages that must stay mypy-clean (issue 25 item 4: every Python package).
+MYPY_PACKAGES = ("okgin", "referee")
 
 
 def _run(*args: str) -> None:
@@ -26,5 +31,16 @@ def test_ruff_check() -> None:
     _run("ruff", "check", ".")
 
 
-def test_mypy_okgin() -> None:
-    _run("mypy", "okgin")
+def _mypy_files() -> list[str]:
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        return list(tomllib.load(f)["tool"]["mypy"]["files"])
+
+
+def test_mypy_covers_the_packages() -> None:
+    missing = sorted(set(MYPY_PACKAGES) - set(_mypy_files()))
+    assert not missing, f"pyproject.toml [tool.mypy] files lacks {missing}"
+
+
+@pytest.mark.parametrize("package", _mypy_files())
+def test_mypy(package: str) -> None:
+    _run("mypy", package)

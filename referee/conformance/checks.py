@@ -132,7 +132,7 @@ class _Game:
         self.first_on_conn: set[int] = set()
         self.pending_prompt: dict[str, Any] | None = None
         self.prompted: dict[int, Record] = {}
-        self.answered: set[int] = set()
+        self.answered: set[object] = set()  # the seqs acts echoed, as the bot sent them (a prompt's int)
         self.advise_prompts: dict[int, int] = {}  # seq -> record index
         self.pending_advise: dict[int, list[Record]] = {}
         self.last_request: dict[tuple[int, str], Record] = {}

@@ -56,12 +56,17 @@ __all__ = ["EPSILON", "GameLike", "PairTracker", "Paired", "game_score", "gsprt_
 
 
 class GameLike(Protocol):
-    """What the pair statistics read from a game (a :class:`.store.GameResult`)."""
+    """What the pair statistics read from a game (a :class:`.store.GameResult`). Read-only
+    properties, so that a frozen dataclass fits."""
 
-    deal: int
-    seed: str
-    seats: tuple[str, ...]
-    winner: str | None
+    @property
+    def deal(self) -> int: ...
+    @property
+    def seed(self) -> str: ...
+    @property
+    def seats(self) -> tuple[str, ...]: ...
+    @property
+    def winner(self) -> str | None: ...
 
 
 def game_score(g: GameLike, player: str) -> float:

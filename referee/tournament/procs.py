@@ -176,6 +176,7 @@ class LocalReferee:
         self.endpoint = endpoint
         self.journal_dir = journal_dir
         self.log_path = log_path
+        self._drain: asyncio.Future[None] | None = None  # set by start(): reads stdout until EOF
 
     @classmethod
     async def start(cls, workdir: Path, label: str, admin_key: str | None = None, timeout: float = 60.0,

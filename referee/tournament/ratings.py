@@ -473,9 +473,9 @@ def rate(
             rating[nm] += shift
         # Relative to the anchor: Var(r_i - r_anchor); the anchor itself is exact.
         new_cov = dict(cov)
-        for a in grp:
-            for b in grp:
-                new_cov[(a, b)] = cov[(a, b)] - cov[(a, anchor)] - cov[(anchor, b)] + cov[(anchor, anchor)]
+        for p in grp:
+            for q in grp:
+                new_cov[(p, q)] = cov[(p, q)] - cov[(p, anchor)] - cov[(anchor, q)] + cov[(anchor, anchor)]
         cov = new_cov
     se = {nm: math.sqrt(max(cov[(nm, nm)], 0.0)) if math.isfinite(cov[(nm, nm)]) else math.inf for nm in names}
     return RatingTable(names, rating, se, cov, games, rated_groups, len(units))

@@ -259,13 +259,13 @@ def build_report(
     own: dict[str, list[float]] = {n: [0.0, 0.0] for n in participants}
     for g in games:
         terms[g.termination] += 1
-        n = len(g.seats)
+        nseats = len(g.seats)
         shares = finish_scores(g.seats, g.scores, g.winner, g.culprit)
         for s, who in enumerate(g.seats):
             row = st[who]
             row.games += 1
             row.points_for += int(g.scores[s])
-            row.points_against += sum(g.scores[o] for o in range(n) if o != s) / max(n - 1, 1)
+            row.points_against += sum(g.scores[o] for o in range(nseats) if o != s) / max(nseats - 1, 1)
             own[who][0] += shares[s]
             own[who][1] += 1
             if g.winner is None:
@@ -276,7 +276,7 @@ def build_report(
                 row.losses += 1
             if g.culprit == who and g.termination in FORFEITS:
                 row.forfeits += 1
-        if n == 2:
+        if nseats == 2:
             a, b = sorted(g.seats, key=pos.__getitem__)
             by_pairing.setdefault((a, b), []).append(g)
             pair_results.extend(game_pairs(g.seats, g.scores, g.winner, g.culprit, unit=deal_key(g.deal, g.seed)))
@@ -326,18 +326,18 @@ def build_report(
     order = sorted(participants, key=lambda n: (-strength(n), -st[n].score, -st[n].points_for, participants.index(n)))
     standings = []
     for rank, n in enumerate(order, 1):
-        s = st[n]
-        s.rank = rank
-        standings.append(s)
+        row = st[n]
+        row.rank = rank
+        standings.append(row)
     if table is not None:
-        for a, b in itertools.pairwise(standings):
-            if a.games and b.games:
-                a.los_next = table.los(a.name, b.name)
+        for upper, lower in itertools.pairwise(standings):
+            if upper.games and lower.games:
+                upper.los_next = table.los(upper.name, lower.name)
     if boxd is not None:
         res = boxd.residuals()
-        for a, b in itertools.pairwise(standings):
-            if a.games and b.games:
-                a.los_next = boxd.los(a.name, b.name, res)
+        for upper, lower in itertools.pairwise(standings):
+            if upper.games and lower.games:
+                upper.los_next = boxd.los(upper.name, lower.name, res)
     pairs: list[dict[str, Any]] = []
     for (a, b), gs in sorted(by_pairing.items(), key=lambda kv: (pos[kv[0][0]], pos[kv[0][1]])):
         own_deals = bool(independent & {a, b})

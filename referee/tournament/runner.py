@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import json
 import os
@@ -269,7 +270,7 @@ class Runner:
                     await link.close()
                     raise StartError(f"referee endpoint {ep!r}: {e.strerror}") from None
                 slot = Slot(f"r{i}", ep, link)
-                link.on_gone(lambda why, s=slot: self._slot_gone(s, why))
+                link.on_gone(functools.partial(self._slot_gone, slot))
                 self.slots.append(slot)
             return
         n = self.opts.referees or self.cfg.referees
@@ -288,7 +289,7 @@ class Runner:
             await ref.stop()
             raise
         slot = Slot(label, ref.endpoint, link, ref, restarts=restarts)
-        link.on_gone(lambda why, s=slot: self._slot_gone(s, why))
+        link.on_gone(functools.partial(self._slot_gone, slot))
         slot.watcher = asyncio.ensure_future(self._watch_referee(slot))
         return slot
 

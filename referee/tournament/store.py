@@ -379,7 +379,7 @@ class ResultsStore:
     def events(self, kinds: Iterable[str] | None = None) -> list[tuple[float, str, int | None, str]]:
         rows = self.conn.execute("SELECT at, kind, game, detail FROM events ORDER BY id").fetchall()
         wanted = None if kinds is None else set(kinds)
-        return [tuple(r) for r in rows if wanted is None or r[1] in wanted]  # type: ignore[misc]
+        return [tuple(r) for r in rows if wanted is None or r[1] in wanted]
 
 
 class _Tx:
