@@ -118,10 +118,10 @@ def main(argv: list[str]) -> int:
         print(f"okgin bot: {e}", file=sys.stderr)
         return 1
     if not args.quiet:
-        for e in ends:
-            me = e.view.seat if e.view is not None else None
-            verdict = "won" if e.winner is not None and e.winner == me else "lost" if e.winner is not None else "no winner"
-            print(f"{e.table} game {e.game}: {verdict} ({e.termination}), scores {e.final.get('scores')}")
+        for end in ends:
+            me = end.view.seat if end.view is not None else None
+            verdict = "won" if end.winner is not None and end.winner == me else "lost" if end.winner is not None else "no winner"
+            print(f"{end.table} game {end.game}: {verdict} ({end.termination}), scores {end.final.get('scores')}")
     return 0
 
 

@@ -64,15 +64,15 @@ def play_local(
     want_end = [overrides(b, "on_hand_end") for b in bots]
     want_advice = [overrides(b, "on_advice") for b in bots]
     gives_advice = [overrides(b, "advise") for b in bots]
-    for seat, bot in enumerate(bots):
-        bot.on_game_start(seat, rules, game.num_seats)
+    for s, bot in enumerate(bots):
+        bot.on_game_start(s, rules, game.num_seats)
     hand_started = -1
     while not game.is_over:
         if game.hand_number != hand_started:
             hand_started = game.hand_number
-            for seat, bot in enumerate(bots):
-                if want_start[seat]:
-                    bot.on_hand_start(game.view(seat))
+            for s, bot in enumerate(bots):
+                if want_start[s]:
+                    bot.on_hand_start(game.view(s))
         seat = game.current_player
         assert seat is not None
         legal = game.legal_actions()

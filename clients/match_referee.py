@@ -200,11 +200,11 @@ def _collect(jdir: Path, order: list[tuple[int, tuple[int, ...]]], tables: list[
     out = []
     for k, (d, s) in enumerate(order):
         name = tables[k][0]
-        f = files.get(name)
-        if f is None:
+        path = files.get(name)
+        if path is None:
             raise RuntimeError(f"no journal for table {name}")
-        record = read_journal_record(f)
+        record = read_journal_record(path)
         if record is None:
-            raise RuntimeError(f"the game of table {name} did not end (journal {f})")
+            raise RuntimeError(f"the game of table {name} did not end (journal {path})")
         out.append(summarize(Game.from_record(record, verify=True), d, s, keep_records))
     return out

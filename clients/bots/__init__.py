@@ -93,7 +93,7 @@ def get_bot(name: str, seed: int | str | None = None) -> Bot:
     """
     cls = bot_class(name)
     try:
-        bot = cls(seed=seed)  # type: ignore[call-arg]
+        bot = cls(seed=seed)
     except TypeError:
         bot = cls()
     if getattr(bot, "name", Bot.name) == Bot.name:

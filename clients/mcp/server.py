@@ -10,18 +10,22 @@ both are accepted, so ``pip install 'okgin[research]'`` works with either.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from okgin.harness import rules_text
 
 from .seat import ADVICE_MAX_CHARS, MAX_WAIT_S, McpSeat, ToolFailure
 
-try:  # mcp >= 2
+if TYPE_CHECKING:  # typed against mcp >= 2, the version the dev extra installs
     from mcp.server.mcpserver import MCPServer as _Server
     from mcp.server.mcpserver.exceptions import ToolError
-except ImportError:  # mcp 1.x
-    from mcp.server.fastmcp import FastMCP as _Server  # type: ignore[no-redef]
-    from mcp.server.fastmcp.exceptions import ToolError  # type: ignore[no-redef]
+else:
+    try:  # mcp >= 2
+        from mcp.server.mcpserver import MCPServer as _Server
+        from mcp.server.mcpserver.exceptions import ToolError
+    except ImportError:  # mcp 1.x (pyproject allows mcp>=1.2): the same API under its old name
+        from mcp.server.fastmcp import FastMCP as _Server
+        from mcp.server.fastmcp.exceptions import ToolError
 
 INSTRUCTIONS = """You hold one seat at an okgin table: Oklahoma Gin (2 players) or Gin in the Box (3 players).
 Loop: call `state` with wait=true until it says IT IS YOUR TURN (or, sitting out in the box game, that your captain is to act),

@@ -386,7 +386,7 @@ def run_bot(
     concurrently, with no request from the bot, and says ``shutdown`` when the
     tournament is over.
     """
-    make: BotFactory = bot if not isinstance(bot, Bot) and callable(bot) else (lambda: bot)  # type: ignore[assignment,return-value]
+    make: BotFactory = bot if not isinstance(bot, Bot) and callable(bot) else (lambda: bot)
     first = make()
     # A bot decides from each prompt alone: no event messages (protocol 1.1), which are
     # most of a game's traffic.

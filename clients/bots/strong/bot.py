@@ -29,7 +29,7 @@ from typing import Any
 from okgin import DRAW_DISCARD, DRAW_STOCK, PASS, TAKE, Action, RuleSet, View
 
 from ...bot import Bot
-from .evaluation import Evaluator
+from .evaluation import DeadwoodEvaluator, Evaluator
 from .fastdw import dad_value
 from .knocking import estimate, game_equity, sample_opponent
 from .knowledge import Knowledge, read_view
@@ -113,9 +113,8 @@ class StrongBot(Bot):
             return legal[0]
         p = self.params
         k = read_view(view) if p.inference else _uninformed(view)
-        ev = Evaluator(k, knock_bonus=p.knock_bonus, gin_bonus=p.gin_bonus, danger_weight=p.danger_weight)
-        if not p.lookahead:
-            ev.expected = ev.dw  # type: ignore[method-assign]
+        evaluator = Evaluator if p.lookahead else DeadwoodEvaluator
+        ev = evaluator(k, knock_bonus=p.knock_bonus, gin_bonus=p.gin_bonus, danger_weight=p.danger_weight)
         hand = k.hand
         if p.hazard and view.phase != "offer" and k.opp_hidden > 0:
             ev.hazard = self._hazard(k, view)

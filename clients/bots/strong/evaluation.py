@@ -193,3 +193,14 @@ class Evaluator:
         dws = [(self.dw(hand11 & ~(1 << c)), c) for c in bits(hand11)]
         lo = min(d for d, _ in dws)
         return [c for d, c in dws if d <= lo + margin]
+
+
+class DeadwoodEvaluator(Evaluator):
+    """An :class:`Evaluator` with no lookahead: a hand is worth its deadwood now.
+
+    The strong bot's ``lookahead=False`` ablation (a baseline to measure the lookahead
+    against); a subclass, so the default path pays nothing for the option.
+    """
+
+    def expected(self, hand10: int) -> float:
+        return self.dw(hand10)

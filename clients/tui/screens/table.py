@@ -11,6 +11,7 @@ captain (the footer then says "Suggest ...").
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -139,7 +140,7 @@ class TableScreen(OkginScreen[None]):
     def on_mount(self) -> None:
         self.watch(self.app, "state", self._state_changed, init=False)
         self.watch(self.app, "options", self._options_changed, init=False)
-        self._last_hand: tuple[int, int] | None = None
+        self._last_hand: tuple[int, int, int | None, Any | None] | None = None
         self._render_state()
         self.set_interval(1.0, self._tick)
         self.query_one(HandWidget).focus()

@@ -42,7 +42,7 @@ class ActionBar(Horizontal):
         if same_moves and self.is_mounted:
             for (_action, label, variant), button in zip(specs, self.query(Button), strict=False):
                 button.label = label
-                button.variant = variant  # type: ignore[assignment]
+                button.variant = variant
             return
         self.remove_children()
         buttons = []

@@ -7,6 +7,7 @@ never moves the game: the captain alone decides.
 from __future__ import annotations
 
 from rich.text import Text
+from textual.geometry import Size
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -48,7 +49,7 @@ class AdvicePanel(Widget):
             out.append(t)
         return out
 
-    def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[override]
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         # Each line's wrapped height: a note is longer than the side panel is wide, and
         # cut at the panel's edge it lost its end (the log keeps only the last one).
         if width <= 0:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -158,7 +159,7 @@ class HandWidget(Widget):
         """Large cards when 11 of them fit side by side and the terminal is tall."""
         return width >= 11 * 8 - 1 and self.app.size.height >= 32
 
-    def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[override]
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         large = self.large if self.large is not None else self._fits_large(width)
         return 7 if large else 5
 
@@ -218,19 +219,20 @@ class HandWidget(Widget):
         i = 0
         ascii_mode = self.options.ascii
         while i < len(ids):
-            if ids[i] is None:
+            mid = ids[i]
+            if mid is None:
                 out.append(" " * cw)
                 if i < len(ids) - 1:
                     out.append(" " * gap)
                 i += 1
                 continue
             j = i
-            while j + 1 < len(ids) and ids[j + 1] == ids[i]:
+            while j + 1 < len(ids) and ids[j + 1] == mid:
                 j += 1
             span = (j - i + 1) * cw + (j - i) * gap
-            meld = self.melds[ids[i]]
+            meld = self.melds[mid]
             kind = "set" if is_set(meld) else "run"
-            letter = MELD_LETTERS[self._letter_index(ids[i]) % len(MELD_LETTERS)]
+            letter = MELD_LETTERS[self._letter_index(mid) % len(MELD_LETTERS)]
             label = f" {letter} {kind} " if span >= 9 else letter
             lc, rc, fill = ("\\", "/", "_") if ascii_mode else ("└", "┘", "─")
             inner = span - 2

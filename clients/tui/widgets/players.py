@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 
 from rich.text import Text
+from textual.geometry import Size
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -78,7 +79,7 @@ class OpponentsWidget(Widget):
             return list(range(st.view.num_seats))
         return st.opponents()
 
-    def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[override]
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return max(len(self.seats()), 1)
 
     def render(self) -> Text:
@@ -136,7 +137,7 @@ class Scoreboard(Widget):
     state: reactive[TableState] = reactive(TableState(), always_update=True, layout=True)
     options: reactive[DisplayOptions] = reactive(DisplayOptions())
 
-    def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[override]
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         v = self.state.view
         return 1 + (v.num_seats if v else 0)
 
