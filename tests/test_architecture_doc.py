@@ -64,7 +64,8 @@ def module_path(parts: tuple[str, ...]) -> Path | None:
     return None
 
 
-def _self_attrs(cls: ast.ClassDef) -> set[str]:
+@functools.cache
+def _self_attrs(cls: ast.ClassDef) -> frozenset[str]:
     names = set()
     for node in ast.walk(cls):
         targets: list[ast.expr] = []
@@ -76,7 +77,7 @@ def _self_attrs(cls: ast.ClassDef) -> set[str]:
             for sub in ast.walk(t):
                 if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "self":
                     names.add(sub.attr)
-    return names
+    return frozenset(names)
 
 
 def _assigned(body: list[ast.stmt]) -> dict[str, ast.AST]:
@@ -177,22 +178,26 @@ def resolves(dotted: str) -> bool:
 
 
 @functools.cache
-def classes() -> dict[str, list[tuple[tuple[str, ...], Path, ast.ClassDef]]]:
-    found: dict[str, list[tuple[tuple[str, ...], Path, ast.ClassDef]]] = {}
+def classes(name: str) -> list[tuple[tuple[str, ...], Path, ast.ClassDef]]:
+    """Every class called ``name`` in okgin/, referee/ and clients/ (only files whose
+    text defines one are parsed)."""
+    found = []
+    pattern = re.compile(rf"^\s*class {re.escape(name)}\b", re.M)
     for pkg in ("okgin", "referee", "clients"):
         for path in sorted((ROOT / pkg).rglob("*.py")):
+            if not pattern.search(path.read_text(encoding="utf-8")):
+                continue
             rel = path.relative_to(ROOT).with_suffix("")
             mod = rel.parts[:-1] if rel.name == "__init__" else rel.parts
-            for node in ast.walk(parse(path)):
-                if isinstance(node, ast.ClassDef):
-                    found.setdefault(node.name, []).append((mod, path, node))
+            found += [(mod, path, node) for node in ast.walk(parse(path))
+                      if isinstance(node, ast.ClassDef) and node.name == name]
     return found
 
 
 def short_resolves(name: str) -> bool:
     """``Class.member[.member]``: some class of that name has the member."""
     cls_name, *rest = name.split(".")
-    for mod, path, cls in classes().get(cls_name, []):
+    for mod, path, cls in classes(cls_name):
         node: ast.AST | bool | None = cls
         for part in rest:
             if not isinstance(node, ast.ClassDef):
@@ -258,6 +263,23 @@ def test_the_checker_catches_stale_names() -> None:
         "path 'referee/no_such_file.py' does not exist",
         "path 'tests/test_lint.py::no_such_test' does not exist",
     ]
+
+
+SECTION = re.compile(r"((?:docs/)?(?:protocol|rules)\.md) §(\d+(?:\.\d+)*)")
+HEADING = re.compile(r"^#+ (\d+(?:\.\d+)*)[. ]", re.M)
+PYTHON_M = re.compile(r"python -m ([\w.]+)")
+
+
+def test_cited_sections_and_commands_exist() -> None:
+    """``protocol.md §13.2`` and ``docs/rules.md §8`` name real headings; ``python -m X`` a real module."""
+    text = DOC.read_text(encoding="utf-8")
+    missing = []
+    for doc, section in SECTION.findall(text):
+        path = ROOT / (doc if doc.startswith("docs/") or doc == "protocol.md" else "docs/" + doc)
+        if section not in HEADING.findall(path.read_text(encoding="utf-8")):
+            missing.append(f"{doc} §{section}")
+    missing += [f"python -m {m}" for m in PYTHON_M.findall(text) if not resolves(m)]
+    assert not missing, f"ARCHITECTURE.md cites what does not exist: {missing}"
 
 
 def test_readme_links_the_document() -> None:
