@@ -198,10 +198,22 @@ def main(argv: list[str] | None = None) -> int:
 
     rows = [
         ("random play, Oklahoma: okgin", f"{okgin_hps:,.0f} hands/s", f"{ok_actions / ok_n:.0f} moves/hand, {ok_n} hands"),
-        ("random play, Oklahoma: OpenSpiel gin_rummy", f"{openspiel_hps:,.0f} hands/s", f"{os_actions / os_n:.0f} moves/hand (+ chance), {os_n} hands"),
+        (
+            "random play, Oklahoma: OpenSpiel gin_rummy",
+            f"{openspiel_hps:,.0f} hands/s",
+            f"{os_actions / os_n:.0f} moves/hand (+ chance), {os_n} hands",
+        ),
         ("  ratio okgin / OpenSpiel", f"{okgin_hps / openspiel_hps:.2f}x", "target >= 10 (issue 19; was >= 2)"),
-        ("copy() + random playout: okgin", f"{okgin_cps:,.0f} /s", f"Game.copy() of a dealt hand, played to its end; {ok_n} playouts"),
-        ("clone() + random playout: OpenSpiel", f"{openspiel_cps:,.0f} /s", f"state.clone() of a dealt hand, played to its end; {os_n} playouts"),
+        (
+            "copy() + random playout: okgin",
+            f"{okgin_cps:,.0f} /s",
+            f"Game.copy() of a dealt hand, played to its end; {ok_n} playouts",
+        ),
+        (
+            "clone() + random playout: OpenSpiel",
+            f"{openspiel_cps:,.0f} /s",
+            f"state.clone() of a dealt hand, played to its end; {os_n} playouts",
+        ),
         ("  ratio okgin / OpenSpiel", f"{okgin_cps / openspiel_cps:.2f}x", "target > 1"),
         ("deadwood(cards), 11 cards: okgin", f"{dw_us:.2f} us/call", f"{n_dw} hands, best of 7 interleaved rounds"),
         ("deadwood_mask(mask), 11 cards: okgin", f"{dw_mask_us:.2f} us/call", "the internal form (a 52-bit mask)"),
@@ -210,7 +222,9 @@ def main(argv: list[str] | None = None) -> int:
     w0 = max(len(r[0]) for r in rows)
     w1 = max(len(r[1]) for r in rows)
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"okgin engine benchmark  (Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, load {load}, pyspiel {getattr(pyspiel, '__version__', '?')})")
+    print(
+        f"okgin engine benchmark  (Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, load {load}, pyspiel {getattr(pyspiel, '__version__', '?')})"
+    )
     for name, fig, note in rows:
         print(f"  {name.ljust(w0)}  {fig.rjust(w1)}   {note}")
     summary = {

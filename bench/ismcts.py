@@ -151,7 +151,11 @@ def main(argv: list[str] | None = None) -> int:
     for n, g in zip(sims, games, strict=True):
         row = play(n, g, a.seed, a.rollout, a.uct_c)
         rows.append(row)
-        wr = "-" if row["win_rate"] is None else f"{row['win_rate']:.2f} [{row['win_rate_ci95'][0]:.2f}, {row['win_rate_ci95'][1]:.2f}]"
+        wr = (
+            "-"
+            if row["win_rate"] is None
+            else f"{row['win_rate']:.2f} [{row['win_rate_ci95'][0]:.2f}, {row['win_rate_ci95'][1]:.2f}]"
+        )
         print(
             f"{n:>5} {g:>6} {row['wins']:>3}-{row['losses']}-{row['drawn']:<4} {wr:>22} "
             f"{row['mean_points']:>+7.1f} ±{row['mean_points_ci95']:<5.1f} {row['s_per_decision']:>10.3f}",

@@ -250,8 +250,9 @@ class Referee:
             self.proc.wait()
 
 
-def create_tables(refs: list[Referee], n: int, clock: dict[str, int] | None = None,
-                  policies: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+def create_tables(
+    refs: list[Referee], n: int, clock: dict[str, int] | None = None, policies: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
     ctx = zmq.Context.instance()
     out = []
     admins = []
@@ -296,8 +297,15 @@ def pct(xs: list[float], p: float) -> float:
     return xs[min(len(xs) - 1, int(p * len(xs)))] * 1000
 
 
-def start_workers(workdir: Path, specs: list[dict[str, Any]], procs: int, warmup: float, seconds: float,
-                  tail: float | None = None, start: float | None = None) -> tuple[list[subprocess.Popen[str]], float, float]:
+def start_workers(
+    workdir: Path,
+    specs: list[dict[str, Any]],
+    procs: int,
+    warmup: float,
+    seconds: float,
+    tail: float | None = None,
+    start: float | None = None,
+) -> tuple[list[subprocess.Popen[str]], float, float]:
     """The client processes, each with its share of the tables; returns them and the
     measured window (t_from, t_to): from ``start`` (default: when the clients should have
     connected) + ``warmup``. ``tail``: the clients read on that long after the window,
@@ -305,8 +313,11 @@ def start_workers(workdir: Path, specs: list[dict[str, Any]], procs: int, warmup
     if start is None:
         start = time.monotonic() + 2.0 + len(specs) / 250  # time for the clients to connect
     t_from, t_to = start + warmup, start + warmup + seconds
-    extra = {} if tail is None else {"run_to": t_to + tail, "censor": True,
-                                     "limit_s": (HONEST_CLOCK["move_ms"] + HONEST_CLOCK["grace_ms"]) / 1000}
+    extra = (
+        {}
+        if tail is None
+        else {"run_to": t_to + tail, "censor": True, "limit_s": (HONEST_CLOCK["move_ms"] + HONEST_CLOCK["grace_ms"]) / 1000}
+    )
     workers = []
     for k in range(procs):
         path = workdir / f"spec-{k}.json"
@@ -315,8 +326,19 @@ def start_workers(workdir: Path, specs: list[dict[str, Any]], procs: int, warmup
     return workers, t_from, t_to
 
 
-def scenario(workdir: Path, n_refs: int, tables: int, procs: int, warmup: float, seconds: float, journal: bool,
-             flood: bool = False, ref_extra: list[str] | None = None, flood_what: str = "ping", flood_conns: int = 1) -> dict[str, Any]:
+def scenario(
+    workdir: Path,
+    n_refs: int,
+    tables: int,
+    procs: int,
+    warmup: float,
+    seconds: float,
+    journal: bool,
+    flood: bool = False,
+    ref_extra: list[str] | None = None,
+    flood_what: str = "ping",
+    flood_conns: int = 1,
+) -> dict[str, Any]:
     refs = [Referee(workdir, f"{n_refs}r{k}-{time.monotonic_ns()}", ref_extra or [], journal) for k in range(n_refs)]
     workers: list[subprocess.Popen[str]] = []
     flood_proc = None
@@ -324,9 +346,22 @@ def scenario(workdir: Path, n_refs: int, tables: int, procs: int, warmup: float,
         specs = create_tables(refs, tables)
         workers, t_from, t_to = start_workers(workdir, specs, procs, warmup, seconds)
         if flood:
-            flood_proc = subprocess.Popen([sys.executable, __file__, "--flooder", refs[0].endpoint, "--until", str(t_to), "--what", flood_what,
-                                           "--flood-conns", str(flood_conns)],
-                                          stdout=subprocess.PIPE, text=True)
+            flood_proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    __file__,
+                    "--flooder",
+                    refs[0].endpoint,
+                    "--until",
+                    str(t_to),
+                    "--what",
+                    flood_what,
+                    "--flood-conns",
+                    str(flood_conns),
+                ],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
         time.sleep(max(0.0, t_from - time.monotonic()))
         cpu0 = [r.cpu_s() for r in refs]
         time.sleep(max(0.0, t_to - time.monotonic()))
@@ -336,8 +371,13 @@ def scenario(workdir: Path, n_refs: int, tables: int, procs: int, warmup: float,
         lat = [x for r in results for x in r["lat"]]
         dec = sum(r["decisions"] for r in results)
         return {
-            "referees": n_refs, "tables": tables, "clients": 2 * tables, "client_procs": procs,
-            "decisions_per_s": round(dec / seconds, 1), "p50_ms": round(pct(lat, 0.5), 2), "p99_ms": round(pct(lat, 0.99), 2),
+            "referees": n_refs,
+            "tables": tables,
+            "clients": 2 * tables,
+            "client_procs": procs,
+            "decisions_per_s": round(dec / seconds, 1),
+            "p50_ms": round(pct(lat, 0.5), 2),
+            "p99_ms": round(pct(lat, 0.99), 2),
             "mean_ms": round(statistics.fmean(lat) * 1000, 2) if lat else None,
             "errors": sum(r["errors"] for r in results),
             "referee_peak_rss_mb": [round(r.peak_rss_mb(), 1) for r in refs],
@@ -380,8 +420,18 @@ def attacker(name: str, endpoint: str, start: float, until: float, quick: bool, 
     return 0
 
 
-def attack_scenario(workdir: Path, attack: str | None, tables: int, procs: int, warmup: float, seconds: float, tail: float,
-                    journal: bool, quick: bool, nice: int) -> dict[str, Any]:
+def attack_scenario(
+    workdir: Path,
+    attack: str | None,
+    tables: int,
+    procs: int,
+    warmup: float,
+    seconds: float,
+    tail: float,
+    journal: bool,
+    quick: bool,
+    nice: int,
+) -> dict[str, Any]:
     """One fresh referee (default limits), ``tables`` clocked honest tables played as in
     :func:`scenario`, and ``attack`` (None: the baseline) from the start of the measured
     window to its end. The honest clients read on for ``tail`` s after it."""
@@ -394,9 +444,25 @@ def attack_scenario(workdir: Path, attack: str | None, tables: int, procs: int, 
         start = time.monotonic() + 3.0 + tables / 250
         t_from, t_to = start + warmup, start + warmup + seconds
         if attack is not None:
-            atk = subprocess.Popen([sys.executable, __file__, "--attacker", attack, "--attack-endpoint", ref.endpoint,
-                                    "--start", str(t_from), "--until", str(t_to), "--attack-nice", str(nice),
-                                    *(["--quick"] if quick else [])], stdout=subprocess.PIPE, text=True)
+            atk = subprocess.Popen(
+                [
+                    sys.executable,
+                    __file__,
+                    "--attacker",
+                    attack,
+                    "--attack-endpoint",
+                    ref.endpoint,
+                    "--start",
+                    str(t_from),
+                    "--until",
+                    str(t_to),
+                    "--attack-nice",
+                    str(nice),
+                    *(["--quick"] if quick else []),
+                ],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
         specs = create_tables([ref], tables, HONEST_CLOCK, HONEST_POLICIES)
         # "before": the honest tables exist, no client has connected yet, nor the attacker
         # unless it starts faster than they are made (the baseline's growth is what
@@ -431,18 +497,26 @@ def attack_scenario(workdir: Path, attack: str | None, tables: int, procs: int, 
         overdue = sum(len(r["overdue"]) for r in results)
         growth = max(rss_max - rss0, hwm1 - hwm0)
         return {
-            "attack": attack or "none", "decisions_per_s": round(sum(r["decisions"] for r in results) / seconds, 1),
-            "p50_ms": round(pct(lat, 0.5), 2), "p99_ms": round(pct(lat, 0.99), 2),
+            "attack": attack or "none",
+            "decisions_per_s": round(sum(r["decisions"] for r in results) / seconds, 1),
+            "p50_ms": round(pct(lat, 0.5), 2),
+            "p99_ms": round(pct(lat, 0.99), 2),
             "unanswered": sum(r["unanswered"] for r in results),
             # games lost on time from the window's start on (before it: the warm-up, no attack yet
             # except list-flood's table creation: a sign of the machine's load, reported apart)
-            "lost_on_time": sum(1 for at in lost if at >= 0) + overdue, "lost_told": sum(1 for at in lost if at >= 0),
-            "lost_overdue": overdue, "lost_in_warmup": sum(1 for at in lost if at < 0),
+            "lost_on_time": sum(1 for at in lost if at >= 0) + overdue,
+            "lost_told": sum(1 for at in lost if at >= 0),
+            "lost_overdue": overdue,
+            "lost_in_warmup": sum(1 for at in lost if at < 0),
             "first_loss_s": lost[0] if lost else None,
             "other_game_ends": {k: v for k, v in ends.items() if v[0] != "timeout"},
-            "rss_before_mb": round(rss0, 1), "rss_max_mb": round(rss_max, 1), "hwm_mb": round(hwm1, 1),
-            "rss_growth_mb": round(growth, 1), "referee_cpu_pct": round(100 * ((cpu1 or ref.cpu_s()) - (cpu0 or 0.0)) / seconds, 1),
-            "referee_alive": alive, "attacker": atk_out,
+            "rss_before_mb": round(rss0, 1),
+            "rss_max_mb": round(rss_max, 1),
+            "hwm_mb": round(hwm1, 1),
+            "rss_growth_mb": round(growth, 1),
+            "referee_cpu_pct": round(100 * ((cpu1 or ref.cpu_s()) - (cpu0 or 0.0)) / seconds, 1),
+            "referee_alive": alive,
+            "attacker": atk_out,
         }
     finally:
         for w in workers:
@@ -454,29 +528,47 @@ def attack_scenario(workdir: Path, attack: str | None, tables: int, procs: int, 
 
 
 def run_attacks(work: Path, names: list[str], args: argparse.Namespace, load: tuple[float, float, float]) -> dict[str, Any]:
-    print(f"  honest: {args.tables} tables (clock move_ms {HONEST_CLOCK['move_ms']} + grace {HONEST_CLOCK['grace_ms']}, "
-          f"timeout forfeit), {args.procs} client processes; window {args.seconds:g} s (+{args.tail:g} s tail) after "
-          f"{args.warmup:g} s warm-up; each case on a fresh referee (default limits)", flush=True)
+    print(
+        f"  honest: {args.tables} tables (clock move_ms {HONEST_CLOCK['move_ms']} + grace {HONEST_CLOCK['grace_ms']}, "
+        f"timeout forfeit), {args.procs} client processes; window {args.seconds:g} s (+{args.tail:g} s tail) after "
+        f"{args.warmup:g} s warm-up; each case on a fresh referee (default limits)",
+        flush=True,
+    )
     rows = []
     # the baseline twice, first and last: the shared machine's load drifts over minutes,
     # and the no-attack figure is the higher of the two (a lucky quiet baseline must not
     # make an attack look worse than it is)
     for k, name in enumerate([None, *names, None]):
         t_case = time.monotonic()
-        r = attack_scenario(work, name, args.tables, args.procs, args.warmup, args.seconds, args.tail, not args.no_journal,
-                            args.quick, args.attack_nice)
+        r = attack_scenario(
+            work,
+            name,
+            args.tables,
+            args.procs,
+            args.warmup,
+            args.seconds,
+            args.tail,
+            not args.no_journal,
+            args.quick,
+            args.attack_nice,
+        )
         if k:
             r["attack"] = r["attack"] if name else "none-after"
         r["case_s"] = round(time.monotonic() - t_case, 1)
         rows.append(r)
-        print(f"  {r['attack']:14s} {r['decisions_per_s']:7.0f} decisions/s  p50 {r['p50_ms']:8.2f} ms  p99 {r['p99_ms']:8.2f} ms"
-              f"  lost on time {r['lost_on_time']} (told {r['lost_told']}, overdue {r['lost_overdue']}; warm-up {r['lost_in_warmup']})  RSS {r['rss_before_mb']:.0f} -> {max(r['rss_max_mb'], r['hwm_mb']):.0f} MB"
-              f"  CPU {r['referee_cpu_pct']:.0f}%{'' if r['referee_alive'] else '  REFEREE EXITED'}  ({r['case_s']:.0f} s)", flush=True)
+        print(
+            f"  {r['attack']:14s} {r['decisions_per_s']:7.0f} decisions/s  p50 {r['p50_ms']:8.2f} ms  p99 {r['p99_ms']:8.2f} ms"
+            f"  lost on time {r['lost_on_time']} (told {r['lost_told']}, overdue {r['lost_overdue']}; warm-up {r['lost_in_warmup']})  RSS {r['rss_before_mb']:.0f} -> {max(r['rss_max_mb'], r['hwm_mb']):.0f} MB"
+            f"  CPU {r['referee_cpu_pct']:.0f}%{'' if r['referee_alive'] else '  REFEREE EXITED'}  ({r['case_s']:.0f} s)",
+            flush=True,
+        )
         if r["attacker"] is not None:
             print(f"    attacker: {json.dumps(r['attacker'])}", flush=True)
     base = max(rows[0]["p99_ms"], rows[-1]["p99_ms"])
-    print(f"\n  | attack | honest p50 | honest p99 | no-attack p99 | ratio | lost on time | referee RSS before -> peak (growth) "
-          f"| p99 <= {TARGET_RATIO:g}x | 0 lost | RSS <= {TARGET_RSS_MB:g} MB |")
+    print(
+        f"\n  | attack | honest p50 | honest p99 | no-attack p99 | ratio | lost on time | referee RSS before -> peak (growth) "
+        f"| p99 <= {TARGET_RATIO:g}x | 0 lost | RSS <= {TARGET_RSS_MB:g} MB |"
+    )
     print("  |---|---|---|---|---|---|---|---|---|---|")
     out = {}
     for r in rows:
@@ -484,14 +576,45 @@ def run_attacks(work: Path, names: list[str], args: argparse.Namespace, load: tu
         met = {"p99": ratio <= TARGET_RATIO, "time": r["lost_on_time"] == 0, "rss": r["rss_growth_mb"] <= TARGET_RSS_MB}
         r["ratio"], r["met"] = round(ratio, 2), met
         peak = max(r["rss_max_mb"], r["hwm_mb"])
-        print(f"  | {r['attack']} | {r['p50_ms']:.1f} ms | {r['p99_ms']:.1f} ms | {base:.1f} ms | x{ratio:.2f} | {r['lost_on_time']} of {args.tables} "
-              f"| {r['rss_before_mb']:.0f} -> {peak:.0f} MB (+{r['rss_growth_mb']:.0f}) | "
-              + " | ".join("yes" if met[k] else "**no**" for k in ("p99", "time", "rss")) + " |")
-        out[r["attack"]] = {k: r[k] for k in ("decisions_per_s", "p50_ms", "p99_ms", "ratio", "unanswered", "lost_on_time",
-                                                "lost_told", "lost_overdue", "lost_in_warmup", "first_loss_s",
-                                                "rss_before_mb", "rss_growth_mb", "hwm_mb", "referee_cpu_pct", "met", "attacker")}
-    return {"bench": "load-attack", "tables": args.tables, "clock": HONEST_CLOCK, "seconds": args.seconds, "tail": args.tail,
-            "p99_no_attack_ms": base, "p99_baselines_ms": [rows[0]["p99_ms"], rows[-1]["p99_ms"]], "cases": out, "load": round(load[0], 1), "load_after": round(os.getloadavg()[0], 1)}
+        print(
+            f"  | {r['attack']} | {r['p50_ms']:.1f} ms | {r['p99_ms']:.1f} ms | {base:.1f} ms | x{ratio:.2f} | {r['lost_on_time']} of {args.tables} "
+            f"| {r['rss_before_mb']:.0f} -> {peak:.0f} MB (+{r['rss_growth_mb']:.0f}) | "
+            + " | ".join("yes" if met[k] else "**no**" for k in ("p99", "time", "rss"))
+            + " |"
+        )
+        out[r["attack"]] = {
+            k: r[k]
+            for k in (
+                "decisions_per_s",
+                "p50_ms",
+                "p99_ms",
+                "ratio",
+                "unanswered",
+                "lost_on_time",
+                "lost_told",
+                "lost_overdue",
+                "lost_in_warmup",
+                "first_loss_s",
+                "rss_before_mb",
+                "rss_growth_mb",
+                "hwm_mb",
+                "referee_cpu_pct",
+                "met",
+                "attacker",
+            )
+        }
+    return {
+        "bench": "load-attack",
+        "tables": args.tables,
+        "clock": HONEST_CLOCK,
+        "seconds": args.seconds,
+        "tail": args.tail,
+        "p99_no_attack_ms": base,
+        "p99_baselines_ms": [rows[0]["p99_ms"], rows[-1]["p99_ms"]],
+        "cases": out,
+        "load": round(load[0], 1),
+        "load_after": round(os.getloadavg()[0], 1),
+    }
 
 
 def main(argv: list[str]) -> int:
@@ -501,12 +624,23 @@ def main(argv: list[str]) -> int:
     p.add_argument("--referees", default="1,2", help="referee counts to compare (comma list)")
     p.add_argument("--seconds", type=float, help="measured window per scenario (default 15; --quick: 5, --attack --quick: 8)")
     p.add_argument("--warmup", type=float, help="default 3 s (--quick: 2)")
-    p.add_argument("--attack", nargs="?", const="all", choices=["all", *ATTACK_NAMES],
-                   help="the attacks against clocked honest tables, after a baseline (no name: all)")
-    p.add_argument("--tail", type=float, help="with --attack: the clients read on this long after the window (default 5; --quick: 4)")
-    p.add_argument("--attack-nice", type=int, default=0,
-                   help="with --attack: the attacker's nice value (default 0: the attacks are paced and bounded, and a niced "
-                        "attacker on this loaded machine waits for the CPU instead of attacking)")
+    p.add_argument(
+        "--attack",
+        nargs="?",
+        const="all",
+        choices=["all", *ATTACK_NAMES],
+        help="the attacks against clocked honest tables, after a baseline (no name: all)",
+    )
+    p.add_argument(
+        "--tail", type=float, help="with --attack: the clients read on this long after the window (default 5; --quick: 4)"
+    )
+    p.add_argument(
+        "--attack-nice",
+        type=int,
+        default=0,
+        help="with --attack: the attacker's nice value (default 0: the attacks are paced and bounded, and a niced "
+        "attacker on this loaded machine waits for the CPU instead of attacking)",
+    )
     p.add_argument("--no-journal", action="store_true")
     p.add_argument("--flood", action="store_true", help="the flood comparison instead (one referee)")
     p.add_argument("--quick", action="store_true", help="100 tables, 2 processes, 5 s windows")
@@ -518,7 +652,11 @@ def main(argv: list[str]) -> int:
     p.add_argument("--until", type=float, help=argparse.SUPPRESS)
     p.add_argument("--flood-conns", type=int, default=1, help="with --flood: flooding connections (one process)")
     p.add_argument("--rounds", type=int, default=3, help="with --flood: interleaved rounds of the three cases (medians reported)")
-    p.add_argument("--what", default="ping", help="with --flood: the message flooded: ping (cheapest) or list_tables (the dearest a player may send)")
+    p.add_argument(
+        "--what",
+        default="ping",
+        help="with --flood: the message flooded: ping (cheapest) or list_tables (the dearest a player may send)",
+    )
     args = p.parse_args(argv)
     if args.worker:
         return worker(args.worker)
@@ -530,13 +668,19 @@ def main(argv: list[str]) -> int:
     if args.quick:
         args.tables = min(args.tables or 100, 100) if not atk else args.tables or 50
         args.procs, args.seconds = args.procs or 2, args.seconds or (7.0 if atk else 5.0)
-        args.warmup, args.tail = args.warmup if args.warmup is not None else (1.5 if atk else 2.0), args.tail if args.tail is not None else 3.0
+        args.warmup, args.tail = (
+            args.warmup if args.warmup is not None else (1.5 if atk else 2.0),
+            args.tail if args.tail is not None else 3.0,
+        )
     args.tables, args.procs = args.tables or (50 if atk else 500), args.procs or (2 if atk else 4)
     args.seconds, args.warmup = args.seconds or 15.0, args.warmup if args.warmup is not None else 3.0
     args.tail = args.tail if args.tail is not None else 5.0
     load = os.getloadavg()
-    print(f"okgin load benchmark ({os.cpu_count()} CPUs, load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}, journals "
-          f"{'off' if args.no_journal else 'on'}): {args.tables} tables = {2 * args.tables} clients in {args.procs} processes", flush=True)
+    print(
+        f"okgin load benchmark ({os.cpu_count()} CPUs, load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}, journals "
+        f"{'off' if args.no_journal else 'on'}): {args.tables} tables = {2 * args.tables} clients in {args.procs} processes",
+        flush=True,
+    )
     rows = []
     with tempfile.TemporaryDirectory(prefix="okgin-load-") as tmp:
         work = Path(tmp)
@@ -545,41 +689,83 @@ def main(argv: list[str]) -> int:
         elif args.flood:
             # The three cases in interleaved rounds: the machine's load drifts, so a case
             # run once, minutes after another, says more about the drift than the flood.
-            plan = [("alone", False, []), ("flood, rate limit on", True, []), ("flood, --rate-limit 0", True, ["--rate-limit", "0"])]
+            plan = [
+                ("alone", False, []),
+                ("flood, rate limit on", True, []),
+                ("flood, --rate-limit 0", True, ["--rate-limit", "0"]),
+            ]
             by: dict[str, list[dict[str, Any]]] = {label: [] for label, _, _ in plan}
             for rnd in range(args.rounds):
                 for label, flood, extra in plan:
-                    r = scenario(work, 1, args.tables, args.procs, args.warmup, args.seconds, not args.no_journal, flood, extra,
-                                 args.what, args.flood_conns)
+                    r = scenario(
+                        work,
+                        1,
+                        args.tables,
+                        args.procs,
+                        args.warmup,
+                        args.seconds,
+                        not args.no_journal,
+                        flood,
+                        extra,
+                        args.what,
+                        args.flood_conns,
+                    )
                     by[label].append(r)
-                    print(f"  round {rnd + 1} {label:24s} {r['decisions_per_s']:8.0f} decisions/s  p50 {r['p50_ms']:7.2f} ms"
-                          f"  p99 {r['p99_ms']:8.2f} ms  referee CPU {r['referee_cpu_pct'][0]:5.1f}%  flood {r['flood']}", flush=True)
+                    print(
+                        f"  round {rnd + 1} {label:24s} {r['decisions_per_s']:8.0f} decisions/s  p50 {r['p50_ms']:7.2f} ms"
+                        f"  p99 {r['p99_ms']:8.2f} ms  referee CPU {r['referee_cpu_pct'][0]:5.1f}%  flood {r['flood']}",
+                        flush=True,
+                    )
 
             def med(label: str, key: str) -> float:
                 return round(statistics.median(r[key] for r in by[label]), 2)
 
             base = med("alone", "p99_ms")
             for label, _, _ in plan:
-                print(f"  median {label:24s} {med(label, 'decisions_per_s'):8.0f} decisions/s  p50 {med(label, 'p50_ms'):7.2f} ms"
-                      f"  p99 {med(label, 'p99_ms'):8.2f} ms  (x{med(label, 'p99_ms') / base:.2f})", flush=True)
+                print(
+                    f"  median {label:24s} {med(label, 'decisions_per_s'):8.0f} decisions/s  p50 {med(label, 'p50_ms'):7.2f} ms"
+                    f"  p99 {med(label, 'p99_ms'):8.2f} ms  (x{med(label, 'p99_ms') / base:.2f})",
+                    flush=True,
+                )
             lim = by["flood, rate limit on"]
-            summary = {"bench": "load-flood", "flooded": args.what, "flood_conns": args.flood_conns, "tables": args.tables,
-                       "rounds": args.rounds, "p99_alone_ms": base, "p99_flood_ms": med("flood, rate limit on", "p99_ms"),
-                       "p99_flood_nolimit_ms": med("flood, --rate-limit 0", "p99_ms"),
-                       "ratio_limited": round(med("flood, rate limit on", "p99_ms") / base, 2),
-                       "ratio_unlimited": round(med("flood, --rate-limit 0", "p99_ms") / base, 2),
-                       "flood_sent": sum(r["flood"]["sent"] for r in lim), "flood_answered": sum(r["flood"]["received"] for r in lim),
-                       "load": round(load[0], 1)}
+            summary = {
+                "bench": "load-flood",
+                "flooded": args.what,
+                "flood_conns": args.flood_conns,
+                "tables": args.tables,
+                "rounds": args.rounds,
+                "p99_alone_ms": base,
+                "p99_flood_ms": med("flood, rate limit on", "p99_ms"),
+                "p99_flood_nolimit_ms": med("flood, --rate-limit 0", "p99_ms"),
+                "ratio_limited": round(med("flood, rate limit on", "p99_ms") / base, 2),
+                "ratio_unlimited": round(med("flood, --rate-limit 0", "p99_ms") / base, 2),
+                "flood_sent": sum(r["flood"]["sent"] for r in lim),
+                "flood_answered": sum(r["flood"]["received"] for r in lim),
+                "load": round(load[0], 1),
+            }
         else:
             for n in [int(x) for x in args.referees.split(",")]:
                 r = scenario(work, n, args.tables, args.procs, args.warmup, args.seconds, not args.no_journal)
                 rows.append(r)
-                print(f"  {n} referee(s): {r['decisions_per_s']:8.0f} decisions/s  p50 {r['p50_ms']:7.2f} ms  p99 {r['p99_ms']:8.2f} ms"
-                      f"  peak RSS {r['referee_peak_rss_mb']} MB  CPU {r['referee_cpu_pct']} %  errors {r['errors']}", flush=True)
-            summary = {"bench": "load", "tables": args.tables, "clients": 2 * args.tables, "client_procs": args.procs,
-                       "journal": not args.no_journal, "load": round(load[0], 1),
-                       "by_referees": {str(r["referees"]): {k: r[k] for k in ("decisions_per_s", "p50_ms", "p99_ms", "referee_peak_rss_mb",
-                                                                               "referee_cpu_pct")} for r in rows}}
+                print(
+                    f"  {n} referee(s): {r['decisions_per_s']:8.0f} decisions/s  p50 {r['p50_ms']:7.2f} ms  p99 {r['p99_ms']:8.2f} ms"
+                    f"  peak RSS {r['referee_peak_rss_mb']} MB  CPU {r['referee_cpu_pct']} %  errors {r['errors']}",
+                    flush=True,
+                )
+            summary = {
+                "bench": "load",
+                "tables": args.tables,
+                "clients": 2 * args.tables,
+                "client_procs": args.procs,
+                "journal": not args.no_journal,
+                "load": round(load[0], 1),
+                "by_referees": {
+                    str(r["referees"]): {
+                        k: r[k] for k in ("decisions_per_s", "p50_ms", "p99_ms", "referee_peak_rss_mb", "referee_cpu_pct")
+                    }
+                    for r in rows
+                },
+            }
     print(json.dumps(summary))
     return 0
 

@@ -191,8 +191,9 @@ class Table:
         self.games = 0
 
 
-def drive(tables: list[Table], seconds: float, warmup: float = 0.5, think: float = 0.0,
-          on_measure: Callable[[], None] | None = None) -> dict[str, Any]:
+def drive(
+    tables: list[Table], seconds: float, warmup: float = 0.5, think: float = 0.0, on_measure: Callable[[], None] | None = None
+) -> dict[str, Any]:
     """Answer every prompt at once (or ``think`` seconds later); measure act -> the same
     table's next prompt (the act's send time, so think time is never counted).
 
@@ -288,8 +289,9 @@ def drive(tables: list[Table], seconds: float, warmup: float = 0.5, think: float
     }
 
 
-def run_tables(n_tables: int, seconds: float, journal: bool, choose: Any, events: bool = True, batch: bool = False,
-               think: float = 0.0) -> dict[str, Any]:
+def run_tables(
+    n_tables: int, seconds: float, journal: bool, choose: Any, events: bool = True, batch: bool = False, think: float = 0.0
+) -> dict[str, Any]:
     ref = RefereeProc(journal)
     ctx = zmq.Context()
     try:
@@ -331,8 +333,9 @@ def build_loaddriver() -> tuple[str | None, str]:
     return LOADDRIVER_BIN, ""
 
 
-def run_tables_c(binary: str, n_tables: int, seconds: float, journal: bool, mode: str, think: float = 0.0,
-                 warmup: float = 0.5) -> dict[str, Any]:
+def run_tables_c(
+    binary: str, n_tables: int, seconds: float, journal: bool, mode: str, think: float = 0.0, warmup: float = 0.5
+) -> dict[str, Any]:
     """(d) with the compiled driver in its own process: the same clients as :class:`Table`
     and :func:`drive` (same hello, join, minimal choice, rematch, counters, percentiles).
 
@@ -344,8 +347,21 @@ def run_tables_c(binary: str, n_tables: int, seconds: float, journal: bool, mode
     the default ``zmtp`` transport speaks ZMTP itself from its one thread). The driver
     also reports p90, p99.9 and the maximum, printed beside p50/p99."""
     ref = RefereeProc(journal)
-    args = [binary, "--endpoint", ref.endpoint, "--tables", str(n_tables), "--seconds", str(seconds),
-            "--warmup", str(warmup), "--mode", mode, "--think-ms", str(think * 1000)]
+    args = [
+        binary,
+        "--endpoint",
+        ref.endpoint,
+        "--tables",
+        str(n_tables),
+        "--seconds",
+        str(seconds),
+        "--warmup",
+        str(warmup),
+        "--mode",
+        mode,
+        "--think-ms",
+        str(think * 1000),
+    ]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None and proc.stderr is not None
@@ -449,16 +465,26 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tables", type=int, default=200)
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--no-journal", action="store_true")
-    p.add_argument("--think-ms", type=float, default=100.0,
-                   help="think time of the paced variant of (d), reported beside the zero-think figures (0: skip it)")
-    p.add_argument("--driver", choices=("c", "python"), default=None,
-                   help="the clients of (d): the compiled bench/loaddriver (default when it builds) or the Python drive()")
+    p.add_argument(
+        "--think-ms",
+        type=float,
+        default=100.0,
+        help="think time of the paced variant of (d), reported beside the zero-think figures (0: skip it)",
+    )
+    p.add_argument(
+        "--driver",
+        choices=("c", "python"),
+        default=None,
+        help="the clients of (d): the compiled bench/loaddriver (default when it builds) or the Python drive()",
+    )
     args = p.parse_args(argv)
     secs = 2.0 if args.quick else args.seconds
     journal = not args.no_journal
     load_before = os.getloadavg()
     print(f"# machine: {os.cpu_count()} cpus, load average before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}")
-    print(f"# journals {'on' if journal else 'off'}; python {sys.version.split()[0]}, pyzmq {zmq.__version__}, libzmq {zmq.zmq_version()}")
+    print(
+        f"# journals {'on' if journal else 'off'}; python {sys.version.split()[0]}, pyzmq {zmq.__version__}, libzmq {zmq.zmq_version()}"
+    )
     loaddriver: str | None = None
     if args.driver != "python":
         loaddriver, why = build_loaddriver()
@@ -480,9 +506,12 @@ def main(argv: list[str] | None = None) -> int:
         for mode, events, batch, _ in MODES:
             ones[mode].append(run_tables(1, secs / rounds if not args.quick else secs, journal, minimal_choice, events, batch))
     floor = {k: statistics.median(f[k] for f in floors) for k in floors[0]}
-    print(f"(a) floor: bare DEALER/ROUTER msgpack round trip  median {floor['floor_us_median']:.1f} us  mean {floor['floor_us_mean']:.1f} us"
-          f"  (echo server CPU {floor['floor_server_cpu_us']:.0f} us per round trip)  [rounds: "
-          + ", ".join(f"{f['floor_us_median']:.0f}" for f in floors) + "]")
+    print(
+        f"(a) floor: bare DEALER/ROUTER msgpack round trip  median {floor['floor_us_median']:.1f} us  mean {floor['floor_us_mean']:.1f} us"
+        f"  (echo server CPU {floor['floor_server_cpu_us']:.0f} us per round trip)  [rounds: "
+        + ", ".join(f"{f['floor_us_median']:.0f}" for f in floors)
+        + "]"
+    )
 
     res: dict[str, Any] = {}
     for mode, _, _, label in MODES:
@@ -493,14 +522,19 @@ def main(argv: list[str] | None = None) -> int:
         cpu_us = statistics.median(r["referee_cpu_s"] / max(1, r["decisions"]) * 1e6 for r in runs)
         dps = statistics.median(r["decisions_per_s"] for r in runs)
         print(f"(b) decision through the referee, 1 table, 2 scripted clients, {label}:")
-        print(f"    median {b:.1f} us  mean {mean:.1f} us  ({dps:.0f} decisions/s)"
-              f"  overhead_ratio {ratio:.2f} [target <= 1.5]  referee CPU {cpu_us:.0f} us per decision  [rounds: "
-              + ", ".join(f"{r['median_us']:.0f}" for r in runs) + "]")
+        print(
+            f"    median {b:.1f} us  mean {mean:.1f} us  ({dps:.0f} decisions/s)"
+            f"  overhead_ratio {ratio:.2f} [target <= 1.5]  referee CPU {cpu_us:.0f} us per decision  [rounds: "
+            + ", ".join(f"{r['median_us']:.0f}" for r in runs)
+            + "]"
+        )
         res[mode] = {"decision_us": round(b, 1), "overhead_ratio": round(ratio, 3), "referee_cpu_us_per_decision": round(cpu_us)}
 
     rng = random.Random(7)
     hands = run_tables(1, secs, journal, lambda legal: rng.choice(legal))
-    print(f"(c) hands per second, two random bots, one table: {hands['hands_per_s']:.1f}  ({hands['decisions_per_s']:.0f} decisions/s)")
+    print(
+        f"(c) hands per second, two random bots, one table: {hands['hands_per_s']:.1f}  ({hands['decisions_per_s']:.0f} decisions/s)"
+    )
 
     load_secs = secs * (1 if args.quick else 1.5)
     loads = [(mode, events, batch, 0.0) for mode, events, batch, _ in MODES]
@@ -514,21 +548,25 @@ def main(argv: list[str] | None = None) -> int:
             load = run_tables(args.tables, load_secs, journal, minimal_choice, events, batch, think)
         load_cpu_us = load["referee_cpu_s"] / max(1, load["decisions"]) * 1e6
         what = f"{mode}, think {think * 1000:.0f} ms, events on" if think else f"{mode}, zero think"
-        print(f"(d) {args.tables} tables / {2 * args.tables} clients ({what}, {driver} driver): {load['decisions_per_s']:.0f} decisions/s"
-              f"  p50 {load['p50_ms']:.2f} ms  p99 {load['p99_ms']:.2f} ms [target <= 20]"
-              f"  referee peak RSS {load['referee_peak_rss_mb']:.1f} MB"
-              f"  referee CPU {load['referee_cpu_s'] / load_secs:.0%} of one core, {load_cpu_us:.0f} us per decision"
-              f"  ({driver} driver{'/' + load['transport'] if 'transport' in load else ''} CPU {load['driver_cpu_s'] / load_secs:.0%})")
+        print(
+            f"(d) {args.tables} tables / {2 * args.tables} clients ({what}, {driver} driver): {load['decisions_per_s']:.0f} decisions/s"
+            f"  p50 {load['p50_ms']:.2f} ms  p99 {load['p99_ms']:.2f} ms [target <= 20]"
+            f"  referee peak RSS {load['referee_peak_rss_mb']:.1f} MB"
+            f"  referee CPU {load['referee_cpu_s'] / load_secs:.0%} of one core, {load_cpu_us:.0f} us per decision"
+            f"  ({driver} driver{'/' + load['transport'] if 'transport' in load else ''} CPU {load['driver_cpu_s'] / load_secs:.0%})"
+        )
         if load.get("p90_ms") is not None:
             print(f"    tail: p90 {load['p90_ms']:.2f} ms  p99.9 {load['p999_ms']:.2f} ms  max {load['max_ms']:.2f} ms")
-        res.setdefault(mode, {}).update({
-            "load_decisions_per_s": round(load["decisions_per_s"]),
-            "load_p50_ms": round(load["p50_ms"], 2),
-            "load_p99_ms": round(load["p99_ms"], 2),
-            "referee_peak_rss_mb": round(load["referee_peak_rss_mb"], 1),
-            "load_referee_cpu_us_per_decision": round(load_cpu_us),
-            "load_driver_cpu_share": round(load["driver_cpu_s"] / load_secs, 2),
-        })
+        res.setdefault(mode, {}).update(
+            {
+                "load_decisions_per_s": round(load["decisions_per_s"]),
+                "load_p50_ms": round(load["p50_ms"], 2),
+                "load_p99_ms": round(load["p99_ms"], 2),
+                "referee_peak_rss_mb": round(load["referee_peak_rss_mb"], 1),
+                "load_referee_cpu_us_per_decision": round(load_cpu_us),
+                "load_driver_cpu_share": round(load["driver_cpu_s"] / load_secs, 2),
+            }
+        )
         for k in ("p90_ms", "p999_ms", "max_ms"):
             if load.get(k) is not None:
                 res[mode]["load_" + k] = round(load[k], 2)
@@ -540,8 +578,10 @@ def main(argv: list[str] | None = None) -> int:
         "journal_lean": min(bench_logic(n_logic, True, False) for _ in range(3)),
         "nojournal_events": min(bench_logic(n_logic, False, True) for _ in range(3)),
     }
-    print(f"(e) referee logic alone, no sockets (decode+check, apply, frames, journal), best of 3: {logic['journal_events']:.0f} us per decision"
-          f"  (events off: {logic['journal_lean']:.0f} us; journal off: {logic['nojournal_events']:.0f} us)")
+    print(
+        f"(e) referee logic alone, no sockets (decode+check, apply, frames, journal), best of 3: {logic['journal_events']:.0f} us per decision"
+        f"  (events off: {logic['journal_lean']:.0f} us; journal off: {logic['nojournal_events']:.0f} us)"
+    )
     load_after = os.getloadavg()
     print(f"# load average after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
     result = {

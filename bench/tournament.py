@@ -183,18 +183,23 @@ def main() -> int:
         return sandbox_cost(args.starts, args.games)
     counts = sorted({int(x) for x in args.referees.split(",") if x.strip()})
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"tournament throughput: {args.command or args.bot} vs itself, {args.games} games per run, {cores} cores, "
-          f"load average {load:.1f} at the start")
+    print(
+        f"tournament throughput: {args.command or args.bot} vs itself, {args.games} games per run, {cores} cores, "
+        f"load average {load:.1f} at the start"
+    )
     rows = []
     with tempfile.TemporaryDirectory(prefix="okgin-bench-") as tmp:
         for refs in counts:
             conc = args.concurrency or max(2, 2 * refs)
             r = one_run(Path(tmp), refs, args.games, conc, args.bot, args.command, sandbox=not args.no_sandbox)
             rows.append(r)
-            print(f"  referees {refs} concurrency {conc}: {r['games']} games in {r['wall_s']:.1f} s = "
-                  f"{r['games_per_s']:.2f} games/s ({r['moves_per_s']:.0f} moves/s); referee ping median "
-                  f"{r['referee_rtt_median_ms']:.1f} ms, max {r['referee_rtt_max_ms']:.1f} ms; bots thought "
-                  f"{r['bot_think_s']:.1f} s; abnormal endings {r['abnormal']}", flush=True)
+            print(
+                f"  referees {refs} concurrency {conc}: {r['games']} games in {r['wall_s']:.1f} s = "
+                f"{r['games_per_s']:.2f} games/s ({r['moves_per_s']:.0f} moves/s); referee ping median "
+                f"{r['referee_rtt_median_ms']:.1f} ms, max {r['referee_rtt_max_ms']:.1f} ms; bots thought "
+                f"{r['bot_think_s']:.1f} s; abnormal endings {r['abnormal']}",
+                flush=True,
+            )
     base = rows[0]["games_per_s"] if rows else 0
     for r in rows:
         r["speedup"] = round(r["games_per_s"] / base, 2) if base else None

@@ -48,17 +48,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--table", help="sit at this named table (created if new); default: the quick-match queue")
     p.add_argument("--seat", type=int, help="with --table: the seat wanted")
     p.add_argument("--name", help="display name (default: the bot's name)")
-    p.add_argument("--games", type=int, default=1, help="games to play (default 1; further games by rematch, requeue, or with --token the next seat a "
-                   "tournament gateway gives; 0 = no limit: play until the referee or gateway says shutdown)")
+    p.add_argument(
+        "--games",
+        type=int,
+        default=1,
+        help="games to play (default 1; further games by rematch, requeue, or with --token the next seat a "
+        "tournament gateway gives; 0 = no limit: play until the referee or gateway says shutdown)",
+    )
     p.add_argument("--seed", default="0", help="bot seed; game k gets SEED/k (default 0)")
-    p.add_argument("--variant", choices=["oklahoma", "box"], help="for the queue (default oklahoma) or a new table; an existing table's is kept")
+    p.add_argument(
+        "--variant",
+        choices=["oklahoma", "box"],
+        help="for the queue (default oklahoma) or a new table; an existing table's is kept",
+    )
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule option (repeatable)")
-    p.add_argument("--token", default=os.environ.get("OKGIN_TOKEN") or None,
-                   help="a reserved seat token (one game), or a tournament gateway token with --games 0 (every game of the "
-                   "tournament); default $OKGIN_TOKEN, which is how a tournament passes it (a command line is readable by "
-                   "every local user, the environment is not)")
-    p.add_argument("--token-file", type=Path, metavar="FILE",
-                   help="read the token from this file's first line instead (keep it mode 0600)")
+    p.add_argument(
+        "--token",
+        default=os.environ.get("OKGIN_TOKEN") or None,
+        help="a reserved seat token (one game), or a tournament gateway token with --games 0 (every game of the "
+        "tournament); default $OKGIN_TOKEN, which is how a tournament passes it (a command line is readable by "
+        "every local user, the environment is not)",
+    )
+    p.add_argument(
+        "--token-file", type=Path, metavar="FILE", help="read the token from this file's first line instead (keep it mode 0600)"
+    )
     p.add_argument("--plan", type=Path, help="JSON list of {token, seed}: reserved seats played in order")
     p.add_argument("--no-thread", action="store_true", help="run the bot on the socket's thread (no heartbeats while it thinks)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
@@ -81,8 +94,10 @@ def main(argv: list[str]) -> int:
         try:
             args.token = args.token_file.read_text(encoding="utf-8").strip().splitlines()[0].strip()
         except (OSError, UnicodeDecodeError, IndexError) as e:
-            print(f"okgin bot: cannot read a token from {args.token_file}: {getattr(e, 'strerror', None) or 'empty'}",
-                  file=sys.stderr)
+            print(
+                f"okgin bot: cannot read a token from {args.token_file}: {getattr(e, 'strerror', None) or 'empty'}",
+                file=sys.stderr,
+            )
             return 2
     try:
         if args.plan is not None:

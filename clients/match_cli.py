@@ -30,19 +30,46 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("bots", nargs="+", metavar="BOT", help="two bots (Oklahoma Gin) or three (Gin in the Box)")
     p.add_argument("--games", type=int, default=100, help="games to play, rounded up to whole deals (default 100)")
-    p.add_argument("--seed", default="0", help="match seed (default 0): the fixed secret SHA-256(SEED) of okgin.schedule; deal d is played with the game seed HMAC-SHA256(secret, d), as in okgin tournament with seed = SEED")
+    p.add_argument(
+        "--seed",
+        default="0",
+        help="match seed (default 0): the fixed secret SHA-256(SEED) of okgin.schedule; deal d is played with the game seed HMAC-SHA256(secret, d), as in okgin tournament with seed = SEED",
+    )
     p.add_argument("--variant", choices=["oklahoma", "box"], help="default: oklahoma for two bots, box for three")
-    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule option (repeatable); see okgin rules")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes in-process, or lanes of bot processes with --via-referee (default 1)")
+    p.add_argument(
+        "--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule option (repeatable); see okgin rules"
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="worker processes in-process, or lanes of bot processes with --via-referee (default 1)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     p.add_argument("--via-referee", action="store_true", help="play through a real referee and bot clients over loopback")
-    p.add_argument("--referee-arg", action="append", default=[], metavar="ARG", help="extra argument for the referee (with --via-referee)")
+    p.add_argument(
+        "--referee-arg", action="append", default=[], metavar="ARG", help="extra argument for the referee (with --via-referee)"
+    )
     p.add_argument("--progress", action="store_true", help="show progress on standard error")
     d = p.add_argument_group("Dask cluster (clients/match_dask.py, docs/cluster.md)")
-    d.add_argument("--dask", metavar="ADDRESS", help="play the chunks of deals as tasks on the Dask scheduler at ADDRESS "
-                   "(tcp://HOST:8786, tls://HOST:8786), or 'local' for a LocalCluster on 127.0.0.1; the figures are a local run's")
-    d.add_argument("--dask-tls", metavar="DIR", help="TLS certificates made by 'okgin cluster certs DIR' (ca.pem, client.pem, client-key.pem)")
-    d.add_argument("--dask-timeout", type=float, default=30.0, metavar="S", help="seconds to reach the scheduler and see a worker (default 30)")
+    d.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="play the chunks of deals as tasks on the Dask scheduler at ADDRESS "
+        "(tcp://HOST:8786, tls://HOST:8786), or 'local' for a LocalCluster on 127.0.0.1; the figures are a local run's",
+    )
+    d.add_argument(
+        "--dask-tls",
+        metavar="DIR",
+        help="TLS certificates made by 'okgin cluster certs DIR' (ca.pem, client.pem, client-key.pem)",
+    )
+    d.add_argument(
+        "--dask-timeout",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="seconds to reach the scheduler and see a worker (default 30)",
+    )
     return p
 
 
@@ -81,13 +108,20 @@ def main(argv: list[str]) -> int:
             from .match_referee import run_match_via_referee
 
             result = run_match_via_referee(
-                args.bots, games=args.games, seed=seed, rules=rules, jobs=args.jobs, referee_args=args.referee_arg,
+                args.bots,
+                games=args.games,
+                seed=seed,
+                rules=rules,
+                jobs=args.jobs,
+                referee_args=args.referee_arg,
                 progress=progress if args.progress else None,
             )
         elif args.dask:
             return _run_dask(args, seed, rules, progress)
         else:
-            result = run_match(args.bots, games=args.games, seed=seed, rules=rules, jobs=args.jobs, progress=progress if args.progress else None)
+            result = run_match(
+                args.bots, games=args.games, seed=seed, rules=rules, jobs=args.jobs, progress=progress if args.progress else None
+            )
     except (BotNotFound, ValueError) as e:
         print(f"okgin match: {e}", file=sys.stderr)
         return 2
@@ -113,8 +147,16 @@ def _run_dask(args: argparse.Namespace, seed: int | str, rules: RuleSet, progres
         print(f"okgin match: --dask needs Dask: pip install 'okgin[cluster]' ({e})", file=sys.stderr)
         return 2
     try:
-        result = run_match_dask(args.bots, args.dask, games=args.games, seed=seed, rules=rules, tls=args.dask_tls,
-                                progress=progress if args.progress else None, timeout=args.dask_timeout)
+        result = run_match_dask(
+            args.bots,
+            args.dask,
+            games=args.games,
+            seed=seed,
+            rules=rules,
+            tls=args.dask_tls,
+            progress=progress if args.progress else None,
+            timeout=args.dask_timeout,
+        )
     except (BotNotFound, ValueError, MatchDaskError, ClusterError, CertsError, OSError) as e:
         print(f"okgin match: {e}", file=sys.stderr)
         return 2

@@ -85,7 +85,9 @@ class DaskLanes:
 
         # pure=False: the same chunk of two runs is two tasks (no result reused from a
         # run with other bot code); one task per chunk, retried by Dask if its worker dies.
-        futures = self.client.map(work.play, chunks, pure=False, key=[f"okgin-match-{i}-{time.time_ns()}" for i in range(len(chunks))])
+        futures = self.client.map(
+            work.play, chunks, pure=False, key=[f"okgin-match-{i}-{time.time_ns()}" for i in range(len(chunks))]
+        )
         index = {f.key: i for i, f in enumerate(futures)}
         done: dict[int, list[GameSummary]] = {}
         nxt = 0
@@ -99,7 +101,9 @@ class DaskLanes:
                     raise BotNotFound(f"on a Dask worker: {e}") from e
                 except Exception as e:
                     if type(e).__name__ == "KilledWorker":
-                        raise MatchDaskError(f"a chunk of games killed every worker that ran it ({e}); see the workers' logs") from e
+                        raise MatchDaskError(
+                            f"a chunk of games killed every worker that ran it ({e}); see the workers' logs"
+                        ) from e
                     raise
                 while nxt in done:
                     yield done.pop(nxt)

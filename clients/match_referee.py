@@ -57,7 +57,17 @@ class RefereeProcess:
         self.log_path = log_path or journal_dir / "referee.log"
         self._log = open(self.log_path, "w", encoding="utf-8")  # kept for the process's lifetime
         self.admin_key = secrets.token_hex(16)
-        cmd = [sys.executable, "-m", "okgin", "referee", "--bind", "tcp://127.0.0.1:0", "--journal-dir", str(journal_dir), *extra_args]
+        cmd = [
+            sys.executable,
+            "-m",
+            "okgin",
+            "referee",
+            "--bind",
+            "tcp://127.0.0.1:0",
+            "--journal-dir",
+            str(journal_dir),
+            *extra_args,
+        ]
         env = {**os.environ, "OKGIN_ADMIN_KEY": self.admin_key}
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self._log, text=True, env=env)
         self.endpoint = self._read_endpoint()
@@ -85,7 +95,21 @@ class RefereeProcess:
 
 
 def _bot_command(spec: str, endpoint: str, plan_file: Path, name: str) -> list[str]:
-    return [sys.executable, "-m", "okgin", "bot", spec, "--connect", endpoint, "--plan", str(plan_file), "--name", name, "--quiet", "--no-thread"]
+    return [
+        sys.executable,
+        "-m",
+        "okgin",
+        "bot",
+        spec,
+        "--connect",
+        endpoint,
+        "--plan",
+        str(plan_file),
+        "--name",
+        name,
+        "--quiet",
+        "--no-thread",
+    ]
 
 
 def read_journal_record(path: Path) -> dict[str, Any] | None:
@@ -139,7 +163,11 @@ def run_match_via_referee(
                     pf = Path(tmp) / f"plan-{lane}-{i}.json"
                     pf.write_text(json.dumps(entries))
                     procs.append(
-                        subprocess.Popen(_bot_command(str(spec), ref.endpoint, pf, names[i]), stdout=subprocess.DEVNULL, stderr=open(Path(tmp) / f"bot-{lane}-{i}.log", "wb"))
+                        subprocess.Popen(
+                            _bot_command(str(spec), ref.endpoint, pf, names[i]),
+                            stdout=subprocess.DEVNULL,
+                            stderr=open(Path(tmp) / f"bot-{lane}-{i}.log", "wb"),
+                        )
                     )
             deadline = None if timeout is None else time.monotonic() + timeout
             done = 0
@@ -154,7 +182,9 @@ def run_match_via_referee(
                         progress(max(0, done - lanes), len(order))
             failed = [(k, p.returncode) for k, p in enumerate(procs) if p.returncode != 0]
             if failed:
-                logs = "\n".join((Path(tmp) / f).read_text(errors="replace")[-800:] for f in sorted(os.listdir(tmp)) if f.startswith("bot-"))
+                logs = "\n".join(
+                    (Path(tmp) / f).read_text(errors="replace")[-800:] for f in sorted(os.listdir(tmp)) if f.startswith("bot-")
+                )
                 raise RuntimeError(f"bot process(es) failed: {failed}\n{logs}")
         finally:
             for p in procs:
@@ -170,8 +200,9 @@ def run_match_via_referee(
     return res
 
 
-def _create_tables(endpoint: str, admin_key: str, rules: RuleSet, seed: int | str,
-                   order: list[tuple[int, tuple[int, ...]]]) -> list[tuple[str, list[str]]]:
+def _create_tables(
+    endpoint: str, admin_key: str, rules: RuleSet, seed: int | str, order: list[tuple[int, tuple[int, ...]]]
+) -> list[tuple[str, list[str]]]:
     """One reserved admin table per game: (table name, seat tokens)."""
     out = []
     with Client(endpoint, "okgin-match", "admin", admin_key=admin_key) as admin:
@@ -192,7 +223,9 @@ def _create_tables(endpoint: str, admin_key: str, rules: RuleSet, seed: int | st
     return out
 
 
-def _collect(jdir: Path, order: list[tuple[int, tuple[int, ...]]], tables: list[tuple[str, list[str]]], keep_records: bool) -> list[GameSummary]:
+def _collect(
+    jdir: Path, order: list[tuple[int, tuple[int, ...]]], tables: list[tuple[str, list[str]]], keep_records: bool
+) -> list[GameSummary]:
     files: dict[str, Path] = {}
     for f in jdir.glob("*.jsonl"):
         table = f.name.split("-g1-")[0]

@@ -16,7 +16,9 @@ import re
 
 __all__ = ["EndpointError", "endpoint_arg", "is_ipv6", "parse_endpoint"]
 
-_HOSTNAME = re.compile(r"(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?\Z")
+_HOSTNAME = re.compile(
+    r"(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?\Z"
+)
 _EXPECTED = "expected HOST:PORT, tcp://HOST:PORT, [IPv6]:PORT or ipc://PATH (e.g. 127.0.0.1:7117)"
 
 

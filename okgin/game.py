@@ -369,5 +369,9 @@ class Game:
         return game_from_record(record, verify=verify)
 
     def __repr__(self) -> str:
-        state = f"over, winner {self.winner}" if self.over else f"hand {self.hand.number}, {self.hand.phase}, seat {self.hand.to_act} to act"
+        state = (
+            f"over, winner {self.winner}"
+            if self.over
+            else f"hand {self.hand.number}, {self.hand.phase}, seat {self.hand.to_act} to act"
+        )
         return f"<Game {self.rules.variant} seed={self.seed!r} scores={self.scores} {state}>"

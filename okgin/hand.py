@@ -412,9 +412,7 @@ class Hand:
         consequences: judged after a discard, so the player who made the last draw may
         still knock instead, exactly as at the Wall."""
         self.phase = OVER
-        self.result = HandResult(
-            self.number, "drawn", None, 0, self.doubled, self.knock_limit, self.upcard, self.dealer
-        )
+        self.result = HandResult(self.number, "drawn", None, 0, self.doubled, self.knock_limit, self.upcard, self.dealer)
 
     def _finish_knock(self, seat: int, action: Action) -> None:
         defender = self.other(seat)
@@ -438,7 +436,17 @@ class Hand:
         winner = None if outcome == "tie" else (seat if knocker_won else defender)
         self.phase = OVER
         self.result = HandResult(
-            self.number, outcome, winner, pts, self.doubled, self.knock_limit, self.upcard, self.dealer,
-            knocker=seat, defender=defender, knock_discard=action.card,
-            knocker_layout=layout, defender_layout=defence,
+            self.number,
+            outcome,
+            winner,
+            pts,
+            self.doubled,
+            self.knock_limit,
+            self.upcard,
+            self.dealer,
+            knocker=seat,
+            defender=defender,
+            knock_discard=action.card,
+            knocker_layout=layout,
+            defender_layout=defence,
         )

@@ -289,7 +289,9 @@ def _parse_text(t: str, shown: str, legal: list[Action], view: View | None) -> A
                 return DRAW_STOCK
             raise IllegalMove(f"{shown}: draw from where? Say 'draw stock' or 'draw discard'", legal, view)
         return TAKE if "upcard" in words and "draw_discard" not in kinds else DRAW_DISCARD
-    if card is not None and (words <= {"discard", "throw", "drop", "play", "the", "away", "of", "out", "card"} or words & {"discard", "throw", "drop"}):
+    if card is not None and (
+        words <= {"discard", "throw", "drop", "play", "the", "away", "of", "out", "card"} or words & {"discard", "throw", "drop"}
+    ):
         return Action("discard", card)  # also inside a sentence: "I'll discard the seven of hearts"
     if card is None and words & {"discard", "throw", "drop"}:
         raise IllegalMove(f"{shown}: discard which card? Name it, e.g. 'discard 7h'", legal, view)
@@ -305,6 +307,7 @@ def _knock_deadwood(action: Action, view: View) -> int | None:
 def _best_knock(knocks: list[Action], view: View | None) -> Action:
     """Among legal knocks: the least deadwood left, then the highest card thrown (it would
     count against you most if kept), then the lowest index: deterministic."""
+
     def key(a: Action) -> tuple[int, int, int]:
         assert a.card is not None
         d = _knock_deadwood(a, view) if view is not None else None
@@ -323,7 +326,11 @@ def _check_legal(a: Action, legal: list[Action], view: View | None, shown: str) 
             except ValueError as e:
                 raise IllegalMove(f"{shown}: the declared melds are refused: {e}", legal, view) from None
             if arr.deadwood > view.knock_limit:
-                raise IllegalMove(f"{shown}: the declared melds leave {arr.deadwood} deadwood, over the knock limit {view.knock_limit}", legal, view)
+                raise IllegalMove(
+                    f"{shown}: the declared melds leave {arr.deadwood} deadwood, over the knock limit {view.knock_limit}",
+                    legal,
+                    view,
+                )
         return a
     raise IllegalMove(f"{shown} means {move_text(base)!r}, which is not legal now: {_why(base, legal, view)}", legal, view)
 
@@ -345,7 +352,11 @@ def _why(a: Action, legal: list[Action], view: View | None) -> str:
     if a.card is not None and view is not None and a.card == view.taken_card:
         return f"{card_text(a.card)} was taken from the discard pile this turn and may not be thrown back now"
     if a.kind == "knock":
-        lim = "only gin may knock (limit 0)" if view is not None and view.knock_limit == 0 else "the deadwood left would be over the knock limit"
+        lim = (
+            "only gin may knock (limit 0)"
+            if view is not None and view.knock_limit == 0
+            else "the deadwood left would be over the knock limit"
+        )
         return lim if view is None else f"{lim} ({view.knock_limit})"
     if a.kind == "big_gin":
         return "big gin needs the big_gin rule and all 11 cards melded"
@@ -358,16 +369,22 @@ def rules_text(rules: RuleSet) -> str:
     box = rules.variant == "box"
     kl = rules.effective_knock_limit
     lines = [
-        ("Gin in the Box, 3 players: the player in the box plays each hand alone against the captain; the third sits out "
-         "and may advise the captain. The winner of a hand scores for itself; the box stays while it wins (captain and "
-         "sitter swap), else the captain goes into the box and the sitter captains.") if box else
-        "Oklahoma Gin, 2 players.",
+        (
+            "Gin in the Box, 3 players: the player in the box plays each hand alone against the captain; the third sits out "
+            "and may advise the captain. The winner of a hand scores for itself; the box stays while it wins (captain and "
+            "sitter swap), else the captain goes into the box and the sitter captains."
+        )
+        if box
+        else "Oklahoma Gin, 2 players.",
         "Cards: ace low (A-2-3 is a run, Q-K-A is not); values A=1, 2-10 their number, J/Q/K=10.",
         "Melds: a set is 3-4 cards of one rank; a run is 3+ consecutive cards of one suit. Deadwood: the values of the cards in no meld.",
         "Each player holds 10 cards. The first turn is the upcard offer (take it or pass). A turn: draw the top of the stock "
         "or of the discard pile, then discard one card or knock (throw one card face down and lay out the other 10).",
-        ("Knock limit: the upcard's value (a ten or face card 10, an ace 1) for the whole hand; 0 means gin only."
-         if kl == "upcard" else f"Knock limit: {kl} (deadwood after the knock's discard)" + (": gin only." if kl == 0 else ".")),
+        (
+            "Knock limit: the upcard's value (a ten or face card 10, an ace 1) for the whole hand; 0 means gin only."
+            if kl == "upcard"
+            else f"Knock limit: {kl} (deadwood after the knock's discard)" + (": gin only." if kl == 0 else ".")
+        ),
         "After a knock the defender lays out its melds and may lay off cards onto the knocker's melds (not after gin); "
         "the referee chooses the layouts that are best for each side.",
         f"Scoring: gin = {rules.gin_bonus} + the defender's deadwood; a knock with less deadwood than the defender = the difference; "
@@ -394,7 +411,13 @@ def _seat_name(seat: int, view: View, players: Sequence[str | None] | None, me: 
     if players is not None and seat < len(players) and players[seat]:
         extra.append(str(players[seat]))
     role = view.roles[seat] if with_role and seat < len(view.roles) else ""
-    role = {"box": "in the box", "captain": "captain", "sitter": "sitting out", "dealer": "dealer", "nondealer": "non-dealer"}.get(role, role)
+    role = {
+        "box": "in the box",
+        "captain": "captain",
+        "sitter": "sitting out",
+        "dealer": "dealer",
+        "nondealer": "non-dealer",
+    }.get(role, role)
     if role:
         extra.append(role)
     name = f"seat {seat}" + (f" ({', '.join(extra)})" if extra else "")
@@ -409,7 +432,9 @@ def _limit_text(view: View) -> str:
 
 def _wall_text(view: View) -> str:
     n = view.stock_size
-    base = f"Stock: {n} cards. The Wall: when a discard leaves 2 cards in the stock and nobody knocked, the hand is drawn (no score)"
+    base = (
+        f"Stock: {n} cards. The Wall: when a discard leaves 2 cards in the stock and nobody knocked, the hand is drawn (no score)"
+    )
     if n <= 2:
         return base + ". The stock is AT the Wall now: the next discard draws the hand; only a knock can still score."
     if n == 3:
@@ -444,7 +469,11 @@ def result_text(r: HandResult, view: View, players: Sequence[str | None] | None 
     me = view.seat
     # Without roles: the view's roles are the next hand's (in the box game they rotate).
     name = lambda s: _seat_name(s, view, players, me, with_role=False)  # noqa: E731
-    lines = [f"Hand {r.hand_number + 1}: {r.outcome}" + ("" if r.winner is None else f", won by {name(r.winner)} for {r.points} points") + (" (doubled: spade upcard)" if r.doubled else "")]
+    lines = [
+        f"Hand {r.hand_number + 1}: {r.outcome}"
+        + ("" if r.winner is None else f", won by {name(r.winner)} for {r.points} points")
+        + (" (doubled: spade upcard)" if r.doubled else "")
+    ]
     if r.outcome == "drawn":
         lines.append("  The hand was drawn (the Wall or the pile-draw limit): nothing scored, nothing revealed.")
         return "\n".join(lines)
@@ -455,7 +484,11 @@ def result_text(r: HandResult, view: View, players: Sequence[str | None] | None 
         d = r.defender_layout
         lines.append(f"  Defender {name(r.defender)}: {arrangement_text(d.arrangement)}.")
         if d.layoffs and r.knocker_layout is not None:
-            lines.append("  Laid off onto the knocker's melds: " + "; ".join(f"{card_text(c)} onto {meld_text(r.knocker_layout.melds[i])}" for c, i in d.layoffs) + ".")
+            lines.append(
+                "  Laid off onto the knocker's melds: "
+                + "; ".join(f"{card_text(c)} onto {meld_text(r.knocker_layout.melds[i])}" for c, i in d.layoffs)
+                + "."
+            )
         elif r.outcome in ("gin", "big_gin"):
             lines.append("  No layoffs: nothing may be laid off on gin.")
         else:
@@ -478,7 +511,9 @@ def _knock_preview(view: View, legal: Sequence[Action]) -> list[str]:
             continue
         assert a.card is not None
         arr = best_melds([c for c in view.hand if c != a.card])
-        line = f"  - knock {card_str(a.card)}: {arrangement_text(arr)}" + (" — GIN: no layoffs allowed" if arr.deadwood == 0 else "")
+        line = f"  - knock {card_str(a.card)}: {arrangement_text(arr)}" + (
+            " — GIN: no layoffs allowed" if arr.deadwood == 0 else ""
+        )
         if arr.deadwood > 0:
             risk = []
             for m in arr.melds:
@@ -487,7 +522,11 @@ def _knock_preview(view: View, legal: Sequence[Action]) -> list[str]:
                         risk.append(f"{pretty(c)} (the opponent HOLDS it)")
                     elif c not in seen:
                         risk.append(f"{pretty(c)} (unseen)")
-            line += "; the defender could lay off: " + (", ".join(risk) if risk else "nothing known or unseen") + " (chains may extend runs further)"
+            line += (
+                "; the defender could lay off: "
+                + (", ".join(risk) if risk else "nothing known or unseen")
+                + " (chains may extend runs further)"
+            )
         out.append(line)
     return out
 
@@ -533,22 +572,42 @@ def render(
     if view.phase == "game_over":
         lines.append("The game is over" + ("." if view.winner is None else f": {name(view.winner)} won."))
     elif view.to_act is not None:
-        actor = "you" if view.to_act == me else ("your captain" if advising or (me is not None and view.hand_of == view.to_act and view.hand_of != me) else name(view.to_act))
+        actor = (
+            "you"
+            if view.to_act == me
+            else (
+                "your captain"
+                if advising or (me is not None and view.hand_of == view.to_act and view.hand_of != me)
+                else name(view.to_act)
+            )
+        )
         top = view.top_discard
         kinds = {a.kind for a in legal or ()}
         if view.phase == "offer":
-            lines.append(f"Phase: the upcard offer. To act: {actor}. Take the upcard {card_text(view.upcard)} (then discard or knock) or pass.")
+            lines.append(
+                f"Phase: the upcard offer. To act: {actor}. Take the upcard {card_text(view.upcard)} (then discard or knock) or pass."
+            )
         elif view.phase == "draw":
             if legal is not None and kinds == {"draw_stock"}:
-                lines.append(f"Phase: draw. To act: {actor}. Both players passed the upcard, so this draw must come from the stock.")
+                lines.append(
+                    f"Phase: draw. To act: {actor}. Both players passed the upcard, so this draw must come from the stock."
+                )
             else:
-                lines.append(f"Phase: draw. To act: {actor}. Draw from the stock or take the top of the discard pile" + ("" if top is None else f", {card_text(top)}") + ".")
+                lines.append(
+                    f"Phase: draw. To act: {actor}. Draw from the stock or take the top of the discard pile"
+                    + ("" if top is None else f", {card_text(top)}")
+                    + "."
+                )
         elif view.phase == "discard":
-            lines.append(f"Phase: discard. To act: {actor}, holding 11 cards: discard one, or knock if the deadwood left is within the limit.")
+            lines.append(
+                f"Phase: discard. To act: {actor}, holding 11 cards: discard one, or knock if the deadwood left is within the limit."
+            )
         if view.to_act != me and not advising and me is not None and view.hand_of != view.to_act:
             lines.append(f"It is not your turn: waiting for {name(view.to_act)}.")
         if advising:
-            lines.append("You may advise your captain: suggest one of its legal moves, a short text, or both. The captain decides.")
+            lines.append(
+                "You may advise your captain: suggest one of its legal moves, a short text, or both. The captain decides."
+            )
     # -- hand
     if view.hand is not None:
         whose = "Your hand" if view.hand_of == me else f"Your captain's hand (seat {view.hand_of})"
@@ -562,32 +621,54 @@ def render(
     elif view.hand_of is None and me is not None:
         lines.append("You hold no cards this hand (you sit out).")
     # -- table
-    lines.append(f"Knock limit this hand: {_limit_text(view)}. The hand's upcard: {card_text(view.upcard)}" + ("; a spade upcard: every point of this hand is doubled" if view.doubled else "") + ".")
+    lines.append(
+        f"Knock limit this hand: {_limit_text(view)}. The hand's upcard: {card_text(view.upcard)}"
+        + ("; a spade upcard: every point of this hand is doubled" if view.doubled else "")
+        + "."
+    )
     pile = view.discard_pile
-    lines.append("Discard pile (bottom to top): " + (_short(pile) if pile else "empty") + ("" if not pile else f"; top: {card_text(pile[-1])}") + ".")
+    lines.append(
+        "Discard pile (bottom to top): "
+        + (_short(pile) if pile else "empty")
+        + ("" if not pile else f"; top: {card_text(pile[-1])}")
+        + "."
+    )
     if view.taken_card is not None and view.to_act is not None:
-        lines.append(f"{card_text(view.taken_card)} was taken from the pile this turn: it may not be discarded (or thrown face down) this turn.")
+        lines.append(
+            f"{card_text(view.taken_card)} was taken from the pile this turn: it may not be discarded (or thrown face down) this turn."
+        )
     lines.append(_wall_text(view) + ".")
     pile_draws = sum(1 for e in view.events if e.kind == "draw_discard")
     if rules is not None:
-        lines.append(f"Draws from the discard pile this hand: {pile_draws} of at most {rules.max_pile_draws} (after the last allowed one, the next discard draws the hand).")
+        lines.append(
+            f"Draws from the discard pile this hand: {pile_draws} of at most {rules.max_pile_draws} (after the last allowed one, the next discard draws the hand)."
+        )
         if pile_draws >= rules.max_pile_draws and view.phase == "discard":
             lines.append("The pile-draw limit is reached: the next discard draws the hand; only a knock can still score.")
     for s in range(view.num_seats):
         if view.hand_sizes[s] == 0 or s == view.hand_of:
             continue
         known = view.known_cards[s]
-        lines.append(f"{name(s).capitalize()} holds {view.hand_sizes[s]} cards; known to be among them (taken from the pile): {cards_text(known)}.")
+        lines.append(
+            f"{name(s).capitalize()} holds {view.hand_sizes[s]} cards; known to be among them (taken from the pile): {cards_text(known)}."
+        )
     if view.advice:
+
         def one(a: Advice) -> str:
-            return (move_text(a.action) if a.action else "no move") + (f", text (the sitter's words): “{a.text}”" if a.text else "")
+            return (move_text(a.action) if a.action else "no move") + (
+                f", text (the sitter's words): “{a.text}”" if a.text else ""
+            )
 
         latest = view.advice[-1]
-        lines.append(f"Latest advice from the sitter (seat {latest.seat}): {one(latest)}. Advice never moves the game: the captain decides.")
+        lines.append(
+            f"Latest advice from the sitter (seat {latest.seat}): {one(latest)}. Advice never moves the game: the captain decides."
+        )
         if len(view.advice) > 1:
             lines.append("Earlier advice this hand: " + "; ".join(one(a) for a in view.advice[-6:-1]) + ".")
     if time_left_s is not None and view.to_act is not None:
-        lines.append(f"Time left for this move: about {max(0.0, time_left_s):.0f} s (the table's clock; a late move forfeits or is played for you).")
+        lines.append(
+            f"Time left for this move: about {max(0.0, time_left_s):.0f} s (the table's clock; a late move forfeits or is played for you)."
+        )
     # -- what a knock would do
     if legal and any(a.kind == "knock" for a in legal):
         lines.append("Knocks available (the referee lays the defender's cards out; it may lay off onto your melds):")

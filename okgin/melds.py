@@ -98,7 +98,9 @@ def _three_of_a_rank(s0: int, s1: int, s2: int, s3: int) -> int:
     return (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))
 
 
-def _set_combos(s: tuple[int, int, int, int], ranks3: int) -> list[tuple[int, tuple[int, int, int, int], tuple[tuple[int, int], ...]]]:
+def _set_combos(
+    s: tuple[int, int, int, int], ranks3: int
+) -> list[tuple[int, tuple[int, int, int, int], tuple[tuple[int, int], ...]]]:
     """Every choice of sets: (set value, per-suit removal masks, ((rank, suitmask), ...))."""
     combos: list[tuple[int, tuple[int, int, int, int], tuple[tuple[int, int], ...]]] = [(0, (0, 0, 0, 0), ())]
     r = 0

@@ -468,7 +468,9 @@ class OkginState(pyspiel.State):
         owner = _owner(g, player_id)
         if s.stage == _DEAL:
             # Mid-deal: only the cards dealt to others are hidden; the rest is undealt.
-            hidden_idx = [(i, c) for (i, seat), c in zip(s.hand_chance, s.dealt, strict=True) if seat is not None and seat != owner]
+            hidden_idx = [
+                (i, c) for (i, seat), c in zip(s.hand_chance, s.dealt, strict=True) if seat is not None and seat != owner
+            ]
             pool = sorted((set(range(52)) - set(s.dealt)) | {c for _, c in hidden_idx})
         else:
             h = g.hand

@@ -256,7 +256,10 @@ HOUSE_RULES: dict[str, tuple[dict[str, Any], str]] = {
     "ace_upcard_gin_only": ({"ace_upcard_gin_only": True}, "ace upcard: only gin may end that hand"),
     "spade_upcard_doubles": ({"spade_upcard_doubles": True}, "spade upcard: the hand's points are doubled"),
     "classic_bonuses": ({"classic_bonuses": True}, "classic bonuses: game, box and shutout bonuses beside the plain score"),
-    "standard_gin": ({"knock_limit": 10, "undercut_bonus": 25}, "standard gin: knock at 10 whatever the upcard, undercut bonus 25"),
+    "standard_gin": (
+        {"knock_limit": 10, "undercut_bonus": 25},
+        "standard gin: knock at 10 whatever the upcard, undercut bonus 25",
+    ),
 }
 
 

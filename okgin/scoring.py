@@ -115,7 +115,9 @@ class HandResult:
         )
 
 
-def score_knock(rules: RuleSet, knocker_deadwood: int, defender_deadwood: int, gin: bool, big_gin: bool, doubled: bool) -> tuple[str, bool, int]:
+def score_knock(
+    rules: RuleSet, knocker_deadwood: int, defender_deadwood: int, gin: bool, big_gin: bool, doubled: bool
+) -> tuple[str, bool, int]:
     """Outcome, whether the knocker won, and points (docs/rules.md §3.5).
 
     >>> score_knock(RuleSet(), 5, 5, False, False, False)   # tie = undercut by default

@@ -75,12 +75,19 @@ def named_packages(path: Path) -> set[str]:
 
 def test_only_the_cli_names_every_package() -> None:
     every = {str(f.relative_to(ROOT)) for f in _sources() if named_packages(f) == set(PACKAGES)}
-    assert every <= set(NAMES_EVERY_PACKAGE), f"only the CLI names okgin, referee and clients together: {sorted(every - set(NAMES_EVERY_PACKAGE))}"
-    assert set(NAMES_EVERY_PACKAGE) <= every, f"no longer names every package, drop from the list: {sorted(set(NAMES_EVERY_PACKAGE) - every)}"
+    assert every <= set(NAMES_EVERY_PACKAGE), (
+        f"only the CLI names okgin, referee and clients together: {sorted(every - set(NAMES_EVERY_PACKAGE))}"
+    )
+    assert set(NAMES_EVERY_PACKAGE) <= every, (
+        f"no longer names every package, drop from the list: {sorted(set(NAMES_EVERY_PACKAGE) - every)}"
+    )
 
 
 def test_the_engine_names_no_referee_or_client_module_even_as_a_string() -> None:
     """import-linter doesn't see ``importlib.import_module("referee.x")``; this does. Only the CLI may."""
-    bad = [str(f.relative_to(ROOT)) for f in (ROOT / "okgin").rglob("*.py")
-           if f.relative_to(ROOT).as_posix() != "okgin/cli.py" and named_packages(f) - {"okgin"}]
+    bad = [
+        str(f.relative_to(ROOT))
+        for f in (ROOT / "okgin").rglob("*.py")
+        if f.relative_to(ROOT).as_posix() != "okgin/cli.py" and named_packages(f) - {"okgin"}
+    ]
     assert not bad, f"okgin modules naming referee or clients modules: {bad}"

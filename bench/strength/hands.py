@@ -95,14 +95,27 @@ def main(argv: list[str] | None = None) -> int:
         else:
             base = per_deal
         times.sort()
-        line += f" ({time.perf_counter() - t0:.0f}s; median {times[len(times) // 2] * 1e3:.1f} ms p99 {times[int(len(times) * .99)] * 1e3:.1f} ms)"
+        line += f" ({time.perf_counter() - t0:.0f}s; median {times[len(times) // 2] * 1e3:.1f} ms p99 {times[int(len(times) * 0.99)] * 1e3:.1f} ms)"
         print(line)
         n = len(per_deal)
-        print("   " + "  ".join(f"{key}: {kinds[key] / (2 * n):.3f} ({pts[key] / (2 * n):+.2f})" for key in sorted(kinds)), flush=True)
-        print("   by knock limit: " + "  ".join(f"{lim}: {sum(v) / len(v):+.1f} ({len(v)})" for lim, v in sorted(by_limit.items())), flush=True)
-        results.append({"a": spec, "net_per_hand": round(m, 3), "ci95": round(half, 3), "diff_vs_first": diff,
-                        "kinds": {k: round(v / (2 * n), 4) for k, v in kinds.items()},
-                        "points": {k: round(v / (2 * n), 3) for k, v in pts.items()}})
+        print(
+            "   " + "  ".join(f"{key}: {kinds[key] / (2 * n):.3f} ({pts[key] / (2 * n):+.2f})" for key in sorted(kinds)),
+            flush=True,
+        )
+        print(
+            "   by knock limit: " + "  ".join(f"{lim}: {sum(v) / len(v):+.1f} ({len(v)})" for lim, v in sorted(by_limit.items())),
+            flush=True,
+        )
+        results.append(
+            {
+                "a": spec,
+                "net_per_hand": round(m, 3),
+                "ci95": round(half, 3),
+                "diff_vs_first": diff,
+                "kinds": {k: round(v / (2 * n), 4) for k, v in kinds.items()},
+                "points": {k: round(v / (2 * n), 3) for k, v in pts.items()},
+            }
+        )
     print(json.dumps({"vs": args.vs, "deals": args.deals, "rules": args.rule, "results": results}))
     return 0
 

@@ -254,7 +254,11 @@ class McpSeat:
         scores = m.final.get("scores", [])
         who = "nobody" if m.winner is None else ("you" if m.winner == self.seat else f"seat {m.winner}")
         fault = "" if m.at_fault is None else f" (seat {m.at_fault} at fault)"
-        return f"Game over ({m.termination}{fault}): {who} won. Final scores: " + ", ".join(f"seat {s} {p}" for s, p in enumerate(scores)) + "."
+        return (
+            f"Game over ({m.termination}{fault}): {who} won. Final scores: "
+            + ", ".join(f"seat {s} {p}" for s, p in enumerate(scores))
+            + "."
+        )
 
     # ------------------------------------------------------------------ queries
     @property
@@ -292,7 +296,11 @@ class McpSeat:
             seated = sum(1 for p in self.players if p)
             return f"{where}: waiting for the game to start ({seated} of {len(self.players) or '?'} seats taken)."
         to_act = self.view.to_act
-        return f"{where}: not your turn" + ("" if to_act is None else f"; waiting for seat {to_act}") + ". Call state with wait=true to wait for your turn."
+        return (
+            f"{where}: not your turn"
+            + ("" if to_act is None else f"; waiting for seat {to_act}")
+            + ". Call state with wait=true to wait for your turn."
+        )
 
     def describe(self) -> str:
         """The state tool's text: a header, then the harness's view for the current phase."""
@@ -326,7 +334,9 @@ class McpSeat:
 
     def legal_moves(self) -> str:
         if self.prompt is not None:
-            return "Your legal moves (answer play with the number or the text before the dash):\n" + legal_moves_text(self.prompt.legal, self.prompt.view)
+            return "Your legal moves (answer play with the number or the text before the dash):\n" + legal_moves_text(
+                self.prompt.legal, self.prompt.view
+            )
         if self.advise_prompt is not None:
             ap = self.advise_prompt
             return "You sit out; your captain's legal moves (suggest one with advise):\n" + legal_moves_text(ap.legal, ap.view)
@@ -342,7 +352,9 @@ class McpSeat:
             p = self.prompt
             if p is None:
                 if self.advise_prompt is not None:
-                    raise ToolFailure("It is your captain's turn, not yours: you sit out this hand. Use advise to suggest a move.")
+                    raise ToolFailure(
+                        "It is your captain's turn, not yours: you sit out this hand. Use advise to suggest a move."
+                    )
                 raise ToolFailure("It is not your turn. " + self._header())
             try:
                 action = parse_move(move, p.legal, p.view)
@@ -356,15 +368,24 @@ class McpSeat:
             except SDKError as e:
                 raise ToolFailure(f"could not send the move: {e}") from None
             seq = p.seq
-            await self.wait_for(lambda: self._act_error is not None or self.prompt is None or self.prompt.seq != seq or self.over, ACT_REPLY_S)
+            await self.wait_for(
+                lambda: self._act_error is not None or self.prompt is None or self.prompt.seq != seq or self.over, ACT_REPLY_S
+            )
             if self._resolution is not None and self._resolution.auto:
-                raise ToolFailure(f"Too late: the table's clock ran out before {move_text(action)!r} arrived, and the referee "
-                                  f"played {self._resolution.move.kind.replace('_', ' ')} for you. " + self._header())
+                raise ToolFailure(
+                    f"Too late: the table's clock ran out before {move_text(action)!r} arrived, and the referee "
+                    f"played {self._resolution.move.kind.replace('_', ' ')} for you. " + self._header()
+                )
             end = self.game_end
             if end is not None and end.termination == "timeout" and end.at_fault == self.seat:
-                raise ToolFailure(f"Too late: the table's clock ran out before {move_text(action)!r} arrived; the game is forfeited.")
+                raise ToolFailure(
+                    f"Too late: the table's clock ran out before {move_text(action)!r} arrived; the game is forfeited."
+                )
             if self._act_error is not None:
-                raise ToolFailure(f"The referee refused {move_text(action)!r}: {self._act_error}" + (" (the move's time had run out)" if late is not None and late <= 0 else ""))
+                raise ToolFailure(
+                    f"The referee refused {move_text(action)!r}: {self._act_error}"
+                    + (" (the move's time had run out)" if late is not None and late <= 0 else "")
+                )
         head = f"You played: {move_text(action)}."
         if wait:
             await self.wait_for(self._ready, timeout)
@@ -383,7 +404,9 @@ class McpSeat:
             if ap is None:
                 if self.prompt is not None:
                     raise ToolFailure("You are the one to act: use play. Only the sitter of Gin in the Box advises.")
-                raise ToolFailure("Nothing to advise on now: only the sitter advises, while its captain is to act. Call state with wait=true.")
+                raise ToolFailure(
+                    "Nothing to advise on now: only the sitter advises, while its captain is to act. Call state with wait=true."
+                )
             action: Action | None = None
             if move not in ("", None):
                 try:
@@ -398,7 +421,9 @@ class McpSeat:
                 raise ToolFailure(f"The referee refused the advice: {e.name}: {e.message}") from None
             except SDKError as e:
                 raise ToolFailure(f"could not send the advice: {e}") from None
-        return "Advice sent to your captain: " + (move_text(action) if action else "no move") + (f", “{text}”" if text else "") + "."
+        return (
+            "Advice sent to your captain: " + (move_text(action) if action else "no move") + (f", “{text}”" if text else "") + "."
+        )
 
     def history(self, limit: int = 50) -> str:
         """The game so far: earlier hands' results and events, then this hand's moves."""

@@ -56,26 +56,36 @@ def build_server(seat: McpSeat) -> Any:
     async def state(wait: bool = False, timeout: float = 30.0) -> str:
         return await guarded(seat.state(wait, timeout))
 
-    @server.tool(description="Your legal moves now, numbered (or, sitting out, your captain's). Answer play with the number or the move's text.")
+    @server.tool(
+        description="Your legal moves now, numbered (or, sitting out, your captain's). Answer play with the number or the move's text."
+    )
     async def legal_moves() -> str:
         return seat.legal_moves()
 
-    @server.tool(description=(
-        "Play a move. Accepted forms: its number from legal_moves; text such as 'draw stock', 'draw discard', "
-        "'take', 'take 7♥', 'pass', 'discard Ts', 'discard 10♠', 'knock 9c', 'knock' (the knock leaving the least "
-        "deadwood), 'gin', a knock declaring melds 'knock 9c [As 2s 3s | 7h 7d 7c | ...]'; or the wire form "
-        "'{\"kind\": \"discard\", \"card\": \"7h\"}'. An illegal move is refused with the legal ones listed. With "
-        "wait=true (the default), waits (at most `timeout` s) for your next turn and returns the new state."))
+    @server.tool(
+        description=(
+            "Play a move. Accepted forms: its number from legal_moves; text such as 'draw stock', 'draw discard', "
+            "'take', 'take 7♥', 'pass', 'discard Ts', 'discard 10♠', 'knock 9c', 'knock' (the knock leaving the least "
+            "deadwood), 'gin', a knock declaring melds 'knock 9c [As 2s 3s | 7h 7d 7c | ...]'; or the wire form "
+            '\'{"kind": "discard", "card": "7h"}\'. An illegal move is refused with the legal ones listed. With '
+            "wait=true (the default), waits (at most `timeout` s) for your next turn and returns the new state."
+        )
+    )
     async def play(move: str | int | dict[str, Any], wait: bool = True, timeout: float = 30.0) -> str:
         return await guarded(seat.play(move, wait, timeout))
 
-    @server.tool(description=(
-        "Gin in the Box, when you sit out: advise your captain while it is to act, with one of its legal moves "
-        f"(any form play accepts), a short text (at most {ADVICE_MAX_CHARS} characters), or both. The captain decides."))
+    @server.tool(
+        description=(
+            "Gin in the Box, when you sit out: advise your captain while it is to act, with one of its legal moves "
+            f"(any form play accepts), a short text (at most {ADVICE_MAX_CHARS} characters), or both. The captain decides."
+        )
+    )
     async def advise(move: str | int | dict[str, Any] | None = None, text: str | None = None) -> str:
         return await guarded(seat.advise(move, text))
 
-    @server.tool(description="The game so far: earlier hands' results (melds, layoffs, points), advice, and this hand's moves as your seat saw them.")
+    @server.tool(
+        description="The game so far: earlier hands' results (melds, layoffs, points), advice, and this hand's moves as your seat saw them."
+    )
     async def history(limit: int = 50) -> str:
         return seat.history(limit)
 

@@ -333,7 +333,9 @@ class AsyncClient:
 
     async def watch(self, table: str, full: bool = False, broadcast_token: str | None = None) -> Snapshot:
         """``full``: the table's full feed (1.4: with its ``broadcast_token``, or as admin)."""
-        return _typed(await self.request(rq.simple("watch", table=table, full=full or None, broadcast_token=broadcast_token)), Snapshot)
+        return _typed(
+            await self.request(rq.simple("watch", table=table, full=full or None, broadcast_token=broadcast_token)), Snapshot
+        )
 
     async def unwatch(self, table: str) -> None:
         await self.request(rq.simple("unwatch", table=table))
@@ -509,7 +511,11 @@ class AsyncClient:
                 with contextlib.suppress(zmq.ZMQError, SDKError):
                     await self.send(self.session.heartbeat(now))
             elif due is Due.SILENT or due is Due.RESUME:
-                why = self.session.lost if due is Due.RESUME else f"no message from the referee for {self.session.silent_for(now):.1f} s"
+                why = (
+                    self.session.lost
+                    if due is Due.RESUME
+                    else f"no message from the referee for {self.session.silent_for(now):.1f} s"
+                )
                 if not self.auto_reconnect:
                     self._end(ConnectionLost(f"the referee at {self.endpoint}: {why}"))
                     return

@@ -20,7 +20,9 @@ class SDKError(Exception):
 class RefereeError(SDKError):
     """The referee answered a request with ``error`` (protocol.md §5.23, §9)."""
 
-    def __init__(self, code: int, name: str, message: str, request: str | None = None, table: str | None = None, id: Any = None) -> None:
+    def __init__(
+        self, code: int, name: str, message: str, request: str | None = None, table: str | None = None, id: Any = None
+    ) -> None:
         super().__init__(f"{name} ({code}): {message}")
         self.code = code
         self.name = name

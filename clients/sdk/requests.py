@@ -43,7 +43,9 @@ def hello(name: str, role: str, token: str | None = None, admin_key: str | None 
     )
 
 
-def join(table: str, seat: int | None = None, variant: str | None = None, rules: Rules = None, any_rules: bool = False) -> dict[str, Any]:
+def join(
+    table: str, seat: int | None = None, variant: str | None = None, rules: Rules = None, any_rules: bool = False
+) -> dict[str, Any]:
     """A join asks for ``variant`` (default oklahoma) with ``rules`` (default: its defaults):
     an existing table with other rules refuses it with ``rules_mismatch`` listing them.
     ``any_rules`` (protocol 1.4): sit whatever the existing table's rules are."""
@@ -77,8 +79,16 @@ def create_table(
     full_feed_delay_ms: int | None = None,
 ) -> dict[str, Any]:
     d: dict[str, Any] = {"type": "create_table", "variant": variant, "reserved": reserved}
-    return _put(d, table=table, rules=rules_map(rules), seed=seed, clock=clock, policies=policies, players=players,
-                full_feed_delay_ms=full_feed_delay_ms)
+    return _put(
+        d,
+        table=table,
+        rules=rules_map(rules),
+        seed=seed,
+        clock=clock,
+        policies=policies,
+        players=players,
+        full_feed_delay_ms=full_feed_delay_ms,
+    )
 
 
 def simple(type_: str, **fields: Any) -> dict[str, Any]:

@@ -246,8 +246,14 @@ class _Worker:
             self.pool.shutdown(wait=False, cancel_futures=True)
 
 
-def drive(client: Client, driver: BotDriver, games: int, threaded: bool = True, advice_wait: float = 0.25,
-          entropy: Entropy | None = None) -> list[GameEnd]:
+def drive(
+    client: Client,
+    driver: BotDriver,
+    games: int,
+    threaded: bool = True,
+    advice_wait: float = 0.25,
+    entropy: Entropy | None = None,
+) -> list[GameEnd]:
     """Feed ``client``'s messages to ``driver`` until it has finished ``games`` games
     (or its table closed, or the referee shut down); returns the ``game_end`` messages.
     An ``entropy_request`` is answered from ``entropy`` (ignored without one)."""
@@ -278,9 +284,15 @@ def drive(client: Client, driver: BotDriver, games: int, threaded: bool = True, 
     return ends
 
 
-def serve(client: Client, make: Callable[[], Bot], games: int = 0, threaded: bool = True,
-          advice_wait: float = 0.25, on_error: ErrorHook | None = _print_error,
-          entropy: Entropy | None = None) -> list[GameEnd]:
+def serve(
+    client: Client,
+    make: Callable[[], Bot],
+    games: int = 0,
+    threaded: bool = True,
+    advice_wait: float = 0.25,
+    on_error: ErrorHook | None = _print_error,
+    entropy: Entropy | None = None,
+) -> list[GameEnd]:
     """Play every table this session is seated at, several at once, until ``shutdown``
     (or ``games`` games, if positive); returns the ``game_end`` messages.
 
@@ -418,7 +430,9 @@ def run_bot(
             else:
                 if k > 0 and ends:
                     client.leave(ends[-1].table)
-                got = _queue_and_play(client, driver, variant or (rules.variant if isinstance(rules, RuleSet) else "oklahoma"), rules, threaded)
+                got = _queue_and_play(
+                    client, driver, variant or (rules.variant if isinstance(rules, RuleSet) else "oklahoma"), rules, threaded
+                )
                 ends.extend(got)
                 if driver.closed or not got:
                     break
@@ -432,7 +446,9 @@ def run_bot(
     return ends
 
 
-def _queue_and_play(client: Client, driver: BotDriver, variant: str, rules: rq.Rules, threaded: bool, attempts: int = 3) -> list[GameEnd]:
+def _queue_and_play(
+    client: Client, driver: BotDriver, variant: str, rules: rq.Rules, threaded: bool, attempts: int = 3
+) -> list[GameEnd]:
     """Queue and play one game. A session lost while still waiting in the queue is
     forgotten by the referee (protocol.md §10: queue places are dropped, and a session
     holding no seat is forgotten), so resuming gets ``bad_token``: then start a fresh

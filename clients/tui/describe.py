@@ -259,7 +259,9 @@ def _what_now(state: TableState, selected: Card | None, opts: DisplayOptions) ->
         captain = state.name(v.hand_of)
         if state.can_advise:
             t.append("You sit out this hand. ", style="bold")
-            t.append(f"{captain} (your captain) is to {_phase_verb(v.phase)}: suggest a move with its key, or press m to write a note.")
+            t.append(
+                f"{captain} (your captain) is to {_phase_verb(v.phase)}: suggest a move with its key, or press m to write a note."
+            )
         else:
             t.append(f"You sit out this hand and advise {captain}. ")
             t.append(f"Waiting for {state.name(v.to_act)} to {_phase_verb(v.phase)}.")

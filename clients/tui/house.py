@@ -253,8 +253,9 @@ class House:
         self.endpoint = await ref.start()
         try:
             names = [self.human, *self.bot_names()]
-            t = ref.create_table(table=self.table, variant=self.rules.variant, rules=self.rules, seed=self.seed,
-                                 reserved=True, players=names)
+            t = ref.create_table(
+                table=self.table, variant=self.rules.variant, rules=self.rules, seed=self.seed, reserved=True, players=names
+            )
             self._tokens = t.reserved_tokens
             self._ready.set()
             await self._stopped.wait()
@@ -317,7 +318,12 @@ def _paced_drive(client: Any, driver: Any, pacing: Pacing) -> list[Any]:
             msg = held.pop(0) if held else client.recv(timeout=0.5)
             if msg is None:
                 continue
-            if isinstance(msg, Prompt) and driver.mine(msg) and msg.seq not in driver._answered and pacing.human_sits_out(msg.view):
+            if (
+                isinstance(msg, Prompt)
+                and driver.mine(msg)
+                and msg.seq not in driver._answered
+                and pacing.human_sits_out(msg.view)
+            ):
                 seat = msg.seat
                 if not pacing.may_move(msg.view):
                     if pacing.on_wait:

@@ -128,7 +128,9 @@ class ReplayBackend(Backend):
         (then of the one before)."""
         cur = self.steps[self.index].view.hand_number
         if delta > 0:
-            nxt = next((i for i in range(self.index + 1, len(self.steps)) if self.steps[i].view.hand_number > cur), len(self.steps) - 1)
+            nxt = next(
+                (i for i in range(self.index + 1, len(self.steps)) if self.steps[i].view.hand_number > cur), len(self.steps) - 1
+            )
             self._go(app, nxt)
             return
         first = self._first_of(cur)

@@ -14,13 +14,27 @@ from .options import options_from_env
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="okgin watch", description="Watch a table being played (without --table: pick one in the lobby).")
-    p.add_argument("--connect", metavar="ENDPOINT", default=DEFAULT_ENDPOINT, type=endpoint_arg,
-                   help="the referee, HOST:PORT or tcp://HOST:PORT (default %(default)s)")
+    p = argparse.ArgumentParser(
+        prog="okgin watch", description="Watch a table being played (without --table: pick one in the lobby)."
+    )
+    p.add_argument(
+        "--connect",
+        metavar="ENDPOINT",
+        default=DEFAULT_ENDPOINT,
+        type=endpoint_arg,
+        help="the referee, HOST:PORT or tcp://HOST:PORT (default %(default)s)",
+    )
     p.add_argument("--table", help="the table to watch")
-    p.add_argument("--full", action="store_true", help="the broadcast feed with every card shown, each hand after its end (if the table offers it)")
-    p.add_argument("--broadcast-token", default=os.environ.get("OKGIN_BROADCAST_TOKEN"),
-                   help="with --full: the table's broadcast token (default: $OKGIN_BROADCAST_TOKEN)")
+    p.add_argument(
+        "--full",
+        action="store_true",
+        help="the broadcast feed with every card shown, each hand after its end (if the table offers it)",
+    )
+    p.add_argument(
+        "--broadcast-token",
+        default=os.environ.get("OKGIN_BROADCAST_TOKEN"),
+        help="with --full: the table's broadcast token (default: $OKGIN_BROADCAST_TOKEN)",
+    )
     p.add_argument("--name", default=None, help="your display name")
     add_display_flags(p)
     return p
@@ -41,7 +55,13 @@ def main(argv: list[str]) -> int:
     if not args.table:
         app = OkginApp(start="lobby", options=opts, lobby={"endpoint": args.connect, "name": name}, theme=args.theme)
         return app.run() or 0
-    backend = NetworkBackend(args.connect, name, Seating(mode="watch", table=args.table, full=args.full, broadcast_token=args.broadcast_token))
-    app = OkginApp(backend, state=TableState(connection=CONNECTING, spectator=True, notice=f"Connecting to {args.connect}…"),
-                   options=opts, theme=args.theme)
+    backend = NetworkBackend(
+        args.connect, name, Seating(mode="watch", table=args.table, full=args.full, broadcast_token=args.broadcast_token)
+    )
+    app = OkginApp(
+        backend,
+        state=TableState(connection=CONNECTING, spectator=True, notice=f"Connecting to {args.connect}…"),
+        options=opts,
+        theme=args.theme,
+    )
     return app.run() or 0

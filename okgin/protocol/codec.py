@@ -147,7 +147,8 @@ def decode(frame: bytes, max_bytes: int = MAX_MESSAGE_BYTES, strict: bool = True
         raise ProtocolError("too_large", f"the frame has {len(frame)} bytes; the limit is {max_bytes}")
     if strict and len(frame) > MAX_OBJECTS and _count_objects(frame) > MAX_OBJECTS:
         raise ProtocolError(
-            "bad_frame", f"the frame holds more than {MAX_OBJECTS} msgpack objects (keys, values, items); no message has that many"
+            "bad_frame",
+            f"the frame holds more than {MAX_OBJECTS} msgpack objects (keys, values, items); no message has that many",
         )
     try:
         obj = msgpack.unpackb(frame, **(_LIMITS if strict else _lenient(max_bytes)))
@@ -217,4 +218,3 @@ def peek_id(frame: bytes) -> tuple[Any, str | None]:
     except Exception:  # OutOfData (the prefix ended), not a map, bad msgpack: what was read stands
         pass
     return rqid, t
-

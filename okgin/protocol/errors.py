@@ -27,7 +27,10 @@ ERRORS: dict[str, tuple[int, str]] = {
     "rate_limited": (2007, "the connection sent over the referee's rate; the excess was dropped unread (1.2)"),
     "session_taken": (2008, "a newer connection resumed this connection's session: stop, do not resume (1.4)"),
     "bad_identity": (2009, "the connection set its own routing id (ZMQ_ROUTING_ID / identity): refused (1.4)"),
-    "seat_only": (2010, "a seat door or tournament gateway carries only its seat's play: this hello or request is refused there (1.5)"),
+    "seat_only": (
+        2010,
+        "a seat door or tournament gateway carries only its seat's play: this hello or request is refused there (1.5)",
+    ),
     "no_such_table": (3001, "no table of that name"),
     "table_full": (3002, "every seat is taken"),
     "bad_rules": (3003, "unknown rule option or bad value"),

@@ -37,7 +37,9 @@ def _merged(settings: S, partial: dict[str, Any] | None, what: str, check: Calla
     known = {f.name for f in fields(settings)}
     bad = sorted(set(partial) - known)
     if bad:
-        raise ProtocolError("bad_message", f"unknown {what} setting(s) {', '.join(map(str, bad))}; known: {', '.join(sorted(known))}")
+        raise ProtocolError(
+            "bad_message", f"unknown {what} setting(s) {', '.join(map(str, bad))}; known: {', '.join(sorted(known))}"
+        )
     return replace(settings, **{k: check(k, v) for k, v in partial.items()})
 
 
@@ -81,7 +83,9 @@ class Policies:
         if self.illegal not in ILLEGAL_POLICIES:
             raise ProtocolError("bad_message", f"policies.illegal must be 'reprompt' or 'forfeit', got {self.illegal!r}")
         if isinstance(self.illegal_limit, bool) or not isinstance(self.illegal_limit, int) or not 1 <= self.illegal_limit <= 1000:
-            raise ProtocolError("bad_message", f"policies.illegal_limit must be a whole number from 1 to 1000, got {self.illegal_limit!r}")
+            raise ProtocolError(
+                "bad_message", f"policies.illegal_limit must be a whole number from 1 to 1000, got {self.illegal_limit!r}"
+            )
         _ms("policies.disconnect_grace_ms", self.disconnect_grace_ms)
 
     def to_wire(self) -> dict[str, Any]:

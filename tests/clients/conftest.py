@@ -54,7 +54,9 @@ def spawn_bot() -> Iterator[Callable[..., subprocess.Popen[str]]]:
     procs: list[subprocess.Popen[str]] = []
 
     def spawn(*args: str) -> subprocess.Popen[str]:
-        p = subprocess.Popen([sys.executable, "-m", "okgin", "bot", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        p = subprocess.Popen(
+            [sys.executable, "-m", "okgin", "bot", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         procs.append(p)
         return p
 

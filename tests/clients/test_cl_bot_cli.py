@@ -17,9 +17,13 @@ def finish(p: subprocess.Popen[str]) -> tuple[int, str, str]:
     return p.returncode, out, err
 
 
-def test_user_bot_file_against_simple_on_a_named_table(referee: RefereeProcess, spawn_bot: Callable[..., subprocess.Popen[str]], tmp_path: Path) -> None:
+def test_user_bot_file_against_simple_on_a_named_table(
+    referee: RefereeProcess, spawn_bot: Callable[..., subprocess.Popen[str]], tmp_path: Path
+) -> None:
     f = tmp_path / "lastlegal.py"
-    f.write_text("from clients.bot import Bot\n\n\nclass LastLegal(Bot):\n    def choose(self, view, legal):\n        return legal[-1]\n")
+    f.write_text(
+        "from clients.bot import Bot\n\n\nclass LastLegal(Bot):\n    def choose(self, view, legal):\n        return legal[-1]\n"
+    )
     mine = spawn_bot(f"{f}:LastLegal", "--connect", referee.endpoint, "--table", "cli", "--games", "2", "--name", "mine")
     theirs = spawn_bot("simple", "--connect", referee.endpoint, "--table", "cli", "--games", "2")
     (rc1, out1, err1), (rc2, out2, err2) = finish(mine), finish(theirs)
@@ -29,7 +33,10 @@ def test_user_bot_file_against_simple_on_a_named_table(referee: RefereeProcess, 
 
 
 def test_quick_match_queue_box(referee: RefereeProcess, spawn_bot: Callable[..., subprocess.Popen[str]]) -> None:
-    procs = [spawn_bot(b, "--connect", referee.endpoint, "--variant", "box", "--games", "2", "--seed", str(i)) for i, b in enumerate(["simple", "random", "simple"])]
+    procs = [
+        spawn_bot(b, "--connect", referee.endpoint, "--variant", "box", "--games", "2", "--seed", str(i))
+        for i, b in enumerate(["simple", "random", "simple"])
+    ]
     results = [finish(p) for p in procs]
     assert all(rc == 0 for rc, _, _ in results), [err for _, _, err in results]
     assert all(out.count("game 1:") == 2 for _, out, _ in results)  # two quick tables, one game each
@@ -41,7 +48,10 @@ def test_reserved_seat_tokens(referee: RefereeProcess, spawn_bot: Callable[..., 
         t = admin.create_table(table="final", seed=871, reserved=True)
         assert t.seat_tokens is not None and len(t.seat_tokens) == 2
         admin.watch("final")
-        procs = [spawn_bot(b, "--connect", referee.endpoint, "--token", tok) for b, tok in zip(["random", "simple"], t.seat_tokens, strict=True)]
+        procs = [
+            spawn_bot(b, "--connect", referee.endpoint, "--token", tok)
+            for b, tok in zip(["random", "simple"], t.seat_tokens, strict=True)
+        ]
         end = admin.recv(timeout=60)
         while not isinstance(end, GameEnd):
             end = admin.recv(timeout=60)
@@ -50,12 +60,19 @@ def test_reserved_seat_tokens(referee: RefereeProcess, spawn_bot: Callable[..., 
 
 
 def test_bad_bot_spec_is_refused(referee: RefereeProcess) -> None:
-    r = subprocess.run([sys.executable, "-m", "okgin", "bot", "nobody", "--connect", referee.endpoint], capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "okgin", "bot", "nobody", "--connect", referee.endpoint],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 2 and "unknown bot 'nobody'" in r.stderr
 
 
 def test_bad_rule_is_refused() -> None:
-    r = subprocess.run([sys.executable, "-m", "okgin", "bot", "simple", "--rule", "gin_bonus=x"], capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "okgin", "bot", "simple", "--rule", "gin_bonus=x"], capture_output=True, text=True, timeout=60
+    )
     assert r.returncode == 2 and "gin_bonus takes a whole number" in r.stderr
 
 
@@ -72,11 +89,20 @@ def test_a_seat_token_from_the_environment_or_a_file_never_on_the_command_line(r
         token_file.chmod(0o600)
         base = [sys.executable, "-m", "okgin", "bot"]
         procs = [
-            subprocess.Popen([*base, "random", "--connect", referee.endpoint], env={**os.environ, "OKGIN_TOKEN": t.seat_tokens[0]},
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
-            subprocess.Popen([*base, "simple", "--connect", referee.endpoint, "--token-file", str(token_file)],
-                             env={k: v for k, v in os.environ.items() if k != "OKGIN_TOKEN"},
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
+            subprocess.Popen(
+                [*base, "random", "--connect", referee.endpoint],
+                env={**os.environ, "OKGIN_TOKEN": t.seat_tokens[0]},
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            ),
+            subprocess.Popen(
+                [*base, "simple", "--connect", referee.endpoint, "--token-file", str(token_file)],
+                env={k: v for k, v in os.environ.items() if k != "OKGIN_TOKEN"},
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            ),
         ]
         try:
             for p in procs:
@@ -89,6 +115,10 @@ def test_a_seat_token_from_the_environment_or_a_file_never_on_the_command_line(r
             results = [finish(p) for p in procs]
     assert end.table == "quiet" and end.seed == 872
     assert all(rc == 0 for rc, _, _ in results), results
-    r = subprocess.run([*base, "simple", "--connect", referee.endpoint, "--token-file", str(tmp_path / "none")],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [*base, "simple", "--connect", referee.endpoint, "--token-file", str(tmp_path / "none")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 2 and "cannot read a token from" in r.stderr

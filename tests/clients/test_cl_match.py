@@ -93,7 +93,11 @@ def test_okgin_match_simple_beats_random_almost_always() -> None:
 def test_okgin_match_rules_and_variant() -> None:
     j = json.loads(okgin("match", "simple", "simple", "simple", "--games", "6", "--rule", "target_score=30", "--json").stdout)
     assert j["variant"] == "box" and j["rules"]["target_score"] == 30 and j["seatings"] == 6
-    j = json.loads(okgin("match", "simple", "random", "--games", "2", "--rule", "knock_limit=10", "--rule", "undercut_bonus=25", "--json").stdout)
+    j = json.loads(
+        okgin(
+            "match", "simple", "random", "--games", "2", "--rule", "knock_limit=10", "--rule", "undercut_bonus=25", "--json"
+        ).stdout
+    )
     assert j["rules"]["knock_limit"] == 10 and j["rules"]["undercut_bonus"] == 25
 
 

@@ -45,8 +45,26 @@ def test_referee_games_equal_in_process_games(bots: list[str], games: int, rules
 def test_okgin_match_via_referee_cli_json_equals_in_process(tmp_path: Path) -> None:
     def run(*extra: str) -> dict:
         out = subprocess.run(
-            [sys.executable, "-m", "okgin", "match", "simple", "random", "simple", "--games", "6", "--seed", "5", "--json", *extra],
-            capture_output=True, text=True, check=True, cwd=tmp_path, timeout=240,
+            [
+                sys.executable,
+                "-m",
+                "okgin",
+                "match",
+                "simple",
+                "random",
+                "simple",
+                "--games",
+                "6",
+                "--seed",
+                "5",
+                "--json",
+                *extra,
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=tmp_path,
+            timeout=240,
         ).stdout
         d = json.loads(out)
         for k in ("via", "elapsed_s", "referee_endpoint"):
@@ -58,7 +76,9 @@ def test_okgin_match_via_referee_cli_json_equals_in_process(tmp_path: Path) -> N
 
 def test_a_user_bot_file_through_the_referee(tmp_path: Path) -> None:
     f = tmp_path / "firstlegal.py"
-    f.write_text("from clients.bot import Bot\n\n\nclass FirstLegal(Bot):\n    def choose(self, view, legal):\n        return legal[-1]\n")
+    f.write_text(
+        "from clients.bot import Bot\n\n\nclass FirstLegal(Bot):\n    def choose(self, view, legal):\n        return legal[-1]\n"
+    )
     spec = f"{f}:FirstLegal"
     local = run_match([spec, "simple"], games=2, seed=9)
     remote = run_match_via_referee([spec, "simple"], games=2, seed=9, timeout=300)
@@ -84,7 +104,9 @@ def test_an_illegal_bot_forfeits_the_same_way(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("bots", "games"), [(["random", "simple"], 200), (["random", "simple", "simple"], 200), (["simple", "simple"], 200)])
+@pytest.mark.parametrize(
+    ("bots", "games"), [(["random", "simple"], 200), (["random", "simple", "simple"], 200), (["simple", "simple"], 200)]
+)
 def test_builtin_bots_play_200_games_of_each_variant_through_the_referee(bots: list[str], games: int) -> None:
     local = run_match(bots, games=games, seed="ref200")
     remote = run_match_via_referee(bots, games=games, seed="ref200", jobs=2, timeout=3000)

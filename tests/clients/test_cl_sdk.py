@@ -82,7 +82,9 @@ def test_two_bots_play_games_through_run_bot(referee: RefereeProcess) -> None:
         assert a.winner == a.view.seat  # type: ignore[union-attr]  # simple beats random
 
 
-def _drive_until_end(c: Client, driver: BotDriver, seen: list[Message], on_prompt: Callable[[int], None] | None = None) -> GameEnd:
+def _drive_until_end(
+    c: Client, driver: BotDriver, seen: list[Message], on_prompt: Callable[[int], None] | None = None
+) -> GameEnd:
     prompts = 0
     while True:
         m = c.recv(timeout=30)
@@ -315,7 +317,9 @@ class AdviceLogger(SimpleBot):
         return super().choose(view, legal)
 
 
-def test_a_captain_that_listens_gets_the_advice_before_choosing(referee: RefereeProcess, spawn_bot: Callable[..., object]) -> None:
+def test_a_captain_that_listens_gets_the_advice_before_choosing(
+    referee: RefereeProcess, spawn_bot: Callable[..., object]
+) -> None:
     """As in-process: advise -> on_advice -> choose with the advice in view.advice (the
     runner holds the prompt briefly for the sitter's advice, for bots that listen)."""
     bot = AdviceLogger()
@@ -323,7 +327,9 @@ def test_a_captain_that_listens_gets_the_advice_before_choosing(referee: Referee
     # move is legal (protocol.md §5.14): play up to three games so that this bot is a
     # captain advised in time at least once, whatever the deal and the machine's load.
     for seed in ("1", "2"):
-        spawn_bot("simple", "--connect", referee.endpoint, "--table", "listen", "--variant", "box", "--seed", seed, "--games", "3")
+        spawn_bot(
+            "simple", "--connect", referee.endpoint, "--table", "listen", "--variant", "box", "--seed", seed, "--games", "3"
+        )
     ends = run_bot(bot, referee.endpoint, table="listen", variant="box", games=3)
     assert ends and all(e.termination == "normal" for e in ends)
     advised = [i for i, (k, _) in enumerate(bot.log) if k == "advice" and i + 1 < len(bot.log)]

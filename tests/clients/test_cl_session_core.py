@@ -19,7 +19,9 @@ TOKEN = "a" * 32
 def welcomed(now: float = 0.0, **kw: object) -> Session:
     s = Session("ann", **kw)  # type: ignore[arg-type]
     h = s.hello(now)
-    got = s.receive({"type": "welcome", "id": h["id"], "token": TOKEN, "heartbeat_ms": 1000, "liveness": 3, "resumed": False}, now)
+    got = s.receive(
+        {"type": "welcome", "id": h["id"], "token": TOKEN, "heartbeat_ms": 1000, "liveness": 3, "resumed": False}, now
+    )
     assert got.kind is Kind.WELCOME
     return s
 
@@ -27,8 +29,15 @@ def welcomed(now: float = 0.0, **kw: object) -> Session:
 def test_hello_carries_the_version_the_token_and_only_the_fields_given() -> None:
     s = Session("bot", "player", events=False)
     h = s.hello(0.0)
-    assert h == {"type": "hello", "protocol": PROTOCOL_MAJOR, "minor": PROTOCOL_MINOR, "role": "player", "name": "bot",
-                 "events": False, "id": 1}
+    assert h == {
+        "type": "hello",
+        "protocol": PROTOCOL_MAJOR,
+        "minor": PROTOCOL_MINOR,
+        "role": "player",
+        "name": "bot",
+        "events": False,
+        "id": 1,
+    }
     assert s.handshaking and not s.ready
     admin = Session("org", "admin", token=TOKEN, admin_key="k", hello_fields={"batch_events": True})
     h2 = admin.hello(0.0)

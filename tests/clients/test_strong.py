@@ -74,7 +74,9 @@ def test_unknown_parameter_is_refused() -> None:
         StrongBot(seed=1, no_such_knob=3)
 
 
-@pytest.mark.parametrize("rules", [RuleSet(), RuleSet.standard_gin(), RuleSet(ace_upcard_gin_only=True, spade_upcard_doubles=True, big_gin=True)])
+@pytest.mark.parametrize(
+    "rules", [RuleSet(), RuleSet.standard_gin(), RuleSet(ace_upcard_gin_only=True, spade_upcard_doubles=True, big_gin=True)]
+)
 def test_two_player_games_are_legal(rules: RuleSet) -> None:
     """Both seats, whole games: every action legal (play_local raises otherwise)."""
     roles: set[str] = set()

@@ -17,8 +17,18 @@ import time
 import msgpack
 import zmq
 
-FAULTS = ("none", "exit-at-once", "wrong-seq", "bad-frame", "no-heartbeat", "no-reconnect", "crash-on-error", "no-exit", "illegal-move",
-          "stay")
+FAULTS = (
+    "none",
+    "exit-at-once",
+    "wrong-seq",
+    "bad-frame",
+    "no-heartbeat",
+    "no-reconnect",
+    "crash-on-error",
+    "no-exit",
+    "illegal-move",
+    "stay",
+)
 # "stay" is no fault: after game_end it stays in the lobby (protocol.md §4) until the
 # launcher's SIGTERM, which protocol.md §18 allows. "no-exit" stays and ignores SIGTERM.
 

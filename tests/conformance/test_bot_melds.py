@@ -41,7 +41,9 @@ def test_eval_matches_engine(built_bots, language):
     expected = [deadwood(h) for h in hands]
     assert len(got) == len(expected)
     bad = [(h, g, e) for h, g, e in zip(hands, got, expected, strict=True) if g != (e, e)]
-    assert not bad, f"{language}: {len(bad)} hands disagree, first: {[card_str(c) for c in bad[0][0]]} -> {bad[0][1]}, engine {bad[0][2]}"
+    assert not bad, (
+        f"{language}: {len(bad)} hands disagree, first: {[card_str(c) for c in bad[0][0]]} -> {bad[0][1]}, engine {bad[0][2]}"
+    )
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

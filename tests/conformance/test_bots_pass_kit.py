@@ -30,7 +30,18 @@ CARD_FEATURES = ("upcard_taken", "upcard_passed", "draw_stock", "draw_discard", 
 @pytest.fixture(scope="module")
 def kit_runs(built_bots) -> dict[str, KitRun]:
     jobs = {
-        lang: ["--games", str(GAMES), "--jobs", "1", "--move-ms", "30000", "--name", f"{lang}-bot", "--", *built_bots[lang].argv("--connect", "{endpoint}", "--token", "{token}", "--name", "{name}")]
+        lang: [
+            "--games",
+            str(GAMES),
+            "--jobs",
+            "1",
+            "--move-ms",
+            "30000",
+            "--name",
+            f"{lang}-bot",
+            "--",
+            *built_bots[lang].argv("--connect", "{endpoint}", "--token", "{token}", "--name", "{name}"),
+        ]
         for lang in LANGUAGES
     }
     return run_kits(jobs)
@@ -69,6 +80,8 @@ def test_bot_plays_exactly_like_simple(kit_runs, language):
     in process. The probes change nothing: a refused move is made again, a resumed
     session goes on where it was."""
     for g in kit_runs[language].report["games"]:
-        game = play_local([SimpleBot() for _ in range(2 if g["variant"] == "oklahoma" else 3)], RuleSet(variant=g["variant"]), g["seed"])
+        game = play_local(
+            [SimpleBot() for _ in range(2 if g["variant"] == "oklahoma" else 3)], RuleSet(variant=g["variant"]), g["seed"]
+        )
         assert g["scores"] == list(game.scores), f"{language}: {g['variant']} game {g['index'] + 1} (seed {g['seed']})"
         assert g["winner"] == game.winner

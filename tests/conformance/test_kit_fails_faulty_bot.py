@@ -29,7 +29,18 @@ EXPECTED: dict[str, set[str]] = {
 
 @pytest.fixture(scope="module")
 def fault_runs() -> dict[str, KitRun]:
-    common = ["--variant", "oklahoma", "--games", "1", "--move-ms", "7000", "--disconnect-grace-ms", "3000", "--exit-timeout", "3"]
+    common = [
+        "--variant",
+        "oklahoma",
+        "--games",
+        "1",
+        "--move-ms",
+        "7000",
+        "--disconnect-grace-ms",
+        "3000",
+        "--exit-timeout",
+        "3",
+    ]
     jobs = {
         fault: [*common, "--", sys.executable, FAULTY, "--connect", "{endpoint}", "--token", "{token}", "--fault", fault]
         for fault in ["none", "stay", *EXPECTED]

@@ -378,7 +378,13 @@ def least_layouts(cs: list[int]) -> list[list[tuple[int, ...]]]:
 
 
 def play_checked(
-    game: Game, rng: random.Random, max_actions: int, knock_bias: float, results: bool = True, views: bool = False, greedy: float = 0.0
+    game: Game,
+    rng: random.Random,
+    max_actions: int,
+    knock_bias: float,
+    results: bool = True,
+    views: bool = False,
+    greedy: float = 0.0,
 ) -> int:
     """Random play checking after every action that all 52 cards are in one place, and
     (``results``) every finished hand's result, (``views``) every view. Returns the number
@@ -393,7 +399,10 @@ def play_checked(
         assert all_52(game)
         for seat, m in enumerate(game.hand.hands):
             playing = seat in (game.hand.dealer, game.hand.nondealer)
-            assert m.bit_count() == (0 if not playing else 11 if seat == game.hand.to_act and game.hand.phase == "discard" else 10) or game.hand.phase == "over"
+            assert (
+                m.bit_count() == (0 if not playing else 11 if seat == game.hand.to_act and game.hand.phase == "discard" else 10)
+                or game.hand.phase == "over"
+            )
         if r is not None:
             finished += 1
             assert hand.phase == "over" and hand.result is r

@@ -25,7 +25,9 @@ def light_snapshot(g: Game) -> str:
     )
 
 
-@pytest.mark.parametrize(("variant", "options"), [("oklahoma", {}), ("oklahoma", {"big_gin": True, "allow_discard_of_taken_card": True}), ("box", {})])
+@pytest.mark.parametrize(
+    ("variant", "options"), [("oklahoma", {}), ("oklahoma", {"big_gin": True, "allow_discard_of_taken_card": True}), ("box", {})]
+)
 def test_every_action_is_either_legal_or_refused_with_a_sentence_and_no_change(variant, options):
     rng = random.Random(f"{variant}{options}")
     g = Game(RuleSet(variant=variant, target_score=60, **options), 17)
@@ -92,7 +94,16 @@ def _deadwood_without(rest: int, melds) -> int:
 
 @pytest.mark.parametrize(
     "a",
-    [Action("take"), Action("pass"), Action("draw_stock"), Action("draw_discard"), Action.discard(5), Action.knock(51), Action.knock(3, [[0, 1, 2]]), Action.big_gin_knock([[0, 1, 2, 3]])],
+    [
+        Action("take"),
+        Action("pass"),
+        Action("draw_stock"),
+        Action("draw_discard"),
+        Action.discard(5),
+        Action.knock(51),
+        Action.knock(3, [[0, 1, 2]]),
+        Action.big_gin_knock([[0, 1, 2, 3]]),
+    ],
 )
 def test_action_wire_round_trip(a):
     assert Action.from_wire(a.to_wire()) == a

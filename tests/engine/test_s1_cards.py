@@ -35,7 +35,9 @@ def test_s1_ace_is_low_rank_zero_and_king_is_the_top():
     assert value(parse_card("Ah")) == 1
 
 
-@pytest.mark.parametrize(("text", "card"), [("As", "As"), ("td", "Td"), ("10h", "Th"), (" 7c ", "7c"), ("kS", "Ks"), ("jd", "Jd")])
+@pytest.mark.parametrize(
+    ("text", "card"), [("As", "As"), ("td", "Td"), ("10h", "Th"), (" 7c ", "7c"), ("kS", "Ks"), ("jd", "Jd")]
+)
 def test_s1_parse_accepts_the_usual_spellings(text, card):
     assert card_str(parse_card(text)) == card
 

@@ -112,7 +112,9 @@ def test_s3_1_ace_upcard_gin_only_still_allows_gin():
 
 
 def test_s3_1_ace_upcard_gin_only_does_nothing_for_other_upcards():
-    g = game_from_position(RuleSet(ace_upcard_gin_only=True), hands={1: "2s 3s 4s 4h 5h 6h 9c 9d 9h 5s", 0: DEFENDER}, upcard="2d")
+    g = game_from_position(
+        RuleSet(ace_upcard_gin_only=True), hands={1: "2s 3s 4s 4h 5h 6h 9c 9d 9h 5s", 0: DEFENDER}, upcard="2d"
+    )
     assert g.hand.knock_limit == 2
 
 

@@ -129,7 +129,9 @@ def test_s3_4_declared_arrangement_is_used_even_if_it_helps_the_defender():
 def test_s3_4_declared_arrangement_with_more_deadwood_within_the_limit_is_accepted():
     # A gin hand declared as A-2-3c only (4c out): a knock with 4, not gin; layoffs allowed.
     gin_hand = "Ac 2c 3c 4c 5h 6h 7h 9c 9d 9h"
-    _, r = knock_position(gin_hand, "4h 8h Qd Qs 6s 8s Ts 3d 6c 7d", draw="Kc", knock="Kc", melds=["Ac 2c 3c", "5h 6h 7h", "9c 9d 9h"])
+    _, r = knock_position(
+        gin_hand, "4h 8h Qd Qs 6s 8s Ts 3d 6c 7d", draw="Kc", knock="Kc", melds=["Ac 2c 3c", "5h 6h 7h", "9c 9d 9h"]
+    )
     assert r.knocker_deadwood == 4 and r.outcome == "knock"
     assert layoffs(r) == ["4h", "8h"] and r.points == 72 - 12 - 4
     _, r = knock_position(gin_hand, "4h 8h Qd Qs 6s 8s Ts 3d 6c 7d", draw="Kc", knock="Kc")

@@ -24,7 +24,14 @@ def box_hand(knocker_cards, other_cards, roles=(0, 1, 2), knocker="captain", rul
     """Box and captain play one hand; ``knocker`` (box or captain) draws Kh and knocks with it."""
     box, captain, _ = roles
     k_seat, o_seat = (captain, box) if knocker == "captain" else (box, captain)
-    g = game_from_position(rules, hands={k_seat: knocker_cards, o_seat: other_cards}, upcard="2h", stock=["Qh", "Kh"] if knocker == "box" else ["Kh"], roles=roles, **kw)
+    g = game_from_position(
+        rules,
+        hands={k_seat: knocker_cards, o_seat: other_cards},
+        upcard="2h",
+        stock=["Qh", "Kh"] if knocker == "box" else ["Kh"],
+        roles=roles,
+        **kw,
+    )
     play(g, "pass", "pass")  # captain then box pass the upcard
     if knocker == "box":
         play(g, "stock", "discard Qh")  # the captain draws Qh and throws it
@@ -112,7 +119,9 @@ def test_s4_knock_limit_is_always_ten(upcard):
 
 
 def test_s4_knock_limit_upcard_option_applies_the_oklahoma_limit():
-    g = game_from_position(RuleSet(variant="box", knock_limit="upcard"), hands={1: CAPT_2, 0: OTHER_78}, upcard="3h", roles=(0, 1, 2))
+    g = game_from_position(
+        RuleSet(variant="box", knock_limit="upcard"), hands={1: CAPT_2, 0: OTHER_78}, upcard="3h", roles=(0, 1, 2)
+    )
     assert g.hand.knock_limit == 3
 
 
@@ -165,7 +174,13 @@ def test_s4_individual_scores_and_game_end_when_anyone_reaches_the_target():
 
 
 def test_s4_spade_doubling_applies_in_the_box():
-    g = game_from_position(RuleSet(variant="box", spade_upcard_doubles=True), hands={1: CAPT_2, 0: OTHER_78.replace("Ks", "Kd")}, upcard="Ks", stock=["Kh"], roles=(0, 1, 2))
+    g = game_from_position(
+        RuleSet(variant="box", spade_upcard_doubles=True),
+        hands={1: CAPT_2, 0: OTHER_78.replace("Ks", "Kd")},
+        upcard="Ks",
+        stock=["Kh"],
+        roles=(0, 1, 2),
+    )
     play(g, "pass", "pass", "stock")
     r = g.apply(Action.knock(parse_card("Kh")))
     assert r.doubled and r.points == 2 * 76
@@ -213,13 +228,20 @@ def test_s4_advice_is_recorded_shown_to_captain_and_sitter_only_and_never_moves_
     assert _core(g) == before
     for seat in (captain, sitter):
         adv = g.view(seat).advice
-        assert [(a.seat, a.action, a.text) for a in adv] == [(sitter, TAKE, "take it, it fits your run"), (sitter, None, "or not")]
+        assert [(a.seat, a.action, a.text) for a in adv] == [
+            (sitter, TAKE, "take it, it fits your run"),
+            (sitter, None, "or not"),
+        ]
     assert g.view(box).advice == () and g.view(None).advice == ()
     assert g.full_view().advice != ()
     # the captain decides: it passes against the advice
     g.apply(PASS, seat=captain)
     rec = g.to_record()
-    assert next(e for e in rec["entries"] if "advice" in e) == {"seat": sitter, "advice": {"kind": "take"}, "text": "take it, it fits your run"}
+    assert next(e for e in rec["entries"] if "advice" in e) == {
+        "seat": sitter,
+        "advice": {"kind": "take"},
+        "text": "take it, it fits your run",
+    }
     assert canonical_json(Game.from_record(rec).to_record()) == canonical_json(rec)
 
 

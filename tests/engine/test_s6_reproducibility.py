@@ -105,7 +105,13 @@ def test_s6_resign_and_abandon_are_recorded():
 
 
 def test_s6_constructed_positions_replay_from_their_record():
-    g = game_from_position(hands={1: "As 2s 3s 4h 5h 6h 9c 9d 9h 2c", 0: "Jc Qc Ks 7s 8s Ts 3d 4d 6d Qd"}, upcard="Kd", stock=["Kh"], dealer=0, scores=[5, 6])
+    g = game_from_position(
+        hands={1: "As 2s 3s 4h 5h 6h 9c 9d 9h 2c", 0: "Jc Qc Ks 7s 8s Ts 3d 4d 6d Qd"},
+        upcard="Kd",
+        stock=["Kh"],
+        dealer=0,
+        scores=[5, 6],
+    )
     play(g, "pass", "pass", "stock", "knock Kh")
     random_play(g, random.Random(1))
     rec = g.to_record()

@@ -93,7 +93,9 @@ class HonestTables(threading.Thread):
             self.error = e
 
 
-def _read_until(c: Raw, barrier: Any, rep: FuzzReport, must_be_errors: bool, rng: random.Random, sample: int) -> list[dict[str, Any]]:
+def _read_until(
+    c: Raw, barrier: Any, rep: FuzzReport, must_be_errors: bool, rng: random.Random, sample: int
+) -> list[dict[str, Any]]:
     """Receive up to the message echoing ``barrier``; check everything before it."""
     got = []
     while True:
@@ -117,7 +119,9 @@ def _read_until(c: Raw, barrier: Any, rep: FuzzReport, must_be_errors: bool, rng
         got.append(m)
 
 
-def fuzz(workdir: Path, total: int, seed: int = 1, batch: int = 250, garbage_share: float = 0.85, sample: int = 40) -> tuple[FuzzReport, RefProc]:
+def fuzz(
+    workdir: Path, total: int, seed: int = 1, batch: int = 250, garbage_share: float = 0.85, sample: int = 40
+) -> tuple[FuzzReport, RefProc]:
     """Send ``total`` hostile messages to a fresh referee; return the report and the
     (still running) referee for the caller's last checks."""
     rng = random.Random(seed)
@@ -203,7 +207,10 @@ def _chaos_answer(rng: random.Random, p: dict[str, Any]) -> dict[str, Any]:
     if r < 0.7:
         return {**base, "seq": p["seq"] - rng.randrange(1, 4)}
     if r < 0.8:
-        return {**base, "action": {"kind": rng.choice(["discard", "knock", "take", "fly"]), "card": rng.choice(["As", "Zz", "Td"])}}
+        return {
+            **base,
+            "action": {"kind": rng.choice(["discard", "knock", "take", "fly"]), "card": rng.choice(["As", "Zz", "Td"])},
+        }
     if r < 0.85:
         return {**base, "seat": 1 - p["seat"]}
     if r < 0.9:
@@ -220,4 +227,3 @@ def socket_is_usable(endpoint: str) -> None:
     assert c.request({"type": "ping"}, "pong")["type"] == "pong"
     error_of(c.request({"type": "watch", "table": "no-such"}), "no_such_table")
     c.close()
-

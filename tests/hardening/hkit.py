@@ -69,7 +69,9 @@ def validate_message(msg: dict[str, Any], direction: str = "R2C") -> None:
         sub = {"$defs": STRICT["$defs"], **STRICT["$defs"][f"msg_{t}"]}
         v = _validators[t] = jsonschema.Draft202012Validator(sub)  # type: ignore[index]
     errors = sorted(v.iter_errors(msg), key=lambda e: list(e.path))
-    assert not errors, f"{t} fails the schema: {errors[0].message} at {list(errors[0].path)}: {json.dumps(msg, default=repr)[:400]}"
+    assert not errors, (
+        f"{t} fails the schema: {errors[0].message} at {list(errors[0].path)}: {json.dumps(msg, default=repr)[:400]}"
+    )
 
 
 _ERROR_FIELDS = {"type", "id", "code", "name", "message", "request", "table"}
@@ -110,13 +112,30 @@ class RefProc:
     errors the referee logged. Stop it with :meth:`stop` (SIGTERM) or :meth:`kill9`.
     """
 
-    def __init__(self, workdir: Path, *args: str, port: int = 0, journal_dir: Path | None = None,
-                 admin_key: str | None = ADMIN_KEY, label: str = "ref") -> None:
+    def __init__(
+        self,
+        workdir: Path,
+        *args: str,
+        port: int = 0,
+        journal_dir: Path | None = None,
+        admin_key: str | None = ADMIN_KEY,
+        label: str = "ref",
+    ) -> None:
         workdir.mkdir(parents=True, exist_ok=True)
         self.journal_dir = journal_dir or workdir / "journals"
         self.stderr_path = workdir / f"{label}-{int(time.time() * 1000)}.stderr"
         self.stdout_lines: list[str] = []
-        cmd = [sys.executable, "-m", "okgin", "referee", "--bind", f"tcp://127.0.0.1:{port}", "--journal-dir", str(self.journal_dir), *args]
+        cmd = [
+            sys.executable,
+            "-m",
+            "okgin",
+            "referee",
+            "--bind",
+            f"tcp://127.0.0.1:{port}",
+            "--journal-dir",
+            str(self.journal_dir),
+            *args,
+        ]
         if admin_key is not None:
             cmd += ["--admin-key", admin_key]
         self._err = self.stderr_path.open("wb")
@@ -188,8 +207,14 @@ class Raw:
     through the closed schema (``all``), only errors through :func:`check_error`
     (``errors``), or nothing (``none``)."""
 
-    def __init__(self, endpoint: str, validate: str = "all", rcvhwm: int | None = None, rcvbuf: int | None = None,
-                 curve: tuple[bytes, bytes, bytes] | None = None) -> None:
+    def __init__(
+        self,
+        endpoint: str,
+        validate: str = "all",
+        rcvhwm: int | None = None,
+        rcvbuf: int | None = None,
+        curve: tuple[bytes, bytes, bytes] | None = None,
+    ) -> None:
         self.endpoint = endpoint
         self.validate = validate
         self.curve = curve
@@ -226,7 +251,9 @@ class Raw:
         self.received.append(m)
         return m
 
-    def wait_for(self, pred: Callable[[dict[str, Any]], bool], timeout_ms: int = RECV_TIMEOUT_MS, limit: int = 1_000_000) -> dict[str, Any]:
+    def wait_for(
+        self, pred: Callable[[dict[str, Any]], bool], timeout_ms: int = RECV_TIMEOUT_MS, limit: int = 1_000_000
+    ) -> dict[str, Any]:
         for _ in range(limit):
             m = self.recv(timeout_ms)
             if pred(m):
@@ -293,7 +320,9 @@ def simple_choice(legal: list[dict[str, Any]]) -> dict[str, Any]:
     return legal[0]
 
 
-def expected_record(rules: dict[str, Any] | RuleSet, seed: int | str, choose: Callable[[list[dict[str, Any]]], dict[str, Any]] = simple_choice) -> dict[str, Any]:
+def expected_record(
+    rules: dict[str, Any] | RuleSet, seed: int | str, choose: Callable[[list[dict[str, Any]]], dict[str, Any]] = simple_choice
+) -> dict[str, Any]:
     """The record of a game played by ``choose`` for every seat, straight on the engine."""
     rs = rules if isinstance(rules, RuleSet) else RuleSet.from_dict(dict(rules))
     g = Game(rs, seed)
@@ -349,8 +378,14 @@ class Seats:
         want = {(t, s) for t, s, _ in self.clients if tables is None or t in tables}
         return want <= set(self.ends)
 
-    def drive(self, until: Callable[[], bool] | None = None, choose: Callable[[list[dict[str, Any]]], dict[str, Any]] = simple_choice,
-              idle_limit_ms: int = RECV_TIMEOUT_MS, beat_ms: int = 500, keepalive: Sequence[Raw] = ()) -> None:
+    def drive(
+        self,
+        until: Callable[[], bool] | None = None,
+        choose: Callable[[list[dict[str, Any]]], dict[str, Any]] = simple_choice,
+        idle_limit_ms: int = RECV_TIMEOUT_MS,
+        beat_ms: int = 500,
+        keepalive: Sequence[Raw] = (),
+    ) -> None:
         """Play every seat until ``until()`` (default: every game ended). ``keepalive``: other
         clients (a spectator) that get a heartbeat on every beat and whose messages are read
         and dropped, so that a session idle through a long drive is not taken for gone: a
@@ -409,7 +444,9 @@ def admin(endpoint: str, key: str | None = ADMIN_KEY, validate: str = "all") -> 
 
 def reserved_table(adm: Raw, table: str, seed: int | str, variant: str = "oklahoma", **extra: Any) -> list[str]:
     """Create a reserved admin table; return its seat tokens."""
-    m = adm.request({"type": "create_table", "table": table, "variant": variant, "seed": seed, "reserved": True, **extra}, "table_created")
+    m = adm.request(
+        {"type": "create_table", "table": table, "variant": variant, "seed": seed, "reserved": True, **extra}, "table_created"
+    )
     return m["seat_tokens"]
 
 
@@ -423,9 +460,14 @@ def seat_all(endpoint: str, table: str, tokens: list[str], seats: Seats, validat
     return out
 
 
-def bot_process(endpoint: str, token: str, logdir: Path, name: str, *extra: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+def bot_process(
+    endpoint: str, token: str, logdir: Path, name: str, *extra: str, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
     """``okgin bot simple`` on a reserved seat, as a separate process (its stderr in ``logdir``)."""
     return subprocess.Popen(
         [sys.executable, "-m", "okgin", "bot", "simple", "--connect", endpoint, "--token", token, "--name", name, "-q", *extra],
-        stdout=subprocess.DEVNULL, stderr=open(logdir / f"{name}.log", "wb"), stdin=subprocess.DEVNULL, env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=open(logdir / f"{name}.log", "wb"),
+        stdin=subprocess.DEVNULL,
+        env=env,
     )

@@ -26,8 +26,21 @@ from okgin.protocol.catalogue import FIELDS
 
 CARDS = [r + s for s in "cdhs" for r in "A23456789TJQK"]
 KINDS = ["take", "pass", "draw_stock", "draw_discard", "discard", "knock", "big_gin"]
-RULE_KEYS = ["knock_limit", "ace_upcard_gin_only", "spade_upcard_doubles", "allow_discard_of_taken_card", "big_gin",
-             "big_gin_bonus", "gin_bonus", "undercut_bonus", "tie_is_undercut", "target_score", "classic_bonuses", "max_pile_draws", "variant"]
+RULE_KEYS = [
+    "knock_limit",
+    "ace_upcard_gin_only",
+    "spade_upcard_doubles",
+    "allow_discard_of_taken_card",
+    "big_gin",
+    "big_gin_bonus",
+    "gin_bonus",
+    "undercut_bonus",
+    "tie_is_undercut",
+    "target_score",
+    "classic_bonuses",
+    "max_pile_draws",
+    "variant",
+]
 
 
 def pack(obj: Any) -> bytes:
@@ -73,8 +86,11 @@ def scalar(rng: random.Random) -> Any:
     if k == 13:
         return rng.choice([*KINDS, "fly", "", "KNOCK"])
     if k == 14:
-        return {"kind": rng.choice([*KINDS, "fly"]), "card": scalar(rng) if rng.random() < 0.3 else rng.choice(CARDS),
-                **({"melds": scalar(rng)} if rng.random() < 0.3 else {})}
+        return {
+            "kind": rng.choice([*KINDS, "fly"]),
+            "card": scalar(rng) if rng.random() < 0.3 else rng.choice(CARDS),
+            **({"melds": scalar(rng)} if rng.random() < 0.3 else {}),
+        }
     if k == 15:
         return rng.choice(["oklahoma", "box", "gin", "Box"])
     return msgpack.Timestamp(rng.randrange(0, 2**33), rng.randrange(0, 10**9))
@@ -146,7 +162,9 @@ def _garbage(rng: random.Random, welcomed: bool, max_bytes: int) -> list[bytes]:
         lead = rng.choice([b"\xc1", b"\x91", b"\xa1", b"\x00", b"\xd4", b"\xc7"])
         return [lead + b]
     if k == 1:  # a valid message truncated
-        full = pack({"type": "act", "table": "g", "seq": rng.randrange(100), "action": {"kind": "discard", "card": rng.choice(CARDS)}})
+        full = pack(
+            {"type": "act", "table": "g", "seq": rng.randrange(100), "action": {"kind": "discard", "card": rng.choice(CARDS)}}
+        )
         return [full[: rng.randrange(0, len(full))]]
     if k == 2:  # bytes after the map
         return [pack({"type": "ping"}) + bytes(rng.randrange(256) for _ in range(rng.randrange(1, 8)))]
@@ -182,7 +200,11 @@ def _garbage(rng: random.Random, welcomed: bool, max_bytes: int) -> list[bytes]:
     if k == 17:  # two or three frames
         return [pack({"type": "ping"})] * rng.randrange(2, 4) if rng.random() < 0.5 else [b"", pack({"type": "ping"})]
     if k == 18:  # ext types and timestamps
-        return [pack(msgpack.ExtType(rng.randrange(-128, 128) & 0x7F, b"abc"))] if rng.random() < 0.5 else [pack(msgpack.Timestamp(1, 2))]
+        return (
+            [pack(msgpack.ExtType(rng.randrange(-128, 128) & 0x7F, b"abc"))]
+            if rng.random() < 0.5
+            else [pack(msgpack.Timestamp(1, 2))]
+        )
     # a second hello on a welcomed connection
     return [pack({"type": "hello", "protocol": 1, "role": "player", "name": "again"})]
 
@@ -213,9 +235,18 @@ def _structured(rng: random.Random, tables: list[str]) -> dict[str, Any]:
         if rng.random() < 0.1:
             msg["action"]["melds"] = [[rng.choice(CARDS) for _ in range(rng.randrange(0, 5))] for _ in range(rng.randrange(0, 4))]
         if rng.random() < 0.2:
-            msg["action"] = rng.choice([{}, {"kind": None}, {"kind": "discard"}, {"kind": "discard", "card": "Zz"},
-                                        {"kind": "knock", "card": "As", "melds": "As"}, {"kind": "pass", "card": "As"},
-                                        {"kind": "knock", "card": "As", "melds": [[1, 2, 3]]}, nested(50, None, True)])
+            msg["action"] = rng.choice(
+                [
+                    {},
+                    {"kind": None},
+                    {"kind": "discard"},
+                    {"kind": "discard", "card": "Zz"},
+                    {"kind": "knock", "card": "As", "melds": "As"},
+                    {"kind": "pass", "card": "As"},
+                    {"kind": "knock", "card": "As", "melds": [[1, 2, 3]]},
+                    nested(50, None, True),
+                ]
+            )
         if t == "act" and rng.random() < 0.2:
             msg["seat"] = rng.randrange(0, 4)
         if t == "advise":
@@ -239,4 +270,3 @@ def _structured(rng: random.Random, tables: list[str]) -> dict[str, Any]:
         if rng.random() < 0.3:
             msg["seed"] = rng.choice([rng.randrange(-(2**63), 2**63), "s" * rng.randrange(0, 200)])
     return msg
-

@@ -226,7 +226,9 @@ def _play_watched(ref: RefProc, table: str, seed: int, delay_ms: int, variant: s
                         late_snapshot = ls
                 c.send({"type": "act", "table": table, "seq": m["seq"], "action": action})
     assert len(hand_end_n) >= 2 and draws_checked > 5, (hand_end_n, draws_checked)
-    assert not foreseen, f"the full feed showed {len(foreseen)} of {draws_checked} stock draws before they were drawn: {foreseen[:10]}"
+    assert not foreseen, (
+        f"the full feed showed {len(foreseen)} of {draws_checked} stock draws before they were drawn: {foreseen[:10]}"
+    )
     assert not early, f"the full feed sent n={early} while their hand was being played"
     assert late_snapshot is None, f"a full snapshot taken mid-hand showed the running hand: n={late_snapshot['n']}"
     # (d) after the game (its last hand ended): every message, in order, each move with its cards

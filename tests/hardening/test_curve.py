@@ -28,12 +28,22 @@ from .hkit import Raw, RefProc, Seats, expected_record, journal_end, reserved_ta
 
 pytestmark = pytest.mark.timeout(300)
 
-HANDSHAKE = zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
+HANDSHAKE = (
+    zmq.EVENT_HANDSHAKE_SUCCEEDED
+    | zmq.EVENT_HANDSHAKE_FAILED_AUTH
+    | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+    | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
+)
 
 
 def gen(directory: Path, name: str) -> Path:
-    out = subprocess.run([sys.executable, "-m", "okgin", "referee", "--gen-keys", str(directory), "--key-name", name],
-                         capture_output=True, text=True, check=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "okgin", "referee", "--gen-keys", str(directory), "--key-name", name],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
     assert f"{name}.key_secret" in out.stdout
     return directory / f"{name}.key_secret"
 
@@ -174,8 +184,15 @@ def test_curve_referee_encrypts_admits_and_refuses(tmp_path: Path, keys: dict[st
         # the SDK (okgin bot) connects with keys from the environment
         toks = reserved_table(org, "sdk-enc", 62, rules={"target_score": 30})
         env = {**os.environ, "OKGIN_CURVE_SERVER_KEY": str(server), "OKGIN_CURVE_CLIENT_KEY": str(keys["bob"])}
-        bots = [subprocess.Popen([sys.executable, "-m", "okgin", "bot", "simple", "--connect", ref.endpoint, "--token", tok, "-q"],
-                                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for tok in toks]
+        bots = [
+            subprocess.Popen(
+                [sys.executable, "-m", "okgin", "bot", "simple", "--connect", ref.endpoint, "--token", tok, "-q"],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
+            for tok in toks
+        ]
         for b in bots:
             _, err = b.communicate(timeout=120)
             assert b.returncode == 0, err.decode()[-2000:]
@@ -202,8 +219,12 @@ def test_allow_any_encrypts_without_an_allow_list(tmp_path: Path, keys: dict[str
 
 def test_curve_settings_are_checked_at_start(tmp_path: Path, keys: dict[str, Path]) -> None:
     def start(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "okgin", "referee", "--bind", "tcp://127.0.0.1:0", "--no-journal", *args],
-                              capture_output=True, text=True, timeout=60)
+        return subprocess.run(
+            [sys.executable, "-m", "okgin", "referee", "--bind", "tcp://127.0.0.1:0", "--no-journal", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
 
     r = start("--curve-keys", str(keys["dir"]))
     assert r.returncode == 2 and "--allow" in r.stderr

@@ -104,7 +104,9 @@ def test_bot_killed_mid_hand_forfeits_by_disconnect(tmp_path: Path) -> None:
         end = journal_end(ref.journal_dir, "victim")
         assert end["termination"] == "disconnect" and end["final"]["winner"] == 1
         es = journal_entries(journal_of(ref.journal_dir, "victim"))
-        assert {"t": "resign", "seat": 0, "reason": "disconnect"} in es and any(e["t"] == "disconnect" and e["seat"] == 0 for e in es)
+        assert {"t": "resign", "seat": 0, "reason": "disconnect"} in es and any(
+            e["t"] == "disconnect" and e["seat"] == 0 for e in es
+        )
         assert bots[1].wait(60) == 0, (tmp_path / "bot1.log").read_text()[-2000:]  # the survivor got its game_end and left
         check_file(journal_of(ref.journal_dir, "victim"))
         assert journal_end(ref.journal_dir, "calm")["record"] == expected_record(rules, 72)
@@ -120,8 +122,14 @@ def test_frozen_bot_times_out_under_forfeit(tmp_path: Path) -> None:
     bots: list[subprocess.Popen[bytes]] = []
     try:
         adm = admin(ref.endpoint, validate="errors")
-        toks = reserved_table(adm, "frozen", 81, rules={"target_score": 200}, clock={"move_ms": 400, "grace_ms": 200},
-                              policies={"timeout": "forfeit"})
+        toks = reserved_table(
+            adm,
+            "frozen",
+            81,
+            rules={"target_score": 200},
+            clock={"move_ms": 400, "grace_ms": 200},
+            policies={"timeout": "forfeit"},
+        )
         bots = [bot_process(ref.endpoint, tok, tmp_path, f"bot{i}") for i, tok in enumerate(toks)]
         calm, rules = calm_table(ref, adm, "calm", 82)
         wait_journal(ref, "frozen", lambda es: len(actions(es)) >= 4, meanwhile=calm)
@@ -150,14 +158,26 @@ def test_frozen_bot_gets_default_moves_then_comes_back(tmp_path: Path) -> None:
     bots: list[subprocess.Popen[bytes]] = []
     try:
         adm = admin(ref.endpoint, validate="errors")
-        toks = reserved_table(adm, "thaw", 91, rules={"target_score": 100}, clock={"move_ms": 300, "grace_ms": 100},
-                              policies={"timeout": "default_move", "disconnect_grace_ms": 30000})
+        toks = reserved_table(
+            adm,
+            "thaw",
+            91,
+            rules={"target_score": 100},
+            clock={"move_ms": 300, "grace_ms": 100},
+            policies={"timeout": "default_move", "disconnect_grace_ms": 30000},
+        )
         bots = [bot_process(ref.endpoint, tok, tmp_path, f"bot{i}") for i, tok in enumerate(toks)]
         wait_journal(ref, "thaw", lambda es: len(actions(es)) >= 4)
         os.kill(bots[0].pid, signal.SIGSTOP)
         # frozen past several move limits, and past the liveness: the referee holds its seat
-        wait_journal(ref, "thaw", lambda es: sum(1 for e in actions(es) if e["auto"] and e["seat"] == 0) >= 3
-                     and any(e["t"] == "disconnect" and e["seat"] == 0 for e in es))
+        wait_journal(
+            ref,
+            "thaw",
+            lambda es: (
+                sum(1 for e in actions(es) if e["auto"] and e["seat"] == 0) >= 3
+                and any(e["t"] == "disconnect" and e["seat"] == 0 for e in es)
+            ),
+        )
         os.kill(bots[0].pid, signal.SIGCONT)
         for b in bots:
             assert b.wait(120) == 0, (tmp_path / "bot0.log").read_text()[-2000:]
@@ -184,13 +204,25 @@ def test_reconnection_storms(tmp_path: Path) -> None:
         games = {}
         for k, variant in enumerate(("oklahoma", "box")):
             rules = {"variant": variant, "target_score": 50}
-            seat_all(ref.endpoint, f"storm{k}", reserved_table(adm, f"storm{k}", 100 + k, variant, rules=rules), seats, validate="errors")
+            seat_all(
+                ref.endpoint,
+                f"storm{k}",
+                reserved_table(adm, f"storm{k}", 100 + k, variant, rules=rules),
+                seats,
+                validate="errors",
+            )
             games[f"storm{k}"] = rules
         _, calm_rules = calm_table(ref, adm, "calm", 109, seats)
         resumes = [0]
 
         def churn(table: str, seat: int, c: Raw, m: dict[str, Any]) -> None:
-            if table.startswith("storm") and m["type"] == "prompt" and m["table"] == table and m["seq"] % 3 == 0 and resumes[0] < 300:
+            if (
+                table.startswith("storm")
+                and m["type"] == "prompt"
+                and m["table"] == table
+                and m["seq"] % 3 == 0
+                and resumes[0] < 300
+            ):
                 for _ in range(2):  # drop the connection and resume, twice, before answering
                     c.resume()
                     resumes[0] += 1
@@ -244,10 +276,26 @@ def test_a_spectator_that_never_reads(tmp_path: Path) -> None:
         games = {}
         for k in range(6):
             rules = {"variant": "box" if k % 2 else "oklahoma", "target_score": 150}
-            seat_all(ref.endpoint, f"busy{k}", reserved_table(adm, f"busy{k}", 120 + k, rules["variant"], rules=rules), seats, validate="errors")
+            seat_all(
+                ref.endpoint,
+                f"busy{k}",
+                reserved_table(adm, f"busy{k}", 120 + k, rules["variant"], rules=rules),
+                seats,
+                validate="errors",
+            )
             games[f"busy{k}"] = rules
-        deaf = subprocess.Popen([sys.executable, str(HERE / "deaf_spectator.py"), ref.endpoint, *[a for t in games for a in ("--watch", t)],
-                                 "--until", str(flag)], stdout=subprocess.PIPE, text=True)
+        deaf = subprocess.Popen(
+            [
+                sys.executable,
+                str(HERE / "deaf_spectator.py"),
+                ref.endpoint,
+                *[a for t in games for a in ("--watch", t)],
+                "--until",
+                str(flag),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         assert deaf.stdout is not None
         assert json.loads(readline(deaf.stdout, 60, "the deaf spectator"))["ready"]
         feed = [0]
@@ -256,7 +304,9 @@ def test_a_spectator_that_never_reads(tmp_path: Path) -> None:
         for t in games:
             watcher.request({"type": "watch", "table": t}, "snapshot")
         seats.add("busy0", -1, watcher)  # driven (read) with the players; it is never prompted
-        seats.on_message = lambda t, s, c, m: feed.__setitem__(0, feed[0] + 1) if c is watcher and m["type"] in ("event", "hand_end") else None
+        seats.on_message = lambda t, s, c, m: (
+            feed.__setitem__(0, feed[0] + 1) if c is watcher and m["type"] in ("event", "hand_end") else None
+        )
         seats.drive(until=lambda: all((t, s) in seats.ends for t, s, c in seats.clients if c is not watcher))
         for t, rules in games.items():
             assert journal_end(ref.journal_dir, t)["record"] == expected_record(rules, 120 + int(t[-1]))

@@ -162,8 +162,18 @@ class Property:
         rng = self.rng
         variant = "box" if rng.random() < 0.5 else "oklahoma"
         table = f"g{k}"
-        self.ip.send(b"admin", {"type": "create_table", "id": 2, "table": table, "variant": variant, "seed": rng.randrange(10**9),
-                                "reserved": True, "rules": {"target_score": 1 if rng.random() < 0.7 else 15}})
+        self.ip.send(
+            b"admin",
+            {
+                "type": "create_table",
+                "id": 2,
+                "table": table,
+                "variant": variant,
+                "seed": rng.randrange(10**9),
+                "reserved": True,
+                "rules": {"target_score": 1 if rng.random() < 0.7 else 15},
+            },
+        )
         created = self.inbox[b"admin"].pop()
         assert created["type"] == "table_created", created
         tokens = created["seat_tokens"]
@@ -203,13 +213,17 @@ class Property:
                 sitter = seats[g.roles[2]]
                 adv = next((m for m in reversed(self.inbox[sitter]) if m["type"] == "advise_prompt" and m["seq"] == p.seq), None)
                 assert adv is not None, "the sitter was not asked for advice"
-                self.ip.send(sitter, {"type": "advise", "table": table, "seq": p.seq, "action": rng.choice(adv["legal"]), "text": "x"})
+                self.ip.send(
+                    sitter, {"type": "advise", "table": table, "seq": p.seq, "action": rng.choice(adv["legal"]), "text": "x"}
+                )
             legal = prompt["legal"]
             r = rng.random()
             if r < 0.02:
                 action: dict[str, Any] = {"kind": "discard", "card": rng.choice(sorted(CARDS))}  # mostly illegal
             elif r < 0.04:
-                self.ip.send(seats[p.seat], {"type": "act", "table": table, "seq": max(0, p.seq - 1), "action": legal[0]})  # stale
+                self.ip.send(
+                    seats[p.seat], {"type": "act", "table": table, "seq": max(0, p.seq - 1), "action": legal[0]}
+                )  # stale
                 action = simple_choice(legal)
             elif r < 0.1:
                 action = rng.choice(legal)
@@ -248,8 +262,18 @@ FEED = ("game_start", "event", "hand_end", "game_end")
 def _socket_game(ref: RefProc, adm: Raw, k: int, rng: random.Random) -> int:
     variant = "box" if k % 2 else "oklahoma"
     table = f"s{k}"
-    made = adm.request({"type": "create_table", "table": table, "variant": variant, "seed": rng.randrange(10**9), "reserved": True,
-                        "rules": {"target_score": 30}, "full_feed_delay_ms": 0}, "table_created")
+    made = adm.request(
+        {
+            "type": "create_table",
+            "table": table,
+            "variant": variant,
+            "seed": rng.randrange(10**9),
+            "reserved": True,
+            "rules": {"target_score": 30},
+            "full_feed_delay_ms": 0,
+        },
+        "table_created",
+    )
     toks = made["seat_tokens"]
     oracle = Raw(ref.endpoint, validate="none")
     oracle.hello("oracle", role="spectator")
@@ -291,7 +315,14 @@ def _socket_game(ref: RefProc, adm: Raw, k: int, rng: random.Random) -> int:
             log.append((None if key == "public" else key, cur[key], m))
             if m["type"] == "prompt":
                 legal = m["legal"]
-                c.send({"type": "act", "table": table, "seq": m["seq"], "action": rng.choice(legal) if rng.random() < 0.2 else simple_choice(legal)})
+                c.send(
+                    {
+                        "type": "act",
+                        "table": table,
+                        "seq": m["seq"],
+                        "action": rng.choice(legal) if rng.random() < 0.2 else simple_choice(legal),
+                    }
+                )
             elif m["type"] == "advise_prompt":
                 c.send({"type": "advise", "table": table, "seq": m["seq"], "action": rng.choice(m["legal"]), "text": "x"})
     fill_hand_ends(full, moves)

@@ -85,7 +85,13 @@ def test_zwj_and_zwnj_names_are_welcome(ref):
 def test_create_table_players_are_checked_like_names(ref):
     adm = admin(ref.endpoint)
     try:
-        refused(adm, {"type": "create_table", "table": "spoof", "players": ["ok", "\u202eevil"]}, "bad_message", "players[1]", "U+202E")
+        refused(
+            adm,
+            {"type": "create_table", "table": "spoof", "players": ["ok", "\u202eevil"]},
+            "bad_message",
+            "players[1]",
+            "U+202E",
+        )
         adm.request({"type": "create_table", "table": "fam", "players": [FAMILY, "ok"]}, "table_created")
     finally:
         adm.close()
@@ -125,17 +131,33 @@ def test_join_naming_no_rules_is_refused_at_a_squatted_table(ref):
         victim.hello("victim")
         third.hello("third")
         squatter.request({"type": "join", "table": "main", "rules": {"target_score": 1, "gin_bonus": 0}}, "seated")
-        m = refused(victim, {"type": "join", "table": "main"}, "rules_mismatch", "target_score 1 (you asked 100)",
-                    "gin_bonus 0 (you asked 25)", "any_rules")
+        m = refused(
+            victim,
+            {"type": "join", "table": "main"},
+            "rules_mismatch",
+            "target_score 1 (you asked 100)",
+            "gin_bonus 0 (you asked 25)",
+            "any_rules",
+        )
         assert m["table"] == "main"
         # other rules named: the same list of differences
-        refused(victim, {"type": "join", "table": "main", "rules": {"target_score": 50}}, "rules_mismatch", "target_score 1 (you asked 50)")
+        refused(
+            victim,
+            {"type": "join", "table": "main", "rules": {"target_score": 50}},
+            "rules_mismatch",
+            "target_score 1 (you asked 50)",
+        )
         # naming the table's rules, or any_rules, seats: the choice is the joiner's, made knowingly
         seated = victim.request({"type": "join", "table": "main", "any_rules": True}, "seated")
         assert seated["rules"]["target_score"] == 1
         # the variant: one named must match; one not named is the table's (its rules still at the defaults)
         squatter.request({"type": "join", "table": "boxed", "variant": "box", "rules": {"target_score": 2}}, "seated")
-        refused(third, {"type": "join", "table": "boxed", "variant": "oklahoma"}, "rules_mismatch", 'variant "box" (you asked "oklahoma")')
+        refused(
+            third,
+            {"type": "join", "table": "boxed", "variant": "oklahoma"},
+            "rules_mismatch",
+            'variant "box" (you asked "oklahoma")',
+        )
         refused(third, {"type": "join", "table": "boxed"}, "rules_mismatch", "target_score 2 (you asked 100)")
         refused(third, {"type": "join", "table": "boxed", "variant": "box"}, "rules_mismatch", "target_score 2 (you asked 100)")
         assert third.request({"type": "join", "table": "boxed", "rules": {"target_score": 2}}, "seated")["variant"] == "box"
@@ -155,7 +177,9 @@ def test_join_at_an_admin_table_with_its_rules_or_any_rules(ref):
         b.hello("b")
         refused(a, {"type": "join", "table": "house"}, "rules_mismatch", 'knock_limit 7 (you asked "upcard")')
         assert a.request({"type": "join", "table": "house", "rules": {"knock_limit": 7}}, "seated")["seat"] == 0
-        assert b.request({"type": "join", "table": "house", "any_rules": True, "rules": {"target_score": 5}}, "seated")["seat"] == 1
+        assert (
+            b.request({"type": "join", "table": "house", "any_rules": True, "rules": {"target_score": 5}}, "seated")["seat"] == 1
+        )
     finally:
         for c in (adm, a, b):
             c.close()
@@ -227,8 +251,12 @@ def test_untimed_referee_tables_have_no_clock(tmp_path):
         b.close()
         assert r.internal_errors() == []
         r.stop()
-    bad = subprocess.run([sys.executable, "-m", "okgin", "referee", "--untimed", "--move-ms", "5000", "--no-journal"],
-                         capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [sys.executable, "-m", "okgin", "referee", "--untimed", "--move-ms", "5000", "--no-journal"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode == 2 and "--untimed" in bad.stderr
 
 
@@ -261,7 +289,9 @@ def test_a_journal_with_line_separators_in_names_is_read_by_every_reader(ref, tm
     path.write_bytes(text.encode("utf-8"))
     assert "\u2028" in path.read_text(encoding="utf-8") and len(path.read_text(encoding="utf-8").splitlines()) > text.count("\n")
 
-    done = subprocess.run([sys.executable, "-m", "okgin", "replay", str(olddir), "--check"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "okgin", "replay", str(olddir), "--check"], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
     from clients.match_referee import read_journal_record

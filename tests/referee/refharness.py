@@ -237,8 +237,13 @@ def simple_choice(legal: list[dict[str, Any]]) -> dict[str, Any]:
     return legal[0]
 
 
-def play_until_end(clients: dict[int, Client], table: str, choose: Callable[[int, dict[str, Any]], dict[str, Any] | None] | None = None,
-                   advise: bool = False, max_msgs: int = 200000) -> dict[int, dict[str, Any]]:
+def play_until_end(
+    clients: dict[int, Client],
+    table: str,
+    choose: Callable[[int, dict[str, Any]], dict[str, Any] | None] | None = None,
+    advise: bool = False,
+    max_msgs: int = 200000,
+) -> dict[int, dict[str, Any]]:
     """Drive seated clients (seat -> Client) until every one has its game_end.
 
     ``choose(seat, prompt)`` may return an action (default: :func:`simple_choice`).
@@ -274,7 +279,9 @@ def play_until_end(clients: dict[int, Client], table: str, choose: Callable[[int
                 a = choose(seat, m) if choose else None
                 c.send({"type": "act", "table": table, "seq": m["seq"], "action": a or simple_choice(m["legal"])})
             elif m["type"] == "advise_prompt" and advise:
-                c.send({"type": "advise", "table": table, "seq": m["seq"], "action": simple_choice(m["legal"]), "text": "try this"})
+                c.send(
+                    {"type": "advise", "table": table, "seq": m["seq"], "action": simple_choice(m["legal"]), "text": "try this"}
+                )
             elif m["type"] == "game_end":
                 ends[seat] = m
     raise AssertionError("game did not end")

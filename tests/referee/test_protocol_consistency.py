@@ -90,7 +90,9 @@ def test_a_forfeited_box_game_at_equal_scores_goes_to_the_lower_seat(make_refere
     admin.hello("org", role="admin")
     for quitter, winner in ((0, 1), (1, 0), (2, 0)):
         name = f"box-forfeit-{quitter}"
-        toks = admin.request({"type": "create_table", "table": name, "variant": "box", "reserved": True}, "table_created")["seat_tokens"]
+        toks = admin.request({"type": "create_table", "table": name, "variant": "box", "reserved": True}, "table_created")[
+            "seat_tokens"
+        ]
         seats = [make_client(r.endpoint) for _ in toks]
         for i, (c, tok) in enumerate(zip(seats, toks, strict=True)):
             c.hello(f"p{i}", token=tok)
@@ -108,8 +110,9 @@ def test_a_clock_state_names_its_banks_banks_ms(make_referee: Any, make_client: 
     r: RefereeThread = make_referee()
     admin = make_client(r.endpoint)
     admin.hello("org", role="admin")
-    toks = admin.request({"type": "create_table", "table": "banked", "reserved": True, "clock": {"bank_ms": 60000}},
-                         "table_created")["seat_tokens"]
+    toks = admin.request(
+        {"type": "create_table", "table": "banked", "reserved": True, "clock": {"bank_ms": 60000}}, "table_created"
+    )["seat_tokens"]
     seats = [make_client(r.endpoint) for _ in toks]
     for i, (c, tok) in enumerate(zip(seats, toks, strict=True)):
         c.hello(f"p{i}", token=tok)

@@ -25,7 +25,9 @@ def test_protocol_md_examples_are_a_real_referees() -> None:
             "transcript_oklahoma", "transcript_box", "transcript_resume"} <= set(marked)
     blocks = generate()
     for key, block in marked.items():
-        assert block == blocks[key], f"protocol.md's example {key!r} is stale: run python -m referee.protocol_examples\n{blocks[key]}"
+        assert block == blocks[key], (
+            f"protocol.md's example {key!r} is stale: run python -m referee.protocol_examples\n{blocks[key]}"
+        )
     assert rewrite(text, blocks) == text
 
 
@@ -46,7 +48,8 @@ def test_every_example_block_is_generated() -> None:
             continue
         line = text.count("\n", 0, m.start()) + 1
         assert re.fullmatch(r"<!-- example: [a-z0-9_]+ -->", before), (
-            f"protocol.md line {line}: a ```{m.group(1)} block not made by referee/protocol_examples.py:\n{m.group(2)[:200]}")
+            f"protocol.md line {line}: a ```{m.group(1)} block not made by referee/protocol_examples.py:\n{m.group(2)[:200]}"
+        )
 
 
 def test_every_example_message_fits_the_closed_schema() -> None:

@@ -22,7 +22,14 @@ def seat_table(referee: Any, make_client: Any, table: str, variant: str, seed: i
     admin = make_client(referee.endpoint)
     admin.hello("organiser", role="admin")
     created = admin.request(
-        {"type": "create_table", "table": table, "variant": variant, "reserved": True, "seed": seed, "rules": {"target_score": 30}},
+        {
+            "type": "create_table",
+            "table": table,
+            "variant": variant,
+            "reserved": True,
+            "seed": seed,
+            "rules": {"target_score": 30},
+        },
         "table_created",
     )
     clients = {}
@@ -59,7 +66,9 @@ def test_batched_seats_are_told_every_move_in_one_frame_per_decision(referee, ma
         moves = told(c)
         assert moves and moves == told(plain[seat])  # the same moves, as this seat may see them
         # every feed number reaches the seat exactly once: in its own message or in a batch
-        ns = sorted([n for n, _, _ in moves] + [m["n"] for m in c.received if m["type"] in ("game_start", "hand_end", "game_end")])
+        ns = sorted(
+            [n for n, _, _ in moves] + [m["n"] for m in c.received if m["type"] in ("game_start", "hand_end", "game_end")]
+        )
         assert ns == list(range(len(ns)))
         # a carrier's list holds only moves older than the carrier, and the views agree
         prompts_p = {m["seq"]: m for m in plain[seat].received if m["type"] == "prompt"}

@@ -17,7 +17,9 @@ DOC = (ROOT / "protocol.md").read_text()
 
 
 def test_schema_file_is_the_built_schema():
-    assert (ROOT / "protocol.schema.json").read_text() == schema_json(), "regenerate: python -m okgin.protocol.schema > protocol.schema.json"
+    assert (ROOT / "protocol.schema.json").read_text() == schema_json(), (
+        "regenerate: python -m okgin.protocol.schema > protocol.schema.json"
+    )
     jsonschema.Draft202012Validator.check_schema(SCHEMA)
 
 
@@ -44,7 +46,9 @@ def test_doc_schema_and_code_agree():
 
 
 def test_every_message_of_the_catalogue(make_referee, make_client):
-    r = make_referee(heartbeat_ms=150, liveness=400)  # heartbeats quick (the catalogue has one); a silent admin or watcher is kept through a slow game
+    r = make_referee(
+        heartbeat_ms=150, liveness=400
+    )  # heartbeats quick (the catalogue has one); a silent admin or watcher is kept through a slow game
     sent: set[str] = set()
     clients: list[Client] = []
 
@@ -65,8 +69,18 @@ def test_every_message_of_the_catalogue(make_referee, make_client):
     admin.send({"type": "heartbeat"})
     admin.request({"type": "ping"}, "pong")
     admin.request({"type": "list_tables"}, "tables")
-    made = admin.request({"type": "create_table", "table": "box", "variant": "box", "seed": 247, "reserved": True,
-                          "rules": {"target_score": 30}, "full_feed_delay_ms": 0}, "table_created")
+    made = admin.request(
+        {
+            "type": "create_table",
+            "table": "box",
+            "variant": "box",
+            "seed": 247,
+            "reserved": True,
+            "rules": {"target_score": 30},
+            "full_feed_delay_ms": 0,
+        },
+        "table_created",
+    )
     toks = made["seat_tokens"]
     watcher = client("w", "spectator")
     watcher.request({"type": "watch", "table": "box", "full": True, "broadcast_token": made["broadcast_token"]}, "snapshot")

@@ -32,7 +32,9 @@ class RefereeProcess:
         assert self.proc.stdout is not None
         first = readline(self.proc.stdout, 60, "the referee, its endpoint line")
         m = re.match(r"okgin referee listening on (tcp://127\.0\.0\.1:(\d+))$", first.strip())
-        assert m, f"first line should give the endpoint, got {first!r} (stderr: {self.proc.stderr.read() if self.proc.poll() is not None else ''})"
+        assert m, (
+            f"first line should give the endpoint, got {first!r} (stderr: {self.proc.stderr.read() if self.proc.poll() is not None else ''})"
+        )
         assert int(m.group(2)) > 0
         self.endpoint = m.group(1)
 
@@ -67,8 +69,21 @@ def spawn() -> Iterator:
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_one_table_referee_and_clean_shutdown(spawn, tmp_path, sig):
-    rp = spawn("--table", "final", "--reserved", "--seed", "871", "--rule", "target_score=500",
-               "--journal-dir", str(tmp_path), "--player", "north", "--player", "south")
+    rp = spawn(
+        "--table",
+        "final",
+        "--reserved",
+        "--seed",
+        "871",
+        "--rule",
+        "target_score=500",
+        "--journal-dir",
+        str(tmp_path),
+        "--player",
+        "north",
+        "--player",
+        "south",
+    )
     assert rp.readline() == "table final"
     toks = []
     for s in range(2):
@@ -91,7 +106,14 @@ def test_one_table_referee_and_clean_shutdown(spawn, tmp_path, sig):
             if c.sock.poll(10):
                 m = c.recv()
                 if m["type"] == "prompt":
-                    c.send({"type": "act", "table": "final", "seq": m["seq"], "action": m["legal"][-1] if m["legal"][0]["kind"] != "take" else {"kind": "pass"}})
+                    c.send(
+                        {
+                            "type": "act",
+                            "table": "final",
+                            "seq": m["seq"],
+                            "action": m["legal"][-1] if m["legal"][0]["kind"] != "take" else {"kind": "pass"},
+                        }
+                    )
                     moves += 1
     assert rp.stop(sig) == 0
     for c in clients.values():
@@ -110,12 +132,16 @@ def test_bad_arguments_and_busy_port(spawn, capsys):
     rp = spawn("--no-journal")
     port_taken = subprocess.run(
         [sys.executable, "-m", "okgin", "referee", "--bind", rp.endpoint, "--no-journal"],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert port_taken.returncode == 1 and "cannot bind" in port_taken.stderr
     bad_rule = subprocess.run(
         [sys.executable, "-m", "okgin", "referee", "--bind", "tcp://127.0.0.1:0", "--rule", "knock_limit=99"],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert bad_rule.returncode == 2 and "knock_limit" in bad_rule.stderr
 
@@ -136,7 +162,9 @@ def test_replay_check_cli(spawn, tmp_path, capsys):
     assert replay_main([str(journal), "--check"]) == 0
     assert "OK" in capsys.readouterr().out
     # through the real command too
-    done = subprocess.run([sys.executable, "-m", "okgin", "replay", str(tmp_path), "--check"], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "okgin", "replay", str(tmp_path), "--check"], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0 and "seed verified" in done.stdout
     # tampering is caught: a hand's points, then the seed
     lines = journal.read_text().splitlines()
@@ -168,7 +196,9 @@ def test_replay_check_cli(spawn, tmp_path, capsys):
     assert replay_main([str(both), "--check"]) == 1
     (both / "b-bad.jsonl").unlink()
     (both / "c-ok.jsonl").write_text("\n".join(lines) + "\n")
-    live = subprocess.run([sys.executable, "-m", "okgin", "replay", str(both), "--check"], capture_output=True, text=True, timeout=60)
+    live = subprocess.run(
+        [sys.executable, "-m", "okgin", "replay", str(both), "--check"], capture_output=True, text=True, timeout=60
+    )
     assert live.returncode == 3 and "IN PROGRESS" in live.stderr and "OK" in live.stdout
     helptext = subprocess.run([sys.executable, "-m", "okgin", "replay", "--help"], capture_output=True, text=True, timeout=60)
     assert "3 when a game is still in progress" in " ".join(helptext.stdout.split())
@@ -182,9 +212,23 @@ def test_raw_bot_plays_complete_games(spawn, variant, n, games):
     rp = spawn("--no-journal", "--heartbeat-ms", "1000")
     bots = [
         subprocess.Popen(
-            [sys.executable, str(HERE / "raw_bot.py"), "--endpoint", rp.endpoint, "--name", f"raw{i}",
-             "--queue", variant, "--rule", "target_score=40", "--games", str(games)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                str(HERE / "raw_bot.py"),
+                "--endpoint",
+                rp.endpoint,
+                "--name",
+                f"raw{i}",
+                "--queue",
+                variant,
+                "--rule",
+                "target_score=40",
+                "--games",
+                str(games),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         for i in range(n)
     ]
@@ -207,7 +251,7 @@ def test_door_dir_and_door_cap(spawn, tmp_path):
     try:
         admin.hello("organiser", role="admin", admin_key="k" * 32)
         made = admin.request({"type": "create_table", "table": "t", "reserved": True, "doors": True}, "table_created")
-        paths = [Path(d[len("ipc://"):]) for d in made["doors"]]
+        paths = [Path(d[len("ipc://") :]) for d in made["doors"]]
         assert all(p.parent == doors and p.is_socket() for p in paths)
         assert (doors.stat().st_mode & 0o777) == 0o700
     finally:

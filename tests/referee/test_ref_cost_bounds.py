@@ -20,7 +20,9 @@ from refharness import Client, RefereeThread, error_of
 from okgin.protocol import MAX_MESSAGE_BYTES, encode
 
 
-def _seated_pair(referee: RefereeThread, make_client: Any, table: str = "t1", variant: str = "oklahoma") -> tuple[list[Client], list[dict[str, Any]]]:
+def _seated_pair(
+    referee: RefereeThread, make_client: Any, table: str = "t1", variant: str = "oklahoma"
+) -> tuple[list[Client], list[dict[str, Any]]]:
     """Players at one named table, the game started; returns them and their first messages."""
     n = 3 if variant == "box" else 2
     cls = [make_client(referee.endpoint) for _ in range(n)]
@@ -114,7 +116,9 @@ def test_advice_is_capped_per_prompt_and_the_captains_view_stays_small(referee: 
     assert sitter is not None and ap is not None
     answers = []
     for i in range(10):
-        m = sitter.request({"type": "advise", "table": "box1", "seq": ap["seq"], "action": None, "text": f"note {i} " + "x" * 200}, "ok", "error")
+        m = sitter.request(
+            {"type": "advise", "table": "box1", "seq": ap["seq"], "action": None, "text": f"note {i} " + "x" * 200}, "ok", "error"
+        )
         answers.append(m.get("name", m["type"]))
     assert answers[:2] == ["ok", "ok"], answers
     assert set(answers[2:]) <= {"limit_reached", "stale_seq"} and "limit_reached" in answers, answers

@@ -91,7 +91,12 @@ def first_deal(seed: int | str) -> dict[str, Any]:
     deck, _ = Stream(text, "deal/0").shuffled_deck()
     names = [card_str(c) for c in deck]
     hands = {1 - dealer: sorted(deck[0:10]), dealer: sorted(deck[10:20])}
-    return {"dealer": dealer, "hands": {s: [card_str(c) for c in h] for s, h in hands.items()}, "upcard": names[20], "stock": names[21:]}
+    return {
+        "dealer": dealer,
+        "hands": {s: [card_str(c) for c in h] for s, h in hands.items()},
+        "upcard": names[20],
+        "stock": names[21:],
+    }
 
 
 def example_lines(seed: str, salt: str) -> list[str]:
@@ -112,7 +117,7 @@ def example_lines(seed: str, salt: str) -> list[str]:
         f"              {data[48:].hex()}  (the seed's text: 64 ASCII bytes)",
         f"seed_hash     {hashlib.sha256(data).hexdigest()}",
         f"deal/0 key    okgin/deal/0/{seed}",
-        f"block 0       SHA-256(key + \"#0\") = {first_block.hex()}",
+        f'block 0       SHA-256(key + "#0") = {first_block.hex()}',
         "values        " + " ".join(str(int.from_bytes(first_block[i : i + 8], "big")) for i in (0, 8, 16, 24)),
         f"j, i=51..47   {' '.join(str(j) for j in js[:5])}",
         f"deck          {' '.join(card_str(c) for c in deck[:26])}",
@@ -129,8 +134,10 @@ def example_lines(seed: str, salt: str) -> list[str]:
 def reserved(referee: Any, make_client: Any, table: str, n: int = 2, **create: Any) -> tuple[Client, dict[int, Client]]:
     admin = make_client(referee.endpoint)
     admin.hello("organiser", role="admin")
-    toks = admin.request({"type": "create_table", "table": table, "variant": "oklahoma" if n == 2 else "box", "reserved": True, **create},
-                         "table_created")["seat_tokens"]
+    toks = admin.request(
+        {"type": "create_table", "table": table, "variant": "oklahoma" if n == 2 else "box", "reserved": True, **create},
+        "table_created",
+    )["seat_tokens"]
     clients = {}
     for seat, tok in enumerate(toks):
         c = make_client(referee.endpoint)
@@ -255,7 +262,11 @@ def test_d_reveal_at_an_ordinary_table_just_answers(referee, make_client):
     starts(clients, "open")
     e = resign_game(clients, "open")[0]
     r = admin.request({"type": "reveal", "table": "open", "game": 1}, "revealed")
-    assert (r["seed"], r["salt"], r["seed_hash"]) == (e["seed"], e["salt"], e["seed_hash"]) == ("open/7", e["salt"], commitment("open/7", e["salt"]))
+    assert (
+        (r["seed"], r["salt"], r["seed_hash"])
+        == (e["seed"], e["salt"], e["seed_hash"])
+        == ("open/7", e["salt"], commitment("open/7", e["salt"]))
+    )
 
 
 def test_d_a_bad_reveal_option_is_refused(referee, make_client):
@@ -270,7 +281,9 @@ def test_d_a_table_keeps_the_last_64_games(referee, make_client):
 
     admin, _ = reserved(referee, make_client, "long", reveal="deferred")
     t = referee.call(lambda: referee.ref.lobby.tables["long"])
-    referee.call(lambda: [t.remember_deal(k, f"s{k}", "00" * 16, commitment(f"s{k}", "00" * 16)) for k in range(1, REVEAL_HISTORY + 11)])
+    referee.call(
+        lambda: [t.remember_deal(k, f"s{k}", "00" * 16, commitment(f"s{k}", "00" * 16)) for k in range(1, REVEAL_HISTORY + 11)]
+    )
     error_of(admin.request({"type": "reveal", "table": "long", "game": 10}), "no_such_game")
     assert admin.request({"type": "reveal", "table": "long", "game": 11}, "revealed")["seed"] == "s11"
     assert len(t.deals) == REVEAL_HISTORY

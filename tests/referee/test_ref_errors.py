@@ -71,7 +71,9 @@ def scene(make_referee, make_client) -> dict[str, Any]:
                     first = (seat, m)
     carol = client("carol")
     carol.request({"type": "join", "table": "w", "variant": "box"}, "seated")
-    created = admin.request({"type": "create_table", "table": "b", "variant": "box", "seed": 247, "reserved": True}, "table_created")
+    created = admin.request(
+        {"type": "create_table", "table": "b", "variant": "box", "seed": 247, "reserved": True}, "table_created"
+    )
     box = {}
     for seat, tok in enumerate(created["seat_tokens"]):
         x = make_client(r.endpoint)

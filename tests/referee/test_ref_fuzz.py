@@ -21,7 +21,13 @@ leaves = (
     st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.floats(allow_nan=False) | st.text(max_size=12)
     | st.binary(max_size=12) | st.sampled_from(["t", "g", "As", "Td", "oklahoma", "box", "player", "admin", "pass", "knock"])
 )
-values = st.recursive(leaves, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8) | st.sampled_from(FIELD_NAMES), inner, max_size=4), max_leaves=12)
+values = st.recursive(
+    leaves,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8) | st.sampled_from(FIELD_NAMES), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
 typed_maps = st.builds(
     lambda t, fields: {"type": t, **fields},
     st.sampled_from(sorted(CLIENT_TYPES)),
@@ -84,4 +90,9 @@ def test_fuzzed_frames_never_break_the_referee(frame: bytes, who: int) -> None:
     stats: dict[str, Any] = sc.r.call(lambda: dict(sc.r.ref.stats))
     assert stats["internal"] == 0, "a fuzzed frame hit a referee bug"
     # the hosted game is still consistent: its record replays through the engine
-    sc.r.call(lambda: sc.r.ref.tables["g"].game is None or type(sc.r.ref.tables["g"].game).from_record(sc.r.ref.tables["g"].game.to_record()))
+    sc.r.call(
+        lambda: (
+            sc.r.ref.tables["g"].game is None
+            or type(sc.r.ref.tables["g"].game).from_record(sc.r.ref.tables["g"].game.to_record())
+        )
+    )

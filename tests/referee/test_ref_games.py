@@ -11,7 +11,9 @@ from okgin.rng import seed_hash
 def seat_players(referee, make_client, variant, n, table="t", **create):
     admin = make_client(referee.endpoint)
     admin.hello("organiser", role="admin")
-    created = admin.request({"type": "create_table", "table": table, "variant": variant, "reserved": True, **create}, "table_created")
+    created = admin.request(
+        {"type": "create_table", "table": table, "variant": variant, "reserved": True, **create}, "table_created"
+    )
     assert len(created["seat_tokens"]) == n
     clients = {}
     for seat, tok in enumerate(created["seat_tokens"]):
@@ -55,10 +57,20 @@ def test_box_sitter_gets_captain_view_and_advice_reaches_captain(referee, make_c
     assert ap["seq"] == p["seq"] and ap["captain"] == captain and ap["legal"] == p["legal"]
     assert ap["view"]["hand"] == p["view"]["hand"] and ap["view"]["hand_of"] == captain
     assert gs[box]["view"]["hand"] != p["view"]["hand"]
-    ok = clients[sitter].request({"type": "advise", "table": "t", "seq": p["seq"], "action": {"kind": "pass"}, "text": "pass it"}, "ok")
+    ok = clients[sitter].request(
+        {"type": "advise", "table": "t", "seq": p["seq"], "action": {"kind": "pass"}, "text": "pass it"}, "ok"
+    )
     assert ok["request"] == "advise"
     adv = clients[captain].expect("advice")
-    assert adv == {"type": "advice", "table": "t", "game": 1, "seq": p["seq"], "seat": sitter, "action": {"kind": "pass"}, "text": "pass it"}
+    assert adv == {
+        "type": "advice",
+        "table": "t",
+        "game": 1,
+        "seq": p["seq"],
+        "seat": sitter,
+        "action": {"kind": "pass"},
+        "text": "pass it",
+    }
     # advice never moved the game: the same prompt is still pending
     clients[captain].send({"type": "act", "table": "t", "seq": p["seq"], "action": {"kind": "take"}})
     ev = clients[captain].expect("event")

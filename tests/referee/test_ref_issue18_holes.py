@@ -105,7 +105,9 @@ def test_pass_with_a_card_is_refused_not_played(referee: RefereeThread, make_cli
     a, b = _seat_two(referee, make_client, "s")
     who, p = _first_prompt(a, b)
     assert {"kind": "pass"} in p["legal"]
-    bad = who.request({"type": "act", "table": "s", "seq": p["seq"], "action": {"kind": "pass", "card": "As"}}, "error", check=False)
+    bad = who.request(
+        {"type": "act", "table": "s", "seq": p["seq"], "action": {"kind": "pass", "card": "As"}}, "error", check=False
+    )
     assert bad["name"] == "bad_action" and "takes no 'card'" in bad["message"]
     again = who.expect("prompt")  # the table's illegal policy (reprompt): the same decision, with the error
     assert again["error"]["name"] == "bad_action" and again["legal"] == p["legal"] and again["view"] == p["view"]

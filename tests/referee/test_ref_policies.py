@@ -130,7 +130,9 @@ def test_illegal_forfeit_after_n(make_referee, make_client, tmp_path):
     clients = setup_table(r, make_client, seed=8, policies={"illegal": "forfeit", "illegal_limit": 2})
     seat, p = first_prompt(clients)
     c = clients[seat]
-    error_of(c.request({"type": "act", "table": "t", "seq": p["seq"], "action": {"kind": "discard", "card": "Kd"}}), "illegal_action")
+    error_of(
+        c.request({"type": "act", "table": "t", "seq": p["seq"], "action": {"kind": "discard", "card": "Kd"}}), "illegal_action"
+    )
     again = c.expect("prompt")
     assert again["error"]["name"] == "illegal_action"
     error_of(c.request({"type": "act", "table": "t", "seq": again["seq"], "action": {"kind": "sing"}}, check=False), "bad_action")

@@ -94,7 +94,9 @@ def test_transcript_box_hand(referee, make_client):
         c[s].hello(["carol", "dan", "erin"][s], token=tok)
         assert c[s].expect("seated")["seat"] == s
     starts = {s: c[s].expect("game_start") for s in c}
-    assert re.fullmatch(r"[0-9a-f]{64}", starts[0]["seed_hash"]) and '"seed_hash":"<64 hex digits: salted' in text  # 1.4: new every game
+    assert (
+        re.fullmatch(r"[0-9a-f]{64}", starts[0]["seed_hash"]) and '"seed_hash":"<64 hex digits: salted' in text
+    )  # 1.4: new every game
     assert starts[0]["view"]["roles"] == ["captain", "box", "sitter"]
     assert starts[0]["view"]["role_draws"] == [[[0, "Jd"], [1, "Qd"], [2, "5d"]]]
     assert starts[2]["view"]["hand"] == starts[0]["view"]["hand"] and starts[2]["view"]["hand_of"] == 0
@@ -115,11 +117,23 @@ def test_transcript_box_hand(referee, make_client):
         assert c[s].wait_for(lambda m: m["type"] == "event" and m["n"] == 3)["move"]["card"] == card
     p = prompt_of(c[0])
     assert p["seq"] == 4 and [a for a in p["legal"] if a["kind"] == "knock"] == [
-        {"kind": "knock", "card": "9c"}, {"kind": "knock", "card": "Td"}, {"kind": "knock", "card": "Jh"}, {"kind": "knock", "card": "9s"}]
+        {"kind": "knock", "card": "9c"},
+        {"kind": "knock", "card": "Td"},
+        {"kind": "knock", "card": "Jh"},
+        {"kind": "knock", "card": "9s"},
+    ]
     c[2].wait_for(lambda m: m["type"] == "advise_prompt" and m["seq"] == 4)
     c[2].send({"type": "advise", "table": "box7", "seq": 4, "action": {"kind": "knock", "card": "9c"}, "text": "knock"})
     adv = c[0].expect("advice")
-    assert adv == {"type": "advice", "table": "box7", "game": 1, "seq": 4, "seat": 2, "action": {"kind": "knock", "card": "9c"}, "text": "knock"}
+    assert adv == {
+        "type": "advice",
+        "table": "box7",
+        "game": 1,
+        "seq": 4,
+        "seat": 2,
+        "action": {"kind": "knock", "card": "9c"},
+        "text": "knock",
+    }
     c[0].send({"type": "act", "table": "box7", "seq": 4, "action": {"kind": "knock", "card": "9c"}})
     he = c[1].wait_for(lambda m: m["type"] == "hand_end")
     assert he["n"] == 5 and he["result"] == json_after(text, "result")

@@ -45,8 +45,14 @@ def test_fast_views_equal_engine_views(seed, variant, bots, big_gin, target):
         assert cache.wire(v) == game.view(v).to_wire()
 
 
-@given(fields=st.dictionaries(st.text(max_size=5), st.integers(-(2**63), 2**64 - 1) | st.text(max_size=5) | st.none(), max_size=20),
-       tail=st.lists(st.tuples(st.text(min_size=6, max_size=8), st.lists(st.integers(-(2**63), 2**63 - 1), max_size=3)), max_size=3, unique_by=lambda t: t[0]))
+@given(
+    fields=st.dictionaries(st.text(max_size=5), st.integers(-(2**63), 2**64 - 1) | st.text(max_size=5) | st.none(), max_size=20),
+    tail=st.lists(
+        st.tuples(st.text(min_size=6, max_size=8), st.lists(st.integers(-(2**63), 2**63 - 1), max_size=3)),
+        max_size=3,
+        unique_by=lambda t: t[0],
+    ),
+)
 def test_spliced_frames_decode_like_plain_ones(fields, tail):
     spliced = frame(fields, *[(k, pack(v)) for k, v in tail])
     assert msgpack.unpackb(spliced, raw=False, strict_map_key=False) == {**fields, **dict(tail)}

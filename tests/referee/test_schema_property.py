@@ -63,7 +63,9 @@ def _ecma_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> I
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-_Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator, validators={"pattern": _ecma_pattern}, type_checker=_MSGPACK_TYPES)
+_Validator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator, validators={"pattern": _ecma_pattern}, type_checker=_MSGPACK_TYPES
+)
 VALIDATORS = {t: _Validator({"$defs": DEFS, **DEFS[f"msg_{t}"]}) for t in CLIENT_TYPES}
 SCALE = float(os.environ.get("OKGIN_SCHEMA_EXAMPLES", "1"))
 TIMEOUT_MS = 10000  # for failures only
@@ -180,7 +182,9 @@ def invalid(node: dict[str, Any]) -> st.SearchStrategy[Any]:
     return st.one_of(*out)
 
 
-def mutated(node: dict[str, Any], base: st.SearchStrategy[dict[str, Any]], keep: tuple[str, ...] = ("type",)) -> st.SearchStrategy[Any]:
+def mutated(
+    node: dict[str, Any], base: st.SearchStrategy[dict[str, Any]], keep: tuple[str, ...] = ("type",)
+) -> st.SearchStrategy[Any]:
     """``base``'s maps changed in one place: a field made invalid, a required one
     dropped, or a field no version defines added (the schema refuses it in closed maps)."""
     props = {k: v for k, v in node.get("properties", {}).items() if k not in keep}
@@ -273,8 +277,14 @@ class Lab:
 
     def __init__(self) -> None:
         # no liveness deadline within the run: a client silent while other types are tried keeps its session
-        self.ref = RefereeThread(heartbeat_ms=600000, liveness=10, max_advice_per_prompt=10**6, max_advice_per_hand=10**6, max_seats_per_session=10**6,
-                                 max_watches_per_session=10**6)
+        self.ref = RefereeThread(
+            heartbeat_ms=600000,
+            liveness=10,
+            max_advice_per_prompt=10**6,
+            max_advice_per_hand=10**6,
+            max_seats_per_session=10**6,
+            max_watches_per_session=10**6,
+        )
         self.endpoint = self.ref.endpoint
         self.conns: list[Conn] = []
         self.player = self.conn()
@@ -341,8 +351,11 @@ class Lab:
     def moved(got: list[dict[str, Any]]) -> bool:
         """Whether the pending prompt is gone: the act was applied or refused as illegal
         (then a new prompt with a new seq) or the game ended."""
-        return any(m.get("type") in ("event", "game_end", "hand_end") or (m.get("type") == "error" and m["name"] in ("illegal_action", "bad_action"))
-                   for m in got)
+        return any(
+            m.get("type") in ("event", "game_end", "hand_end")
+            or (m.get("type") == "error" and m["name"] in ("illegal_action", "bad_action"))
+            for m in got
+        )
 
     # the advise context: a box game whose captain is prompted and never answers
     def new_advise_table(self) -> None:
@@ -426,8 +439,12 @@ EXAMPLES = {"act": 300, "advise": 200, "create_table": 250, "join": 250, "queue"
 def test_the_referee_accepts_exactly_what_the_schema_accepts(lab: Lab, t: str) -> None:
     seen = {True: 0, False: 0}
 
-    @settings(max_examples=max(10, int(EXAMPLES.get(t, 60) * SCALE)), deadline=None, database=None,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+    @settings(
+        max_examples=max(10, int(EXAMPLES.get(t, 60) * SCALE)),
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+    )
     @given(messages(t))
     def check(msg: dict[str, Any]) -> None:
         sent, accepted, got = verdict(lab, t, msg)
@@ -436,7 +453,8 @@ def test_the_referee_accepts_exactly_what_the_schema_accepts(lab: Lab, t: str) -
         why = "" if schema_ok else next(VALIDATORS[t].iter_errors(sent)).message
         assert accepted == schema_ok, (
             f"the schema {'accepts' if schema_ok else 'refuses'} ({why}) but the referee "
-            f"{'does not' if schema_ok else 'accepts it'}: {sent!r}\nanswers: {got!r}")
+            f"{'does not' if schema_ok else 'accepts it'}: {sent!r}\nanswers: {got!r}"
+        )
 
     check()
     assert seen[True] and (seen[False] or t in ("heartbeat", "ping", "bye")), f"{t}: only one side was tried: {seen}"

@@ -46,10 +46,18 @@ def test_schema_carries_the_pattern_and_any_rules():
 @pytest.mark.parametrize(
     ("msg", "error", "needles"),
     [
-        ({"type": "hello", "protocol": 1, "role": "player", "name": "x\u2028"}, "bad_message", ("'name'", "U+2028 (LINE SEPARATOR)", "character 1")),
+        (
+            {"type": "hello", "protocol": 1, "role": "player", "name": "x\u2028"},
+            "bad_message",
+            ("'name'", "U+2028 (LINE SEPARATOR)", "character 1"),
+        ),
         ({"type": "create_table", "players": ["ok", "\u2066x"]}, "bad_message", ("'players[1]'", "U+2066")),
         ({"type": "advise", "table": "t", "seq": 1, "text": "\x07"}, "bad_advice", ("'text'", "U+0007 (a control character)")),
-        ({"type": "advise", "table": "t", "seq": 1, "text": "\U000e0041"}, "bad_advice", ("U+E0041 (TAG LATIN CAPITAL LETTER A)",)),
+        (
+            {"type": "advise", "table": "t", "seq": 1, "text": "\U000e0041"},
+            "bad_advice",
+            ("U+E0041 (TAG LATIN CAPITAL LETTER A)",),
+        ),
         ({"type": "advise", "table": "t", "seq": 1, "text": "\ud83d"}, "bad_advice", ("U+D83D (a surrogate character)",)),
     ],
 )
@@ -65,4 +73,6 @@ def test_validate_names_the_field_and_the_code_point(msg, error, needles):
 def test_zwj_zwnj_and_ordinary_text_pass():
     family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
     assert validate({"type": "hello", "protocol": 1, "role": "player", "name": f"{family} z\u200cw \u00a0"}) == "hello"
-    assert validate({"type": "advise", "table": "t", "seq": 1, "text": "caf\u00e9 \u0915\u094d\u200d\u0937 \u3000 ok"}) == "advise"
+    assert (
+        validate({"type": "advise", "table": "t", "seq": 1, "text": "caf\u00e9 \u0915\u094d\u200d\u0937 \u3000 ok"}) == "advise"
+    )

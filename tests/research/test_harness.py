@@ -68,7 +68,12 @@ def test_every_legal_move_in_every_shown_form_parses_back(variant: str, seed: in
         assert f"You are seat {s}." in render(g.view(s), rules=g.rules)
 
 
-@given(seed=st.integers(0, 10_000), steps=st.integers(0, 40), kind=st.sampled_from(["take", "pass", "draw_stock", "draw_discard", "discard", "knock", "big_gin"]), card=st.integers(0, 51))
+@given(
+    seed=st.integers(0, 10_000),
+    steps=st.integers(0, 40),
+    kind=st.sampled_from(["take", "pass", "draw_stock", "draw_discard", "discard", "knock", "big_gin"]),
+    card=st.integers(0, 51),
+)
 def test_an_illegal_move_is_refused_naming_the_legal_ones(seed: int, steps: int, kind: str, card: int) -> None:
     g = _advance("oklahoma", seed, steps)
     if g.is_over:
@@ -90,8 +95,13 @@ def test_an_illegal_move_is_refused_naming_the_legal_ones(seed: int, steps: int,
 
 def test_forms_from_the_brief() -> None:
     # Seat 0 holds a near-gin hand; the upcard 7h is on offer (limit 7).
-    g = game_from_position(RuleSet(), hands={0: "As 2s 3s 4d 5d 6d 9c 9h 9s Kc", 1: "Ac 2c 3c 4c 5c 6c 7c 8c Td Jd"},
-                           upcard="7h", stock=["2h", "Qd"], dealer=1)
+    g = game_from_position(
+        RuleSet(),
+        hands={0: "As 2s 3s 4d 5d 6d 9c 9h 9s Kc", 1: "Ac 2c 3c 4c 5c 6c 7c 8c Td Jd"},
+        upcard="7h",
+        stock=["2h", "Qd"],
+        dealer=1,
+    )
     v, legal = g.view(0), g.legal_actions()
     assert parse_move("take 7♥", legal, v) == Action("take")
     assert parse_move("take the upcard", legal, v) == Action("take")
@@ -144,8 +154,13 @@ def test_forms_from_the_brief() -> None:
 
 
 def test_a_knock_declaring_melds() -> None:
-    g = game_from_position(RuleSet(), hands={0: "As 2s 3s 4s 4d 5d 6d 9c 9h 9s", 1: "Ac 2c 3c 4c 5c 6c 7c 8c Td Jd"},
-                           upcard="Kh", stock=["Kc"], dealer=1)
+    g = game_from_position(
+        RuleSet(),
+        hands={0: "As 2s 3s 4s 4d 5d 6d 9c 9h 9s", 1: "Ac 2c 3c 4c 5c 6c 7c 8c Td Jd"},
+        upcard="Kh",
+        stock=["Kc"],
+        dealer=1,
+    )
     for a in (Action("pass"), Action("pass"), Action("draw_stock")):
         g.apply(a)
     v, legal = g.view(0), g.legal_actions()
@@ -163,10 +178,17 @@ def test_a_knock_declaring_melds() -> None:
 
 def test_layoffs_are_shown_in_the_last_hand() -> None:
     # Seat 0 knocks with the run 5h 6h 7h; seat 1 holds 8h and 4h: both are laid off.
-    g = game_from_position(RuleSet(knock_limit=10), hands={0: "5h 6h 7h Ac Ad As 2c 2d 2s 3c", 1: "8h 4h Kc Kd Qs Js 9d 9s 7c Tc"},
-                           upcard="Qh", stock=["Kh"], dealer=1)
+    g = game_from_position(
+        RuleSet(knock_limit=10),
+        hands={0: "5h 6h 7h Ac Ad As 2c 2d 2s 3c", 1: "8h 4h Kc Kd Qs Js 9d 9s 7c Tc"},
+        upcard="Qh",
+        stock=["Kh"],
+        dealer=1,
+    )
     g.apply(Action("take"))
-    g.apply(Action.knock(parse_card("Qh")) if Action.knock(parse_card("Qh")) in g.legal_actions() else Action.knock(parse_card("3c")))
+    g.apply(
+        Action.knock(parse_card("Qh")) if Action.knock(parse_card("Qh")) in g.legal_actions() else Action.knock(parse_card("3c"))
+    )
     v = g.view(1)
     text = render(v)
     assert "Last hand:" in text and "Laid off onto the knocker's melds" in text
@@ -188,8 +210,13 @@ def test_box_roles_and_the_sitter() -> None:
 
 
 def test_the_wall_is_announced() -> None:
-    g = game_from_position(RuleSet(), hands={0: "As 3s 5s 7d 9d Jc Kc 2h 4h 6h", 1: "Ac 3c 5c 7c 9c Jd Kd 2s 4s 6s"},
-                           upcard="8h", stock=["Ts", "Td", "Th"], dealer=1)
+    g = game_from_position(
+        RuleSet(),
+        hands={0: "As 3s 5s 7d 9d Jc Kc 2h 4h 6h", 1: "Ac 3c 5c 7c 9c Jd Kd 2s 4s 6s"},
+        upcard="8h",
+        stock=["Ts", "Td", "Th"],
+        dealer=1,
+    )
     v = g.view(0)
     text = render(dataclasses.replace(v, stock_size=3), g.legal_actions())  # the next stock draw reaches the Wall
     assert "Wall" in text and "One stock draw is left" in text
@@ -204,8 +231,14 @@ def test_rules_text_follows_the_options() -> None:
     assert "Gin in the Box" in t and "Knock limit: 10" in t and "Big gin" in t and "tie scores nothing" in t and "50 points" in t
 
 
-@given(seed=st.integers(0, 10_000), steps=st.integers(0, 40),
-       text=st.one_of(st.text(max_size=60), st.from_regex(r"(take|draw|discard|knock|pass|gin|big)? ?[0-9AaTtJjQqKk]{0,2}[cdhs♣♦♥♠]? ?(\[.*\])?", fullmatch=True)))
+@given(
+    seed=st.integers(0, 10_000),
+    steps=st.integers(0, 40),
+    text=st.one_of(
+        st.text(max_size=60),
+        st.from_regex(r"(take|draw|discard|knock|pass|gin|big)? ?[0-9AaTtJjQqKk]{0,2}[cdhs♣♦♥♠]? ?(\[.*\])?", fullmatch=True),
+    ),
+)
 def test_any_reply_is_a_legal_move_or_a_clear_refusal(seed: int, steps: int, text: str) -> None:
     g = _advance("oklahoma", seed, steps)
     if g.is_over:

@@ -221,7 +221,9 @@ def assert_no_leak(texts: list[str], record: dict[str, Any], seat: int) -> int:
         # "You played: ..." names the seat's own move, which may have ended the hand before.
         body = "\n".join(line for line in body.splitlines() if "could lay off" not in line and not line.startswith("You played:"))
         for c in hidden.get(n, ()):
-            assert not CARD_RE[c].search(body), f"hand {n + 1}: {card_str(c)} (never seen by seat {seat}; hidden {sorted(map(card_str, hidden[n]))}) appears in:\n{body}"
+            assert not CARD_RE[c].search(body), (
+                f"hand {n + 1}: {card_str(c)} (never seen by seat {seat}; hidden {sorted(map(card_str, hidden[n]))}) appears in:\n{body}"
+            )
         checked += 1
     return checked
 
@@ -247,7 +249,9 @@ async def _record_when_written(referee: RefereeProcess, table: str) -> dict[str,
 
 
 # ----------------------------------------------------------------------------- tests
-async def test_oklahoma_gin_against_a_builtin_bot(referee: RefereeProcess, spawn_bot: Callable[..., subprocess.Popen[bytes]]) -> None:
+async def test_oklahoma_gin_against_a_builtin_bot(
+    referee: RefereeProcess, spawn_bot: Callable[..., subprocess.Popen[bytes]]
+) -> None:
     texts: list[str] = []
     async with mcp_seat(referee.endpoint, "--table", "llm-ok", "--name", "agent", "--rule", f"target_score={TARGET}") as s:
         tools = {t.name for t in (await asyncio.wait_for(s.list_tools(), 60)).tools}
@@ -301,20 +305,27 @@ class Listener(SimpleBot):
 """
 
 
-async def _box_game(referee: RefereeProcess, spawn_bot: Callable[..., subprocess.Popen[bytes]], table: str, role_index: int) -> tuple[dict[str, int], list[str]]:
+async def _box_game(
+    referee: RefereeProcess, spawn_bot: Callable[..., subprocess.Popen[bytes]], table: str, role_index: int
+) -> tuple[dict[str, int], list[str]]:
     bot_file = Path(referee.log_path).parent.parent / "listener_bot.py"
     bot_file.write_text(LISTENER)
     admin = AsyncClient(referee.endpoint, "organiser", "admin", admin_key=referee.admin_key)
     await admin.connect()
     try:
-        t = await admin.create_table(table=table, variant="box", rules={"target_score": TARGET}, seed=_box_seed(role_index), reserved=True)
+        t = await admin.create_table(
+            table=table, variant="box", rules={"target_score": TARGET}, seed=_box_seed(role_index), reserved=True
+        )
     finally:
         await admin.close()
     assert t.seat_tokens is not None and len(t.seat_tokens) == 3
     texts: list[str] = []
     # The seat's token through the environment: a command line is readable by other users.
     async with mcp_seat(referee.endpoint, "--name", "agent", env={"OKGIN_SEAT_TOKEN": t.seat_tokens[0]}) as s:
-        bots = [spawn_bot(f"{bot_file}:Listener", "--connect", referee.endpoint, "--token", tok, "--seed", str(i)) for i, tok in enumerate(t.seat_tokens[1:])]
+        bots = [
+            spawn_bot(f"{bot_file}:Listener", "--connect", referee.endpoint, "--token", tok, "--seed", str(i))
+            for i, tok in enumerate(t.seat_tokens[1:])
+        ]
         did = await asyncio.wait_for(play_game(s, texts), GAME_TIMEOUT_S)
     assert all(b.wait(60) == 0 for b in bots)
     record = await _record_when_written(referee, table)
@@ -330,7 +341,9 @@ async def test_box_game_as_captain(referee: RefereeProcess, spawn_bot: Callable[
     assert any("Gin in the Box" in t for t in texts)
 
 
-async def test_box_game_as_sitter_sending_advice(referee: RefereeProcess, spawn_bot: Callable[..., subprocess.Popen[bytes]]) -> None:
+async def test_box_game_as_sitter_sending_advice(
+    referee: RefereeProcess, spawn_bot: Callable[..., subprocess.Popen[bytes]]
+) -> None:
     did, texts = await _box_game(referee, spawn_bot, "llm-box-sitter", role_index=2)
     assert did["advised"] > 0
     first = next(t for t in texts if "Roles this hand" in t)
@@ -341,20 +354,33 @@ async def test_box_game_as_sitter_sending_advice(referee: RefereeProcess, spawn_
 async def test_bad_command_lines_are_refused() -> None:
     r = subprocess.run([sys.executable, "-m", "okgin", "mcp"], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert r.returncode == 2 and "--table" in r.stderr
-    r = subprocess.run([sys.executable, "-m", "okgin", "mcp", "--table", "x", "--rule", "gin_bonus=x"], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    r = subprocess.run(
+        [sys.executable, "-m", "okgin", "mcp", "--table", "x", "--rule", "gin_bonus=x"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
     assert r.returncode == 2 and "gin_bonus" in r.stderr
     r = subprocess.run([sys.executable, "-m", "okgin", "mcp", "--help"], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert r.returncode == 0 and "legal_moves" in r.stdout and "mcpServers" in r.stdout
 
 
-async def test_a_slow_model_meets_the_tables_clock(referee: RefereeProcess, spawn_bot: Callable[..., subprocess.Popen[bytes]]) -> None:
+async def test_a_slow_model_meets_the_tables_clock(
+    referee: RefereeProcess, spawn_bot: Callable[..., subprocess.Popen[bytes]]
+) -> None:
     """A seat that does not answer in time is played for (policy default_move): ``state``
     showed the time left, and ``history`` says what the referee did; the game goes on."""
     admin = AsyncClient(referee.endpoint, "organiser", "admin", admin_key=referee.admin_key)
     await admin.connect()
     try:
-        t = await admin.create_table(table="llm-clock", rules={"target_score": TARGET}, reserved=True,
-                                     clock={"move_ms": 1000, "grace_ms": 200}, policies={"timeout": "default_move"})
+        t = await admin.create_table(
+            table="llm-clock",
+            rules={"target_score": TARGET},
+            reserved=True,
+            clock={"move_ms": 1000, "grace_ms": 200},
+            policies={"timeout": "default_move"},
+        )
     finally:
         await admin.close()
     assert t.seat_tokens is not None
@@ -387,8 +413,14 @@ async def test_start_up_failures_are_sentences(referee: RefereeProcess) -> None:
         await admin.close()
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "okgin", "mcp", *args], capture_output=True, text=True, timeout=120,
-                              cwd=ROOT, stdin=subprocess.DEVNULL)
+        return subprocess.run(
+            [sys.executable, "-m", "okgin", "mcp", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+        )
 
     r = run("--connect", "tcp://127.0.0.1:9", "--table", "x", "--connect-timeout", "1")
     assert r.returncode == 1 and r.stderr.startswith("okgin mcp:") and r.stdout == ""

@@ -281,7 +281,10 @@ def test_bench_ismcts_runs() -> None:
     for rollout in ("random", "simple"):
         proc = subprocess.run(
             [sys.executable, "bench/ismcts.py", "--sims", "2", "--games", "2", "--rollout", rollout],
-            cwd=root, capture_output=True, text=True, timeout=240,
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=240,
         )
         assert proc.returncode == 0, proc.stderr
         out = json.loads(proc.stdout.strip().splitlines()[-1])

@@ -157,7 +157,7 @@ def main() -> int:
     if args.flood and args.endpoint.startswith("ipc://"):
         # Before it sits (its own game waits for it; the others' games go on meanwhile).
         counts: dict[str, int] = {}
-        flood(args.endpoint[len("ipc://"):], args.flood, args.hold, counts)
+        flood(args.endpoint[len("ipc://") :], args.flood, args.hold, counts)
         sys.stderr.write(json.dumps({"spy": "flood", "target": str(args.flood), "ok": False, **counts}) + "\n")
         sys.stderr.flush()
     run_bot(get_bot("simple", seed=1), args.endpoint, token=args.token, name="spy")

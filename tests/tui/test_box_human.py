@@ -48,7 +48,9 @@ async def play_until(pilot, app: OkginApp, cond, limit_moves: int = 3000) -> Non
     for _ in range(limit_moves):
         if cond():
             return
-        await until(pilot, lambda: cond() or app.state.my_turn or isinstance(app.screen, HandSummaryScreen | GameOverScreen), limit=60)
+        await until(
+            pilot, lambda: cond() or app.state.my_turn or isinstance(app.screen, HandSummaryScreen | GameOverScreen), limit=60
+        )
         if cond():
             return
         if isinstance(app.screen, GameOverScreen):
@@ -77,8 +79,11 @@ async def test_the_first_screen_is_the_table_and_summaries_wait_for_a_key() -> N
             assert isinstance(shown, HandSummaryScreen)
             done = shown.result.hand_number
             # The referee goes on to the next hand; the summary stays until the key.
-            await until(pilot, lambda: (app.state.view is not None and app.state.view.hand_number == done + 1)
-                        or app.state.game_over, limit=30)
+            await until(
+                pilot,
+                lambda: (app.state.view is not None and app.state.view.hand_number == done + 1) or app.state.game_over,
+                limit=30,
+            )
             await pilot.pause()
             assert app.screen is shown
             if app.state.is_sitter:  # the bots wait for the human to be back at the table
@@ -98,8 +103,12 @@ async def test_a_hand_the_human_sits_out_is_played_at_a_pace_and_shown_move_by_m
     try:
         async with app.run_test(size=SIZE) as pilot:
             seen: list[tuple[int, int]] = []
-            app.watch(app, "state", lambda st: st.is_sitter and st.view and seen.append((st.view.hand_number, len(st.view.events))),
-                      init=False)
+            app.watch(
+                app,
+                "state",
+                lambda st: st.is_sitter and st.view and seen.append((st.view.hand_number, len(st.view.events))),
+                init=False,
+            )
             await play_until(pilot, app, lambda: app.state.is_sitter and app.state.view.phase != "game_over")
             hand = app.state.view.hand_number
             assert hand == 0  # the first hand, so every pause in the log is of this hand or later
@@ -154,16 +163,25 @@ async def test_the_captain_reads_its_bot_sitters_advice_as_the_table_writes_card
 
     from clients.tui.widgets.cards import card_label
 
-    house = House(RuleSet(variant="box", target_score=40), ["simple", "simple"], human="ada", seed=CAPTAIN_FIRST,
-                  pacing=Pacing(pace=0.0, advice_window=0.0))
+    house = House(
+        RuleSet(variant="box", target_score=40),
+        ["simple", "simple"],
+        human="ada",
+        seed=CAPTAIN_FIRST,
+        pacing=Pacing(pace=0.0, advice_window=0.0),
+    )
     app = wired_app(house)
     code = re.compile(r"\b(?:[2-9TJQKA])[shdc]\b")
     try:
         async with app.run_test(size=(120, 40)) as pilot:
+
             def advised_a_card() -> bool:
                 v = app.state.view
-                return (v is not None and app.state.role == "captain"
-                        and any(a.action is not None and a.action.card is not None and a.text for a in v.advice))
+                return (
+                    v is not None
+                    and app.state.role == "captain"
+                    and any(a.action is not None and a.action.card is not None and a.text for a in v.advice)
+                )
 
             await play_until(pilot, app, advised_a_card)
             await pilot.pause()

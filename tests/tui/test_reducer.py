@@ -80,7 +80,9 @@ def test_waiting_rematch_closed_shutdown_sentences() -> None:
     assert "waiting for 1 more player" in st.notice
     st, _ = reduce(st, {"type": "queued", "waiting": 1, "needed": 3})
     assert "1 of 3" in st.notice
-    st, _ = reduce(TableState(table="t", names=("ann", "bob")), {"type": "rematch_status", "table": "t", "ready": [True, False], "game": 2})
+    st, _ = reduce(
+        TableState(table="t", names=("ann", "bob")), {"type": "rematch_status", "table": "t", "ready": [True, False], "game": 2}
+    )
     assert st.notice == "Rematch: waiting for bob…"
     st, _ = reduce(st, {"type": "table_closed", "table": "t", "reason": "the organiser closed it"})
     assert "organiser" in st.notice

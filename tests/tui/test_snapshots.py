@@ -356,8 +356,12 @@ def clocks_state() -> TableState:
     from clients.tui.model import Clock
 
     st = TABLES["ok_discard"]()
-    return replace(st, names=("bob", "ann"), clocks=(Clock(83000, 20000, FROZEN_NOW - 3.2, True), Clock(125000, None, FROZEN_NOW, False)),
-                   extra={**st.extra, "away": {1: ("ann", FROZEN_NOW + 12.5)}})
+    return replace(
+        st,
+        names=("bob", "ann"),
+        clocks=(Clock(83000, 20000, FROZEN_NOW - 3.2, True), Clock(125000, None, FROZEN_NOW, False)),
+        extra={**st.extra, "away": {1: ("ann", FROZEN_NOW + 12.5)}},
+    )
 
 
 @BOTH

@@ -38,7 +38,9 @@ class Evaluator:
         self.hazard = 0.0
         limit = k.knock_limit
         # utility of ending a draw with deadwood d (lower is better)
-        self.util = [float(d) - (knock_bonus if 0 < d <= limit else 0.0) - (gin_bonus + knock_bonus if d == 0 else 0.0) for d in range(120)]
+        self.util = [
+            float(d) - (knock_bonus if 0 < d <= limit else 0.0) - (gin_bonus + knock_bonus if d == 0 else 0.0) for d in range(120)
+        ]
         self._dw: dict[int, int] = {}
         self._exp: dict[int, float] = {}
         self._dad: dict[int, int] = {}

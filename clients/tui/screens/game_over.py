@@ -84,8 +84,12 @@ class GameOverScreen(OkginModalScreen[None]):
                 who = state_name(st, loser)
                 extra.append(f"Ended early: {who + ' ' if who else ''}{TERMINATION_TEXT.get(term, term)}.\n")
             if final.get("classic_totals"):
-                extra.append("With classic bonuses: " + ", ".join(
-                    f"{st.name(s)} {x}" for s, x in enumerate(final["classic_totals"])) + ("  (shutout!)" if final.get("shutout") else "") + "\n")
+                extra.append(
+                    "With classic bonuses: "
+                    + ", ".join(f"{st.name(s)} {x}" for s, x in enumerate(final["classic_totals"]))
+                    + ("  (shutout!)" if final.get("shutout") else "")
+                    + "\n"
+                )
             if final.get("seed") is not None:
                 extra.append(f"Deal seed (revealed): {final['seed']}\n", style="dim")
             if extra.plain:

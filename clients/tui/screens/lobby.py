@@ -139,8 +139,11 @@ class LobbyScreen(OkginScreen[None]):
             players = ", ".join(p or "·" for p in t.get("players", []))
             label = f"{t.get('table')}: {t.get('variant')} · {t.get('status')} · {players}"
             ol.add_option(Option(label, id=str(t.get("table"))))
-        self._status(f"{len(tables)} table{'s' if len(tables) != 1 else ''} at {endpoint}. Pick one to fill the table name." if tables
-                     else f"Connected to {endpoint}: no tables yet. Quick match or create one.")
+        self._status(
+            f"{len(tables)} table{'s' if len(tables) != 1 else ''} at {endpoint}. Pick one to fill the table name."
+            if tables
+            else f"Connected to {endpoint}: no tables yet. Quick match or create one."
+        )
 
     @on(OptionList.OptionSelected, "#tables")
     def _pick(self, event: OptionList.OptionSelected) -> None:

@@ -131,7 +131,9 @@ class HandSummaryScreen(OkginModalScreen[int]):
             with VerticalScroll(id="summary-body"):
                 yield Static(summary_text(st, self.result, opts), id="summary-text")
             with Horizontal(classes="dialog-buttons"):
-                label = "Continue (Enter)" if self.auto_continue is None else f"Continue (Enter; goes on in {self.auto_continue:g} s)"
+                label = (
+                    "Continue (Enter)" if self.auto_continue is None else f"Continue (Enter; goes on in {self.auto_continue:g} s)"
+                )
                 yield Button(label, id="continue", variant="primary", compact=True)
         yield Footer()
 

@@ -200,8 +200,15 @@ class TableScreen(OkginScreen[None]):
     def _keys_signature(self) -> tuple:
         st = self.state
         return (
-            st.my_turn, tuple(sorted(st.legal_kinds())), st.can_advise, tuple(sorted({a.kind for a in st.advice_legal})),
-            self._choosing(), st.game_over, st.replay is not None, st.spectator, bool(st.view and st.view.hand),
+            st.my_turn,
+            tuple(sorted(st.legal_kinds())),
+            st.can_advise,
+            tuple(sorted({a.kind for a in st.advice_legal})),
+            self._choosing(),
+            st.game_over,
+            st.replay is not None,
+            st.spectator,
+            bool(st.view and st.view.hand),
         )
 
     def _refresh_keys(self) -> None:
@@ -218,7 +225,9 @@ class TableScreen(OkginScreen[None]):
         v = st.view
         if v is None or v.phase != "discard":
             return False
-        return (st.my_turn and "discard" in st.legal_kinds()) or (st.can_advise and any(a.kind == "discard" for a in st.advice_legal))
+        return (st.my_turn and "discard" in st.legal_kinds()) or (
+            st.can_advise and any(a.kind == "discard" for a in st.advice_legal)
+        )
 
     def _hand_title(self) -> str:
         st = self.state
@@ -299,13 +308,21 @@ class TableScreen(OkginScreen[None]):
         word = "Suggest " if advice else ""
         up = v.top_discard
         if "take" in kinds:
-            out.append((move_action("take", advice), f"{word}Take {card_label(up, opts) if up is not None else ''} (t)", "primary"))
+            out.append(
+                (move_action("take", advice), f"{word}Take {card_label(up, opts) if up is not None else ''} (t)", "primary")
+            )
         if "pass" in kinds:
             out.append((move_action("pass", advice), f"{word}Pass (p)", "default"))
         if "draw_stock" in kinds:
             out.append((move_action("draw_stock", advice), f"{word}Draw stock (s)", "primary"))
         if "draw_discard" in kinds:
-            out.append((move_action("draw_discard", advice), f"{word}Take {card_label(up, opts) if up is not None else ''} (d)", "default"))
+            out.append(
+                (
+                    move_action("draw_discard", advice),
+                    f"{word}Take {card_label(up, opts) if up is not None else ''} (d)",
+                    "default",
+                )
+            )
         if "discard" in kinds and sel is not None:
             out.append((move_action("discard", advice), f"{word}Discard {card_label(sel, opts)} (⏎)", "primary"))
         if "knock" in kinds:
@@ -412,7 +429,8 @@ class TableScreen(OkginScreen[None]):
             self._update_prompt()
             self.notify(
                 f"To knock, throw {card_label(info.knock_cards[0], self.options)} face down: press k again.",
-                title="Knock", timeout=4,
+                title="Knock",
+                timeout=4,
             )
         return None
 
@@ -480,4 +498,9 @@ class TableScreen(OkginScreen[None]):
         if msg.double:
             await self._play(Action(act))
         else:
-            self.notify("Double-click to " + ("draw from the stock" if act == "draw_stock" else "take that card") + f" (or press {'s' if act == 'draw_stock' else 't' if act == 'take' else 'd'}).", timeout=3)
+            self.notify(
+                "Double-click to "
+                + ("draw from the stock" if act == "draw_stock" else "take that card")
+                + f" (or press {'s' if act == 'draw_stock' else 't' if act == 'take' else 'd'}).",
+                timeout=3,
+            )

@@ -45,7 +45,9 @@ class AdvicePanel(Widget):
             if a.action is not None:
                 t.append(action_phrase(a.action, self.options, v.upcard, v.top_discard), style="bold")
             if a.text:
-                t.append((" — " if a.action is not None else "") + f'"{card_codes_to_labels(a.text, self.options)}"', style="italic")
+                t.append(
+                    (" — " if a.action is not None else "") + f'"{card_codes_to_labels(a.text, self.options)}"', style="italic"
+                )
             out.append(t)
         return out
 

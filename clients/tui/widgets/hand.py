@@ -39,7 +39,9 @@ _SUIT_ORDER = {3: 0, 2: 1, 0: 2, 1: 3}
 MELD_LETTERS = "ABCD"
 
 
-def sort_cards(cards: list[Card], mode: str, melds: tuple[tuple[Card, ...], ...] = (), previous: list[Card] | None = None) -> list[Card]:
+def sort_cards(
+    cards: list[Card], mode: str, melds: tuple[tuple[Card, ...], ...] = (), previous: list[Card] | None = None
+) -> list[Card]:
     """Order the hand for display. ``manual`` keeps ``previous`` (new cards at the end)."""
     if mode == "rank":
         return sorted(cards, key=lambda c: (rank_of(c), _SUIT_ORDER[suit_of(c)]))

@@ -111,7 +111,13 @@ class PilesWidget(Widget):
 
     def on_click(self, event: events.Click) -> None:
         x = event.x
-        pile = STOCK if self.STOCK_X <= x < self.STOCK_X + self.CARD_W + 1 else DISCARD if self.DISCARD_X - 1 <= x < self.DISCARD_X + self.CARD_W + 1 else None
+        pile = (
+            STOCK
+            if self.STOCK_X <= x < self.STOCK_X + self.CARD_W + 1
+            else DISCARD
+            if self.DISCARD_X - 1 <= x < self.DISCARD_X + self.CARD_W + 1
+            else None
+        )
         if pile is None or event.y == 0:
             return
         self.post_message(self.Activated(pile, event.chain >= 2))
