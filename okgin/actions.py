@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import _WIRE_INDEX, Card, card_str, to_card
+from .cards import WIRE_INDEX, Card, card_str, to_card
 
 __all__ = ["DRAW_DISCARD", "DRAW_STOCK", "KINDS", "PASS", "TAKE", "Action"]
 
@@ -150,7 +150,7 @@ def _wire_card(text: Any) -> Card:
     :func:`okgin.cards.parse_card` also reads ``10h`` and lower case, for people typing;
     a bot's message is held to the schema, so a referee refuses what a validator would.
     """
-    c = _WIRE_INDEX.get(text) if text.__class__ is str else None
+    c = WIRE_INDEX.get(text) if text.__class__ is str else None
     if c is None:
         raise ValueError(f"a card is a string, a rank of A23456789TJQK then a suit of cdhs, like 'As' or 'Td', not {text!r}")
     return c

@@ -86,7 +86,7 @@ def parse_card(text: str) -> Card:
     Raises ``ValueError`` naming the bad string, so a client sees exactly which of
     its cards was malformed.
     """
-    c = _WIRE_INDEX.get(text) if text.__class__ is str else None
+    c = WIRE_INDEX.get(text) if text.__class__ is str else None
     if c is not None:  # the canonical wire form: the common case, one dict look-up
         return c
     if not isinstance(text, str):
@@ -103,7 +103,8 @@ def parse_card(text: str) -> Card:
     return s * 13 + r
 
 
-_WIRE_INDEX = {RANKS[c % 13] + SUITS[c // 13]: c for c in range(NUM_CARDS)}
+# Also okgin/actions.py's fast path (Action.from_wire); not in __all__: plumbing, not user API.
+WIRE_INDEX = {RANKS[c % 13] + SUITS[c // 13]: c for c in range(NUM_CARDS)}
 
 
 def to_card(obj: Card | str) -> Card:

@@ -19,7 +19,7 @@ from typing import Any
 from .actions import DRAW_DISCARD, DRAW_STOCK, Action
 from .enums import Termination, termination
 from .errors import IllegalAction
-from .hand import _DISCARDS, _EV_DISCARD, DISCARD, DRAW, EVENTS, OVER, STOCK_FLOOR, Hand
+from .hand import DISCARD, DISCARDS, DRAW, EV_DISCARD, EVENTS, OVER, STOCK_FLOOR, Hand
 from .infostate import resample as resample_hidden
 from .rng import SeedStream, seed_text
 from .roles import BOX, CAPTAIN, SITTER, Roles, draw_roles, rotate
@@ -39,7 +39,7 @@ MAX_ADVICE_TEXT = 280
 _LOG_DRAWS: dict[str, tuple[tuple[str, int, Action], ...]] = {
     a.kind: tuple(("action", s, a) for s in range(3)) for a in (DRAW_STOCK, DRAW_DISCARD)
 }
-_LOG_DISCARDS = tuple(tuple(("action", s, _DISCARDS[c]) for c in range(52)) for s in range(3))
+_LOG_DISCARDS = tuple(tuple(("action", s, DISCARDS[c]) for c in range(52)) for s in range(3))
 TERMINATIONS: tuple[Termination, ...] = tuple(Termination)  # the values, in this order: normal first
 # The reasons Game.resign takes: every termination but the game's own endings.
 _RESIGN_REASONS: tuple[Termination, ...] = tuple(t for t in Termination if t not in ("normal", "hand_limit"))
@@ -73,7 +73,7 @@ class Game:
         # Set by resample(): the hidden cards came from a sampler, not from the seed.
         self.resampled = False
         # okgin.views' per-viewer cache of this hand's filtered events (views._filtered_events).
-        self._view_cache: dict[tuple[int | None, bool], list[Any]] = {}
+        self.view_cache: dict[tuple[int | None, bool], list[Any]] = {}
         if self.rules.variant == "box":
             self.roles, self.role_draws = draw_roles(self.seed)
             dealer, nondealer = self.roles[0], self.roles[1]
@@ -109,7 +109,7 @@ class Game:
         g.role_draws = self.role_draws  # written once by draw_roles, never changed
         g.position = self.position
         g.resampled = self.resampled
-        g._view_cache = {}
+        g.view_cache = {}
         g.hand = self.hand.copy()
         return g
 
@@ -146,11 +146,11 @@ class Game:
         # Hand.legal_actions() inlined (the hottest call of random playouts): the cached
         # list, computed on first use, copied so that callers may keep or change it.
         h = self.hand
-        legal = h._legal
+        legal = h.legal_cache
         if legal is None:
             if h.phase == DRAW:  # half the states: no need to cache two constants
                 return [DRAW_STOCK] if h.stock_only else [DRAW_STOCK, DRAW_DISCARD]
-            legal = h._legal = h._compute_legal()
+            legal = h.legal_cache = h.compute_legal()
         return list(legal)
 
     def role_of(self, seat: int) -> str:
@@ -194,7 +194,7 @@ class Game:
         kind = action.kind
         phase = hand.phase
         if phase == DRAW and (kind == "draw_stock" or (kind == "draw_discard" and not hand.stock_only)):
-            hand._legal = None
+            hand.legal_cache = None
             if kind == "draw_stock":
                 c = hand.stock.pop()
                 hand.stock_only = False
@@ -215,14 +215,14 @@ class Game:
             if not held >> card & 1 or (card == hand.taken and not hand.rules.allow_discard_of_taken_card):
                 hand.check(action)  # raises
                 raise AssertionError("check() accepted an illegal discard")
-            hand._legal = None
+            hand.legal_cache = None
             hand.hands[actor] = held & ~(1 << card)
             hand.discard_pile.append(card)
             hand.taken = None
-            hand.events.append(_EV_DISCARD[actor][card])
-            self.log.append(_LOG_DISCARDS[actor][card] if action is _DISCARDS[card] else ("action", actor, action))
+            hand.events.append(EV_DISCARD[actor][card])
+            self.log.append(_LOG_DISCARDS[actor][card] if action is DISCARDS[card] else ("action", actor, action))
             if len(hand.stock) <= STOCK_FLOOR or hand.pile_draws >= hand.rules.max_pile_draws:
-                hand._finish_drawn()
+                hand.finish_drawn()
                 return self._end_hand()
             hand.to_act = hand.nondealer if actor == hand.dealer else hand.dealer
             hand.phase = DRAW

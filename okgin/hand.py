@@ -29,9 +29,13 @@ __all__ = [
 
 OFFER, DRAW, DISCARD, OVER = Phase.OFFER, Phase.DRAW, Phase.DISCARD, Phase.OVER
 # One Action object per possible discard and knock, built once: legal_actions() is the
-# engine's hottest path and only hands these out.
-_DISCARDS = tuple(Action("discard", c) for c in range(52))
-_KNOCKS = tuple(Action("knock", c) for c in range(52))
+# engine's hottest path and only hands these out. DISCARDS, KNOCKS, EV_DISCARD, legal_cache,
+# compute_legal and finish_drawn carry no underscore because okgin/game.py (which inlines
+# legal_actions() and apply() for playouts) and okgin/openspiel.py use them; they are engine
+# plumbing, so __all__ leaves them out (tests/test_private_names.py: no module touches another's
+# underscored names).
+DISCARDS = tuple(Action("discard", c) for c in range(52))
+KNOCKS = tuple(Action("knock", c) for c in range(52))
 BIG_GIN = Action("big_gin")
 # The legal lists of the offer and the draw, shared by every state: the cached legal
 # list is replaced, never changed, and legal_actions() hands out copies.
@@ -44,7 +48,7 @@ _STOCK_ONLY_LEGAL = [DRAW_STOCK]
 # stay in the processor's caches; 4 x 8,192 lazily built ones did not, and the misses
 # cost more than the look-ups (random playouts meet thousands of different suit masks).
 _BYTE_DISCARDS: tuple[tuple[tuple[Action, ...], ...], ...] = tuple(
-    tuple(tuple(_DISCARDS[8 * k + b] for b in range(8) if m >> b & 1 and 8 * k + b < 52) for m in range(256))
+    tuple(tuple(DISCARDS[8 * k + b] for b in range(8) if m >> b & 1 and 8 * k + b < 52) for m in range(256))
     for k in range(7)
 )
 
@@ -57,7 +61,7 @@ _BYTE_DISCARDS: tuple[tuple[tuple[Action, ...], ...], ...] = tuple(
 EVENTS: dict[str, tuple[tuple[tuple[int, str, Card], ...], ...]] = {
     kind: tuple(tuple((s, kind, c) for c in range(52)) for s in range(3)) for kind in ("draw_stock", "draw_discard", "discard")
 }
-_EV_DISCARD = EVENTS["discard"]
+EV_DISCARD = EVENTS["discard"]
 
 
 HAND_SIZE = 10
@@ -82,13 +86,13 @@ class Hand:
     """The state of one hand. Built by :class:`okgin.game.Game`; use that in programs."""
 
     __slots__ = (
-        "_legal",
         "dealer",
         "discard_pile",
         "doubled",
         "events",
         "hands",
         "knock_limit",
+        "legal_cache",
         "nondealer",
         "number",
         "passes",
@@ -136,7 +140,9 @@ class Hand:
         # Full-information log of this hand: (seat, kind, card or None). Views filter it.
         self.events: list[tuple[int, str, Card | None]] = []
         self.result: HandResult | None = None
-        self._legal: list[Action] | None = None
+        # The legal list of this state, computed on first use; cleared by every move. Also read
+        # and filled by Game.legal_actions(), which inlines legal_actions() for speed.
+        self.legal_cache: list[Action] | None = None
 
     def copy(self) -> Hand:
         """An independent copy: the lists that moves change are copied, the rest shared.
@@ -166,7 +172,7 @@ class Hand:
         h.taken = self.taken
         h.events = self.events.copy()
         h.result = self.result
-        h._legal = self._legal
+        h.legal_cache = self.legal_cache
         return h
 
     # ------------------------------------------------------------------ queries
@@ -176,12 +182,12 @@ class Hand:
     def legal_actions(self) -> list[Action]:
         """The legal actions of the seat to act, in a fixed order. Knocks are listed
         without declared melds. A fresh list each call: callers may keep or change it."""
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        return list(self._legal)
+        if self.legal_cache is None:
+            self.legal_cache = self.compute_legal()
+        return list(self.legal_cache)
 
-    def _compute_legal(self) -> list[Action]:
-        """The legal list of this state (cached by the callers in ``_legal``).
+    def compute_legal(self) -> list[Action]:
+        """The legal list of this state (cached by the callers in ``legal_cache``).
 
         Why so much is written out inline: random playouts and tree search call this at
         every state, and in the discard phase the list (the discards, then any knocks)
@@ -234,7 +240,7 @@ class Hand:
             values = CARD_VALUES
             for c in cards_of(hand):
                 if base - values[c] <= limit and c != barred and deadwood_mask(hand & ~(1 << c)) <= limit:
-                    out.append(_KNOCKS[c])
+                    out.append(KNOCKS[c])
             if base == 0 and self.rules.big_gin:
                 out.append(BIG_GIN)
         return out
@@ -334,19 +340,19 @@ class Hand:
             if not hand >> card & 1 or (card == self.taken and not self.rules.allow_discard_of_taken_card):
                 self.check(action)  # raises
                 raise AssertionError("check() accepted an illegal discard")
-            self._legal = None
+            self.legal_cache = None
             self.hands[seat] = hand & ~(1 << card)
             self.discard_pile.append(card)
             self.taken = None
-            self.events.append(_EV_DISCARD[seat][card])
+            self.events.append(EV_DISCARD[seat][card])
             if len(self.stock) <= STOCK_FLOOR or self.pile_draws >= self.rules.max_pile_draws:
-                self._finish_drawn()
+                self.finish_drawn()
             else:
                 self.to_act = self.nondealer if seat == self.dealer else self.dealer
                 self.phase = DRAW
             return
         if phase == DRAW and (kind == "draw_stock" or (kind == "draw_discard" and not self.stock_only)):
-            self._legal = None
+            self.legal_cache = None
             if kind == "draw_stock":
                 c = self.stock.pop()
                 self.stock_only = False
@@ -360,7 +366,7 @@ class Hand:
             self.events.append(EVENTS[kind][seat][c])
             return
         self.check(action)
-        self._legal = None
+        self.legal_cache = None
         if kind == "draw_stock":
             c = self.stock.pop()
             self.hands[seat] |= 1 << c
@@ -376,7 +382,7 @@ class Hand:
             self.taken = None
             self.events.append((seat, "discard", card))
             if len(self.stock) <= STOCK_FLOOR or self.pile_draws >= self.rules.max_pile_draws:
-                self._finish_drawn()
+                self.finish_drawn()
             else:
                 self.to_act = self.other(seat)
                 self.phase = DRAW
@@ -405,7 +411,7 @@ class Hand:
         else:  # knock or big gin
             self._finish_knock(seat, action)
 
-    def _finish_drawn(self) -> None:
+    def finish_drawn(self) -> None:
         """§3.6: two cards left in the stock after a discard and nobody knocked; or
         (``max_pile_draws``, docs/rules.md §3.6.2) the discard after the hand's last allowed
         draw from the discard pile. The same outcome, ``drawn``, with the same

@@ -185,7 +185,7 @@ def resample(game: Game, seat: int | None, rng: random.Random) -> Game:
     rename.update(zip(h.stock, stock, strict=True))
     h.stock = stock
     h.events = [(s, k, rename.get(c, c) if c is not None else None) for s, k, c in h.events]
-    h._legal = None
+    h.legal_cache = None
     # Advice of this hand may name the captain's hidden cards (the box never sees it).
     number = h.number
     g.advice = [(n, s, _renamed(a, rename) if n == number else a, t) for n, s, a, t in g.advice]

@@ -64,9 +64,9 @@ except ImportError as e:  # pragma: no cover - depends on the environment
 from .actions import DRAW_DISCARD, DRAW_STOCK, PASS, TAKE, Action
 from .cards import card_str, cards_of
 from .game import Game
-from .hand import _DISCARDS as _ENGINE_DISCARDS
-from .hand import _KNOCKS as _ENGINE_KNOCKS
 from .hand import BIG_GIN, HAND_SIZE, Hand, max_hand_actions
+from .hand import DISCARDS as _ENGINE_DISCARDS
+from .hand import KNOCKS as _ENGINE_KNOCKS
 from .rng import SeedStream
 from .rules import RuleSet
 
@@ -396,7 +396,7 @@ class OkginState(pyspiel.State):
         else:
             deck = s.dealt + sorted(set(range(52)) - set(s.dealt))
         s.game.hand = Hand(s.game.rules, s.game.seed, h.number, h.dealer, h.nondealer, s.game.num_seats, deck=deck)
-        s.game._view_cache = {}
+        s.game.view_cache = {}
         s.stage = _PLAY
 
     def _hand_over(self, hand: Hand, number: int, winner: int | None, points: int) -> None:
@@ -422,7 +422,7 @@ class OkginState(pyspiel.State):
         else:
             s.dealt = []
             s.hand_chance = []
-            g._view_cache = {}
+            g.view_cache = {}
             self._enter_deal(g.hand_number)
 
     def returns(self) -> list[float]:

@@ -206,7 +206,7 @@ def _filtered_events(game: Game, seat: int | None, owner: int | None, full: bool
     what the full rebuild gave.
     """
     h = game.hand
-    cache = game._view_cache
+    cache = game.view_cache
     entry = cache.get((seat, full))
     if entry is None or entry[0] is not h or entry[1] > len(h.events):
         entry = [h, 0, [], [[] for _ in range(game.num_seats)]]

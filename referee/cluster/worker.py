@@ -41,7 +41,7 @@ from typing import Any, TypeVar, cast
 
 from referee.private import private_dir
 from referee.tournament.config import Participant, TournamentConfig
-from referee.tournament.preflight import _program_problem, check
+from referee.tournament.preflight import check, program_problem
 from referee.tournament.runner import PLACEHOLDER_RE, NoReferee, Outcome, Runner, RunOptions
 from referee.tournament.schedule import ScheduledGame
 from referee.tournament.store import GameResult, ResultsStore
@@ -132,7 +132,7 @@ def participant_problem(cfg: TournamentConfig, p: Participant) -> str | None:
     env = {**os.environ, **dict(p.env)}
     if p.kind == "command":
         program = PLACEHOLDER_RE.sub(lambda m: cfg.config_dir if m.group(1) == "config_dir" else m.group(0), p.command[0])
-        return _program_problem([program], cwd, env)
+        return program_problem([program], cwd, env)
     assert p.bot is not None
     spec = p.bot.rsplit(":", 1)[0]
     if spec.endswith(".py"):

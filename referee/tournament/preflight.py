@@ -51,7 +51,7 @@ class PreflightFailed(Exception):
         super().__init__("preflight failed, no game was played:\n" + "\n".join(lines))
 
 
-def _program_problem(argv: list[str], cwd: str, env: dict[str, str]) -> str | None:
+def program_problem(argv: list[str], cwd: str, env: dict[str, str]) -> str | None:
     """A command's program that cannot be run, said plainly (None if it looks runnable).
 
     Checked before starting it so that the cause is exact whatever wraps the launch."""
@@ -107,7 +107,7 @@ async def check(runner: Runner, slot: Slot, p: Participant, timeout: float | Non
     if p.kind == "command":
         cwd = str(cfg.resolve_path(p.cwd)) if p.cwd else cfg.config_dir
         argv = runner.bot_argv(p, slot.endpoint, table, sg)
-        problem = _program_problem(argv, cwd, {**os.environ, **dict(p.env)})
+        problem = program_problem(argv, cwd, {**os.environ, **dict(p.env)})
         if problem:
             return problem
     try:

@@ -94,7 +94,7 @@ def test_discard_phase_legal_list_matches_an_oracle(seed: int, limit: int, barre
     h.hands[h.to_act] = hand
     h.taken = rng.choice(cs) if barred else None
     h.knock_limit = limit
-    h._legal = None
+    h.legal_cache = None
     want = [Action("discard", c) for c in cs if c != h.taken]
     want += [Action("knock", c) for c in cs if c != h.taken and brute_deadwood([x for x in cs if x != c]) <= limit]
     if big_gin and brute_deadwood(cs) == 0:

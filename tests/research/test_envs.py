@@ -58,7 +58,7 @@ def _replay_with_deck(g: Game, sigma: dict[int, int]) -> Game:
     g2 = Game(g.rules, seed=g.seed_value)
     h = g2.hand
     g2.hand = Hand(g.rules, g2.seed, 0, h.dealer, h.nondealer, g2.num_seats, deck=deck)
-    g2._view_cache = {}
+    g2.view_cache = {}
     for entry in g.log:
         if entry[0] == "action":
             g2.apply(entry[2], seat=entry[1])
