@@ -47,12 +47,14 @@ def main() -> int:
         rows.append({"bot": lang, "games": games, "wall_s": round(wall, 1), "games_per_s": round(games / wall, 2),
                      "bot_messages": msgs, "passed": bool(report["passed"]), "exit": proc.returncode})
     print(
-        f"conformance kit, {args.games} games of each variant per bot, --jobs {args.jobs}, load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}"
+        f"conformance kit, {args.games} games of each variant per bot, --jobs {args.jobs}, load {load[0]:.1f} {load[1]:.1f} "
+        f"{load[2]:.1f}"
     )
     print(f"{'bot':6} {'games':>5} {'wall s':>7} {'games/s':>8} {'messages':>9}  verdict")
     for r in rows:
         print(
-            f"{r['bot']:6} {r['games']:>5} {r['wall_s']:>7} {r['games_per_s']:>8} {r['bot_messages']:>9}  {'PASS' if r['passed'] else 'FAIL'}"
+            f"{r['bot']:6} {r['games']:>5} {r['wall_s']:>7} {r['games_per_s']:>8} {r['bot_messages']:>9}  "
+            f"{'PASS' if r['passed'] else 'FAIL'}"
         )
     print(
         json.dumps(

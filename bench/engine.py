@@ -223,7 +223,8 @@ def main(argv: list[str] | None = None) -> int:
     w1 = max(len(r[1]) for r in rows)
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     print(
-        f"okgin engine benchmark  (Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, load {load}, pyspiel {getattr(pyspiel, '__version__', '?')})"
+        f"okgin engine benchmark  (Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, load "
+        f"{load}, pyspiel {getattr(pyspiel, '__version__', '?')})"
     )
     for name, fig, note in rows:
         print(f"  {name.ljust(w0)}  {fig.rjust(w1)}   {note}")

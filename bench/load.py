@@ -558,7 +558,8 @@ def run_attacks(work: Path, names: list[str], args: argparse.Namespace, load: tu
         rows.append(r)
         print(
             f"  {r['attack']:14s} {r['decisions_per_s']:7.0f} decisions/s  p50 {r['p50_ms']:8.2f} ms  p99 {r['p99_ms']:8.2f} ms"
-            f"  lost on time {r['lost_on_time']} (told {r['lost_told']}, overdue {r['lost_overdue']}; warm-up {r['lost_in_warmup']})  RSS {r['rss_before_mb']:.0f} -> {max(r['rss_max_mb'], r['hwm_mb']):.0f} MB"
+            f"  lost on time {r['lost_on_time']} (told {r['lost_told']}, overdue {r['lost_overdue']}; warm-up "
+            f"{r['lost_in_warmup']})  RSS {r['rss_before_mb']:.0f} -> {max(r['rss_max_mb'], r['hwm_mb']):.0f} MB"
             f"  CPU {r['referee_cpu_pct']:.0f}%{'' if r['referee_alive'] else '  REFEREE EXITED'}  ({r['case_s']:.0f} s)",
             flush=True,
         )
@@ -577,7 +578,8 @@ def run_attacks(work: Path, names: list[str], args: argparse.Namespace, load: tu
         r["ratio"], r["met"] = round(ratio, 2), met
         peak = max(r["rss_max_mb"], r["hwm_mb"])
         print(
-            f"  | {r['attack']} | {r['p50_ms']:.1f} ms | {r['p99_ms']:.1f} ms | {base:.1f} ms | x{ratio:.2f} | {r['lost_on_time']} of {args.tables} "
+            f"  | {r['attack']} | {r['p50_ms']:.1f} ms | {r['p99_ms']:.1f} ms | {base:.1f} ms | x{ratio:.2f} | "
+            f"{r['lost_on_time']} of {args.tables} "
             f"| {r['rss_before_mb']:.0f} -> {peak:.0f} MB (+{r['rss_growth_mb']:.0f}) | "
             + " | ".join("yes" if met[k] else "**no**" for k in ("p99", "time", "rss"))
             + " |"
@@ -748,7 +750,8 @@ def main(argv: list[str]) -> int:
                 r = scenario(work, n, args.tables, args.procs, args.warmup, args.seconds, not args.no_journal)
                 rows.append(r)
                 print(
-                    f"  {n} referee(s): {r['decisions_per_s']:8.0f} decisions/s  p50 {r['p50_ms']:7.2f} ms  p99 {r['p99_ms']:8.2f} ms"
+                    f"  {n} referee(s): {r['decisions_per_s']:8.0f} decisions/s  p50 {r['p50_ms']:7.2f} ms  p99 "
+                    f"{r['p99_ms']:8.2f} ms"
                     f"  peak RSS {r['referee_peak_rss_mb']} MB  CPU {r['referee_cpu_pct']} %  errors {r['errors']}",
                     flush=True,
                 )

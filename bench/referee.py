@@ -483,7 +483,8 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()
     print(f"# machine: {os.cpu_count()} cpus, load average before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}")
     print(
-        f"# journals {'on' if journal else 'off'}; python {sys.version.split()[0]}, pyzmq {zmq.__version__}, libzmq {zmq.zmq_version()}"
+        f"# journals {'on' if journal else 'off'}; python {sys.version.split()[0]}, pyzmq {zmq.__version__}, libzmq "
+        f"{zmq.zmq_version()}"
     )
     loaddriver: str | None = None
     if args.driver != "python":
@@ -507,7 +508,8 @@ def main(argv: list[str] | None = None) -> int:
             ones[mode].append(run_tables(1, secs / rounds if not args.quick else secs, journal, minimal_choice, events, batch))
     floor = {k: statistics.median(f[k] for f in floors) for k in floors[0]}
     print(
-        f"(a) floor: bare DEALER/ROUTER msgpack round trip  median {floor['floor_us_median']:.1f} us  mean {floor['floor_us_mean']:.1f} us"
+        f"(a) floor: bare DEALER/ROUTER msgpack round trip  median {floor['floor_us_median']:.1f} us  mean "
+        f"{floor['floor_us_mean']:.1f} us"
         f"  (echo server CPU {floor['floor_server_cpu_us']:.0f} us per round trip)  [rounds: "
         + ", ".join(f"{f['floor_us_median']:.0f}" for f in floors)
         + "]"
@@ -533,7 +535,8 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(7)
     hands = run_tables(1, secs, journal, lambda legal: rng.choice(legal))
     print(
-        f"(c) hands per second, two random bots, one table: {hands['hands_per_s']:.1f}  ({hands['decisions_per_s']:.0f} decisions/s)"
+        f"(c) hands per second, two random bots, one table: {hands['hands_per_s']:.1f}  ({hands['decisions_per_s']:.0f} "
+        "decisions/s)"
     )
 
     load_secs = secs * (1 if args.quick else 1.5)
@@ -549,11 +552,13 @@ def main(argv: list[str] | None = None) -> int:
         load_cpu_us = load["referee_cpu_s"] / max(1, load["decisions"]) * 1e6
         what = f"{mode}, think {think * 1000:.0f} ms, events on" if think else f"{mode}, zero think"
         print(
-            f"(d) {args.tables} tables / {2 * args.tables} clients ({what}, {driver} driver): {load['decisions_per_s']:.0f} decisions/s"
+            f"(d) {args.tables} tables / {2 * args.tables} clients ({what}, {driver} driver): {load['decisions_per_s']:.0f} "
+            "decisions/s"
             f"  p50 {load['p50_ms']:.2f} ms  p99 {load['p99_ms']:.2f} ms [target <= 20]"
             f"  referee peak RSS {load['referee_peak_rss_mb']:.1f} MB"
             f"  referee CPU {load['referee_cpu_s'] / load_secs:.0%} of one core, {load_cpu_us:.0f} us per decision"
-            f"  ({driver} driver{'/' + load['transport'] if 'transport' in load else ''} CPU {load['driver_cpu_s'] / load_secs:.0%})"
+            f"  ({driver} driver{'/' + load['transport'] if 'transport' in load else ''} CPU "
+            f"{load['driver_cpu_s'] / load_secs:.0%})"
         )
         if load.get("p90_ms") is not None:
             print(f"    tail: p90 {load['p90_ms']:.2f} ms  p99.9 {load['p999_ms']:.2f} ms  max {load['max_ms']:.2f} ms")
@@ -579,7 +584,8 @@ def main(argv: list[str] | None = None) -> int:
         "nojournal_events": min(bench_logic(n_logic, False, True) for _ in range(3)),
     }
     print(
-        f"(e) referee logic alone, no sockets (decode+check, apply, frames, journal), best of 3: {logic['journal_events']:.0f} us per decision"
+        f"(e) referee logic alone, no sockets (decode+check, apply, frames, journal), best of 3: {logic['journal_events']:.0f} "
+        "us per decision"
         f"  (events off: {logic['journal_lean']:.0f} us; journal off: {logic['nojournal_events']:.0f} us)"
     )
     load_after = os.getloadavg()

@@ -377,7 +377,8 @@ def rules_text(rules: RuleSet) -> str:
         if box
         else "Oklahoma Gin, 2 players.",
         "Cards: ace low (A-2-3 is a run, Q-K-A is not); values A=1, 2-10 their number, J/Q/K=10.",
-        "Melds: a set is 3-4 cards of one rank; a run is 3+ consecutive cards of one suit. Deadwood: the values of the cards in no meld.",
+        "Melds: a set is 3-4 cards of one rank; a run is 3+ consecutive cards of one suit. Deadwood: the values of the cards "
+        "in no meld.",
         "Each player holds 10 cards. The first turn is the upcard offer (take it or pass). A turn: draw the top of the stock "
         "or of the discard pile, then discard one card or knock (throw one card face down and lay out the other 10).",
         (
@@ -387,10 +388,12 @@ def rules_text(rules: RuleSet) -> str:
         ),
         "After a knock the defender lays out its melds and may lay off cards onto the knocker's melds (not after gin); "
         "the referee chooses the layouts that are best for each side.",
-        f"Scoring: gin = {rules.gin_bonus} + the defender's deadwood; a knock with less deadwood than the defender = the difference; "
+        f"Scoring: gin = {rules.gin_bonus} + the defender's deadwood; a knock with less deadwood than the defender = the "
+        "difference; "
         f"otherwise the defender undercuts and scores {rules.undercut_bonus} + the difference"
         + (" (a tie is an undercut)." if rules.tie_is_undercut else " (a tie scores nothing)."),
-        f"The Wall: a hand is drawn (no score) when a discard leaves 2 cards in the stock; also after {rules.max_pile_draws} draws "
+        f"The Wall: a hand is drawn (no score) when a discard leaves 2 cards in the stock; also after {rules.max_pile_draws} "
+        "draws "
         "from the discard pile. A card taken from the pile may not be discarded the same turn"
         + (" (this table allows it)." if rules.allow_discard_of_taken_card else "."),
         f"The game is won by the first player to reach {rules.target_score} points.",
@@ -585,7 +588,8 @@ def render(
         kinds = {a.kind for a in legal or ()}
         if view.phase == "offer":
             lines.append(
-                f"Phase: the upcard offer. To act: {actor}. Take the upcard {card_text(view.upcard)} (then discard or knock) or pass."
+                f"Phase: the upcard offer. To act: {actor}. Take the upcard {card_text(view.upcard)} (then discard or knock) "
+                "or pass."
             )
         elif view.phase == "draw":
             if legal is not None and kinds == {"draw_stock"}:
@@ -600,7 +604,8 @@ def render(
                 )
         elif view.phase == "discard":
             lines.append(
-                f"Phase: discard. To act: {actor}, holding 11 cards: discard one, or knock if the deadwood left is within the limit."
+                f"Phase: discard. To act: {actor}, holding 11 cards: discard one, or knock if the deadwood left is within the "
+                "limit."
             )
         if view.to_act != me and not advising and me is not None and view.hand_of != view.to_act:
             lines.append(f"It is not your turn: waiting for {name(view.to_act)}.")
@@ -635,13 +640,15 @@ def render(
     )
     if view.taken_card is not None and view.to_act is not None:
         lines.append(
-            f"{card_text(view.taken_card)} was taken from the pile this turn: it may not be discarded (or thrown face down) this turn."
+            f"{card_text(view.taken_card)} was taken from the pile this turn: it may not be discarded (or thrown face down) "
+            "this turn."
         )
     lines.append(_wall_text(view) + ".")
     pile_draws = sum(1 for e in view.events if e.kind == "draw_discard")
     if rules is not None:
         lines.append(
-            f"Draws from the discard pile this hand: {pile_draws} of at most {rules.max_pile_draws} (after the last allowed one, the next discard draws the hand)."
+            f"Draws from the discard pile this hand: {pile_draws} of at most {rules.max_pile_draws} (after the last allowed "
+            "one, the next discard draws the hand)."
         )
         if pile_draws >= rules.max_pile_draws and view.phase == "discard":
             lines.append("The pile-draw limit is reached: the next discard draws the hand; only a knock can still score.")
@@ -650,7 +657,8 @@ def render(
             continue
         known = view.known_cards[s]
         lines.append(
-            f"{name(s).capitalize()} holds {view.hand_sizes[s]} cards; known to be among them (taken from the pile): {cards_text(known)}."
+            f"{name(s).capitalize()} holds {view.hand_sizes[s]} cards; known to be among them (taken from the pile): "
+            f"{cards_text(known)}."
         )
     if view.advice:
 
@@ -661,13 +669,15 @@ def render(
 
         latest = view.advice[-1]
         lines.append(
-            f"Latest advice from the sitter (seat {latest.seat}): {one(latest)}. Advice never moves the game: the captain decides."
+            f"Latest advice from the sitter (seat {latest.seat}): {one(latest)}. Advice never moves the game: the captain "
+            "decides."
         )
         if len(view.advice) > 1:
             lines.append("Earlier advice this hand: " + "; ".join(one(a) for a in view.advice[-6:-1]) + ".")
     if time_left_s is not None and view.to_act is not None:
         lines.append(
-            f"Time left for this move: about {max(0.0, time_left_s):.0f} s (the table's clock; a late move forfeits or is played for you)."
+            f"Time left for this move: about {max(0.0, time_left_s):.0f} s (the table's clock; a late move forfeits or is "
+            "played for you)."
         )
     # -- what a knock would do
     if legal and any(a.kind == "knock" for a in legal):

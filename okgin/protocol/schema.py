@@ -141,7 +141,8 @@ def _defs() -> J:
         "Card": {"type": "string", "pattern": "^[A23456789TJQK][cdhs]$", "description": "rank A23456789TJQK then suit cdhs"},
         "Id": {"anyOf": [INT, {"type": "string", "maxLength": 64}], "description": "a request id chosen by the client"},
         "Seed": {"anyOf": [INT, {"type": "string", "maxLength": MAX_SEED_CHARS}]},
-        "Salt": {"type": "string", "pattern": "^[0-9a-f]{32}$", "description": "16 random bytes in lowercase hex (1.4, protocol.md 5.10)"},
+        "Salt": {"type": "string", "pattern": "^[0-9a-f]{32}$", "description": "16 random bytes in lowercase hex (1.4, "
+            "protocol.md 5.10)"},
         "Hex32": {"type": "string", "pattern": "^[0-9a-f]{64}$", "maxLength": 64,
                   "description": "32 bytes in lowercase hex: a nonce, or a SHA-256 (1.5, protocol.md 5.27)"},
         "TableName": {"type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$"},

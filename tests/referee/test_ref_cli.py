@@ -33,7 +33,8 @@ class RefereeProcess:
         first = readline(self.proc.stdout, 60, "the referee, its endpoint line")
         m = re.match(r"okgin referee listening on (tcp://127\.0\.0\.1:(\d+))$", first.strip())
         assert m, (
-            f"first line should give the endpoint, got {first!r} (stderr: {self.proc.stderr.read() if self.proc.poll() is not None else ''})"
+            f"first line should give the endpoint, got {first!r} (stderr: "
+            f"{self.proc.stderr.read() if self.proc.poll() is not None else ''})"
         )
         assert int(m.group(2)) > 0
         self.endpoint = m.group(1)

@@ -222,7 +222,8 @@ def assert_no_leak(texts: list[str], record: dict[str, Any], seat: int) -> int:
         body = "\n".join(line for line in body.splitlines() if "could lay off" not in line and not line.startswith("You played:"))
         for c in hidden.get(n, ()):
             assert not CARD_RE[c].search(body), (
-                f"hand {n + 1}: {card_str(c)} (never seen by seat {seat}; hidden {sorted(map(card_str, hidden[n]))}) appears in:\n{body}"
+                f"hand {n + 1}: {card_str(c)} (never seen by seat {seat}; hidden {sorted(map(card_str, hidden[n]))}) appears "
+                f"in:\n{body}"
             )
         checked += 1
     return checked
