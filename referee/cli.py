@@ -45,14 +45,16 @@ DEFAULT_MOVE_MS = 60000
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="okgin referee", description="Run a referee: the server that owns every game (protocol.md).")
-    p.add_argument("--bind", default="tcp://127.0.0.1:7117", help="ZeroMQ endpoint to bind (port 0: any free port; default %(default)s)")
+    p.add_argument("--bind", default="tcp://127.0.0.1:7117",
+                   help="ZeroMQ endpoint to bind (port 0: any free port; default %(default)s)")
     p.add_argument("--also-bind", action="append", default=[], metavar="ENDPOINT",
                    help="bind this endpoint too (repeatable), e.g. ipc:///run/okgin/ref.sock beside --bind; "
                         "standard output's first line still names --bind's endpoint")
     p.add_argument("--journal-dir", default="journals", help="directory for game journals (default %(default)s)")
     p.add_argument("--no-journal", action="store_true", help="write no journals")
     p.add_argument("--recover", action="store_true",
-                   help="resume the games a crashed referee left in --journal-dir (docs/operations.md); without it they are closed as abandoned")
+                   help="resume the games a crashed referee left in --journal-dir (docs/operations.md); without it they are "
+                        "closed as abandoned")
     p.add_argument("--heartbeat-ms", type=int, default=5000, help="heartbeat interval (default %(default)s)")
     p.add_argument("--liveness", type=int, default=3, help="missed heartbeats before a peer is gone (default %(default)s)")
     p.add_argument("--admin-key", default=os.environ.get("OKGIN_ADMIN_KEY") or None,
@@ -60,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "line is readable by every local user; none: a random key is generated, printed on stderr"
                         " and written to --admin-key-file)")
     p.add_argument("--admin-key-file", metavar="PATH",
-                   help=f"where a generated admin key is written, mode 0600 (default: JOURNAL_DIR/{STATE_DIR}/admin.key; with --no-journal: nowhere)")
+                   help=f"where a generated admin key is written, mode 0600 (default: JOURNAL_DIR/{STATE_DIR}/admin.key; with "
+                        "--no-journal: nowhere)")
     p.add_argument("--open-admin", action="store_true",
                    help="no admin key: role admin is open to every client that can connect (local experiments only)")
     p.add_argument("--max-tables", type=int, default=10000)
@@ -69,21 +72,25 @@ def build_parser() -> argparse.ArgumentParser:
                    help="live connections one TCP host may hold; more are refused at the handshake "
                         "(each costs ~28 KB even if silent; 0: no cap; default %(default)s)")
     p.add_argument("--max-connections", type=int, default=10000, metavar="N",
-                   help="live connections in all, ipc included; more are refused at the handshake (0: no cap; default %(default)s)")
+                   help="live connections in all, ipc included; more are refused at the handshake (0: no cap; default "
+                        "%(default)s)")
     p.add_argument("--door-dir", metavar="DIR",
                    help="where seat doors (protocol 1.5, create_table with doors) are bound, made mode 0700 "
                         "(default: a fresh temporary directory, removed at exit); a tournament runner must be able to read it")
     p.add_argument("--max-door-connections", type=int, default=8, metavar="N",
                    help="live connections per seat door, apart from --max-connections (0: no cap; default %(default)s)")
     p.add_argument("--rate-limit", type=float, default=2000, metavar="PER_S",
-                   help="messages per second one connection may send; the excess is dropped unread (0: no limit; default %(default)s)")
+                   help="messages per second one connection may send; the excess is dropped unread (0: no limit; default "
+                        "%(default)s)")
     p.add_argument("--rate-burst", type=int, default=4000, help="messages one connection may send at once (default %(default)s)")
     p.add_argument("--rate-bytes", type=float, default=256 * 1024, metavar="BYTES_PER_S",
-                   help="bytes of frames per second one connection may send (0: no byte limit; --rate-limit 0 turns both off; default %(default)s)")
+                   help="bytes of frames per second one connection may send (0: no byte limit; --rate-limit 0 turns both off; "
+                        "default %(default)s)")
     p.add_argument("--rate-bytes-burst", type=int, default=1 << 20, metavar="BYTES",
                    help="bytes of frames one connection may send at once (default %(default)s)")
     p.add_argument("--watcher-drop-limit", type=int, default=200,
-                   help="undeliverable messages in a row after which a session's watches are dropped (0: never; default %(default)s)")
+                   help="undeliverable messages in a row after which a session's watches are dropped (0: never; default "
+                        "%(default)s)")
     g = p.add_argument_group(
         "default time control and policies (quick-match and named tables; --table)",
         f"Every table gets a clock unless --untimed: {DEFAULT_MOVE_MS // 1000} s a move (bots answer in milliseconds, "
@@ -91,7 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
         "Without a clock a silent opponent could hold a game for ever (docs/operations.md). "
         "An admin's create_table may set its own clock.",
     )
-    g.add_argument("--move-ms", type=int, default=None, help=f"per-move limit, 0 = none (default {DEFAULT_MOVE_MS}, or 0 with --untimed)")
+    g.add_argument("--move-ms", type=int, default=None,
+                   help=f"per-move limit, 0 = none (default {DEFAULT_MOVE_MS}, or 0 with --untimed)")
     g.add_argument("--bank-ms", type=int, default=0, help="per-game bank per seat, 0 = none")
     g.add_argument("--untimed", action="store_true",
                    help="tables get no clock (move and bank 0): only for trusted players; a silent one stalls the game for ever")
@@ -101,18 +109,23 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--illegal-policy", choices=("reprompt", "forfeit"), default="reprompt")
     g.add_argument("--illegal-limit", type=int, default=3, help="with --illegal-policy forfeit: the Nth illegal move loses")
     g.add_argument("--disconnect-grace-ms", type=int, default=30000,
-                   help="a seat whose connection is gone this long loses (default %(default)s: time to reconnect after a network blip)")
+                   help="a seat whose connection is gone this long loses (default %(default)s: time to reconnect after a network "
+                        "blip)")
     t = p.add_argument_group("one table created at start (admin-style)")
     t.add_argument("--table", help="create this table at start")
     t.add_argument("--variant", choices=("oklahoma", "box"), default="oklahoma")
-    t.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule option (repeatable); see 'okgin rules'")
+    t.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                   help="a rule option (repeatable); see 'okgin rules'")
     t.add_argument("--seed", help="seed of game 1 (integer or text; default random)")
     t.add_argument("--reserved", action="store_true", help="seats only by tokens, printed one per line")
     t.add_argument("--player", action="append", default=[], metavar="NAME", help="name of a reserved seat (repeatable)")
-    t.add_argument("--full-feed-delay-ms", type=int, help="offer a full-visibility feed for broadcasters: each hand's cards this long after the hand ended (its broadcast token is printed)")
+    t.add_argument("--full-feed-delay-ms", type=int,
+                   help="offer a full-visibility feed for broadcasters: each hand's cards this long after the hand ended (its "
+                        "broadcast token is printed)")
     c = p.add_argument_group("CURVE encryption and client keys (referee/security.py, docs/operations.md)")
     c.add_argument("--curve-keys", metavar="DIR", help="encrypt all traffic with the referee's key pair DIR/server.key_secret")
-    c.add_argument("--allow", metavar="KEYS", help="with --curve-keys: a directory of allowed client public keys (*.key), or 'any'")
+    c.add_argument("--allow", metavar="KEYS",
+                   help="with --curve-keys: a directory of allowed client public keys (*.key), or 'any'")
     c.add_argument("--gen-keys", metavar="DIR", help="write a key pair DIR/NAME.key (public) and DIR/NAME.key_secret, then exit")
     c.add_argument("--key-name", default="server", metavar="NAME", help="with --gen-keys: the pair's name (default %(default)s)")
     p.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
@@ -189,14 +202,19 @@ async def run(args: argparse.Namespace) -> int:
         return 2
     move_ms = 0 if args.untimed else (DEFAULT_MOVE_MS if args.move_ms is None else args.move_ms)
     try:
-        clock = Clock().merge({"move_ms": move_ms, "bank_ms": args.bank_ms, "increment_ms": args.increment_ms, "grace_ms": args.grace_ms})
+        clock = Clock().merge(
+            {"move_ms": move_ms, "bank_ms": args.bank_ms, "increment_ms": args.increment_ms, "grace_ms": args.grace_ms}
+        )
         policies = Policies(args.timeout_policy, args.illegal_policy, args.illegal_limit, args.disconnect_grace_ms)
         rules = RuleSet(variant=args.variant).with_assignments(args.rule)
     except (ProtocolError, RuleError) as e:
         print(f"okgin referee: {e}", file=sys.stderr)
         return 2
     if args.open_admin and args.admin_key:
-        print("okgin referee: --open-admin and an admin key (--admin-key or $OKGIN_ADMIN_KEY) contradict each other", file=sys.stderr)
+        print(
+            "okgin referee: --open-admin and an admin key (--admin-key or $OKGIN_ADMIN_KEY) contradict each other",
+            file=sys.stderr,
+        )
         return 2
     try:
         admin_key, key_line = resolve_admin_key(args)

@@ -132,7 +132,9 @@ class Dispatcher:
                 desk.hello(rid, msg, rqid)
                 return
             if t == "hello":
-                raise ProtocolError("already_welcomed", "this connection already has a session; open a new connection to resume another")
+                raise ProtocolError(
+                    "already_welcomed", "this connection already has a session; open a new connection to resume another"
+                )
             if sess.role not in ROLES[t]:
                 raise ProtocolError("forbidden", f"a {sess.role} may not send {t}")
             self.handlers[t](sess, msg, rqid)
@@ -243,7 +245,9 @@ class Dispatcher:
             # a seat is free: consent is given to the players at a full table (§5.18),
             # and whoever takes the free seat asks for the game by joining
             raise ProtocolError(
-                "no_game", f"table {t.name!r} has a free seat: ask for a rematch once it is full (a rematch_status will ask you)", table=t.name,
+                "no_game",
+                f"table {t.name!r} has a free seat: ask for a rematch once it is full (a rematch_status will ask you)",
+                table=t.name,
             )
         self.hub.reply_ok(sess, "rematch", rqid)
         t.rematch(seat)

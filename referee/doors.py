@@ -101,7 +101,10 @@ class Door:
         """Refuse (``seat_only``) a hello that does not carry this door's seat token."""
         token = msg.get("token")
         if not isinstance(token, str) or not token:
-            raise ProtocolError("seat_only", "this is a seat door (protocol 1.5): hello with your seat's token; tokenless sessions are refused here")
+            raise ProtocolError(
+                "seat_only",
+                "this is a seat door (protocol 1.5): hello with your seat's token; tokenless sessions are refused here",
+            )
         if not hmac.compare_digest(token.encode(), self.token.encode()):
             raise ProtocolError("seat_only", "this seat door admits its own seat's token only")
         if msg.get("role") != "player":

@@ -52,7 +52,9 @@ class Lobby:
 
     def check_seat_limit(self, sess: Session) -> None:
         if len(sess.seats) + len(sess.queues) >= self.config.max_seats_per_session:
-            raise ProtocolError("limit_reached", f"a session may hold at most {self.config.max_seats_per_session} seats and queue places")
+            raise ProtocolError(
+                "limit_reached", f"a session may hold at most {self.config.max_seats_per_session} seats and queue places"
+            )
 
     def check_table_limit(self) -> None:
         if len(self.tables) >= self.config.max_tables:
@@ -121,7 +123,16 @@ class Lobby:
         name = table or self.new_name("t")
         self._serial += 1
         t = Table(
-            self.hub, name, origin, rs, ck, pol, seed=seed, reserved=reserved, player_names=players, full_feed_delay_ms=full_feed_delay_ms,
+            self.hub,
+            name,
+            origin,
+            rs,
+            ck,
+            pol,
+            seed=seed,
+            reserved=reserved,
+            player_names=players,
+            full_feed_delay_ms=full_feed_delay_ms,
             serial=self._serial,
         )
         t.reveal = reveal
@@ -229,7 +240,15 @@ class Lobby:
                 last = t.serial
             else:
                 more = True
-        reply = self.hub.encode({"type": "tables", "tables": page, "next": str(last) if more else None, "total": total, **({} if rqid is None else {"id": rqid})})
+        reply = self.hub.encode(
+            {
+                "type": "tables",
+                "tables": page,
+                "next": str(last) if more else None,
+                "total": total,
+                **({} if rqid is None else {"id": rqid}),
+            }
+        )
         limiter = self.hub.limiter
         if limiter is not None and sess.rid is not None:
             limiter.charge(sess.rid, len(reply))  # the page, not the request, is what it costs
@@ -247,7 +266,9 @@ class Lobby:
         q.append(sess)
         sess.queues.add(key)
         needed = rules.num_players
-        self.hub.reply(sess, {"type": "queued", "queue": key, "variant": variant, "rules": rw, "waiting": len(q), "needed": needed}, rqid)
+        self.hub.reply(
+            sess, {"type": "queued", "queue": key, "variant": variant, "rules": rw, "waiting": len(q), "needed": needed}, rqid
+        )
         if len(q) >= needed:
             if len(self.tables) >= self.config.max_tables:
                 return  # they wait until a table is free; the queue keeps its order
@@ -279,7 +300,9 @@ class Lobby:
             self.check_seat_limit(sess)
             cap = self.config.max_tables_per_session
             if sess.tables_made >= cap:
-                raise ProtocolError("limit_reached", f"you have made {cap} tables that are still open, your limit; leave one first", table=name)
+                raise ProtocolError(
+                    "limit_reached", f"you have made {cap} tables that are still open, your limit; leave one first", table=name
+                )
             self.check_table_limit()
             t = self.create_table(name, variant, rules, origin="named")
             sess.tables_made += 1
@@ -324,7 +347,11 @@ class Lobby:
             variant = v if v in ("oklahoma", "box") else t.rules.variant
         wanted = self.rules(variant, partial).to_dict()
         have = t.rules_wire
-        diffs = [f"{k} {canonical_json(have.get(k))} (you asked {canonical_json(wanted.get(k))})" for k in sorted(set(have) | set(wanted)) if have.get(k) != wanted.get(k)]
+        diffs = [
+            f"{k} {canonical_json(have.get(k))} (you asked {canonical_json(wanted.get(k))})"
+            for k in sorted(set(have) | set(wanted))
+            if have.get(k) != wanted.get(k)
+        ]
         if diffs:
             raise ProtocolError(
                 "rules_mismatch",
@@ -355,7 +382,9 @@ class Lobby:
         if full:
             self.check_full_watch(sess, t, msg.get("broadcast_token"))
         if name not in sess.watches and len(sess.watches) >= self.config.max_watches_per_session:
-            raise ProtocolError("limit_reached", f"a session may watch at most {self.config.max_watches_per_session} tables", table=name)
+            raise ProtocolError(
+                "limit_reached", f"a session may watch at most {self.config.max_watches_per_session} tables", table=name
+            )
         t.add_watcher(sess, full)
         self.hub.send(sess, t.snapshot(None, full, rqid))
 
@@ -373,11 +402,15 @@ class Lobby:
             raise ProtocolError("no_full_feed", f"table {name!r} offers no full-visibility feed", table=name)
         if t.is_player(sess):
             raise ProtocolError(
-                "broadcast_only", f"you play at table {name!r}: its full feed is never for its players (watch without full)", table=name
+                "broadcast_only",
+                f"you play at table {name!r}: its full feed is never for its players (watch without full)",
+                table=name,
             )
         if sess.role != "admin" and not t.broadcast_ok(token):
             raise ProtocolError(
-                "broadcast_only", f"table {name!r}'s full feed needs its broadcast_token (from table_created) or an admin session", table=name
+                "broadcast_only",
+                f"table {name!r}'s full feed needs its broadcast_token (from table_created) or an admin session",
+                table=name,
             )
 
     def on_unwatch(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
@@ -443,13 +476,19 @@ class Lobby:
         if t is None:
             raise ProtocolError("no_such_table", f"no table named {name!r}", table=name)
         if game == t.game_no and t.status == PLAYING:
-            raise ProtocolError("game_in_progress", f"game {game} of table {name!r} is still running: its seed is secret until it ends", table=name)
+            raise ProtocolError(
+                "game_in_progress",
+                f"game {game} of table {name!r} is still running: its seed is secret until it ends",
+                table=name,
+            )
         deal = t.deals.get(game)
         if deal is None:
             kept = f"games {min(t.deals)}-{max(t.deals)}" if t.deals else "no finished game"
             raise ProtocolError("no_such_game", f"table {name!r} keeps the seeds of {kept}, not of game {game}", table=name)
         seed, salt, hash_ = deal
-        self.hub.reply(sess, {"type": "revealed", "table": name, "game": game, "seed": seed, "salt": salt, "seed_hash": hash_}, rqid)
+        self.hub.reply(
+            sess, {"type": "revealed", "table": name, "game": game, "seed": seed, "salt": salt, "seed_hash": hash_}, rqid
+        )
 
     def on_close_table(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
         name = msg["table"]

@@ -228,7 +228,9 @@ class Client:
         return m, self.wait(lambda r: r.get("id") == m["id"])
 
     def hello(self, name: str, **extra: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-        req, w = self.ask({"type": "hello", "id": 1, "protocol": 1, "minor": PROTOCOL_MINOR, "role": "player", "name": name, **extra})
+        req, w = self.ask(
+            {"type": "hello", "id": 1, "protocol": 1, "minor": PROTOCOL_MINOR, "role": "player", "name": name, **extra}
+        )
         self.token = w.get("token")
         return req, w
 
@@ -247,7 +249,9 @@ def sessions(ref: RefereeInThread, ctx: zmq.Context[zmq.Socket[bytes]]) -> dict[
     js.hello("js-bot")
     ex["ping"] = list(c.ask({"type": "ping", "id": 7}))
     # the quick-match queue: c-bot waits, js-bot completes the pair, game 1 of q1 starts
-    ex["queue"] = list(c.ask({"type": "queue", "id": 3, "variant": "oklahoma", "rules": {"knock_limit": 10, "undercut_bonus": 25}}))
+    ex["queue"] = list(
+        c.ask({"type": "queue", "id": 3, "variant": "oklahoma", "rules": {"knock_limit": 10, "undercut_bonus": 25}})
+    )
     js.send({"type": "queue", "id": 3, "variant": "oklahoma", "rules": {"knock_limit": 10, "undercut_bonus": 25}})
     start = c.wait(lambda m: m["type"] == "game_start")
     ex["game_start"] = [start]
@@ -280,10 +284,29 @@ def sessions(ref: RefereeInThread, ctx: zmq.Context[zmq.Socket[bytes]]) -> dict[
     ex["join"] += list(c.ask({"type": "join", "id": 5, "table": "main"}))
     # an organiser: a reserved table, played to its end by resignation, then revealed
     admin = Client(ctx, ref.endpoint)
-    admin.ask({"type": "hello", "id": 1, "protocol": 1, "minor": PROTOCOL_MINOR, "role": "admin", "name": "organiser", "admin_key": ADMIN_KEY})
-    create = {"type": "create_table", "id": 20, "table": "final-1", "variant": "oklahoma", "seed": 871, "rules": {"knock_limit": 10},
-              "clock": {"move_ms": 5000, "grace_ms": 200}, "policies": {"timeout": "forfeit", "illegal": "forfeit", "illegal_limit": 1},
-              "reserved": True, "reveal": "deferred"}
+    admin.ask(
+        {
+            "type": "hello",
+            "id": 1,
+            "protocol": 1,
+            "minor": PROTOCOL_MINOR,
+            "role": "admin",
+            "name": "organiser",
+            "admin_key": ADMIN_KEY,
+        }
+    )
+    create = {
+        "type": "create_table",
+        "id": 20,
+        "table": "final-1",
+        "variant": "oklahoma",
+        "seed": 871,
+        "rules": {"knock_limit": 10},
+        "clock": {"move_ms": 5000, "grace_ms": 200},
+        "policies": {"timeout": "forfeit", "illegal": "forfeit", "illegal_limit": 1},
+        "reserved": True,
+        "reveal": "deferred",
+    }
     req, created = admin.ask(create)
     ex["create_table"] = [req, created]
     seats = [Client(ctx, ref.endpoint) for _ in created["seat_tokens"]]
@@ -367,7 +390,10 @@ def main(argv: list[str]) -> int:
     new = rewrite(text, generate())
     if "--check" in argv:
         if new != text:
-            print("protocol.md's examples differ from a real referee's session: run python -m referee.protocol_examples", file=sys.stderr)
+            print(
+                "protocol.md's examples differ from a real referee's session: run python -m referee.protocol_examples",
+                file=sys.stderr,
+            )
             return 1
         return 0
     PROTOCOL_MD.write_text(new, encoding="utf-8")

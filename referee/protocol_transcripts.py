@@ -56,7 +56,9 @@ def wrapped(v: Any, col: int, width: int = WIDTH) -> str:
     if col + len(flat) <= width or not isinstance(v, (dict, list)) or not v:
         return flat
     items: list[tuple[str, Any]] = (
-        [("…" if k.startswith(GAP) else f"{json.dumps(k)}:", x) for k, x in v.items()] if isinstance(v, dict) else [("", x) for x in v]
+        [("…" if k.startswith(GAP) else f"{json.dumps(k)}:", x) for k, x in v.items()]
+        if isinstance(v, dict)
+        else [("", x) for x in v]
     )
     opening, closing = ("{", "}") if isinstance(v, dict) else ("[", "]")
     inner = col + 1
@@ -293,7 +295,11 @@ def box_with_advice(ctx: zmq.Context[zmq.Socket[bytes]], masker: Any, client: Ca
     t.comment("The captain (seat 0) has the offer; the sitter is asked for advice at the same time.")
     t.recv([("C0", cs[0])], _is("prompt", seq=1), full=("clock",))
     t.recv([("C2", cs[2])], _is("advise_prompt", seq=1))
-    t.send("C2", cs[2], {"type": "advise", "id": 5, "table": "box7", "seq": 1, "action": {"kind": "pass"}, "text": "8c does not help"})
+    t.send(
+        "C2",
+        cs[2],
+        {"type": "advise", "id": 5, "table": "box7", "seq": 1, "action": {"kind": "pass"}, "text": "8c does not help"},
+    )
     t.recv([("C2", cs[2])], _is("ok", id=5))
     t.recv([("C0", cs[0])], _is("advice", seq=1))
     t.send("C0", cs[0], {"type": "act", "table": "box7", "seq": 1, "action": {"kind": "pass"}})
@@ -317,7 +323,9 @@ def box_with_advice(ctx: zmq.Context[zmq.Socket[bytes]], masker: Any, client: Ca
     t.send("C0", cs[0], {"type": "act", "table": "box7", "seq": 4, "action": {"kind": "knock", "card": "9c"}})
     t.recv(every, _is("event", n=4), keep=("n", "move", "view"))
     t.recv(every, _is("hand_end"), view=("hand_number", "roles", "dealer", "nondealer", "to_act"))
-    t.comment("The box lost: the captain (seat 0) goes into the box, the sitter (seat 2) captains, the old box (seat 1) sits out.")
+    t.comment(
+        "The box lost: the captain (seat 0) goes into the box, the sitter (seat 2) captains, the old box (seat 1) sits out."
+    )
     t.recv([("C2", cs[2])], _is("prompt", seq=5), keep=("seq", "seat", "legal"))
     t.recv([("C1", cs[1])], _is("advise_prompt", seq=5), keep=("seq", "captain"))
     for c in (a, *cs):

@@ -99,7 +99,9 @@ class RateLimiter:
             b[2] = 0.0
             b[3] = now
             self.notices += 1
-            err = ProtocolError("rate_limited", f"this connection sent more than {self._budget()}: {dropped} message(s) dropped unread; slow down")
+            err = ProtocolError(
+                "rate_limited", f"this connection sent more than {self._budget()}: {dropped} message(s) dropped unread; slow down"
+            )
             self.hub.raw_send(rid, encode(err.to_wire()))
         return False
 
@@ -136,7 +138,9 @@ class RateLimiter:
 
     def _sweep(self, now: float) -> None:
         """Forget connections whose buckets have refilled (idle or gone)."""
-        full = 1.0 + max(self.burst / self.rate if self.rate else 0.0, self.bytes_burst / self.bytes_rate if self.bytes_rate else 0.0)
+        full = 1.0 + max(
+            self.burst / self.rate if self.rate else 0.0, self.bytes_burst / self.bytes_rate if self.bytes_rate else 0.0
+        )
         for rid, b in list(self.buckets.items()):
             if now - b[1] > full and not b[2]:
                 del self.buckets[rid]

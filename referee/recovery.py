@@ -245,7 +245,10 @@ class Recovery:
     def _rewrite_log(self) -> None:
         if self._log is not None:
             self._log.close()
-        lines = [json.dumps({"t": "session", "h": h, "name": s.name, "role": s.role}, separators=(",", ":")) for s, h in self._hash.items()]
+        lines = [
+            json.dumps({"t": "session", "h": h, "name": s.name, "role": s.role}, separators=(",", ":"))
+            for s, h in self._hash.items()
+        ]
         _write_private(self.log_path, "".join(ln + "\n" for ln in lines))
         self._log = open(self.log_path, "a", encoding="utf-8")  # lives as long as the referee
         self._log_lines = len(lines)
@@ -346,8 +349,15 @@ class Recovery:
         hub = self.hub
         rules = RuleSet.from_dict(dict(st["rules"]))
         t = hub.create_table(
-            st["table"], rules.variant, rules, seed=st["base_seed"], clock=Clock(**st["clock"]), policies=Policies(**st["policies"]),
-            full_feed_delay_ms=st["full_feed_delay_ms"], origin=st["origin"], reveal=st.get("reveal", "game_end"),
+            st["table"],
+            rules.variant,
+            rules,
+            seed=st["base_seed"],
+            clock=Clock(**st["clock"]),
+            policies=Policies(**st["policies"]),
+            full_feed_delay_ms=st["full_feed_delay_ms"],
+            origin=st["origin"],
+            reveal=st.get("reveal", "game_end"),
         )
         t.restore_counters(list(st["names"]), int(st["game_no"]), int(st["seq"]), st["reserved"] is not None)
         if st.get("broadcast_hash"):
@@ -360,7 +370,9 @@ class Recovery:
                 continue
             sess = self.dormant.get(h)
             if sess is None:  # a seat without its session line: keep the seat, the token still works
-                sess = Session(token="", name=t.names[i] or "player", role="player", rid=None, last_recv=hub.now(), last_sent=hub.now())
+                sess = Session(
+                    token="", name=t.names[i] or "player", role="player", rid=None, last_recv=hub.now(), last_sent=hub.now()
+                )
                 self.dormant[h] = sess
                 self._hash[sess] = h
             t.sit(sess, i)
@@ -419,7 +431,9 @@ class Recovery:
                 n, seq = e["n"], max(seq, e["seq"])
                 decisions += 1
                 if banks is not None:
-                    banks[seat] = t.clock.increment_ms if e.get("auto") else max(0, banks[seat] - int(e["ms"])) + t.clock.increment_ms
+                    banks[seat] = (
+                        t.clock.increment_ms if e.get("auto") else max(0, banks[seat] - int(e["ms"])) + t.clock.increment_ms
+                    )
                 missing_hand_end = result
             elif k == "hand_end":
                 n = e["n"]
@@ -464,7 +478,13 @@ class Recovery:
         if end["t"] != "end":
             raise RecoveryError(f"{path} has no end line but its table was not playing")
         game = Game.from_record(end["record"], verify=False)
-        t.restore_finished(game, end["seed"], end.get("salt"), end["seed_hash"], 1 + max((e["n"] for e in entries if isinstance(e.get("n"), int)), default=0))
+        t.restore_finished(
+            game,
+            end["seed"],
+            end.get("salt"),
+            end["seed_hash"],
+            1 + max((e["n"] for e in entries if isinstance(e.get("n"), int)), default=0),
+        )
         self._journals[t.name] = str(path)
 
     def _start_clock(self, t: Table, seq: int) -> None:

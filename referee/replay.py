@@ -79,8 +79,14 @@ def check_entries(entries: list[dict[str, Any]], path: str = "<journal>", *, tor
     end = entries[-1]
     if end["t"] != "end":
         if not torn:
-            raise InProgress(end["_line"], f"in progress: no 'end' line yet (last entry '{end['t']}'); the seed is revealed only when the game ends")
-        raise Mismatch(end["_line"], "the journal has no 'end' line (the referee stopped before the game ended); without the seed it cannot be checked")
+            raise InProgress(
+                end["_line"],
+                f"in progress: no 'end' line yet (last entry '{end['t']}'); the seed is revealed only when the game ends",
+            )
+        raise Mismatch(
+            end["_line"],
+            "the journal has no 'end' line (the referee stopped before the game ended); without the seed it cannot be checked",
+        )
     seed = end.get("seed")
     if isinstance(seed, bool) or not isinstance(seed, int | str):
         raise Mismatch(end["_line"], f"the end line's seed is {seed!r}, not an integer or a string")
@@ -89,7 +95,10 @@ def check_entries(entries: list[dict[str, Any]], path: str = "<journal>", *, tor
         raise Mismatch(end["_line"], f"the end line's salt {salt!r} is not 32 lowercase hex digits")
     if seed_hash(seed, salt) != start.get("seed_hash") or end.get("seed_hash") != start.get("seed_hash"):
         how = "unsalted (a journal before protocol 1.4)" if salt is None else f"with the salt {salt}"
-        raise Mismatch(end["_line"], f"the seed {seed!r}, {how}, does not hash to the seed_hash published at the start ({start.get('seed_hash')})")
+        raise Mismatch(
+            end["_line"],
+            f"the seed {seed!r}, {how}, does not hash to the seed_hash published at the start ({start.get('seed_hash')})",
+        )
     try:
         rules = RuleSet.from_dict(dict(start["rules"]))
     except (ValueError, TypeError, KeyError) as err:
@@ -120,7 +129,10 @@ def check_entries(entries: list[dict[str, Any]], path: str = "<journal>", *, tor
                 if expected_result is None:
                     raise Mismatch(ln, "a hand_end line where the engine ended no hand")
                 if e.get("result") != expected_result:
-                    raise Mismatch(ln, f"hand result {canonical_json(e.get('result'))} but the engine scores {canonical_json(expected_result)}")
+                    raise Mismatch(
+                        ln,
+                        f"hand result {canonical_json(e.get('result'))} but the engine scores {canonical_json(expected_result)}",
+                    )
                 expected_result = None
             elif t == "advice":
                 a = e.get("action")
@@ -193,7 +205,12 @@ def main(argv: list[str]) -> int:
         "With several files the worst wins: 2, then 1, then 3.",
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="journal files (.jsonl) or directories of them")
-    p.add_argument("--check", action="store_true", required=True, help="re-run each journal through the engine and verify every event and result")
+    p.add_argument(
+        "--check",
+        action="store_true",
+        required=True,
+        help="re-run each journal through the engine and verify every event and result",
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="print only problems")
     args = p.parse_args(argv)
     paths: list[Path] = []

@@ -54,7 +54,9 @@ def server_keys(directory: str | os.PathLike[str]) -> tuple[bytes, bytes]:
     if not path.exists():
         pairs = sorted(d.glob("*.key_secret"))
         if len(pairs) != 1:
-            raise CurveError(f"{d} has no server.key_secret (and not exactly one *.key_secret); create one with okgin referee --gen-keys {d}")
+            raise CurveError(
+                f"{d} has no server.key_secret (and not exactly one *.key_secret); create one with okgin referee --gen-keys {d}"
+            )
         path = pairs[0]
     public, secret = zmq.auth.load_certificate(str(path))
     if secret is None:

@@ -69,7 +69,9 @@ class Referee:
         self.doors = Doors(self)  # seat doors (protocol 1.5), opened by create_table with doors
         limited = cfg.rate_limit_per_s > 0 or cfg.rate_limit_bytes_per_s > 0
         self.limiter = (
-            RateLimiter(self, cfg.rate_limit_per_s, cfg.rate_limit_burst, cfg.rate_limit_bytes_per_s, cfg.rate_limit_bytes_burst) if limited else None
+            RateLimiter(self, cfg.rate_limit_per_s, cfg.rate_limit_burst, cfg.rate_limit_bytes_per_s, cfg.rate_limit_bytes_burst)
+            if limited
+            else None
         )
         self.lag = LagGuard(self, cfg.watcher_drop_limit) if cfg.watcher_drop_limit > 0 else None
         if self.lag is not None:
@@ -178,7 +180,9 @@ class Referee:
         reveal: str = "game_end",
     ) -> Table:
         """Create a table (embedding programs, the CLI's one table): see :meth:`Lobby.create_table`."""
-        return self.lobby.create_table(table, variant, rules, seed, clock, policies, reserved, players, full_feed_delay_ms, origin, reveal)
+        return self.lobby.create_table(
+            table, variant, rules, seed, clock, policies, reserved, players, full_feed_delay_ms, origin, reveal
+        )
 
     # For tests and tools that drive the referee by hand.
     def _handle(self, frames: list[bytes]) -> None:

@@ -128,7 +128,10 @@ class SessionDesk:
             raise ProtocolError("limit_reached", f"this referee holds {len(self.sessions)} sessions, its limit")
         cap = self.config.max_sessions_per_connection
         if self.opened.get(rid, 0) >= cap:
-            raise ProtocolError("limit_reached", f"this connection has opened {cap} sessions that are still held, its limit; resume one with its token")
+            raise ProtocolError(
+                "limit_reached",
+                f"this connection has opened {cap} sessions that are still held, its limit; resume one with its token",
+            )
         sess = self.new_session(rid, msg["name"], role, new_token())
         sess.events = msg.get("events", True)
         sess.batch = msg.get("batch_events", False)

@@ -360,7 +360,9 @@ class Table:
     def rematch(self, seat: int) -> None:
         """``seat`` asks for another game (protocol.md §5.18); it starts when all have."""
         self.rematch_ready[seat] = True
-        status = self.hub.encode({"type": "rematch_status", "table": self.name, "ready": list(self.rematch_ready), "game": self.game_no + 1})
+        status = self.hub.encode(
+            {"type": "rematch_status", "table": self.name, "ready": list(self.rematch_ready), "game": self.game_no + 1}
+        )
         for s in self.seats:
             if s is not None:
                 self.hub.send_bytes(s, status)
@@ -382,7 +384,15 @@ class Table:
         self.reserved_tokens[seat] = token
 
     def restore_game(
-        self, game: Game, seed: int | str, salt: str | None, n: int, seq: int, banks: list[int] | None, illegal: list[int], decisions: int,
+        self,
+        game: Game,
+        seed: int | str,
+        salt: str | None,
+        n: int,
+        seq: int,
+        banks: list[int] | None,
+        illegal: list[int],
+        decisions: int,
         journal: Journal,
     ) -> None:
         """A running game replayed from its journal: take it over as it stood (``salt``
@@ -663,7 +673,9 @@ class Table:
             banks[p.seat] = max(0, banks[p.seat] - int((self.hub.now() - p.start) * 1000))
         return banks
 
-    def _prompt(self, error: ProtocolError | None = None, fresh: bool = True, lead: list[tuple[Session, bytes]] | None = None) -> None:
+    def _prompt(
+        self, error: ProtocolError | None = None, fresh: bool = True, lead: list[tuple[Session, bytes]] | None = None
+    ) -> None:
         """Prompt the seat to act (a fresh move, or a re-prompt of the same move); ``lead``
         are frames that must reach their sessions just before the prompt."""
         game = self.game
@@ -792,7 +804,9 @@ class Table:
             who = "nobody" if p is None else f"seat {p.seat}"
             raise ProtocolError("not_your_turn", f"no prompt is pending for seat {seat}; {who} is to act")
         if msg["seq"] != p.seq:
-            raise ProtocolError("stale_seq", f"seq {msg['seq']} is not the pending prompt's (seq {p.seq}); this answer is ignored")
+            raise ProtocolError(
+                "stale_seq", f"seq {msg['seq']} is not the pending prompt's (seq {p.seq}); this answer is ignored"
+            )
         now = self.hub.now()
         elapsed = int((now - p.start) * 1000)
         if p.allowance_ms is not None and elapsed > p.allowance_ms + self.clock.grace_ms:
@@ -819,7 +833,9 @@ class Table:
         self._after_move(seat, action, hand_before, result, p.seq, elapsed, auto=False)
         return True
 
-    def _after_move(self, actor: int, action: Action, hand_before: Any, result: HandResult | None, seq: int, elapsed: int, auto: bool) -> None:
+    def _after_move(
+        self, actor: int, action: Action, hand_before: Any, result: HandResult | None, seq: int, elapsed: int, auto: bool
+    ) -> None:
         game = self.game
         assert game is not None
         self.decisions += 1
@@ -914,9 +930,19 @@ class Table:
             free = p.refused == 1
         if self.journal is not None:
             if action is not None:
-                self.journal.write("illegal", seat=seat, seq=p.seq if p else None, action=action.to_wire(), error=err.info(), count=count)
+                self.journal.write(
+                    "illegal", seat=seat, seq=p.seq if p else None, action=action.to_wire(), error=err.info(), count=count
+                )
             else:
-                self.journal.write("illegal", seat=seat, seq=p.seq if p else None, action=None, input=refused_input(raw), error=err.info(), count=count)
+                self.journal.write(
+                    "illegal",
+                    seat=seat,
+                    seq=p.seq if p else None,
+                    action=None,
+                    input=refused_input(raw),
+                    error=err.info(),
+                    count=count,
+                )
         self.hub.send(sess, err.to_wire(rqid))
         if self.policies.illegal == "forfeit" and count >= self.policies.illegal_limit:
             self.forfeit(seat, "illegal")
@@ -1017,7 +1043,9 @@ class Table:
         for seat, sess in enumerate(self.seats):
             if sess is not None and sess.rid is None:
                 self.missed_end[seat] = (sess, base)
-        self._feed(lambda seat: frame(base, ("view", self.views.packed(seat))), lambda: {**base, "view": self._full_view()}, carrier=True)
+        self._feed(
+            lambda seat: frame(base, ("view", self.views.packed(seat))), lambda: {**base, "view": self._full_view()}, carrier=True
+        )
         if not self.full:
             self.status = WAITING
 
@@ -1038,12 +1066,16 @@ class Table:
         # every later message to the captain bigger: capped per prompt and per hand.
         cfg = self.hub.config
         if p.advised >= cfg.max_advice_per_prompt:
-            raise ProtocolError("limit_reached", f"at most {cfg.max_advice_per_prompt} advice per prompt; seq {p.seq} has had its share")
+            raise ProtocolError(
+                "limit_reached", f"at most {cfg.max_advice_per_prompt} advice per prompt; seq {p.seq} has had its share"
+            )
         hand_no = game.hand.number
         if self._advice_hand != hand_no:
             self._advice_hand, self._advice_count = hand_no, 0
         if self._advice_count >= cfg.max_advice_per_hand:
-            raise ProtocolError("limit_reached", f"at most {cfg.max_advice_per_hand} advice per hand; this hand has had its share")
+            raise ProtocolError(
+                "limit_reached", f"at most {cfg.max_advice_per_hand} advice per hand; this hand has had its share"
+            )
         action = None
         raw = msg.get("action")
         if raw is not None:

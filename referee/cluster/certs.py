@@ -125,14 +125,22 @@ def generate(directory: str | os.PathLike[str], hosts: Sequence[str] = (), days:
         key = ec.generate_private_key(ec.SECP256R1())
         # Each side of a Dask link is both a TLS server and a client (workers listen
         # too, clients only connect, but one usage set for all keeps them swappable).
-        cert = (x509.CertificateBuilder().subject_name(subject(f"dask-{role}")).issuer_name(ca_name)
-                .public_key(key.public_key()).serial_number(x509.random_serial_number())
-                .not_valid_before(start).not_valid_after(end)
-                .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-                .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]), critical=False)
-                .add_extension(x509.SubjectAlternativeName(_names(hosts)), critical=False)
-                .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
-                .sign(ca_key, hashes.SHA256()))
+        cert = (
+            x509.CertificateBuilder()
+            .subject_name(subject(f"dask-{role}"))
+            .issuer_name(ca_name)
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(start)
+            .not_valid_after(end)
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .add_extension(
+                x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]), critical=False
+            )
+            .add_extension(x509.SubjectAlternativeName(_names(hosts)), critical=False)
+            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
+            .sign(ca_key, hashes.SHA256())
+        )
         cert_path, key_path = d / f"{role}.pem", d / f"{role}-key.pem"
         _write_cert(cert_path, cert)
         _write_key(key_path, key)

@@ -24,7 +24,8 @@ def build_parser() -> argparse.ArgumentParser:
         "and key per role: scheduler.pem, worker.pem, client.pem (the runner of okgin tournament/match). Every host "
         "trusts ca.pem; keep ca-key.pem on this machine only. Dask's TLS is mutual and checks no host name: "
         "a certificate signed by ca.pem is the whole admission.",
-        epilog="Then: dask scheduler --host H --tls-ca-file DIR/ca.pem --tls-cert DIR/scheduler.pem --tls-key DIR/scheduler-key.pem; "
+        epilog="Then: dask scheduler --host H --tls-ca-file DIR/ca.pem --tls-cert DIR/scheduler.pem "
+        "--tls-key DIR/scheduler-key.pem; "
         "dask worker tls://H:8786 --tls-ca-file DIR/ca.pem --tls-cert DIR/worker.pem --tls-key DIR/worker-key.pem; "
         "okgin match ... --dask tls://H:8786 --dask-tls DIR",
     )

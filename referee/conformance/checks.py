@@ -297,7 +297,13 @@ class _Game:
         """The referee took this move of the bot's."""
         if self.illegal_state == "reprompted":
             self.illegal_state = "recovered"
-        key = {"take": "upcard_taken", "pass": "upcard_passed", "draw_stock": "draw_stock", "draw_discard": "draw_discard", "discard": "discard"}.get(str(action.get("kind")))
+        key = {
+            "take": "upcard_taken",
+            "pass": "upcard_passed",
+            "draw_stock": "draw_stock",
+            "draw_discard": "draw_discard",
+            "discard": "discard",
+        }.get(str(action.get("kind")))
         if key:
             self.f[key].count += 1
 
@@ -308,7 +314,14 @@ class _Game:
             self.unconfirmed = None
         offending = self.last_request.get((rec.conn, str(request)))
         if request is None:  # a frame too broken to have a type: the last such frame sent
-            offending = next((r for r in reversed(self.gt.records[: rec.index]) if r.conn == rec.conn and r.direction == C2R and r.msg is None), None)
+            offending = next(
+                (
+                    r
+                    for r in reversed(self.gt.records[: rec.index])
+                    if r.conn == rec.conn and r.direction == C2R and r.msg is None
+                ),
+                None,
+            )
         if request == "act" and self.illegal_state == "sent" and offending is not None and offending.replaced_by is not None:
             self.illegal_state = "error" if name == "illegal_action" else "wrong-error"
             return
@@ -348,7 +361,12 @@ class _Game:
     def after(self) -> None:
         gt = self.gt
         if not gt.connections:
-            self.fail("handshake", "the bot never said hello with its seat token (no connection of its reached the kit)", None, gt.stderr_tail)
+            self.fail(
+                "handshake",
+                "the bot never said hello with its seat token (no connection of its reached the kit)",
+                None,
+                gt.stderr_tail,
+            )
         never = sorted(s for s in self.prompted if s not in self.answered)
         if never and gt.game_end is not None and gt.game_end.get("termination") == "normal":
             # A prompt superseded by the illegal probe's re-prompt was answered (illegally).
@@ -378,8 +396,13 @@ class _Game:
         elif gt.stopped_by_term:
             self.f["shutdown"].count += 1
         else:
-            self.fail("shutdown", f"the bot was still running after the game ended, and SIGTERM did not end it within {TERM_GRACE_S:g} s "
-                      "(it was killed)", None, gt.stderr_tail)
+            self.fail(
+                "shutdown",
+                f"the bot was still running after the game ended, and SIGTERM did not end it within {TERM_GRACE_S:g} s "
+                "(it was killed)",
+                None,
+                gt.stderr_tail,
+            )
         if gt.hello_after is not None and gt.hello_after > HELLO_WITHIN_S:
             self.fail("handshake", f"the bot said hello {gt.hello_after:.1f} s after it was started; the launch contract "
                       f"(protocol.md §18) allows {HELLO_WITHIN_S:g} s", None, gt.stderr_tail)
@@ -409,11 +432,19 @@ class _Game:
                     blamed.append(b - a)
                 else:
                     excused += 1
-        self.info["longest silence of the bot (ms)"] = max(self.info.get("longest silence of the bot (ms)", 0), round(longest * 1000))
+        self.info["longest silence of the bot (ms)"] = max(
+            self.info.get("longest silence of the bot (ms)", 0), round(longest * 1000)
+        )
         if blamed:
-            self.fail("heartbeats", f"the bot sent nothing for {max(blamed) * 1000:.0f} ms while the referee kept talking; the referee drops a peer after {limit * 1000:.0f} ms")
+            self.fail(
+                "heartbeats",
+                f"the bot sent nothing for {max(blamed) * 1000:.0f} ms while the referee kept talking; "
+                f"the referee drops a peer after {limit * 1000:.0f} ms",
+            )
         if excused:
-            self.info["silences blamed on a slow machine, not the bot"] = self.info.get("silences blamed on a slow machine, not the bot", 0) + excused
+            self.info["silences blamed on a slow machine, not the bot"] = (
+                self.info.get("silences blamed on a slow machine, not the bot", 0) + excused
+            )
         if gt.idle_window is not None:
             t0, t1 = gt.idle_window
             # Slack of one beat at the end: frames read in the same turn of the kit's loop
@@ -422,7 +453,10 @@ class _Game:
             if beats:
                 self.f["heartbeats"].count += 1
             else:
-                self.fail("heartbeats", f"no heartbeat while waiting {(t1 - t0) * 1000:.0f} ms for the opponents (heartbeat_ms {self.hb})")
+                self.fail(
+                    "heartbeats",
+                    f"no heartbeat while waiting {(t1 - t0) * 1000:.0f} ms for the opponents (heartbeat_ms {self.hb})",
+                )
 
     def probes(self) -> None:
         gt = self.gt
@@ -432,20 +466,43 @@ class _Game:
             if self.illegal_state == "recovered":
                 self.f["illegal_recovery"].count += 1
             elif self.illegal_state == "sent":
-                self.fail("illegal_recovery", "the referee never answered the illegal action with an error (referee problem)", gt.records[illegal.record], context)
+                self.fail(
+                    "illegal_recovery",
+                    "the referee never answered the illegal action with an error (referee problem)",
+                    gt.records[illegal.record],
+                    context,
+                )
             elif self.illegal_state == "wrong-error":
-                self.fail("illegal_recovery", "the referee answered the illegal action with another error (referee problem)", gt.records[illegal.record], context)
+                self.fail(
+                    "illegal_recovery",
+                    "the referee answered the illegal action with another error (referee problem)",
+                    gt.records[illegal.record],
+                    context,
+                )
             elif self.illegal_state == "error":
-                self.fail("illegal_recovery", "no re-prompt came after the error (referee problem)", gt.records[illegal.record], context)
+                self.fail(
+                    "illegal_recovery", "no re-prompt came after the error (referee problem)", gt.records[illegal.record], context
+                )
             else:
-                self.fail("illegal_recovery", "the bot did not answer the re-prompt with a legal act", gt.records[illegal.record], context)
+                self.fail(
+                    "illegal_recovery",
+                    "the bot did not answer the re-prompt with a legal act",
+                    gt.records[illegal.record],
+                    context,
+                )
         silence = gt.fault("silence")
         if silence is None:
             return
         silenced_conn = gt.records[silence.record].conn
-        later = [c for c in gt.connections if c != silenced_conn and gt.connections.index(c) > gt.connections.index(silenced_conn)]
+        later = [
+            c for c in gt.connections if c != silenced_conn and gt.connections.index(c) > gt.connections.index(silenced_conn)
+        ]
         if not later:
-            self.fail("reconnect", f"no new connection after the connection went silent (expected within {self.hb * self.liveness} ms of silence)", gt.records[silence.record])
+            self.fail(
+                "reconnect",
+                f"no new connection after the connection went silent (expected within {self.hb * self.liveness} ms of silence)",
+                gt.records[silence.record],
+            )
             return
         new = later[0]
         first = next((r for r in gt.records if r.conn == new), None)
@@ -478,7 +535,9 @@ def judge(result: RunResult) -> Verdict:
         _Game(gt, feats, cfg.heartbeat_ms, cfg.liveness, info).run()
     for conn, msg in result.orphans:
         feats["handshake"].failures.append(
-            Finding("(no game)", f"connection {conn} did not start with a hello carrying a seat token the kit handed out", show(msg))
+            Finding(
+                "(no game)", f"connection {conn} did not start with a hello carrying a seat token the kit handed out", show(msg)
+            )
         )
     for why in result.not_zmtp:
         feats["messages"].failures.append(Finding("(no game)", f"the bytes on a connection are not ZMTP: {why}"))

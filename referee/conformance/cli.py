@@ -52,20 +52,25 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--variant", choices=("oklahoma", "box", "both"), default="both", help="which variant(s) to play (default both)")
+    p.add_argument("--variant", choices=("oklahoma", "box", "both"), default="both",
+                   help="which variant(s) to play (default both)")
     p.add_argument("--games", type=int, default=20, help="games of each variant (default %(default)s)")
     p.add_argument("--seed", type=int, default=1, help="base seed of the deals (default %(default)s)")
     p.add_argument("--opponent", default="simple", help="built-in bot to play against (default %(default)s)")
     p.add_argument("--opponent-command", help="run opponents with this command instead (placeholders as for COMMAND)")
-    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule option for every table (repeatable; see 'okgin rules')")
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                   help="a rule option for every table (repeatable; see 'okgin rules')")
     p.add_argument("--name", default="bot-under-test", help="the name {name} stands for (default %(default)s)")
     p.add_argument("--jobs", type=int, default=2, help="games played at the same time (default %(default)s)")
     p.add_argument("--heartbeat-ms", type=int, default=1000, help="the referee's heartbeat interval (default %(default)s)")
     p.add_argument("--liveness", type=int, default=4, help="beats missed before a peer is gone (default %(default)s)")
     p.add_argument("--move-ms", type=int, default=10_000, help="time limit per move (default %(default)s)")
-    p.add_argument("--game-timeout", type=float, default=120.0, help="seconds before a game counts as stuck (default %(default)s)")
-    p.add_argument("--disconnect-grace-ms", type=int, default=20_000, help="how long the referee holds a silent seat (default %(default)s)")
-    p.add_argument("--exit-timeout", type=float, default=10.0, help="seconds the bot has to exit after game_end (default %(default)s)")
+    p.add_argument("--game-timeout", type=float, default=120.0,
+                   help="seconds before a game counts as stuck (default %(default)s)")
+    p.add_argument("--disconnect-grace-ms", type=int, default=20_000,
+                   help="how long the referee holds a silent seat (default %(default)s)")
+    p.add_argument("--exit-timeout", type=float, default=10.0,
+                   help="seconds the bot has to exit after game_end (default %(default)s)")
     p.add_argument("--no-probes", action="store_true", help="no idle wait, illegal-move or silent-drop probes")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     p.add_argument("--keep", metavar="DIR", help="keep logs and journals in DIR (default: a temporary directory, removed)")

@@ -119,7 +119,9 @@ class Proxy:
             self.handler.on_close(conn)
             self._tasks.discard(task)
 
-    async def _pump(self, conn: Connection, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, parser: zmtp.Direction) -> None:
+    async def _pump(
+        self, conn: Connection, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, parser: zmtp.Direction
+    ) -> None:
         with contextlib.suppress(ConnectionError, OSError):
             while data := await reader.read(65536):
                 if conn.not_zmtp is not None:

@@ -19,7 +19,9 @@ def text_report(result: RunResult, verdict: Verdict) -> str:
         f"okgin conformance: {shlex.join(cfg.command)}",
         f"referee {result.referee or '?'} at {result.endpoint} (bot connects through {result.proxy_endpoint}); "
         f"heartbeat {cfg.heartbeat_ms} ms x {cfg.liveness}",
-        "games: " + ", ".join(f"{n} {v}" for v, n in games.items()) + f" against {cfg.opponent if not cfg.opponent_command else shlex.join(cfg.opponent_command)}; "
+        "games: "
+        + ", ".join(f"{n} {v}" for v, n in games.items())
+        + f" against {cfg.opponent if not cfg.opponent_command else shlex.join(cfg.opponent_command)}; "
         f"{result.seconds:.1f} s",
         "",
     ]
@@ -60,18 +62,32 @@ def json_report(result: RunResult, verdict: Verdict) -> dict[str, Any]:
         "seconds": round(result.seconds, 3),
         "games": [
             {
-                "variant": g.variant, "index": g.index, "table": g.table, "seat": g.seat, "seed": g.seed,
-                "termination": (g.game_end or {}).get("termination"), "problem": g.problem, "messages": len(g.records),
-                "scores": ((g.game_end or {}).get("final") or {}).get("scores"), "winner": (g.game_end or {}).get("winner"),
-                "connections": len(g.connections), "faults": [f.kind for f in g.faults], "exit_code": g.exit_code,
+                "variant": g.variant,
+                "index": g.index,
+                "table": g.table,
+                "seat": g.seat,
+                "seed": g.seed,
+                "termination": (g.game_end or {}).get("termination"),
+                "problem": g.problem,
+                "messages": len(g.records),
+                "scores": ((g.game_end or {}).get("final") or {}).get("scores"),
+                "winner": (g.game_end or {}).get("winner"),
+                "connections": len(g.connections),
+                "faults": [f.kind for f in g.faults],
+                "exit_code": g.exit_code,
                 "exited_by_itself": g.exited_by_itself,
             }
             for g in result.games
         ],
         "features": {
             f.key: {
-                "title": f.title, "status": f.status, "required": f.required, "count": f.count,
-                "failures": [{"game": x.game, "what": x.what, "offending": x.offending, "context": x.context} for x in f.failures[:20]],
+                "title": f.title,
+                "status": f.status,
+                "required": f.required,
+                "count": f.count,
+                "failures": [
+                    {"game": x.game, "what": x.what, "offending": x.offending, "context": x.context} for x in f.failures[:20]
+                ],
             }
             for f in verdict.features
         },

@@ -318,7 +318,9 @@ class Kit:
                     old.close()
         if gt is None:
             return [body]
-        rec = gt.add(conn.id, direction, t, msg, problem=problem, relayed=not conn.silenced, raw=body if msg is None or more else b"")
+        rec = gt.add(
+            conn.id, direction, t, msg, problem=problem, relayed=not conn.silenced, raw=body if msg is None or more else b""
+        )
         if conn.silenced or msg is None:
             return [body]
         kind = msg.get("type")
@@ -343,14 +345,18 @@ class Kit:
             legal = gt.last_prompt.get("legal") if gt.last_prompt else None
             replaced = {**msg, "action": illegal_action(legal)}
             rec.replaced_by = replaced
-            gt.faults.append(Fault("illegal", rec.index, t, gt.acts, f"relayed {replaced['action']} instead of the bot's {msg.get('action')}"))
+            gt.faults.append(
+                Fault("illegal", rec.index, t, gt.acts, f"relayed {replaced['action']} instead of the bot's {msg.get('action')}")
+            )
             return [encode(replaced)]
         # Silence the connection right after this act has been relayed.
         gt.faults.append(Fault("silence", rec.index, t, gt.acts, "connection silenced both ways after this act"))
         asyncio.get_running_loop().call_soon(_silence, conn)
         return [body]
 
-    def _opponent_frame(self, gt: GameTrace, direction: str, msg: dict[str, Any] | None, body: bytes) -> list[bytes] | Awaitable[list[bytes]]:
+    def _opponent_frame(
+        self, gt: GameTrace, direction: str, msg: dict[str, Any] | None, body: bytes
+    ) -> list[bytes] | Awaitable[list[bytes]]:
         """An opponent's frame: relayed as it is, except that a captain's move waits (up to
         ADVICE_WAIT_S) for the advice of the sitter under test on the same prompt, so that
         the advice can arrive in time (a real captain thinks; a built-in bot does not)."""
@@ -459,7 +465,12 @@ class Kit:
         table = f"conf-{variant}-{index + 1}"
         seed = cfg.seed * 100_000 + (0 if variant == "oklahoma" else 50_000) + index
         names = [cfg.name if s == seat else f"{cfg.opponent}-{s}" for s in range(n)]
-        policies = {"timeout": "forfeit", "illegal": "reprompt", "illegal_limit": 3, "disconnect_grace_ms": cfg.disconnect_grace_ms}
+        policies = {
+            "timeout": "forfeit",
+            "illegal": "reprompt",
+            "illegal_limit": 3,
+            "disconnect_grace_ms": cfg.disconnect_grace_ms,
+        }
         reply = await admin.request({
             "type": "create_table", "table": table, "variant": variant, "seed": seed, "reserved": True, "players": names,
             "clock": {"move_ms": cfg.move_ms, "grace_ms": 1000}, "policies": policies,
@@ -479,11 +490,27 @@ class Kit:
         gdir.mkdir(exist_ok=True)
 
         def env_for(token: str, endpoint: str, name: str, s: int) -> dict[str, str]:
-            return {**os.environ, "OKGIN_ENDPOINT": endpoint, "OKGIN_TOKEN": token, "OKGIN_TABLE": table, "OKGIN_NAME": name, "OKGIN_SEAT": str(s)}
+            return {
+                **os.environ,
+                "OKGIN_ENDPOINT": endpoint,
+                "OKGIN_TOKEN": token,
+                "OKGIN_TABLE": table,
+                "OKGIN_NAME": name,
+                "OKGIN_SEAT": str(s),
+            }
 
-        values = {"endpoint": self.result.proxy_endpoint, "token": gt.token, "table": table, "name": cfg.name, "game": str(index + 1), "seat": str(seat)}
+        values = {
+            "endpoint": self.result.proxy_endpoint,
+            "token": gt.token,
+            "table": table,
+            "name": cfg.name,
+            "game": str(index + 1),
+            "seat": str(seat),
+        }
         gt.started = time.monotonic()
-        bot = self._launch(fill(cfg.command, values), env_for(gt.token, self.result.proxy_endpoint, cfg.name, seat), gdir / "bot.log")
+        bot = self._launch(
+            fill(cfg.command, values), env_for(gt.token, self.result.proxy_endpoint, cfg.name, seat), gdir / "bot.log"
+        )
         opponents: list[Child] = []
         try:
             if index == 0 and cfg.probes:
@@ -496,7 +523,14 @@ class Kit:
                 if s == seat:
                     continue
                 ep = self.result.proxy_endpoint
-                ovalues = {"endpoint": ep, "token": tokens[s], "table": table, "name": names[s], "game": str(index + 1), "seat": str(s)}
+                ovalues = {
+                    "endpoint": ep,
+                    "token": tokens[s],
+                    "table": table,
+                    "name": names[s],
+                    "game": str(index + 1),
+                    "seat": str(s),
+                }
                 argv = fill(self._opponent_argv(), ovalues)
                 opponents.append(self._launch(argv, env_for(tokens[s], ep, names[s], s), gdir / f"opponent-{s}.log"))
             if await _first(asyncio.shield(ended), bot, cfg.game_timeout_s):
@@ -529,13 +563,29 @@ class Kit:
         gt.stderr_tail = _tail(gdir / "bot.log")
         if cfg.verbose:
             end = gt.game_end or {}
-            print(f"  {gt.label}: {end.get('termination', gt.problem)}, {len(gt.records)} messages, exit {gt.exit_code}", file=sys.stderr)
+            print(
+                f"  {gt.label}: {end.get('termination', gt.problem)}, {len(gt.records)} messages, exit {gt.exit_code}",
+                file=sys.stderr,
+            )
         return gt
 
     def _opponent_argv(self) -> list[str]:
         if self.cfg.opponent_command:
             return list(self.cfg.opponent_command)
-        return [sys.executable, "-m", "okgin", "bot", self.cfg.opponent, "--connect", "{endpoint}", "--token", "{token}", "--name", "{name}"]
+        return [
+            sys.executable,
+            "-m",
+            "okgin",
+            "bot",
+            self.cfg.opponent,
+            "--connect",
+            "{endpoint}",
+            "--token",
+            "{token}",
+            "--name",
+            "{name}",
+        ]
+
 
 async def _first(awaitable: Awaitable[Any], bot: Child | None, timeout: float) -> bool:
     """Wait for ``awaitable`` at most ``timeout`` seconds, and no longer than ``bot``

@@ -105,6 +105,8 @@ def _abbreviate(value: Any, depth: int = 0) -> Any:
 def show(msg: dict[str, Any] | None, limit: int = 600, raw: bytes = b"") -> str:
     """A message as one line of JSON, views abbreviated, cut at ``limit`` characters."""
     if msg is None:
-        return f"(not a message: {len(raw)} bytes {raw[:48].hex(' ')}{' …' if len(raw) > 48 else ''})" if raw else "(not a message)"
+        return (
+            f"(not a message: {len(raw)} bytes {raw[:48].hex(' ')}{' …' if len(raw) > 48 else ''})" if raw else "(not a message)"
+        )
     text = json.dumps(_abbreviate(msg), separators=(",", ":"), ensure_ascii=False, default=repr)
     return text if len(text) <= limit else text[: limit - 1] + "…"

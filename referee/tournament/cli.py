@@ -29,7 +29,8 @@ def _report_parser() -> argparse.ArgumentParser:
     p.add_argument("db", help="the results file (.sqlite) a run wrote")
     p.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
     p.add_argument("--json", metavar="FILE", help="also write the table, pairs and terminations as JSON")
-    p.add_argument("--chart", metavar="FILE", help="also write the ratings chart, PNG or SVG by the extension (needs okgin[charts])")
+    p.add_argument("--chart", metavar="FILE",
+                   help="also write the ratings chart, PNG or SVG by the extension (needs okgin[charts])")
     p.add_argument("--prior-draws", type=float, help="virtual draws per pair for the ratings (default: as configured)")
     p.add_argument("--anchor", metavar="NAME", help="hold this participant at --anchor-rating (default: mean 0)")
     p.add_argument("--anchor-rating", type=float, default=None)
@@ -48,11 +49,13 @@ def _run_parser() -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=int, metavar="K", help="games played at once (default: from the file, else 2)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--referees", type=int, metavar="N", help="start N local referee processes (one per core is a good N)")
-    g.add_argument("--referee-endpoints", nargs="+", metavar="EP", type=endpoint_arg, help="use these running referees instead (HOST:PORT or tcp://HOST:PORT)")
+    g.add_argument("--referee-endpoints", nargs="+", metavar="EP", type=endpoint_arg,
+                   help="use these running referees instead (HOST:PORT or tcp://HOST:PORT)")
     p.add_argument("--db", metavar="PATH", help="the results file (default: from the file, else NAME.sqlite beside it)")
     p.add_argument("--output", metavar="DIR", help="where the CSV, JSON and PNG go (default: beside the results file)")
-    p.add_argument("--admin-key", metavar="KEY", help="admin key of remote referees (default: $OKGIN_ADMIN_KEY; prefer it on a shared host: a command line "
-                   "is readable by every local user)")
+    p.add_argument("--admin-key", metavar="KEY",
+                   help="admin key of remote referees (default: $OKGIN_ADMIN_KEY; prefer it on a shared host: a command line "
+                        "is readable by every local user)")
     p.add_argument("--quiet", action="store_true", help="no live progress display (the final table is still printed)")
     p.add_argument("--keep-logs", action="store_true",
                    help="keep every bot's log in NAME-run/logs (by default only those of games that did not end normally)")

@@ -487,7 +487,7 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
     if rules_data.setdefault("variant", want_variant) != want_variant:
         raise ConfigError(
             f"rules.variant = {rules_data['variant']!r} does not fit format = {fmt!r}: "
-            + ("the box format plays Gin in the Box (variant \"box\")" if fmt == "box" else "use format = \"box\" for 3-player games")
+            + ('the box format plays Gin in the Box (variant "box")' if fmt == "box" else 'use format = "box" for 3-player games')
         )
     # An event's games end (docs/rules.md §3.7.1): the game limit unless the file says otherwise.
     rules_data.setdefault("max_hands", EVENT_MAX_HANDS)
@@ -606,7 +606,9 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
     except EndpointError as e:
         raise ConfigError(f"tournament.referee_endpoints: {e}") from None
     if endpoints and t.has("referees"):
-        raise ConfigError("give tournament.referees (start local referees) or tournament.referee_endpoints (use running ones), not both")
+        raise ConfigError(
+            "give tournament.referees (start local referees) or tournament.referee_endpoints (use running ones), not both"
+        )
     gateway = t.string("gateway", "") or ""
     if gateway and not re.match(r"^tcp://\S+:\d+$", gateway):
         raise ConfigError(f"tournament.gateway: {gateway!r} is not a TCP endpoint like tcp://127.0.0.1:7200")

@@ -77,7 +77,13 @@ SEAT_TYPES = frozenset({"act", "advise", "sync", "resign", "entropy_reveal", "pi
 
 
 def _error(name: str, message: str, rid: Any = None, request: str | None = None) -> dict[str, Any]:
-    msg: dict[str, Any] = {"type": "error", "code": ERRORS[name][0] if name in ERRORS else 5001, "name": name, "message": message, "request": request}
+    msg: dict[str, Any] = {
+        "type": "error",
+        "code": ERRORS[name][0] if name in ERRORS else 5001,
+        "name": name,
+        "message": message,
+        "request": request,
+    }
     if rid is not None:
         msg["id"] = rid
     return msg
@@ -109,8 +115,16 @@ class _Remote:
 
 
 class Gateway:
-    def __init__(self, ctx: zmq.asyncio.Context, bind: str, tokens: dict[str, str], curve_keys: str | None = None,
-                 curve_allow: str | None = None, max_per_host: int = MAX_PER_HOST, max_connections: int = MAX_CONNECTIONS) -> None:
+    def __init__(
+        self,
+        ctx: zmq.asyncio.Context,
+        bind: str,
+        tokens: dict[str, str],
+        curve_keys: str | None = None,
+        curve_allow: str | None = None,
+        max_per_host: int = MAX_PER_HOST,
+        max_connections: int = MAX_CONNECTIONS,
+    ) -> None:
         self.ctx = ctx
         self.max_per_host = max_per_host
         self.max_connections = max_connections
@@ -159,7 +173,9 @@ class Gateway:
         from referee.security import CurveError, allowed_keys, server_keys
 
         if not (self.curve_keys and self.curve_allow):
-            raise ValueError("a CURVE gateway needs both its key pair directory and an allow-list (a directory of *.key, or 'any')")
+            raise ValueError(
+                "a CURVE gateway needs both its key pair directory and an allow-list (a directory of *.key, or 'any')"
+            )
         try:
             public, secret = server_keys(self.curve_keys)
             location = allowed_keys(self.curve_allow)
@@ -264,7 +280,9 @@ class Gateway:
         rid = msg.get("id")
         nonce = msg.get("nonce")
         if r.entropy_table is None or msg.get("table") != r.entropy_table:
-            await self._reply(route, _error("forbidden", "no entropy_request was sent to you for that table", rid, "entropy_reveal"))
+            await self._reply(
+                route, _error("forbidden", "no entropy_request was sent to you for that table", rid, "entropy_reveal")
+            )
             return
         try:
             ok = nonce_commitment(parse_hex32(nonce)) == r.entropy_commit
@@ -323,8 +341,15 @@ class Gateway:
                 continue
             r = self.remotes[name]
             if kind not in SEAT_TYPES:
-                await self._reply(route, _error("seat_only", f"the tournament gateway carries only your seats' play: {kind} is refused here",
-                                                rid, kind if isinstance(kind, str) else None))
+                await self._reply(
+                    route,
+                    _error(
+                        "seat_only",
+                        f"the tournament gateway carries only your seats' play: {kind} is refused here",
+                        rid,
+                        kind if isinstance(kind, str) else None,
+                    ),
+                )
                 continue
             if kind == "ping":
                 await self._reply(route, {"type": "pong", "id": rid, "time_ms": int(time.monotonic() * 1000)})
@@ -361,7 +386,10 @@ class Gateway:
             return
         token = msg.get("token")
         if not isinstance(token, str) or not token:
-            await self._reply(route, _error("seat_only", "the tournament gateway admits only sessions with your participant token", rid, "hello"))
+            await self._reply(
+                route,
+                _error("seat_only", "the tournament gateway admits only sessions with your participant token", rid, "hello"),
+            )
             return
         name = self.by_token.get(token)
         if name is None:

@@ -263,7 +263,13 @@ class AdminLink:
                 self.mark_gone(f"the referee shut down: {msg.get('reason', '')}")
                 return
             table = msg.get("table")
-            if got.kind is Kind.EVENT and kind in FEED_TYPES and isinstance(table, str) and table in self._tables and "id" not in msg:
+            if (
+                got.kind is Kind.EVENT
+                and kind in FEED_TYPES
+                and isinstance(table, str)
+                and table in self._tables
+                and "id" not in msg
+            ):
                 self._tables[table](msg)
 
     async def _heartbeat_loop(self) -> None:

@@ -126,7 +126,9 @@ class Report:
         widths = [max(len(r[c]) for r in rows) for c in range(len(head))]
         left = {1}
         for r in rows:
-            lines.append("  ".join(r[c].ljust(widths[c]) if c in left else r[c].rjust(widths[c]) for c in range(len(head))).rstrip())
+            lines.append(
+                "  ".join(r[c].ljust(widths[c]) if c in left else r[c].rjust(widths[c]) for c in range(len(head))).rstrip()
+            )
         if self.terminations:
             lines.append("terminations: " + ", ".join(f"{k} {v}" for k, v in sorted(self.terminations.items())))
         if self.rating_note:
@@ -137,7 +139,9 @@ class Report:
         h2h = [p for p in self.pairs if "elo_diff" in p]
         if h2h and not self.sprt:
             if len(h2h) <= MAX_TEXT_PAIRINGS:
-                lines.append("head-to-head on deal pairs (a's points per pair 0/½/1/1½/2; Elo difference a - b, 95% interval, LOS):")
+                lines.append(
+                    "head-to-head on deal pairs (a's points per pair 0/½/1/1½/2; Elo difference a - b, 95% interval, LOS):"
+                )
                 lines.extend("  " + _fmt_h2h(p) for p in h2h)
             else:
                 lines.append(f"head-to-head on deal pairs: {len(h2h)} pairings, in the JSON export")
@@ -224,8 +228,10 @@ def _fmt_h2h(p: dict[str, Any]) -> str:
     unpaired = f", {p['unpaired']} unpaired" if p["unpaired"] else ""
     if not p["units"]:
         return f"{who}no complete {unit} yet{unpaired}"
-    return (f"{who}{p['units']:g} {unit}{'' if p['units'] == 1 else 's'} {cells}{unpaired}; Elo difference {_fmt_elo(p['elo_diff'])} "
-            f"[{_fmt_elo(p['elo_diff_low95'])}, {_fmt_elo(p['elo_diff_high95'])}], LOS {100 * p['los']:.1f}%")
+    return (
+        f"{who}{p['units']:g} {unit}{'' if p['units'] == 1 else 's'} {cells}{unpaired}; Elo difference {_fmt_elo(p['elo_diff'])} "
+        f"[{_fmt_elo(p['elo_diff_low95'])}, {_fmt_elo(p['elo_diff_high95'])}], LOS {100 * p['los']:.1f}%"
+    )
 
 
 def build_report(
@@ -314,9 +320,12 @@ def build_report(
         if not table.comparable:
             note = "ratings are relative within groups of players that met: " + " | ".join(", ".join(g) for g in table.groups)
         else:
-            note = (f"Elo: Bradley-Terry maximum likelihood, mean 0{'' if anchor is None else f' ({anchor} held at {anchor_rating:g})'}"
-                    + (f", {prior_draws:g} virtual draw(s) per pair as prior" if prior_draws else "")
-                    + "; ±95% and LOS clustered by deal (every game of a deal, whatever the pairing, is one observation)")
+            note = (
+                "Elo: Bradley-Terry maximum likelihood, mean 0"
+                + ("" if anchor is None else f" ({anchor} held at {anchor_rating:g})")
+                + (f", {prior_draws:g} virtual draw(s) per pair as prior" if prior_draws else "")
+                + "; ±95% and LOS clustered by deal (every game of a deal, whatever the pairing, is one observation)"
+            )
 
     # Elo (or the par) rounded for the order: equal records must not be split by floating-point noise.
     def strength(n: str) -> float:

@@ -774,7 +774,11 @@ class Runner:
             clocks["record_note"] = mismatch
         rtt = slot.link.rtt_ms[rtt_from:]
         if rtt:
-            clocks["referee_rtt_ms"] = {"pings": len(rtt), "max": round(max(rtt), 2), "median": round(sorted(rtt)[len(rtt) // 2], 2)}
+            clocks["referee_rtt_ms"] = {
+                "pings": len(rtt),
+                "max": round(max(rtt), 2),
+                "median": round(sorted(rtt)[len(rtt) // 2], 2),
+            }
         keep_logs = self.opts.keep_logs or term != "normal"
         if not keep_logs:
             for b in bots:

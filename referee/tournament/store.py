@@ -262,7 +262,9 @@ class ResultsStore:
 
     def set_meta(self, key: str, value: str) -> None:
         with self.transaction():
-            self.conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+            self.conn.execute(
+                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value)
+            )
 
     def config_data(self) -> dict[str, Any]:
         return json.loads(self.get_meta("config") or "{}")

@@ -501,7 +501,9 @@ def check_journals(ctx: Context) -> Check:
         if end.get("seed") != g.seed or end.get("salt") != salt:
             problems.append(f"{where}: its end line has another seed or salt than the file")
         if end.get("termination") != (g.record.get("final") or {}).get("termination"):
-            problems.append(f"{where}: it ends {end.get('termination')}, the record {(g.record.get('final') or {}).get('termination')}")
+            problems.append(
+                f"{where}: it ends {end.get('termination')}, the record {(g.record.get('final') or {}).get('termination')}"
+            )
         jrec = end.get("record") or {}
         if g.clocks.get("source") == "journal":
             same = jrec == g.record
