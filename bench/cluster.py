@@ -251,7 +251,8 @@ def main() -> int:
     table = [head]
     for r in rows:
         if "overhead_ms_median" in r:
-            table.append([r["setup"], f"{r['games_per_s']:.2f}", f"{r['runner_cpu_ms_per_game']:.1f}", f"{r['game_ms_median']:.0f}",
+            table.append([r["setup"], f"{r['games_per_s']:.2f}", f"{r['runner_cpu_ms_per_game']:.1f}",
+                          f"{r['game_ms_median']:.0f}",
                           f"{r['overhead_ms_median']:.1f} / {r['overhead_ms_mean']:.1f}",
                           f"{r['out_ms_median']:.1f} / {r['back_ms_median']:.1f}", f"{r['overhead_pct']:.2f}",
                           f"{r['bytes_back_median']} / {r['bytes_back_max']}"])

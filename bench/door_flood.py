@@ -205,7 +205,8 @@ def cpu_s(pid: int) -> float:
 
 def start_referee(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
     proc = subprocess.Popen([sys.executable, "-m", "okgin", "referee", "--bind", "tcp://127.0.0.1:0", "--journal-dir",
-                             str(tmp / "journals"), "--admin-key", ADMIN_KEY], stdout=subprocess.PIPE, stderr=(tmp / "referee.log").open("wb"))
+                             str(tmp / "journals"), "--admin-key", ADMIN_KEY],
+                            stdout=subprocess.PIPE, stderr=(tmp / "referee.log").open("wb"))
     assert proc.stdout is not None
     first = proc.stdout.readline().decode()
     endpoint = next(w for w in first.split() if w.startswith("tcp://"))

@@ -213,7 +213,8 @@ class Referee:
         """``limits``: raise --max-tables/--max-sessions to 20,000 and lift the per-host
         connection cap (every client here is on one host; False: the referee's defaults)."""
         args = [sys.executable, "-m", "okgin", "referee", "--bind", "tcp://127.0.0.1:0", "--admin-key", ADMIN_KEY,
-                *(["--max-tables", "20000", "--max-sessions", "20000", "--max-connections-per-host", "0"] if limits else []), *extra]
+                *(["--max-tables", "20000", "--max-sessions", "20000", "--max-connections-per-host", "0"] if limits else []),
+                *extra]
         args += ["--journal-dir", str(workdir / f"journals-{label}")] if journal else ["--no-journal"]
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         assert self.proc.stdout is not None

@@ -175,7 +175,8 @@ class Table:
             s = ctx.socket(zmq.DEALER)
             s.setsockopt(zmq.LINGER, 0)
             s.connect(endpoint)
-            hello = {"type": "hello", "protocol": 1, "minor": 3 if batch else 1, "role": "player", "name": f"{name}-{i}", "events": events}
+            hello = {"type": "hello", "protocol": 1, "minor": 3 if batch else 1, "role": "player", "name": f"{name}-{i}",
+                     "events": events}
             if batch:
                 hello["batch_events"] = True  # protocol 1.3: events ride in the next prompt
             s.send(msgpack.packb(hello))

@@ -115,7 +115,8 @@ class GameSummary:
 
     def key(self) -> tuple[Any, ...]:
         """Everything that must agree between two runs of the same game."""
-        return (self.deal, self.seating, self.seed, self.winner, self.scores, self.termination, self.at_fault, self.hands, self.actions)
+        return (self.deal, self.seating, self.seed, self.winner, self.scores, self.termination, self.at_fault, self.hands,
+                self.actions)
 
 
 def summarize(game: Game, deal: int, seating: Sequence[int], keep_record: bool = False) -> GameSummary:

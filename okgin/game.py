@@ -206,7 +206,9 @@ class Game:
             hand.hands[actor] |= 1 << c
             hand.phase = DISCARD
             hand.events.append(EVENTS[kind][actor][c])
-            self.log.append(_LOG_DRAWS[kind][actor] if action is DRAW_STOCK or action is DRAW_DISCARD else ("action", actor, action))
+            self.log.append(
+                _LOG_DRAWS[kind][actor] if action is DRAW_STOCK or action is DRAW_DISCARD else ("action", actor, action)
+            )
             return None
         if phase == DISCARD and kind == "discard":
             card = action.card

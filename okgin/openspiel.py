@@ -446,7 +446,10 @@ class OkginState(pyspiel.State):
         h = g.hand
         hands = " / ".join(f"seat {p}: {' '.join(card_str(c) for c in cards_of(m))}" for p, m in enumerate(h.hands))
         top = card_str(h.discard_pile[-1]) if h.discard_pile else "-"
-        return f"{s.stage}, hand {h.number}, {h.phase}, seat {h.to_act} to act; {hands}; top {top}; stock {len(h.stock)}; scores {g.scores}"
+        return (
+            f"{s.stage}, hand {h.number}, {h.phase}, seat {h.to_act} to act; {hands}; top {top}; stock {len(h.stock)}; "
+            f"scores {g.scores}"
+        )
 
     # --------------------------------------------------------------- resampling
     def resample_from_infostate(self, player_id: int, probability_sampler: Any = None) -> OkginState:

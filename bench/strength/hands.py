@@ -95,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             base = per_deal
         times.sort()
-        line += f" ({time.perf_counter() - t0:.0f}s; median {times[len(times) // 2] * 1e3:.1f} ms p99 {times[int(len(times) * 0.99)] * 1e3:.1f} ms)"
+        median, p99 = times[len(times) // 2], times[int(len(times) * 0.99)]
+        line += f" ({time.perf_counter() - t0:.0f}s; median {median * 1e3:.1f} ms p99 {p99 * 1e3:.1f} ms)"
         print(line)
         n = len(per_deal)
         print(

@@ -292,7 +292,10 @@ class McpSeat:
         if self.prompt is not None:
             return f"{where}: IT IS YOUR TURN. Answer with the play tool."
         if self.advise_prompt is not None:
-            return f"{where}: you sit out this hand; your captain (seat {self.advise_prompt.captain}) is to act. You may send advice with the advise tool."
+            return (
+                f"{where}: you sit out this hand; your captain (seat {self.advise_prompt.captain}) is to act. "
+                "You may send advice with the advise tool."
+            )
         if self.view is None:
             seated = sum(1 for p in self.players if p)
             return f"{where}: waiting for the game to start ({seated} of {len(self.players) or '?'} seats taken)."

@@ -311,7 +311,9 @@ class AsyncClient:
     async def answer(self, prompt: Prompt, action: Action) -> None:
         await self.act(prompt.table, prompt.seq, action)
 
-    async def advise(self, table: str, seq: int, action: Action | None = None, text: str | None = None, wait: bool = True) -> None:
+    async def advise(
+        self, table: str, seq: int, action: Action | None = None, text: str | None = None, wait: bool = True
+    ) -> None:
         """Advise the captain (sitter only); waits for the ``ok`` and raises
         ``RefereeError`` (e.g. ``stale_seq``: the captain already moved) if refused.
         ``wait=False`` sends it without waiting: the ``ok``/``error`` then arrive as

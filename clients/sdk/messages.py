@@ -344,7 +344,9 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
         "policies": m.get("policies", {}), "seed_hash": m.get("seed_hash"), "clocks": m.get("clocks"),
         "view": _view(m.get("view")),
     },
-    "table_created": lambda m: {"table": m["table"], "seat_tokens": m.get("seat_tokens"), "broadcast_token": m.get("broadcast_token")},
+    "table_created": lambda m: {
+        "table": m["table"], "seat_tokens": m.get("seat_tokens"), "broadcast_token": m.get("broadcast_token"),
+    },
     "table_closed": lambda m: {"table": m["table"], "reason": m.get("reason", "")},
     "shutdown": lambda m: {"reason": m.get("reason", "")},
     "entropy_request": lambda m: {"table": str(m["table"]), "commitments_hash": str(m["commitments_hash"])},

@@ -174,7 +174,9 @@ class BotDriver:
             # Races the protocol allows are not worth a word: an answer to a prompt
             # already withdrawn (stale_seq / not_your_turn), or advice that arrived
             # after the captain moved (stale_seq, or forbidden once the roles rotated).
-            benign = msg.name in ("stale_seq", "not_your_turn") or (msg.request == "advise" and msg.name in ("forbidden", "no_game"))
+            benign = msg.name in ("stale_seq", "not_your_turn") or (
+                msg.request == "advise" and msg.name in ("forbidden", "no_game")
+            )
             if self.on_error is not None and not benign:
                 self.on_error(msg)
         elif isinstance(msg, TableClosed | Shutdown):

@@ -170,7 +170,9 @@ def hand_info(state: TableState, selected: Card | None) -> HandInfo | None:
         elif d == best:
             best_cards.append(c)
     legal_source = state.legal if state.legal else state.advice_legal
-    knocks = sorted((a.card for a in legal_source if a.kind == "knock" and a.card is not None), key=lambda c: (after.get(c, 99), -c))
+    knocks = sorted(
+        (a.card for a in legal_source if a.kind == "knock" and a.card is not None), key=lambda c: (after.get(c, 99), -c)
+    )
     sel_after = after.get(selected) if selected is not None else None
     return HandInfo(dw, best, tuple(best_cards), sel_after, selected in knocks, tuple(knocks))
 

@@ -186,7 +186,9 @@ class House:
         for i, (cls, bname) in enumerate(zip(classes, self.bot_names(), strict=True), start=1):
             bot = HouseBot(cls(seed=f"play/{self.seed}/{i}"))
             self.house_bots.append(bot)
-            t = threading.Thread(target=self._bot_thread, args=(bot, self._tokens[i], bname), name=f"okgin-play-bot-{i}", daemon=True)
+            t = threading.Thread(
+                target=self._bot_thread, args=(bot, self._tokens[i], bname), name=f"okgin-play-bot-{i}", daemon=True
+            )
             t.start()
             self._bot_threads.append(t)
         return self.endpoint

@@ -78,7 +78,11 @@ def reduce(state: TableState, msg: dict[str, Any], now: float = 0.0) -> tuple[Ta
     if t == "seated":
         names = _names(msg.get("players"))
         missing = sum(1 for p in msg.get("players", []) if p is None)
-        notice = f"Seated at table {table} (seat {msg.get('seat')}): waiting for {missing} more player{'s' if missing != 1 else ''}…" if missing else None
+        notice = (
+            f"Seated at table {table} (seat {msg.get('seat')}): waiting for {missing} more player{'s' if missing != 1 else ''}…"
+            if missing
+            else None
+        )
         return replace(state, table=table, names=names, rules=_rules(msg.get("rules")) or state.rules, notice=notice,
                        extra={**state.extra, "seat": msg.get("seat")}), out
     if t == "game_start":

@@ -229,7 +229,9 @@ def make_server(command: list[str], host: str, port: int, *, public_url: str | N
             return app
 
         @web.middleware
-        async def guard(self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+        async def guard(
+            self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+        ) -> web.StreamResponse:
             """Refuse requests a hostile web page could make through the user's browser."""
             name = urlsplit(f"//{request.host}").hostname or ""
             if self.loopback and not self.fixed_public_url and not is_loopback(name):

@@ -162,7 +162,9 @@ class StrongBot(Bot):
             if p.equity and view.num_seats == 2:
                 me = view.hand_of
                 assert me is not None
-                value = game_equity(view.target_score - view.scores[me], view.target_score - view.scores[1 - me], 2 if view.doubled else 1)
+                value = game_equity(
+                    view.target_score - view.scores[me], view.target_score - view.scores[1 - me], 2 if view.doubled else 1
+                )
             est = estimate(ev, self.rules, rng, hand & ~(1 << kc), kd, hand & ~(1 << kc), opps, value)
             if est.knock >= est.play_on:
                 return Action("knock", kc)

@@ -176,7 +176,12 @@ class TableScreen(OkginScreen[None]):
         hand.options = opts
         hand_cards = () if v is None or v.hand is None else v.hand
         new_card = None
-        if v is not None and v.events and v.events[-1].kind in ("draw_stock", "draw_discard", "take") and v.events[-1].seat == v.hand_of:
+        if (
+            v is not None
+            and v.events
+            and v.events[-1].kind in ("draw_stock", "draw_discard", "take")
+            and v.events[-1].seat == v.hand_of
+        ):
             new_card = v.events[-1].card
         key = None if v is None else (v.hand_number, len(v.events), st.seq, st.extra.get("advice_seq"))
         hand.taken_card = v.taken_card if v is not None else None
