@@ -259,6 +259,8 @@ def test_the_checker_catches_stale_names() -> None:
     assert not resolves("referee.no_such_module")
     assert not resolves("referee.tables.no_such_function")
     assert not short_resolves("Runner.no_such_method")
+    text = DOC.read_text(encoding="utf-8")
+    assert "okgin/cards.py" in unmapped(text.replace("`okgin/cards.py`", "cards"))
     assert problems("`referee/no_such_file.py` and `tests/test_lint.py::no_such_test`") == [
         "path 'referee/no_such_file.py' does not exist",
         "path 'tests/test_lint.py::no_such_test' does not exist",
@@ -285,3 +287,32 @@ def test_cited_sections_and_commands_exist() -> None:
 def test_readme_links_the_document() -> None:
     head = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## ", 2)
     assert "(ARCHITECTURE.md)" in "\n## ".join(head[:2]), "README.md must link ARCHITECTURE.md near the top"
+
+
+def unmapped(text: str) -> list[str]:
+    """Python modules of okgin/, referee/ and clients/ that the document places nowhere:
+    not by path, not by dotted name (or a name inside it), not by a directory below the
+    package (``clients/tui/`` places its screens)."""
+    named = set(spans(text))
+    dirs = {s.rstrip("/") for s in named if PATH.fullmatch(s) and s.endswith("/")}
+    dotted = {s for s in named if DOTTED.fullmatch(s)}
+    out = []
+    for pkg in ("okgin", "referee", "clients"):
+        for path in sorted((ROOT / pkg).rglob("*.py")):
+            rel = path.relative_to(ROOT)
+            mod = ".".join(rel.with_suffix("").parts)
+            if path.name == "__init__.py":
+                continue
+            if rel.as_posix() in named or any(d == mod or d.startswith(mod + ".") for d in dotted):
+                continue
+            if any(p.as_posix() in dirs for p in rel.parents if len(p.parts) >= 2):
+                continue
+            out.append(rel.as_posix())
+    return out
+
+
+def test_every_module_has_a_place_on_the_map() -> None:
+    """The other direction: a new module must be placed on the map (by path, name or its
+    directory), so the map cannot silently miss a part of the code."""
+    missing = unmapped(DOC.read_text(encoding="utf-8"))
+    assert not missing, f"ARCHITECTURE.md's code map places no module {missing}: add it where it belongs"
