@@ -49,10 +49,10 @@ def test_waiting_messages_are_served_longest_waiting_session_first(referee: Refe
     handled: list[tuple[str, Any]] = []
     real = ref.transport.handle
 
-    def record(frames: list[bytes]) -> None:
+    def record(frames: list[bytes], door: Any = None) -> None:
         sess = ref.conns.get(frames[0])
         handled.append((sess.name if sess is not None else "?", frames[1]))
-        real(frames)
+        real(frames, door)
 
     def age() -> None:
         # a was sent to most recently, c longest ago: c is served first
@@ -105,10 +105,10 @@ def test_a_new_connections_hello_waits_behind_sessions_messages(referee: Referee
     handled: list[str] = []
     real = ref.transport.handle
 
-    def record(frames: list[bytes]) -> None:
+    def record(frames: list[bytes], door: Any = None) -> None:
         sess = ref.conns.get(frames[0])
         handled.append("new" if sess is None else sess.name)
-        real(frames)
+        real(frames, door)
 
     def spy() -> None:
         ref.transport.handle = record

@@ -7,7 +7,7 @@ from typing import Any
 
 from refharness import Client, RefereeThread, error_of, play_until_end, simple_choice
 
-from okgin.protocol import MAX_MESSAGE_BYTES
+from okgin.protocol import MAX_MESSAGE_BYTES, PROTOCOL_MINOR
 
 
 def wait_state(r: RefereeThread, pred: Any, client_beats: list[Client] = (), rounds: int = 2000) -> None:
@@ -28,7 +28,7 @@ def wait_state(r: RefereeThread, pred: Any, client_beats: list[Client] = (), rou
 def test_hello_welcome_fields(referee, make_client):
     c = make_client(referee.endpoint, validate="all")
     w = c.hello("alice")
-    assert w["protocol"] == 1 and w["minor"] == 4 and w["role"] == "player" and w["resumed"] is False
+    assert w["protocol"] == 1 and w["minor"] == PROTOCOL_MINOR and w["role"] == "player" and w["resumed"] is False
     assert w["events"] is True
     assert len(w["token"]) == 32 and int(w["token"], 16) >= 0
     assert w["heartbeat_ms"] == referee.config.heartbeat_ms and w["liveness"] == referee.config.liveness
