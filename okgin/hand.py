@@ -295,7 +295,8 @@ class Hand:
                 return f"{card_str(a.card)} is not in your hand"
             if a.card is not None and a.card == self.taken:
                 return (
-                    f"{card_str(a.card)} was taken from the discard pile this turn and may not be thrown back (docs/rules.md §3.3)"
+                    f"{card_str(a.card)} was taken from the discard pile this turn "
+                    "and may not be thrown back (docs/rules.md §3.3)"
                 )
             if a.kind == "knock":
                 assert a.card is not None

@@ -150,7 +150,9 @@ _RANK_WORDS = {
     "ace": "a", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
     "nine": "9", "ten": "t", "10": "t", "jack": "j", "queen": "q", "king": "k",
 }
-_SUIT_WORDS = {"club": "c", "clubs": "c", "diamond": "d", "diamonds": "d", "heart": "h", "hearts": "h", "spade": "s", "spades": "s"}
+_SUIT_WORDS = {
+    "club": "c", "clubs": "c", "diamond": "d", "diamonds": "d", "heart": "h", "hearts": "h", "spade": "s", "spades": "s",
+}
 _RANK_RE = r"(?:ace|two|three|four|five|six|seven|eight|nine|ten|jack|queen|king|10|[a2-9tjqk])"
 _SUIT_RE = r"(?:clubs?|diamonds?|hearts?|spades?|[cdhs])"
 # A card: rank then suit, maybe "of" or a space between; not inside a longer word.

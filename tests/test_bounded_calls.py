@@ -43,7 +43,8 @@ def _name(func: ast.expr) -> str | None:
 def _is_zmq_socket(call: ast.Call) -> bool:
     """``<anything>.socket(zmq.DEALER)`` and the like."""
     return (_name(call.func) == "socket" and isinstance(call.func, ast.Attribute) and len(call.args) == 1
-            and isinstance(call.args[0], ast.Attribute) and isinstance(call.args[0].value, ast.Name) and call.args[0].value.id == "zmq")
+            and isinstance(call.args[0], ast.Attribute) and isinstance(call.args[0].value, ast.Name)
+            and call.args[0].value.id == "zmq")
 
 
 def unbounded_calls(source: str) -> list[tuple[int, str]]:

@@ -151,7 +151,9 @@ MAX_SEED_CHARS = 200
 def _seed(v: Any) -> str | None:
     if isinstance(v, str) and len(v) <= MAX_SEED_CHARS:
         return None
-    return None if isinstance(v, int) and not isinstance(v, bool) else f"an integer or a string (at most {MAX_SEED_CHARS} characters)"
+    if isinstance(v, int) and not isinstance(v, bool):
+        return None
+    return f"an integer or a string (at most {MAX_SEED_CHARS} characters)"
 
 
 def _text(v: Any) -> str | None:
@@ -187,7 +189,9 @@ def _page(v: Any) -> str | None:
 
 
 def _cursor(v: Any) -> str | None:
-    return None if isinstance(v, str) and 1 <= len(v) <= MAX_CURSOR else f"the 'next' string of a tables reply (1-{MAX_CURSOR} characters)"
+    if isinstance(v, str) and 1 <= len(v) <= MAX_CURSOR:
+        return None
+    return f"the 'next' string of a tables reply (1-{MAX_CURSOR} characters)"
 
 
 def _status(v: Any) -> str | None:
@@ -348,7 +352,8 @@ def largest_legal_messages() -> dict[str, dict[str, Any]]:
         "act": {"table": table, "seq": _BIG_NNINT, "action": knock, "seat": _BIG_NNINT},
         "advise": {"table": table, "seq": _BIG_NNINT, "action": knock, "text": _WIDE * MAX_TEXT},
         "resign": {"table": table}, "rematch": {"table": table},
-        "watch": {"table": table, "full": True, "broadcast_token": longest_str}, "unwatch": {"table": table}, "sync": {"table": table},
+        "watch": {"table": table, "full": True, "broadcast_token": longest_str},
+        "unwatch": {"table": table}, "sync": {"table": table},
         # three players' names need the box (1.4: at most one per seat), and its rules say so
         "create_table": {"table": table, "variant": "box", "rules": {**partial("RulesPartial"), "variant": "box"},
                          "seed": _WIDE * MAX_SEED_CHARS, "clock": partial("ClockPartial"), "policies": partial("PoliciesPartial"),

@@ -150,7 +150,9 @@ def _defs() -> J:
             "type": "object",
             # 1.4: melds hold at most a hand (11 cards) and only knock and big_gin take
             # them, as the referee has always parsed them (okgin.actions.Action.from_wire)
-            "properties": {"kind": {"enum": action_kinds}, "card": card, "melds": {**arr({**cards, "maxItems": 11}), "maxItems": 11}},
+            "properties": {
+                "kind": {"enum": action_kinds}, "card": card, "melds": {**arr({**cards, "maxItems": 11}), "maxItems": 11},
+            },
             "required": ["kind"],
             "allOf": [
                 {"if": {"properties": {"kind": {"enum": ["discard", "knock"]}}}, "then": {"required": ["card"]}},
@@ -232,7 +234,8 @@ def _defs() -> J:
         "Clock": obj(clock_props),
         "ClockPartial": closed(obj(clock_props, required=[])),
         "ClockState": obj(
-            {"remaining_ms": nullable(NNINT), "move_ms": NNINT, "bank_ms": nullable(arr(INT)), "banks_ms": nullable(arr(INT)),  # 1.4
+            {"remaining_ms": nullable(NNINT), "move_ms": NNINT,
+             "bank_ms": nullable(arr(INT)), "banks_ms": nullable(arr(INT)),  # 1.4
              "increment_ms": NNINT, "grace_ms": NNINT}
         ),
         "Policies": obj(policy_props),
@@ -316,8 +319,8 @@ def _messages() -> dict[str, J]:
                 "batch_events": BOOL,
             },
             [
-                "protocol", "minor", "token", "role", "name", "resumed", "heartbeat_ms", "liveness", "max_message_bytes", "referee",
-                "events", "batch_events",
+                "protocol", "minor", "token", "role", "name", "resumed", "heartbeat_ms", "liveness", "max_message_bytes",
+                "referee", "events", "batch_events",
             ],
         ),
         "heartbeat": ({}, []),
@@ -326,7 +329,8 @@ def _messages() -> dict[str, J]:
         "bye": ({}, []),
         # --- lobby
         "list_tables": (
-            {"limit": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE}, "cursor": {"type": "string", "minLength": 1, "maxLength": MAX_CURSOR, "pattern": "^[0-9]+$"},
+            {"limit": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE},
+             "cursor": {"type": "string", "minLength": 1, "maxLength": MAX_CURSOR, "pattern": "^[0-9]+$"},
              "variant": {"enum": ["oklahoma", "box"]}, "status": {"enum": list(TABLE_STATUSES)}, "open": BOOL},
             [],
         ),
@@ -337,7 +341,8 @@ def _messages() -> dict[str, J]:
             ["queue", "variant", "rules", "waiting", "needed"],
         ),
         "join": (
-            {"table": table, "seat": NNINT, "variant": {"enum": ["oklahoma", "box"]}, "rules": ref("RulesPartial"), "any_rules": BOOL},
+            {"table": table, "seat": NNINT, "variant": {"enum": ["oklahoma", "box"]}, "rules": ref("RulesPartial"),
+             "any_rules": BOOL},
             ["table"],
         ),
         "seated": (
@@ -347,12 +352,13 @@ def _messages() -> dict[str, J]:
         "leave": ({"table": table}, []),
         # --- game
         "game_start": (
-            {**game_fields, "n": NNINT, "seat": nullable(seat), **table_desc, "players": arr(STR), "seed_hash": STR, "view": view},
+            {**game_fields, "n": NNINT, "seat": nullable(seat), **table_desc, "players": arr(STR), "seed_hash": STR,
+             "view": view},
             ["table", "game", "n", "seat", *table_desc, "seed_hash", "view"],
         ),
         "prompt": (
-            {**game_fields, "seq": NNINT, "seat": seat, "legal": arr(ref("Action")), "view": view, "clock": ref("ClockState"), "error": ref("ErrorInfo"),
-             "events": held},
+            {**game_fields, "seq": NNINT, "seat": seat, "legal": arr(ref("Action")), "view": view, "clock": ref("ClockState"),
+             "error": ref("ErrorInfo"), "events": held},
             ["table", "game", "seq", "seat", "legal", "view", "clock"],
         ),
         "act": ({"table": table, "seq": NNINT, "action": ref("Action"), "seat": NNINT}, ["table", "seq", "action"]),
@@ -365,7 +371,8 @@ def _messages() -> dict[str, J]:
             ["table", "game", "seq", "captain", "legal", "view"],
         ),
         "advise": (
-            {"table": table, "seq": NNINT, "action": nullable(ref("Action")), "text": {"type": "string", "maxLength": 280, "pattern": SCHEMA_PATTERN}},
+            {"table": table, "seq": NNINT, "action": nullable(ref("Action")),
+             "text": {"type": "string", "maxLength": 280, "pattern": SCHEMA_PATTERN}},
             ["table", "seq"],
         ),
         "advice": (

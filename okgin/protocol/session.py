@@ -177,7 +177,9 @@ class Session:
         deadlines (a new connection has heard nothing and sent nothing yet)."""
         if self.taken is not None:
             raise RuntimeError("session_taken: this session belongs to another connection; do not resume it")
-        msg: dict[str, Any] = {"type": "hello", "protocol": PROTOCOL_MAJOR, "minor": PROTOCOL_MINOR, "role": self.role, "name": self.name}
+        msg: dict[str, Any] = {
+            "type": "hello", "protocol": PROTOCOL_MAJOR, "minor": PROTOCOL_MINOR, "role": self.role, "name": self.name,
+        }
         for key, value in (("token", self.token), ("admin_key", self.admin_key), ("events", None if self.events else False)):
             if value is not None:
                 msg[key] = value

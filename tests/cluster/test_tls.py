@@ -180,7 +180,9 @@ def test_the_runners_admin_link_speaks_curve(curve_referee: dict[str, object]) -
         _admin_hello(ep, CurveClient.load(curve_referee["server"], curve_referee["stranger"]))  # type: ignore[arg-type]
 
 
-def test_the_runners_admin_link_reads_the_sdks_variables(curve_referee: dict[str, object], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_runners_admin_link_reads_the_sdks_variables(
+    curve_referee: dict[str, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from referee.tournament.link import CurveClient
 
     monkeypatch.setenv("OKGIN_CURVE_SERVER_KEY", str(curve_referee["server"]))

@@ -139,7 +139,9 @@ def test_s2_validate_arrangement_counts_the_rest_as_deadwood():
 
 any_hand = st.lists(st.integers(0, 51), unique=True, max_size=11)
 # Hands drawn from 3 suits x 5 ranks are dense in sets, runs and overlaps between them.
-dense_hand = st.lists(st.sampled_from([s * 13 + r for s in (0, 2, 3) for r in (0, 1, 2, 3, 4, 9, 10, 11, 12)]), unique=True, max_size=11)
+dense_hand = st.lists(
+    st.sampled_from([s * 13 + r for s in (0, 2, 3) for r in (0, 1, 2, 3, 4, 9, 10, 11, 12)]), unique=True, max_size=11
+)
 
 
 @settings(max_examples=400)

@@ -139,7 +139,9 @@ def test_pile_draws_the_upcard_taken_at_the_offer_does_not_count():
 
 
 def test_pile_draws_box_roles_stay_after_the_drawn_hand():
-    g = game_from_position(RuleSet(variant="box", max_pile_draws=1), hands={1: ND, 0: DL}, upcard="Kd", stock=["Kh"], roles=(0, 1, 2))
+    g = game_from_position(
+        RuleSet(variant="box", max_pile_draws=1), hands={1: ND, 0: DL}, upcard="Kd", stock=["Kh"], roles=(0, 1, 2)
+    )
     play(g, "pass", "pass", "stock", "discard Kh", "pile", "discard Jc")
     assert g.results[0].outcome == "drawn" and g.roles == (0, 1, 2) and g.scores == [0, 0, 0]
 

@@ -246,7 +246,8 @@ def test_hand_apply_and_game_apply_make_the_same_moves(variant: int, seed: int, 
         if game.hand is not h:  # the probe ended the hand
             break
         assert (h.hands, h.stock, h.discard_pile, h.events, h.phase, h.to_act, h.taken, h.pile_draws, h.stock_only) == (
-            bare.hands, bare.stock, bare.discard_pile, bare.events, bare.phase, bare.to_act, bare.taken, bare.pile_draws, bare.stock_only)
+            bare.hands, bare.stock, bare.discard_pile, bare.events, bare.phase, bare.to_act, bare.taken, bare.pile_draws,
+            bare.stock_only)
     from dataclasses import replace
 
     assert h.result is not None and replace(h.result, scores_after=()) == bare.result and bare.phase == "over"

@@ -222,7 +222,9 @@ def _play_watched(ref: RefProc, table: str, seed: int, delay_ms: int, variant: s
                     late.hello("late", role="spectator")
                     ls = watch_full(late, table, btok)
                     v = ls["view"]
-                    if ls["n"] > hand_end_n[-1] or not (v is None or "stock" not in v or v["hand_number"] < m["view"]["hand_number"]):
+                    if ls["n"] > hand_end_n[-1] or not (
+                        v is None or "stock" not in v or v["hand_number"] < m["view"]["hand_number"]
+                    ):
                         late_snapshot = ls
                 c.send({"type": "act", "table": table, "seq": m["seq"], "action": action})
     assert len(hand_end_n) >= 2 and draws_checked > 5, (hand_end_n, draws_checked)

@@ -34,9 +34,12 @@ leaves = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**63), 2**64 - 1), st.floats(allow_nan=True), st.text(max_size=50),
     st.binary(max_size=30), st.sampled_from(["As", "Td", "zz", "act", "prompt", "player", "oklahoma", "box", ""]),
 )
-values = st.recursive(leaves, lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5), max_leaves=12)
+values = st.recursive(
+    leaves, lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5), max_leaves=12
+)
 fields = st.sampled_from(["table", "seq", "action", "seat", "variant", "rules", "full", "text", "protocol", "role", "name",
-                          "token", "clock", "policies", "seed", "reserved", "players", "full_feed_delay_ms", "id", "kind", "card"])
+                          "token", "clock", "policies", "seed", "reserved", "players", "full_feed_delay_ms", "id", "kind",
+                          "card"])
 near_valid = st.builds(
     lambda t, extra: {"type": t, **extra},
     st.sampled_from(sorted(CLIENT_TYPES - {"bye"})),

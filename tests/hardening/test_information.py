@@ -150,7 +150,8 @@ class Property:
         leaked = cards_fast(m) & hidden
         if leaked:
             leaked = cards_in(m, set()) & hidden
-        assert not leaked, f"{'spectator' if seat is None else f'seat {seat}'} of {table} was sent hidden {sorted(leaked)} in {m['type']}"
+        who = "spectator" if seat is None else f"seat {seat}"
+        assert not leaked, f"{who} of {table} was sent hidden {sorted(leaked)} in {m['type']}"
         check_view_shape(m, seat)
         self.checked += 1
 

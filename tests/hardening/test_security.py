@@ -228,7 +228,9 @@ def test_spectators_get_no_hidden_state(ref: RefProc) -> None:
         c.close()
     # the full feed of a table that offers one is for its broadcaster (1.4), and shows no running hand
     error_of(spect.request({"type": "watch", "table": "delayed", "full": True}), "broadcast_only")
-    full = spect.request({"type": "watch", "table": "delayed", "full": True, "broadcast_token": made["broadcast_token"]}, "snapshot")
+    full = spect.request(
+        {"type": "watch", "table": "delayed", "full": True, "broadcast_token": made["broadcast_token"]}, "snapshot"
+    )
     assert full["view"] is None and full["n"] == 0
     # a player of one table sees another table as the public does
     peek = clients[0]

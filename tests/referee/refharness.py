@@ -172,7 +172,9 @@ class Client:
             assert m["type"] in types, f"expected {types}, got {m}"
             return m
 
-    def wait_for(self, pred: Callable[[dict[str, Any]], bool], timeout_ms: int = RECV_TIMEOUT_MS, limit: int = 100000) -> dict[str, Any]:
+    def wait_for(
+        self, pred: Callable[[dict[str, Any]], bool], timeout_ms: int = RECV_TIMEOUT_MS, limit: int = 100000
+    ) -> dict[str, Any]:
         """Receive until a message satisfies ``pred`` (others are kept in ``received``)."""
         for _ in range(limit):
             m = self.recv(timeout_ms)

@@ -225,7 +225,7 @@ def test_resume_after_the_game_ended_delivers_the_missed_game_end(make_referee, 
     snap = a2.expect("snapshot")
     assert snap["status"] == "finished" and snap["game"] == 1
     missed = a2.expect("game_end")
-    assert (missed["game"], missed["n"], missed["winner"], missed["final"]) == (end["game"], end["n"], end["winner"], end["final"])
+    assert [missed[k] for k in ("game", "n", "winner", "final")] == [end[k] for k in ("game", "n", "winner", "final")]
     assert missed["view"]["seat"] == 0 and missed["events"] == []  # batched: the snapshot covered them
     assert a2.request({"type": "ping"}, "pong")["type"] == "pong"
     # a second resume gets the snapshot only: the missed end was delivered

@@ -174,7 +174,10 @@ async def play_game(session: ClientSession, texts: list[str], *, advise: bool = 
 
 
 # ----------------------------------------------------------------------------- leaks
-CARD_RE = {c: re.compile(rf"(?<![A-Za-z0-9]){re.escape(card_str(c))}(?![A-Za-z0-9])|(?<![0-9]){re.escape(pretty(c))}") for c in range(52)}
+CARD_RE = {
+    c: re.compile(rf"(?<![A-Za-z0-9]){re.escape(card_str(c))}(?![A-Za-z0-9])|(?<![0-9]){re.escape(pretty(c))}")
+    for c in range(52)
+}
 HAND_RE = re.compile(r"hand (\d+); the game is won")
 
 

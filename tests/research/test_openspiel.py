@@ -182,7 +182,9 @@ def test_resample_keeps_the_information_state(name: str) -> None:
             assert np.array_equal(r.information_state_tensor(p), state.information_state_tensor(p))
             assert r.legal_actions() == state.legal_actions()
             g, h = state.okgin_game.hand, r.okgin_game.hand
-            assert sorted(g.stock + [c for m in g.hands for c in _cards(m)]) == sorted(h.stock + [c for m in h.hands for c in _cards(m)])
+            assert sorted(g.stock + [c for m in g.hands for c in _cards(m)]) == sorted(
+                h.stock + [c for m in h.hands for c in _cards(m)]
+            )
             changed += g.hands != h.hands
             # the resampled world plays on
             _random_to(r.clone(), rng)

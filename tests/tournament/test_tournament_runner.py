@@ -232,13 +232,15 @@ def test_remote_referee_records_come_from_the_public_feed(tmp_path: Path) -> Non
     # Sandboxed bots have no network: a referee the runner did not start is reached through
     # its ipc:// socket (bound beside TCP), by the runner and the bots alike.
     endpoint = f"ipc://{tmp_path}/far.sock"
-    ref = subprocess.Popen([sys.executable, "-m", "okgin", "referee", "--bind", "tcp://127.0.0.1:0", "--no-journal", "--admin-key", "far-key",
-                            "--also-bind", endpoint], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    ref = subprocess.Popen([sys.executable, "-m", "okgin", "referee", "--bind", "tcp://127.0.0.1:0", "--no-journal",
+                            "--admin-key", "far-key", "--also-bind", endpoint],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         assert ref.stdout is not None
         assert re.search(r"tcp://\S+", readline(ref.stdout, 60, "the referee"))
         cfg = write_config(tmp_path / "far.toml", GREEDY[:2], rules=FAST_RULES,
-                           tournament={"seed": "far", "games_per_pairing": 4, "referee_endpoints": [endpoint], "admin_key": "far-key"})
+                           tournament={"seed": "far", "games_per_pairing": 4, "referee_endpoints": [endpoint],
+                                       "admin_key": "far-key"})
         assert main([str(cfg), "--quiet"]) == 0
     finally:
         ref.send_signal(signal.SIGTERM)

@@ -73,7 +73,9 @@ def choose(view: View, legal: list[Action]) -> Action:
         return next(a for a in legal if a.kind == "knock")
     if "discard" in kinds:
         hand = mask_of(view.hand or ())
-        return min((a for a in legal if a.kind == "discard"), key=lambda a: (deadwood_mask(hand & ~(1 << a.card)), -(a.card or 0)))
+        return min(
+            (a for a in legal if a.kind == "discard"), key=lambda a: (deadwood_mask(hand & ~(1 << a.card)), -(a.card or 0))
+        )
     if "pass" in kinds:
         return Action("pass")
     return Action("draw_stock")

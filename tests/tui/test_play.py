@@ -74,7 +74,9 @@ async def test_play_a_whole_game_against_the_simple_bot_then_rematch(tmp_path) -
             assert len(app.state.results) >= 1
             # Rematch: the bot is always ready; the second game starts on the same seats.
             await pilot.press("r")
-            await until(pilot, lambda: app.state.final is None and app.state.view is not None and app.state.view.phase != "game_over")
+            await until(
+                pilot, lambda: app.state.final is None and app.state.view is not None and app.state.view.phase != "game_over"
+            )
             assert app.state.extra.get("game") == 2
             assert not isinstance(app.screen, GameOverScreen)
             await pilot.press("q")
