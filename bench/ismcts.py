@@ -146,8 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     if len(games) != len(sims):
         ap.error("--games needs one value, or one per --sims value")
     rows = []
-    print(f"ISMCTS ({a.rollout} rollouts, uct_c {a.uct_c}) vs simple, oklahoma_gin, one hand per game; python "
-        f"{platform.python_version()}")
+    print(f"ISMCTS ({a.rollout} rollouts, uct_c {a.uct_c}) vs simple, oklahoma_gin, one hand per game; "
+          f"python {platform.python_version()}")
     print(f"{'N':>5} {'games':>6} {'W-L-D':>10} {'win rate [95% CI]':>22} {'points/hand':>14} {'s/decision':>11}")
     for n, g in zip(sims, games, strict=True):
         row = play(n, g, a.seed, a.rollout, a.uct_c)

@@ -176,8 +176,8 @@ def main() -> int:
     p.add_argument("--bot", default="simple", help="built-in bot for both seats (default simple)")
     p.add_argument("--command", help="a bot command instead of --bot ({endpoint} and {token} are filled in)")
     p.add_argument("--no-sandbox", action="store_true", help="run the bots unconfined (tournament.sandbox = false)")
-    p.add_argument("--sandbox-cost", action="store_true", help="measure the sandbox: bot start to hello, and games/s, with and "
-        "without")
+    p.add_argument("--sandbox-cost", action="store_true",
+                   help="measure the sandbox: bot start to hello, and games/s, with and without")
     p.add_argument("--starts", type=int, default=50, help="bot starts per row for --sandbox-cost (default 50)")
     args = p.parse_args()
     if args.sandbox_cost:

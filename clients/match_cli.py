@@ -33,8 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--seed",
         default="0",
-        help="match seed (default 0): the fixed secret SHA-256(SEED) of okgin.schedule; deal d is played with the game seed "
-            "HMAC-SHA256(secret, d), as in okgin tournament with seed = SEED",
+        help="match seed (default 0): the fixed secret SHA-256(SEED) of okgin.schedule; "
+        "deal d is played with the game seed HMAC-SHA256(secret, d), as in okgin tournament with seed = SEED",
     )
     p.add_argument("--variant", choices=["oklahoma", "box"], help="default: oklahoma for two bots, box for three")
     p.add_argument(

@@ -278,8 +278,9 @@ class Hand:
             self._declared_layout(action)
 
     def _why_illegal(self, a: Action) -> str:
-        phase_moves = {OFFER: "take or pass the "
-            "upcard", DRAW: "draw from the stock or the discard pile", DISCARD: "discard or knock"}
+        phase_moves = {
+            OFFER: "take or pass the upcard", DRAW: "draw from the stock or the discard pile", DISCARD: "discard or knock",
+        }
         if self.phase == OFFER and a.kind not in ("take", "pass"):
             return f"the upcard is on offer: {phase_moves[OFFER]}"
         if self.phase == DRAW:

@@ -41,8 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", default="mcp-agent", help="display name at the table (default %(default)s)")
     p.add_argument("--token", help="a reserved seat's token (from an organiser's create_table); default: $OKGIN_SEAT_TOKEN")
     p.add_argument("--seat", type=int, help="with --table: the seat wanted (default: the lowest free)")
-    p.add_argument("--variant", choices=["oklahoma", "box"], help="with --table: the variant (default: the table's, else "
-        "oklahoma)")
+    p.add_argument("--variant", choices=["oklahoma", "box"],
+                   help="with --table: the variant (default: the table's, else oklahoma)")
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
                    help="with --table: a rule option the join asks for (repeatable), e.g. target_score=50")
     p.add_argument("--any-rules", action="store_true",

@@ -209,8 +209,8 @@ class McpSeat:
             if self.prompt is not None and m.seq == self.prompt.seq:
                 self.advice_now.append(m.advice)
             a = m.advice
-            self.log.append(f"Advice from your sitter (seat {a.seat}): "
-                "" + (move_text(a.action) if a.action else "no move") + (f", text: “{a.text}”" if a.text else ""))
+            self.log.append(f"Advice from your sitter (seat {a.seat}): " + (move_text(a.action) if a.action else "no move")
+                            + (f", text: “{a.text}”" if a.text else ""))
         elif isinstance(m, MoveEvent):
             if self.prompt is not None and m.move.seat == self.prompt.seat:
                 self.prompt = None

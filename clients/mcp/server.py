@@ -57,8 +57,8 @@ def build_server(seat: McpSeat) -> Any:
         return await guarded(seat.state(wait, timeout))
 
     @server.tool(
-        description="Your legal moves now, numbered (or, sitting out, your captain's). Answer play with the number or the "
-            "move's text."
+        description="Your legal moves now, numbered (or, sitting out, your captain's). "
+        "Answer play with the number or the move's text."
     )
     async def legal_moves() -> str:
         return seat.legal_moves()
@@ -85,8 +85,8 @@ def build_server(seat: McpSeat) -> Any:
         return await guarded(seat.advise(move, text))
 
     @server.tool(
-        description="The game so far: earlier hands' results (melds, layoffs, points), advice, and this hand's moves as your "
-            "seat saw them."
+        description="The game so far: earlier hands' results (melds, layoffs, points), advice, "
+        "and this hand's moves as your seat saw them."
     )
     async def history(limit: int = 50) -> str:
         return seat.history(limit)

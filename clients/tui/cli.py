@@ -36,8 +36,8 @@ def add_rule_flags(p: argparse.ArgumentParser) -> None:
                    + "; ".join(f"{n} ({pr.summary})" for n, pr in PRESETS.items()))
     for flag, (_opts, line) in HOUSE_RULES.items():
         p.add_argument("--" + flag.replace("_", "-"), action="append_const", const=flag, dest="house_rules", help=line)
-    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="any rule option (repeatable; 'okgin "
-        "rules' lists them)")
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                   help="any rule option (repeatable; 'okgin rules' lists them)")
 
 
 def theme_error(name: str | None) -> str | None:
@@ -59,8 +59,9 @@ def default_name() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="okgin "
-        "tui", description="Play Oklahoma Gin or Gin in the Box at a referee over the network.")
+    p = argparse.ArgumentParser(
+        prog="okgin tui", description="Play Oklahoma Gin or Gin in the Box at a referee over the network."
+    )
     p.add_argument("--connect", metavar="ENDPOINT", type=endpoint_arg,
                    help=f"the referee, e.g. {DEFAULT_ENDPOINT} or 127.0.0.1:7117 (omit to open the lobby)")
     p.add_argument("--name", default=None, help="your display name (default: your login name)")

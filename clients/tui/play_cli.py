@@ -26,8 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--bot", action="append", metavar="NAME", help="opponent: random, simple or strong (default: the strongest "
                    "installed); give it twice for Gin in the Box to choose both")
-    p.add_argument("--variant", choices=("oklahoma", "box"), default="oklahoma", help="oklahoma: 2 players (default); box: 3 "
-        "players")
+    p.add_argument("--variant", choices=("oklahoma", "box"), default="oklahoma",
+                   help="oklahoma: 2 players (default); box: 3 players")
     add_rule_flags(p)
     p.add_argument("--name", default=None, help="your name at the table (default: your login name)")
     p.add_argument("--seed", help="deal seed (integer or text), to replay the same deals")
@@ -36,8 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"Gin in the Box: the bots' pause before each move of a hand you sit out, so you can follow it "
                    f"(default {DEFAULT_PACE:g}; 0: as fast as they play)")
     p.add_argument("--advice-window", type=float, default=DEFAULT_ADVICE_WINDOW, metavar="SECONDS",
-                   help="Gin in the Box: how long a bot captain waits for your advice when you sit out (default "
-                       f"{DEFAULT_ADVICE_WINDOW:g})")
+                   help="Gin in the Box: how long a bot captain waits for your advice when you sit out "
+                   f"(default {DEFAULT_ADVICE_WINDOW:g})")
     p.add_argument("--auto-continue", type=float, default=None, metavar="SECONDS",
                    help="close each hand's summary by itself after SECONDS (default: it waits for a key)")
     add_display_flags(p)

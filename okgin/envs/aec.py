@@ -185,8 +185,9 @@ class OkginAECEnv(AECEnv):
         h = g.hand
         from ..cards import card_str, cards_of
 
-        hands = " / ".join(f"{self.possible_agents[p]}: "
-            f"{' '.join(card_str(c) for c in cards_of(m))}" for p, m in enumerate(h.hands))
+        hands = " / ".join(
+            f"{self.possible_agents[p]}: {' '.join(card_str(c) for c in cards_of(m))}" for p, m in enumerate(h.hands)
+        )
         top = card_str(h.discard_pile[-1]) if h.discard_pile else "-"
         return f"hand {h.number} {h.phase}; {hands}; top {top}; stock {len(h.stock)}; scores {g.scores}"
 

@@ -264,8 +264,9 @@ def validate(msg: dict[str, Any]) -> str:
         raise ProtocolError("bad_message", f"every message needs a string 'type' field, got {_tn(t)}")
     if t not in CLIENT_TYPES:
         shown = t if len(t) <= 40 else t[:40] + "..."
-        raise ProtocolError("unknown_type", f"unknown message type {shown!r}; nothing was "
-            "done", request=t if len(t) <= 40 else None)
+        raise ProtocolError(
+            "unknown_type", f"unknown message type {shown!r}; nothing was done", request=t if len(t) <= 40 else None
+        )
     if "id" in msg and request_id(msg) is None:  # 1.4: nil too (the schema's Id never allowed it)
         raise ProtocolError("bad_message", f"'id' must be an integer or a string of at most {MAX_ID} characters", request=t)
     for field, (check, required) in FIELDS[t].items():

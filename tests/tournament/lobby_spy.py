@@ -149,8 +149,8 @@ def flood(path: str, n: int, hold: int, out: dict[str, int]) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("endpoint")
-    ap.add_argument("token", nargs="?", default=os.environ.get("OKGIN_TOKEN"), help="default $OKGIN_TOKEN (how the runner "
-        "passes it)")
+    ap.add_argument("token", nargs="?", default=os.environ.get("OKGIN_TOKEN"),
+                   help="default $OKGIN_TOKEN (how the runner passes it)")
     ap.add_argument("--flood", type=int, default=0)
     ap.add_argument("--hold", type=int, default=256)
     args = ap.parse_args()

@@ -56,8 +56,8 @@ def choose(legal: list[dict], view: dict, rng: random.Random, never_knock: bool)
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("endpoint")
-    p.add_argument("token", nargs="?", default=os.environ.get("OKGIN_TOKEN"), help="default $OKGIN_TOKEN (how the runner "
-        "passes it)")
+    p.add_argument("token", nargs="?", default=os.environ.get("OKGIN_TOKEN"),
+                  help="default $OKGIN_TOKEN (how the runner passes it)")
     p.add_argument("--random", type=int, default=None)
     p.add_argument("--crash-after", type=int, default=-1)
     p.add_argument("--hang-after", type=int, default=-1)

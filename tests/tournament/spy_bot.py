@@ -175,8 +175,8 @@ def hogging(kind: str) -> Any:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("endpoint")
-    ap.add_argument("token", nargs="?", default=os.environ.get("OKGIN_TOKEN"), help="default $OKGIN_TOKEN (how the runner "
-        "passes it)")
+    ap.add_argument("token", nargs="?", default=os.environ.get("OKGIN_TOKEN"),
+                   help="default $OKGIN_TOKEN (how the runner passes it)")
     ap.add_argument("--read", action="append", default=[])
     ap.add_argument("--list", action="append", default=[])
     ap.add_argument("--write", action="append", default=[])

@@ -168,8 +168,8 @@ def test_limit_phrases() -> None:
     assert limit_hit(152, "", lim) == "hit the CPU limit of 3 s"
     assert limit_hit(153, "", lim) == "hit the file size limit of 4 MB"
     assert limit_hit(1, "MemoryError", lim) == "probably hit the memory limit of 100 MB"
-    assert limit_hit(1, "BlockingIOError: [Errno 11] Resource temporarily "
-        "unavailable", lim) == "probably hit the limit of 7 processes"
+    hit = limit_hit(1, "BlockingIOError: [Errno 11] Resource temporarily unavailable", lim)
+    assert hit == "probably hit the limit of 7 processes"
     assert limit_hit(1, "KeyError: 'x'", lim) is None
 
 

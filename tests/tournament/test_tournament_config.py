@@ -101,8 +101,8 @@ def test_bad_participants_are_named(participant: dict, needle: str) -> None:
         ({"format": "box"}, "at least three participants"),
         ({"seed": 1.5}, "tournament.seed must be a string or a whole number"),
         ({"concurrency": 0}, "tournament.concurrency must be between 1 and 256"),
-        ({"referee_endpoints": ["localhost"]}, "tournament.referee_endpoints: 'localhost': no "
-            "port"),  # HOST:PORT is welcome (okgin.endpoint)
+        # HOST:PORT is welcome (okgin.endpoint)
+        ({"referee_endpoints": ["localhost"]}, "tournament.referee_endpoints: 'localhost': no port"),
         ({"referees": 2, "referee_endpoints": ["tcp://127.0.0.1:7117"]}, "not both"),
         ({"typo": 1}, "unknown key(s) typo in [tournament]"),
     ],

@@ -40,9 +40,8 @@ def test_plain_lines_off_a_terminal() -> None:
     lines = out.getvalue().splitlines()
     assert len(lines) == 5  # one per 10% here (1..4 of 10 games), plus the final one
     assert "\x1b" not in out.getvalue()
-    assert re.fullmatch(r"\[########\.{12}\] 4/10  40\.0% \d+\.\d\d g/s ETA \S+ LLR 1\.25 \[-2\.94, 2\.94\] \| a 3/4 \+\d+, b "
-        r"1/4 -\d+",
-                        lines[-1]), lines[-1]
+    bar = r"\[########\.{12}\] 4/10  40\.0% \d+\.\d\d g/s ETA \S+ LLR 1\.25 \[-2\.94, 2\.94\] "
+    assert re.fullmatch(bar + r"\| a 3/4 \+\d+, b 1/4 -\d+", lines[-1]), lines[-1]
 
 
 def test_rich_on_a_terminal_shows_bar_rate_eta_llr_and_standings() -> None:
