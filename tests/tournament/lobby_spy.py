@@ -47,6 +47,7 @@ class Conn:
     def __init__(self, ctx: zmq.Context, endpoint: str) -> None:
         self.sock = ctx.socket(zmq.DEALER)
         self.sock.linger = 0
+        self.sock.setsockopt(zmq.SNDTIMEO, WAIT_MS)  # a send never hangs the spy (zmq.Again instead)
         self.sock.connect(endpoint)
         self.n = 0
 

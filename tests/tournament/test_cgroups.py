@@ -197,7 +197,7 @@ def test_an_interrupted_run_leaves_no_cgroup_behind(tmp_path: Path) -> None:
     finally:
         if proc.poll() is None:
             proc.kill()
-            proc.wait()
+            proc.wait(timeout=30)
     assert runner_dirs(proc.pid) == []
 
 
