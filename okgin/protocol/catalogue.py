@@ -345,7 +345,7 @@ def largest_legal_messages() -> dict[str, dict[str, Any]]:
     knock = {"kind": "knock", "card": "Qs", "melds": melds}
     big: dict[str, dict[str, Any]] = {
         "hello": {"protocol": _BIG_INT, "minor": _BIG_NNINT, "role": "spectator", "name": name, "token": longest_str,
-                  "admin_key": longest_str, "events": True, "batch_events": True},
+                  "admin_key": longest_str, "events": True, "batch_events": True, "entropy_commit": "f" * 64},
         "heartbeat": {}, "ping": {}, "bye": {}, "list_tables": {},
         "queue": {"variant": variant, "rules": partial("RulesPartial")},
         "join": {"table": table, "seat": _BIG_NNINT, "variant": variant, "rules": partial("RulesPartial"), "any_rules": True},

@@ -478,6 +478,9 @@ def _messages() -> dict[str, J]:
             # players: at most one name per seat of the variant
             {"if": {"properties": {"variant": {"const": "box"}}, "required": ["variant"]},
              "then": {"properties": {"players": {"maxItems": 3}}}, "else": {"properties": {"players": {"maxItems": 2}}}},
+            # doors (1.5) are for reserved seats: doors true needs reserved true
+            {"if": {"properties": {"doors": {"const": True}}, "required": ["doors"]},
+             "then": {"properties": {"reserved": {"const": True}}, "required": ["reserved"]}},
         ]},
         # advice is a suggested action, a text, or both (bad_advice otherwise)
         "advise": {"anyOf": [

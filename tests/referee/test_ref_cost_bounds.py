@@ -203,10 +203,10 @@ def test_expired_seats_are_released_in_slices(make_referee: Any, make_client: An
         order.append("release")
         real_release(*args)
 
-    def handle(frames: list[bytes]) -> None:
+    def handle(frames: list[bytes], door: Any = None) -> None:
         if frames[0] in ref.conns and ref.conns[frames[0]].name == "pinger":
             order.append("ping")
-        real_handle(frames)
+        real_handle(frames, door)
 
     def arm() -> None:
         ref.desk._release = release  # type: ignore[method-assign]
@@ -243,7 +243,7 @@ def test_a_batch_of_dear_requests_is_served_in_slices(referee: RefereeThread, ma
         clock[0] += 0.001
         return clock[0]
 
-    def handle(frames: list[bytes]) -> None:
+    def handle(frames: list[bytes], door: Any = None) -> None:
         sess = ref.conns.get(frames[0])
         who = sess.name if sess is not None else "?"
         if who == "flooder" and "flooder" not in order:
@@ -254,7 +254,7 @@ def test_a_batch_of_dear_requests_is_served_in_slices(referee: RefereeThread, ma
             poller.register(sock, zmq.POLLIN)
             assert poller.poll(10_000), "the honest ping did not reach the referee"
         order.append(who)
-        real_handle(frames)
+        real_handle(frames, door)
 
     release = threading.Event()
     ready = threading.Event()
