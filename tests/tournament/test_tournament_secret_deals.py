@@ -82,7 +82,10 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]
     d = tmp_path_factory.mktemp("secret")
     parts = [{"name": n, "command": protobot("--random", str(i), "--record")}
              for i, n in enumerate(("a", "b", "c"), 1)]
-    cfg = write_config(d / "sd.toml", parts, tournament={"games_per_pairing": 4, "concurrency": 2}, rules=FAST_RULES)
+    # bot_log_kb: every recorded message is read back whole; a recording past the default
+    # 1 MB per game is cut (head and tail kept), which split a JSON line in a fresh-clone run
+    cfg = write_config(d / "sd.toml", parts, tournament={"games_per_pairing": 4, "concurrency": 2, "bot_log_kb": 65536},
+                       rules=FAST_RULES)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         code = main([str(cfg), "--quiet", "--keep-logs"])
