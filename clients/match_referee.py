@@ -36,7 +36,6 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from okgin import Game, RuleSet
 from okgin.journal import read_journal
@@ -110,15 +109,6 @@ def _bot_command(spec: str, endpoint: str, plan_file: Path, name: str) -> list[s
         "--quiet",
         "--no-thread",
     ]
-
-
-def read_journal_record(path: Path) -> dict[str, Any] | None:
-    """The engine record from a journal's ``end`` line (None if the game did not end).
-
-    Read by :func:`okgin.journal.read_journal` (raises its JournalError, a ValueError,
-    for a file that is not a journal)."""
-    end = read_journal(path).end
-    return None if end is None else end.get("record")
 
 
 def run_match_via_referee(
@@ -236,7 +226,7 @@ def _collect(
         path = files.get(name)
         if path is None:
             raise RuntimeError(f"no journal for table {name}")
-        record = read_journal_record(path)
+        record = read_journal(path).record
         if record is None:
             raise RuntimeError(f"the game of table {name} did not end (journal {path})")
         out.append(summarize(Game.from_record(record, verify=True), d, s, keep_records))

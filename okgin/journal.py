@@ -66,6 +66,14 @@ class JournalFile:
         last = self.entries[-1]
         return last if last.get("t") == "end" else None
 
+    @property
+    def record(self) -> dict[str, Any] | None:
+        """The engine's game record from the ``end`` line (for
+        :meth:`okgin.Game.from_record`), or None while the game has not ended."""
+        end = self.end
+        record = None if end is None else end.get("record")
+        return record if isinstance(record, dict) else None
+
 
 def _entry(line: str) -> dict[str, Any] | None:
     try:

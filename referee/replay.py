@@ -22,11 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from okgin import Action, Game, IllegalAction, RuleSet, canonical_json
-from okgin.journal import JournalError  # the file is not a readable journal (exit 2)
-from okgin.journal import read_journal as read_journal_file
+from okgin.journal import (
+    JournalError,  # the file is not a readable journal (exit 2)
+    JournalFile,
+    read_journal,
+)
 from okgin.rng import is_salt, seed_hash
 
-__all__ = ["CheckReport", "InProgress", "JournalError", "Mismatch", "check_entries", "check_file", "main", "read_journal"]
+__all__ = ["CheckReport", "InProgress", "JournalError", "Mismatch", "check_entries", "check_file", "main", "numbered_entries"]
 
 
 class Mismatch(Exception):
@@ -61,12 +64,12 @@ class CheckReport:
     game: Game
 
 
-def read_journal(path: str | Path) -> list[dict[str, Any]]:
-    """The journal's entries (:func:`okgin.journal.read_journal`), each with its line
-    number in ``_line`` for the messages. A torn last line is left out: the journal then
-    lacks its end and the check reports it incomplete (exit 1; :func:`check_file` tells
-    a torn journal from one still in progress)."""
-    j = read_journal_file(path)
+def numbered_entries(journal: str | Path | JournalFile) -> list[dict[str, Any]]:
+    """The journal's entries (read by :func:`okgin.journal.read_journal`, the one reader),
+    each with its line number in ``_line`` for :func:`check_entries`' messages. A torn last
+    line is left out: the journal then lacks its end and the check reports it incomplete
+    (exit 1; :func:`check_file` tells a torn journal from one still in progress)."""
+    j = journal if isinstance(journal, JournalFile) else read_journal(journal)
     return [{**e, "_line": n} for e, n in zip(j.entries, j.lines, strict=True)]
 
 
@@ -191,9 +194,8 @@ def _with_full_rules(record: Any) -> Any:
 
 
 def check_file(path: str | Path) -> CheckReport:
-    j = read_journal_file(path)
-    entries = [{**e, "_line": n} for e, n in zip(j.entries, j.lines, strict=True)]
-    return check_entries(entries, str(path), torn=j.torn)
+    j = read_journal(path)
+    return check_entries(numbered_entries(j), str(path), torn=j.torn)
 
 
 def main(argv: list[str]) -> int:

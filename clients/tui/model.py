@@ -24,8 +24,12 @@ CONNECTING, CONNECTED, LOST, OFFLINE = "connecting", "connected", "lost", "offli
 
 
 @dataclass(frozen=True)
-class Clock:
-    """One seat's clock as the referee reported it (the referee's clock is the authority).
+class ClockReading:
+    """One seat's clock as the referee last reported it (the referee's clock is the authority).
+
+    Not a time control: that is :class:`okgin.protocol.settings.Clock` (the table's
+    ``move_ms``/``bank_ms`` settings, the schema's ``Clock``). This is a reading of one
+    seat's running clock, hence the name.
 
     ``remaining_ms`` is the seat's bank; ``move_ms`` the limit for the current move (None
     when the table has no time control). ``received`` is the app's monotonic time when
@@ -51,7 +55,7 @@ class TableState:
     table: str | None = None
     results: tuple[HandResult, ...] = ()  # every finished hand of this game, in order
     final: dict[str, Any] | None = None  # game over: scores, winner, termination, seed...
-    clocks: tuple[Clock | None, ...] = ()
+    clocks: tuple[ClockReading | None, ...] = ()
     spectator: bool = False
     replay: tuple[int, int] | None = None  # (step, total) when replaying a journal
     connection: str = OFFLINE

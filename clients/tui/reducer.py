@@ -16,7 +16,7 @@ from textual.message import Message
 from okgin import Action, Advice, HandResult, RuleSet, View
 
 from .messages import GameEnded, HandEnded, RefereeError
-from .model import CONNECTED, Clock, TableState
+from .model import CONNECTED, ClockReading, TableState
 
 
 def _rules(d: Any) -> RuleSet | None:
@@ -41,10 +41,10 @@ def _view(d: Any) -> View | None:
     return View.from_wire(d) if isinstance(d, dict) else None
 
 
-def _bank_clocks(state: TableState, banks: Any, now: float) -> tuple[Clock | None, ...]:
+def _bank_clocks(state: TableState, banks: Any, now: float) -> tuple[ClockReading | None, ...]:
     if not isinstance(banks, list):
         return state.clocks
-    return tuple(Clock(b, None, now, False) if isinstance(b, int) else None for b in banks)
+    return tuple(ClockReading(b, None, now, False) if isinstance(b, int) else None for b in banks)
 
 
 def reduce(state: TableState, msg: dict[str, Any], now: float = 0.0) -> tuple[TableState, list[Message]]:
@@ -104,7 +104,7 @@ def reduce(state: TableState, msg: dict[str, Any], now: float = 0.0) -> tuple[Ta
             clocks.append(None)
         seat = msg.get("seat", view.seat if view else None)
         if isinstance(seat, int) and seat < len(clocks) and clock.get("remaining_ms") is not None:
-            clocks[seat] = Clock(int(clock["remaining_ms"]), clock.get("move_ms"), now, True)
+            clocks[seat] = ClockReading(int(clock["remaining_ms"]), clock.get("move_ms"), now, True)
         return replace(
             state, view=view, legal=legal, seq=msg.get("seq"), clocks=tuple(clocks),
             error=err.get("message") if isinstance(err, dict) else None,

@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from okgin import Game, RuleSet, View
-from okgin.journal import JournalError  # the file is not a replayable journal; the message says why
-from okgin.journal import read_journal as read_journal_file
+from okgin.journal import (
+    JournalError,  # the file is not a replayable journal; the message says why
+    read_journal,
+)
 from okgin.record import apply_entry
 
 from .backend import Backend
@@ -34,12 +36,13 @@ class Step:
     results: int  # hands finished up to here
 
 
-def read_journal(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
+def finished_journal(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """The ``start`` and ``end`` lines of a finished journal (raises :class:`JournalError`).
 
-    The file is read by :func:`okgin.journal.read_journal`, the reader every tool shares."""
+    The file is read by :func:`okgin.journal.read_journal`, the reader every tool shares;
+    this adds the replay's own demand, a finished game."""
     p = Path(path)
-    j = read_journal_file(p)
+    j = read_journal(p)
     end = j.end
     if end is None or not isinstance(end.get("record"), dict):
         raise JournalError(
@@ -85,7 +88,7 @@ class ReplayBackend(Backend):
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.start_line, self.end_line = read_journal(self.path)
+        self.start_line, self.end_line = finished_journal(self.path)
         self.game, self.steps = replay_steps(self.end_line["record"])
         self.names = tuple(str(p) for p in self.start_line.get("players") or ())
         self.index = 0

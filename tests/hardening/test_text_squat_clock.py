@@ -294,10 +294,10 @@ def test_a_journal_with_line_separators_in_names_is_read_by_every_reader(ref, tm
     )
     assert done.returncode == 0, done.stdout + done.stderr
 
-    from clients.match_referee import read_journal_record
-    from clients.tui.replay import read_journal as tui_read
+    from clients.tui.replay import finished_journal as tui_read
+    from okgin.journal import read_journal
     from referee.recovery import Recovery
-    from referee.replay import read_journal as replay_read
+    from referee.replay import numbered_entries as replay_read
     from referee.tournament.records import read_journal as tournament_read
 
     entries = replay_read(path)
@@ -305,7 +305,7 @@ def test_a_journal_with_line_separators_in_names_is_read_by_every_reader(ref, tm
     start, end = tui_read(path)
     assert start["players"] == list(names.values()) and end is not None
     assert tournament_read(path)[0] is not None
-    assert read_journal_record(path) is not None
+    assert read_journal(path).record is not None
     rec = Recovery.__new__(Recovery)  # its readers only; no referee behind it
     assert len(rec._read_journal(path)) == text.count("\n")
     rec.log_path = tmp_path / "sessions.log"

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from clients.match_referee import read_journal_record
-from clients.tui.replay import read_journal as tui_read
+from clients.tui.replay import finished_journal as tui_read
 from okgin.journal import JournalError, parse_journal, read_journal
 from referee.replay import Mismatch, check_entries, check_file
-from referee.replay import read_journal as replay_read
+from referee.replay import numbered_entries as replay_read
 from referee.tournament.records import read_journal as tournament_read
 
 JOURNALS13 = Path(__file__).resolve().parent / "journals13"  # written by the referee of protocol 1.3
@@ -28,7 +27,7 @@ def test_the_1_3_journals_read_and_check() -> None:
         assert check_file(path).termination == j.end["termination"]
         assert tui_read(path) == (j.start, j.end)
         assert tournament_read(path)[0] == j.end
-        assert read_journal_record(path) == j.end["record"]
+        assert read_journal(path).record == j.end["record"]
 
 
 def test_a_torn_last_line_is_left_out(tmp_path: Path) -> None:
@@ -44,7 +43,7 @@ def test_a_torn_last_line_is_left_out(tmp_path: Path) -> None:
     with pytest.raises(JournalError, match="cannot be replayed yet"):
         tui_read(path)
     assert tournament_read(path)[0] is None
-    assert read_journal_record(path) is None
+    assert read_journal(path).record is None
     # A whole last entry whose newline has not landed yet is an entry, not a torn line.
     path.write_bytes(data.rstrip(b"\n"))
     assert not read_journal(path).torn and read_journal(path).end is not None
@@ -64,7 +63,7 @@ def test_lines_end_at_newline_only(tmp_path: Path) -> None:
     assert j.start["players"] == odd and len(j.entries) == text.count("\n")
     assert replay_read(path)[0]["players"] == odd and tui_read(path)[0]["players"] == odd
     check_file(path)  # the engine check still agrees with every line
-    assert tournament_read(path)[0] is not None and read_journal_record(path) is not None
+    assert tournament_read(path)[0] is not None and read_journal(path).record is not None
 
 
 def test_what_is_not_a_journal(tmp_path: Path) -> None:

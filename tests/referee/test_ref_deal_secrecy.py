@@ -30,7 +30,7 @@ import pytest
 from refharness import ROOT, Client, error_of, play_until_end
 
 from okgin import Game, RuleSet, card_str
-from referee.replay import Mismatch, check_entries, check_file, read_journal
+from referee.replay import Mismatch, check_entries, check_file, numbered_entries
 
 DOC = (ROOT / "protocol.md").read_text()
 HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -294,7 +294,7 @@ def test_e_journals_of_a_1_3_referee_still_check():
     files = sorted(JOURNALS13.glob("*.jsonl"))
     assert len(files) == 2
     for path in files:
-        entries = read_journal(path)
+        entries = numbered_entries(path)
         end = entries[-1]
         assert "salt" not in end and end["seed_hash"] == hashlib.sha256(str(end["seed"]).encode()).hexdigest()
         check_file(path)
@@ -309,7 +309,7 @@ def test_e_replay_checks_the_salted_hash(make_referee, make_client, tmp_path):
     _, clients = reserved(referee, make_client, "j", seed=5, rules={"target_score": 25})
     play_until_end(clients, "j")
     journal = next(tmp_path.glob("j-g1-*.jsonl"))
-    entries = read_journal(journal)
+    entries = numbered_entries(journal)
     assert "salt" not in entries[0]  # the start line holds only the commitment
     end = entries[-1]
     assert commitment(5, end["salt"]) == end["seed_hash"] == entries[0]["seed_hash"]

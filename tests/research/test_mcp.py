@@ -27,9 +27,10 @@ pytest.importorskip("mcp")
 
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from clients.match_referee import RefereeProcess, read_journal_record
+from clients.match_referee import RefereeProcess
 from clients.sdk import AsyncClient
 from okgin import Action, Game, RuleSet, card_str, pretty
+from okgin.journal import read_journal
 
 ROOT = Path(__file__).resolve().parents[2]
 CALL_TIMEOUT_S = 120.0  # one tool call; the tools' own waits are shorter
@@ -235,7 +236,7 @@ def assert_no_leak(texts: list[str], record: dict[str, Any], seat: int) -> int:
 def _record(referee: RefereeProcess, table: str) -> dict[str, Any]:
     for p in sorted(Path(referee.log_path).parent.glob(f"{table}-g*.jsonl")):
         try:
-            rec = read_journal_record(p)
+            rec = read_journal(p).record
         except ValueError:
             continue
         if rec is not None:

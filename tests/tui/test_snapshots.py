@@ -353,13 +353,13 @@ def clocks_state() -> TableState:
     left of 1:23), ann's is stopped at 2:05, and ann's seat is away."""
     from dataclasses import replace
 
-    from clients.tui.model import Clock
+    from clients.tui.model import ClockReading
 
     st = TABLES["ok_discard"]()
     return replace(
         st,
         names=("bob", "ann"),
-        clocks=(Clock(83000, 20000, FROZEN_NOW - 3.2, True), Clock(125000, None, FROZEN_NOW, False)),
+        clocks=(ClockReading(83000, 20000, FROZEN_NOW - 3.2, True), ClockReading(125000, None, FROZEN_NOW, False)),
         extra={**st.extra, "away": {1: ("ann", FROZEN_NOW + 12.5)}},
     )
 

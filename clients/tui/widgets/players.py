@@ -14,12 +14,12 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ..describe import ROLE_NAMES
-from ..model import Clock, TableState
+from ..model import ClockReading, TableState
 from ..options import DisplayOptions
 from .cards import cards_text, join_lines
 
 
-def format_clock(clock: Clock | None, now: float | None = None) -> str | None:
+def format_clock(clock: ClockReading | None, now: float | None = None) -> str | None:
     """``m:ss`` of a seat's bank, counted down locally while the referee says it runs."""
     if clock is None or clock.remaining_ms is None:
         return None
