@@ -26,10 +26,6 @@ PACKAGES = ("okgin", "referee", "clients")
 
 # (file, underscored name): why it is still there.
 ALLOWED: dict[tuple[str, str], str] = {
-    # Issue 25 item 3: "clients/tui/house.py uses the SDK's public API" (it copies the bot loop).
-    ("clients/tui/house.py", "_Worker"): "the SDK runner's worker thread; issue 25 item 3",
-    ("clients/tui/house.py", "_answered"): "BotDriver's per-prompt state; issue 25 item 3",
-    ("clients/tui/house.py", "_advice_seen"): "BotDriver's per-prompt state; issue 25 item 3",
     # Issue 25 item 2: the Dask executor and the preflight reuse the runner through its privates;
     # the item replaces that by one small executor interface.
     ("referee/cluster/worker.py", "_retire"): "Runner's slot shutdown; issue 25 item 2",

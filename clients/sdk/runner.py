@@ -37,6 +37,7 @@ import concurrent.futures
 import dataclasses
 import itertools
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -67,7 +68,9 @@ from .messages import (
     TableClosed,
 )
 
-__all__ = ["BotDriver", "BotFactory", "ErrorHook", "drive", "play_reserved", "run_bot", "serve"]
+__all__ = [
+    "BotDriver", "BotFactory", "BotWorker", "ErrorHook", "Inbox", "PromptHook", "drive", "play_reserved", "run_bot", "serve",
+]
 
 ErrorHook = Callable[[ErrorMessage], None]
 
@@ -204,6 +207,14 @@ class BotDriver:
         self._answered[msg.seq] = action
         return [rq.act(msg.table, msg.seq, action)]
 
+    def answered(self, seq: int) -> bool:
+        """Has the bot already chosen its answer to the prompt ``seq``?"""
+        return seq in self._answered
+
+    def has_advice(self, seq: int) -> bool:
+        """Has the sitter's advice for the prompt ``seq`` reached this driver?"""
+        return seq in self._advice_seen
+
     def waits_for_advice(self, msg: Message) -> bool:
         """Should the runner hold this prompt briefly for the sitter's advice?"""
         return (
@@ -221,7 +232,7 @@ def _empty_view(msg: GameEnd) -> View:  # pragma: no cover - the referee always 
 
 
 # ---------------------------------------------------------------------- blocking runner
-class _Worker:
+class BotWorker:
     """Run bot code in a worker thread (``threaded``), or in the caller's.
 
     Either way the client's heartbeats go on meanwhile: they run on its own loop thread
@@ -248,6 +259,63 @@ class _Worker:
             self.pool.shutdown(wait=False, cancel_futures=True)
 
 
+class Inbox:
+    """One connection's messages in order, with those read ahead while a bot waits held
+    for later.
+
+    Why: a bot that waits before it answers (for its sitter's advice, or for a person to
+    catch up, as ``okgin play``'s house does) must keep reading the socket, or it would be
+    taken for dead; what it reads meanwhile is handed out afterwards, in order. With a
+    ``stop`` event every read and every wait ends within ``poll`` seconds of it being set.
+    """
+
+    def __init__(self, client: Client, stop: threading.Event | None = None, poll: float = 0.5) -> None:
+        self.client = client
+        self.stop = stop
+        self.poll = poll
+        self.held: list[Message] = []
+
+    def stopped(self) -> bool:
+        return self.stop is not None and self.stop.is_set()
+
+    def next(self) -> Message | None:
+        """The next message: a held one first, else one from the socket (None when none came)."""
+        if self.held:
+            return self.held.pop(0)
+        return self.client.recv(timeout=None if self.stop is None else self.poll)
+
+    def hold(self, until: Callable[[], bool], seconds: float | None) -> None:
+        """Read and keep messages until ``until()`` is true, ``seconds`` have passed (None:
+        no limit) or ``stop`` is set."""
+        deadline = None if seconds is None else time.monotonic() + seconds
+        while not self.stopped() and not until():
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return
+            if self.stop is not None:
+                left = min(0.1, self.poll) if left is None else min(0.1, left)
+            m = self.client.recv(timeout=left)
+            if m is not None:
+                self.held.append(m)
+
+    def has_advice(self, seq: int) -> bool:
+        """Is the advice for the prompt ``seq`` among the held messages?"""
+        return any(isinstance(m, AdviceReceived) and m.seq == seq for m in self.held)
+
+    def take_advice(self, seq: int) -> list[AdviceReceived]:
+        """Take the held advice for the prompt ``seq`` out of the queue (in order)."""
+        got = [m for m in self.held if isinstance(m, AdviceReceived) and m.seq == seq]
+        for a in got:
+            self.held.remove(a)
+        return got
+
+
+#: Called before the bot answers a prompt of its own (once per ``seq``) with the prompt
+#: and the :class:`Inbox`; it may wait there (``inbox.hold``). The advice for that prompt
+#: held by then reaches the bot before it chooses.
+PromptHook = Callable[[Prompt, Inbox], None]
+
+
 def drive(
     client: Client,
     driver: BotDriver,
@@ -255,27 +323,38 @@ def drive(
     threaded: bool = True,
     advice_wait: float = 0.25,
     entropy: Entropy | None = None,
+    *,
+    before_prompt: PromptHook | None = None,
+    stop: threading.Event | None = None,
 ) -> list[GameEnd]:
     """Feed ``client``'s messages to ``driver`` until it has finished ``games`` games
-    (or its table closed, or the referee shut down); returns the ``game_end`` messages.
-    An ``entropy_request`` is answered from ``entropy`` (ignored without one)."""
-    worker = _Worker(client, threaded)
+    (or its table closed, or the referee shut down, or ``stop`` was set); returns the
+    ``game_end`` messages. An ``entropy_request`` is answered from ``entropy`` (ignored
+    without one).
+
+    ``before_prompt`` replaces the wait of up to ``advice_wait`` seconds for a sitter's
+    advice (see :class:`BotDriver`): a launcher that paces its bots (``okgin play``)
+    decides there how long each waits, and for what."""
+    worker = BotWorker(client, threaded)
+    inbox = Inbox(client, stop)
     ends: list[GameEnd] = []
-    held: list[Message] = []
     try:
-        while driver.games_done < games and not driver.closed:
-            msg = held.pop(0) if held else client.recv()
+        while driver.games_done < games and not driver.closed and not inbox.stopped():
+            msg = inbox.next()
             if msg is None:
                 continue
             if isinstance(msg, EntropyRequest):
                 if entropy is not None:
                     client.send(entropy.reveal(msg.table, msg.commitments_hash))
                 continue
-            if driver.waits_for_advice(msg):
-                held.extend(_await_advice(client, msg, advice_wait))
-                advice = [m for m in held if isinstance(m, AdviceReceived) and m.seq == msg.seq]  # type: ignore[attr-defined]
-                for a in advice:
-                    held.remove(a)
+            if before_prompt is not None:
+                if isinstance(msg, Prompt) and driver.mine(msg) and not driver.answered(msg.seq):
+                    before_prompt(msg, inbox)
+                    for a in inbox.take_advice(msg.seq):
+                        driver.handle(a)
+            elif driver.waits_for_advice(msg):
+                _await_advice(inbox, msg, advice_wait)
+                for a in inbox.take_advice(msg.seq):  # type: ignore[attr-defined]
                     driver.handle(a)
             for out in worker.call(driver.handle, msg):
                 client.send(out)
@@ -305,14 +384,14 @@ def serve(
     a late error) are ignored. The bot code runs one message at a time, as in
     :func:`drive`.
     """
-    worker = _Worker(client, threaded)
+    worker = BotWorker(client, threaded)
+    inbox = Inbox(client)
     drivers: dict[str, BotDriver] = {}
     finished: set[str] = set()
     ends: list[GameEnd] = []
-    held: list[Message] = []
     try:
         while games <= 0 or len(ends) < games:
-            msg = held.pop(0) if held else client.recv()
+            msg = inbox.next()
             if msg is None:
                 continue
             if isinstance(msg, Shutdown):
@@ -333,9 +412,8 @@ def serve(
                 driver = drivers[table] = BotDriver(make(), on_error)
                 driver.table = table  # every message of this table is for it, seated or not
             if driver.waits_for_advice(msg):
-                held.extend(_await_advice(client, msg, advice_wait))
-                for a in [m for m in held if isinstance(m, AdviceReceived) and m.seq == msg.seq]:  # type: ignore[attr-defined]
-                    held.remove(a)
+                _await_advice(inbox, msg, advice_wait)
+                for a in inbox.take_advice(msg.seq):  # type: ignore[attr-defined]
                     driver.handle(a)
             for out in worker.call(driver.handle, msg):
                 client.send(out)
@@ -349,21 +427,10 @@ def serve(
     return ends
 
 
-def _await_advice(client: Client, prompt: Message, wait: float) -> list[Message]:
-    """Read messages for up to ``wait`` s or until the advice for ``prompt`` arrives."""
-    got: list[Message] = []
-    deadline = time.monotonic() + wait
+def _await_advice(inbox: Inbox, prompt: Message, wait: float) -> None:
+    """Hold messages for up to ``wait`` s or until the advice for ``prompt`` arrives."""
     seq = prompt.seq  # type: ignore[attr-defined]
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return got
-        m = client.recv(timeout=left)
-        if m is None:
-            return got
-        got.append(m)
-        if isinstance(m, AdviceReceived) and m.seq == seq:
-            return got
+    inbox.hold(lambda: inbox.has_advice(seq), wait)
 
 
 BotFactory = Callable[[], Bot]

@@ -294,63 +294,29 @@ def _paced_drive(client: Any, driver: Any, pacing: Pacing) -> list[Any]:
     Before this bot answers a prompt of a hand the human sits out it waits until the
     human is at the table (``pacing.ready``), then, as the captain of a human sitter,
     up to ``advice_window`` for the advice of that prompt, or else ``pace``. Every wait
-    reads the socket (``recv`` with a timeout keeps the heartbeats going and holds the
-    messages that arrive for after the move), so a bot that waits is never taken for
-    dead, and ``stop`` ends any wait at once.
+    reads the socket (the SDK's :class:`~clients.sdk.runner.Inbox` keeps the heartbeats
+    going and holds the messages that arrive for after the move), so a bot that waits is
+    never taken for dead, and ``stop`` ends any wait at once.
     """
-    from clients.sdk.messages import AdviceReceived, GameEnd, Prompt
-    from clients.sdk.runner import _Worker
+    from clients.sdk.messages import Prompt
+    from clients.sdk.runner import Inbox, drive
 
-    worker = _Worker(client, True)
-    ends: list[Any] = []
-    held: list[Any] = []
+    def before_prompt(msg: Prompt, inbox: Inbox) -> None:
+        if not pacing.human_sits_out(msg.view):
+            return
+        seat, seq, view = msg.seat, msg.seq, msg.view
+        if not pacing.may_move(view):
+            if pacing.on_wait:
+                pacing.on_wait("ready", seat)
+            inbox.hold(lambda: pacing.may_move(view), None)
+        captain = view.roles[seat] == "captain"
+        if captain and pacing.advice_window > 0:
+            if pacing.on_wait:
+                pacing.on_wait("advice", seat)
+            inbox.hold(lambda: driver.has_advice(seq) or inbox.has_advice(seq), pacing.advice_window)
+        elif pacing.pace > 0:
+            if pacing.on_wait:
+                pacing.on_wait("pace", seat)
+            inbox.hold(lambda: False, pacing.pace)
 
-    def hold(until: Any, seconds: float | None) -> None:
-        deadline = None if seconds is None else time.monotonic() + seconds
-        while not pacing.stop.is_set() and not until():
-            left = 0.1 if deadline is None else min(0.1, deadline - time.monotonic())
-            if left <= 0:
-                return
-            m = client.recv(timeout=left)
-            if m is not None:
-                held.append(m)
-
-    try:
-        while driver.games_done < 1 and not driver.closed and not pacing.stop.is_set():
-            msg = held.pop(0) if held else client.recv(timeout=0.5)
-            if msg is None:
-                continue
-            if (
-                isinstance(msg, Prompt)
-                and driver.mine(msg)
-                and msg.seq not in driver._answered
-                and pacing.human_sits_out(msg.view)
-            ):
-                seat = msg.seat
-                if not pacing.may_move(msg.view):
-                    if pacing.on_wait:
-                        pacing.on_wait("ready", seat)
-                    hold(lambda v=msg.view: pacing.may_move(v), None)
-                captain = msg.view.roles[seat] == "captain"
-                if captain and pacing.advice_window > 0:
-                    if pacing.on_wait:
-                        pacing.on_wait("advice", seat)
-
-                    def advised(seq: int = msg.seq) -> bool:
-                        return seq in driver._advice_seen or any(isinstance(m, AdviceReceived) and m.seq == seq for m in held)
-
-                    hold(advised, pacing.advice_window)
-                    for a in [m for m in held if isinstance(m, AdviceReceived) and m.seq == msg.seq]:
-                        held.remove(a)
-                        driver.handle(a)
-                elif pacing.pace > 0:
-                    if pacing.on_wait:
-                        pacing.on_wait("pace", seat)
-                    hold(lambda: False, pacing.pace)
-            for out in worker.call(driver.handle, msg):
-                client.send(out)
-            if isinstance(msg, GameEnd) and driver.mine(msg):
-                ends.append(msg)
-    finally:
-        worker.close()
-    return ends
+    return drive(client, driver, 1, threaded=True, before_prompt=before_prompt, stop=pacing.stop)
