@@ -46,9 +46,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from referee.tournament.config import parse_config  # noqa: E402
-from referee.tournament.runner import RunOptions, run_tournament  # noqa: E402
-from referee.tournament.store import ResultsStore  # noqa: E402
+from competition.tournament.config import parse_config  # noqa: E402
+from competition.tournament.runner import RunOptions, run_tournament  # noqa: E402
+from competition.tournament.store import ResultsStore  # noqa: E402
 
 C_BOT = REPO / "clients" / "c" / "build" / "okgin-bot"
 START_S = 90.0
@@ -129,7 +129,7 @@ def config(workdir: Path, name: str, games: int, slots: int, sandbox: bool) -> A
 
 def install_timing() -> None:
     """Time every Dask game attempt on the runner's side and size its result."""
-    from referee.cluster import tournament as ct
+    from competition.cluster import tournament as ct
 
     if getattr(ct.DaskRunner, "_bench_timed", False):
         return

@@ -13,7 +13,7 @@ FLOOD_CONNECTIONS): the flooder then meets only refusals from the kernel
 This script starts a real ``okgin referee`` process and measures a bystander's game
 played over TCP by two clients in this process: moves per second and the referee's
 resident memory (``VmRSS``, sampled every 20 ms), first quiet, then while a flooder in a
-real bubblewrap sandbox (referee.tournament.sandbox) opens ``--flood`` connections to a
+real bubblewrap sandbox (competition.tournament.sandbox) opens ``--flood`` connections to a
 seat door (at most ``--hold`` open at once, oldest closed first), round after round
 until the bystander has played its moves (at most 100 rounds: it stops by itself; it
 reports its rounds completed and connections made). Quiet and flood phases of the same number of moves are
@@ -219,8 +219,8 @@ def measure(flood: int, moves: int, hold: int, reps: int = 2, rounds: int = 100)
     machine's load drifts: interleaving spreads it over both); their figures."""
     import asyncio
 
-    from referee.tournament import cgroups
-    from referee.tournament.sandbox import Limits, Sandbox, python_dirs
+    from competition.tournament import cgroups
+    from competition.tournament.sandbox import Limits, Sandbox, python_dirs
 
     tmp = Path(tempfile.mkdtemp(prefix="okgin-door-flood-"))
     proc, endpoint = start_referee(tmp)

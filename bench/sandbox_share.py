@@ -23,9 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from referee.tournament.config import parse_config
-from referee.tournament.runner import RunOptions, run_tournament
-from referee.tournament.store import ResultsStore
+from competition.tournament.config import parse_config
+from competition.tournament.runner import RunOptions, run_tournament
+from competition.tournament.store import ResultsStore
 
 REPO = Path(__file__).resolve().parents[1]
 HOG = REPO / "tests" / "tournament" / "hog_bot.py"

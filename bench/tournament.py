@@ -11,7 +11,7 @@ the referee's round-trip latency seen by the runner (its own ping, so harness lo
 be told from bot time) and the bots' share of the time by the referee's clock. N
 defaults to the number of cores. Figures only, no assertions; the last line is JSON.
 
-``--sandbox-cost``: what the bubblewrap sandbox (referee/tournament/sandbox.py) costs.
+``--sandbox-cost``: what the bubblewrap sandbox (competition/tournament/sandbox.py) costs.
 The time from starting a bot process to its ``hello`` arriving (at a bare ROUTER bound
 on TCP and ipc, so no referee work is in it), for the C bot and the Python ``simple``
 bot, bare and sandboxed, median and p99; then games/s of a C-bot round robin (one
@@ -36,9 +36,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from referee.tournament.config import parse_config
-from referee.tournament.runner import RunOptions, run_tournament
-from referee.tournament.store import ResultsStore
+from competition.tournament.config import parse_config
+from competition.tournament.runner import RunOptions, run_tournament
+from competition.tournament.store import ResultsStore
 
 
 def one_run(workdir: Path, refs: int, games: int, concurrency: int, bot: str, command: str | None,
@@ -96,8 +96,8 @@ def start_times(kind: str, sandboxed: bool, n: int) -> list[float]:
 
     import zmq
 
-    from referee.tournament.procs import okgin_argv
-    from referee.tournament.sandbox import SOCKET_PATH, Limits, Sandbox, default_dirs
+    from competition.tournament.procs import okgin_argv
+    from competition.tournament.sandbox import SOCKET_PATH, Limits, Sandbox, default_dirs
 
     ctx = zmq.Context()
     out: list[float] = []

@@ -140,8 +140,8 @@ def _report(args: argparse.Namespace, result: MatchResult) -> int:
 def _run_dask(args: argparse.Namespace, seed: int | str, rules: RuleSet, progress: Callable[[int, int], None]) -> int:
     """``--dask``: every failure of the cluster is a sentence and exit status 2."""
     try:
-        from referee.cluster.certs import CertsError
-        from referee.cluster.connect import ClusterError
+        from competition.cluster.certs import CertsError
+        from competition.cluster.connect import ClusterError
 
         from .match_dask import MatchDaskError, run_match_dask
     except ImportError as e:

@@ -16,9 +16,9 @@ figures are exactly a local run's (``tests/cluster/test_match_dask.py``).
   says which one lacks what.
 - ``ADDRESS`` is a scheduler (``tcp://HOST:8786``, ``tls://HOST:8786``) or ``local``
   (a ``LocalCluster`` on 127.0.0.1); ``--dask-tls DIR`` gives the certificates of
-  ``okgin cluster certs`` (:mod:`referee.cluster.certs`).
+  ``okgin cluster certs`` (:mod:`competition.cluster.certs`).
 
-The connection is :func:`referee.cluster.connect.open_client`, imported only when a
+The connection is :func:`competition.cluster.connect.open_client`, imported only when a
 Dask run is asked for (``okgin match`` without ``--dask`` needs no Dask at all).
 """
 
@@ -125,10 +125,10 @@ def run_match_dask(
 ) -> MatchResult:
     """:func:`clients.match.run_match` with its chunks on the Dask cluster at ``address``.
 
-    Raises :class:`MatchDaskError` (or ``referee.cluster.connect.ClusterError``) with a
+    Raises :class:`MatchDaskError` (or ``competition.cluster.connect.ClusterError``) with a
     sentence when the cluster cannot be reached or cannot run the bots.
     """
-    from referee.cluster.connect import open_client
+    from competition.cluster.connect import open_client
 
     scheme = address.strip().partition("://")[0] if "://" in address else ""
     if scheme == "tls" and not tls:
@@ -137,7 +137,7 @@ def run_match_dask(
         raise MatchDaskError(f"--dask-tls encrypts the links, so the scheduler's address must be tls://HOST:PORT, not {address}")
     security = None
     if tls:
-        from referee.cluster.certs import load_security
+        from competition.cluster.certs import load_security
 
         security = load_security(tls)
     # workers=1 for a scheduler: wait (bounded) for one, so the chunks are sized on the

@@ -1,6 +1,6 @@
 """The ``okgin`` command: one entry point, subcommands loaded lazily.
 
-Why lazy: ``okgin`` (the pure engine) must not import ``referee`` or ``clients``
+Why lazy: ``okgin`` (the pure engine) must not import ``referee``, ``clients`` or ``competition``
 (GUIDE §1). The dispatcher names each subcommand's module as a string and imports it only
 when that subcommand runs; every module exposes ``main(argv: list[str]) -> int`` and
 builds its own ``argparse`` parser (``prog="okgin NAME"``), so ``okgin NAME --help``
@@ -24,9 +24,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "referee": ("referee.cli", "run a referee: the server that owns every game"),
     "bot": ("clients.bot_cli", "run a bot (built-in or your own file) against a referee"),
     "match": ("clients.match_cli", "play bots against each other with duplicate deals"),
-    "conformance": ("referee.conformance.cli", "check that a bot in any language speaks the protocol"),
-    "tournament": ("referee.tournament.cli", "run a tournament: round robin, gauntlet, box, SPRT"),
-    "cluster": ("referee.cluster.cli", "Dask cluster helpers: TLS certificates for the scheduler and workers"),
+    "conformance": ("competition.conformance.cli", "check that a bot in any language speaks the protocol"),
+    "tournament": ("competition.tournament.cli", "run a tournament: round robin, gauntlet, box, SPRT"),
+    "cluster": ("competition.cluster.cli", "Dask cluster helpers: TLS certificates for the scheduler and workers"),
     "mcp": ("clients.mcp.cli", "seat a language-model agent at a referee's table over MCP"),
     "rules": ("okgin.rules_cli", "list the rule options and their defaults"),
 }

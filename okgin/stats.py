@@ -29,7 +29,7 @@ like ``1/G``: on the 120 pairs of issue 15 it and the factor widen the standard 
 by 0.6%; on 4 split pairs it is the whole variance, and the interval is honestly wide.
 The factor ``G/(G-1)`` is the usual small-sample correction of a cluster-robust
 variance (CR1). The ratings' sandwich does the same with the model's own information
-(:mod:`referee.tournament.ratings`).
+(:mod:`competition.tournament.ratings`).
 
 **The pentanomial** (fishtest, fastchess): for two players a deal's unit is its games in
 both seatings, a *pair*, and the player's score in it is 0, 1/2, 1, 3/2 or 2 points

@@ -12,7 +12,7 @@ fenced blocks) and checks:
   top-level definition, an assignment, an import followed to its source, a class member
   or an attribute assigned as ``self.NAME`` in a method;
 - a short ``Class.member`` (``Runner.play``, ``Table.hub``) names a member of some class
-  of that name in ``okgin/``, ``referee/`` or ``clients/``.
+  of that name in ``okgin/``, ``referee/``, ``clients/`` or ``competition/``.
 
 It resolves names from the source (AST) without importing anything, so optional
 dependencies (Dask, Textual) need not be installed and no import can have side effects.
@@ -28,7 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "ARCHITECTURE.md"
-PACKAGES = ("okgin", "referee", "clients", "bench", "tests")
+PACKAGES = ("okgin", "referee", "clients", "competition", "bench", "tests")
 PATH_ROOTS = (*PACKAGES, "docs")
 FENCE = re.compile(r"^```.*?^```", re.S | re.M)
 SPAN = re.compile(r"`([^`\n]+)`")
@@ -179,11 +179,11 @@ def resolves(dotted: str) -> bool:
 
 @functools.cache
 def classes(name: str) -> list[tuple[tuple[str, ...], Path, ast.ClassDef]]:
-    """Every class called ``name`` in okgin/, referee/ and clients/ (only files whose
+    """Every class called ``name`` in okgin/, referee/, clients/ and competition/ (only files whose
     text defines one are parsed)."""
     found = []
     pattern = re.compile(rf"^\s*class {re.escape(name)}\b", re.M)
-    for pkg in ("okgin", "referee", "clients"):
+    for pkg in ("okgin", "referee", "clients", "competition"):
         for path in sorted((ROOT / pkg).rglob("*.py")):
             if not pattern.search(path.read_text(encoding="utf-8")):
                 continue
@@ -253,7 +253,7 @@ def test_the_checker_catches_stale_names() -> None:
     assert resolves("referee.dispatch.Dispatcher.handle")
     assert resolves("referee.tables.Table.hub")  # self.hub in __init__
     assert resolves("okgin.protocol.catalogue.validate")
-    assert resolves("referee.cluster.tournament.DaskRunner.worker")  # inherited from Runner
+    assert resolves("competition.cluster.tournament.DaskRunner.worker")  # inherited from Runner
     assert short_resolves("Runner.play")
     assert not resolves("referee.dispatch.Dispatcher.no_such_handler")
     assert not resolves("referee.no_such_module")
@@ -290,14 +290,14 @@ def test_readme_links_the_document() -> None:
 
 
 def unmapped(text: str) -> list[str]:
-    """Python modules of okgin/, referee/ and clients/ that the document places nowhere:
+    """Python modules of okgin/, referee/, clients/ and competition/ that the document places nowhere:
     not by path, not by dotted name (or a name inside it), not by a directory below the
     package (``clients/tui/`` places its screens)."""
     named = set(spans(text))
     dirs = {s.rstrip("/") for s in named if PATH.fullmatch(s) and s.endswith("/")}
     dotted = {s for s in named if DOTTED.fullmatch(s)}
     out = []
-    for pkg in ("okgin", "referee", "clients"):
+    for pkg in ("okgin", "referee", "clients", "competition"):
         for path in sorted((ROOT / pkg).rglob("*.py")):
             rel = path.relative_to(ROOT)
             mod = ".".join(rel.with_suffix("").parts)

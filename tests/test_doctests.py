@@ -1,6 +1,6 @@
 """Run every package's doctests: the examples in docstrings must stay true.
 
-Every package of the repository is searched (okgin, referee, clients, bench), not only
+Every package of the repository is searched (okgin, referee, clients, competition, bench), not only
 okgin: an example in a bot's docstring that nobody ran had gone wrong (issue 18:
 ``clients/bots/strong/fastdw.py`` said 21 where the code, rightly, gives 26). Only
 modules whose source holds a ``>>>`` are imported, so collecting costs nothing for the
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("okgin", "referee", "clients", "bench")
+PACKAGES = ("okgin", "referee", "clients", "competition", "bench")
 
 
 def _modules() -> list[str]:

@@ -1,5 +1,7 @@
-"""The layering, checked: ``okgin`` (pure) <- ``referee`` <- everything else; clients never import
-the referee, except the one embedded launcher; only the CLI names every package.
+"""The layering, checked: ``okgin`` (pure) <- ``referee`` <- everything else (``clients``,
+``competition``); the referee imports no client and no competition code; clients never import the
+referee, except the one embedded launcher; competition code imports no client (bots run as
+processes); only the CLI names every package.
 
 The import contracts are in pyproject.toml (``[tool.importlinter]``) and checked by import-linter,
 a library made for it: it follows every import, also those inside functions and chains through
@@ -18,18 +20,28 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("okgin", "referee", "clients")
+PACKAGES = ("okgin", "referee", "clients", "competition")
 
-# The modules that may name all three packages, each with why. okgin/cli.py is *the* CLI: it
-# dispatches every subcommand by module name. clients/tui/house.py is the embedded launcher behind
-# `okgin play` (a referee in a thread, the bots, the TUI). The other two are the Dask path of `okgin match`,
-# which imports referee.cluster (named exceptions in pyproject.toml too); issue 25 item 2 moves
-# that competition code out of referee/, and then they leave this list.
+# The modules that may name every package, each with why. okgin/cli.py is *the* CLI: it
+# dispatches every subcommand by module name.
 NAMES_EVERY_PACKAGE = {
     "okgin/cli.py": "the CLI: `okgin COMMAND` loads each subcommand's module by name",
-    "clients/tui/house.py": "okgin play: the one embedded launcher (a referee in a thread, bots, the TUI)",
-    "clients/match_cli.py": "okgin match --dask: referee.cluster's errors (until issue 25 item 2 moves it)",
-    "clients/match_dask.py": "okgin match --dask: referee.cluster's client and TLS (until issue 25 item 2 moves it)",
+}
+
+# What a module of each package may name (import, or spell out as a module name in a string),
+# besides the per-file exceptions below. The same layering as the import contracts, also for the
+# names import-linter cannot see (``importlib.import_module("referee.cli")``).
+MAY_NAME = {
+    "okgin": {"okgin"},
+    "referee": {"okgin", "referee"},
+    "clients": {"okgin", "clients"},
+    "competition": {"okgin", "referee", "competition"},
+}
+# file -> the further packages it may name, and why (the same exceptions as in pyproject.toml).
+NAMES_ALSO = {
+    "clients/tui/house.py": ({"referee"}, "okgin play: the one embedded launcher (a referee in a thread, bots, the TUI)"),
+    "clients/match_cli.py": ({"competition"}, "okgin match --dask: competition.cluster's connection and TLS errors"),
+    "clients/match_dask.py": ({"competition"}, "okgin match --dask: competition.cluster's client and TLS"),
 }
 
 
@@ -53,7 +65,7 @@ def _module_exists(name: str) -> bool:
     return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
 
 
-_DOTTED = re.compile(r"(okgin|referee|clients)(\.\w+)+")
+_DOTTED = re.compile(r"(okgin|referee|clients|competition)(\.\w+)+")
 
 
 def named_packages(path: Path) -> set[str]:
@@ -76,7 +88,7 @@ def named_packages(path: Path) -> set[str]:
 def test_only_the_cli_names_every_package() -> None:
     every = {str(f.relative_to(ROOT)) for f in _sources() if named_packages(f) == set(PACKAGES)}
     assert every <= set(NAMES_EVERY_PACKAGE), (
-        f"only the CLI names okgin, referee and clients together: {sorted(every - set(NAMES_EVERY_PACKAGE))}"
+        f"only the CLI names every package ({PACKAGES}): {sorted(every - set(NAMES_EVERY_PACKAGE))}"
     )
     assert set(NAMES_EVERY_PACKAGE) <= every, (
         f"no longer names every package, drop from the list: {sorted(set(NAMES_EVERY_PACKAGE) - every)}"
@@ -91,3 +103,21 @@ def test_the_engine_names_no_referee_or_client_module_even_as_a_string() -> None
         if f.relative_to(ROOT).as_posix() != "okgin/cli.py" and named_packages(f) - {"okgin"}
     ]
     assert not bad, f"okgin modules naming referee or clients modules: {bad}"
+
+
+def test_each_package_names_only_what_its_layer_may() -> None:
+    """The layering for names import-linter cannot see too (strings for ``importlib``, ``-m``)."""
+    bad = []
+    for f in _sources():
+        rel = f.relative_to(ROOT).as_posix()
+        if rel in NAMES_EVERY_PACKAGE:
+            continue
+        allowed = MAY_NAME[rel.split("/")[0]] | NAMES_ALSO.get(rel, (set(), ""))[0]
+        if extra := named_packages(f) - allowed:
+            bad.append(f"{rel} names {sorted(extra)}")
+    assert not bad, "modules naming packages their layer may not:\n" + "\n".join(bad)
+
+
+def test_each_named_exception_is_still_needed() -> None:
+    stale = [rel for rel, (extra, _) in NAMES_ALSO.items() if not extra & named_packages(ROOT / rel)]
+    assert not stale, f"NAMES_ALSO entries no longer needed, remove them: {stale}"

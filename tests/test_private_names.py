@@ -1,7 +1,7 @@
 """No module uses another module's underscored names (GUIDE: layers and ownership).
 
 An underscore says "mine, free to change": a caller elsewhere turns every such change into a
-silent break. This reads the source of okgin/, referee/ and clients/ (no import, so optional
+silent break. This reads the source of okgin/, referee/, clients/ and competition/ (no import, so optional
 extras don't matter) and fails on:
 
 1. ``from x import _name`` where x is another project module (relative imports included);
@@ -22,14 +22,14 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("okgin", "referee", "clients")
+PACKAGES = ("okgin", "referee", "clients", "competition")
 
 # (file, underscored name): why it is still there.
 ALLOWED: dict[tuple[str, str], str] = {
     # Issue 25 item 2: the Dask executor and the preflight reuse the runner through its privates;
     # the item replaces that by one small executor interface.
-    ("referee/cluster/worker.py", "_retire"): "Runner's slot shutdown; issue 25 item 2",
-    ("referee/tournament/preflight.py", "_end_bots"): "Runner's bot shutdown; issue 25 item 2",
+    ("competition/cluster/worker.py", "_retire"): "Runner's slot shutdown; issue 25 item 2",
+    ("competition/tournament/preflight.py", "_end_bots"): "Runner's bot shutdown; issue 25 item 2",
     # Third-party base classes whose documented extension points carry an underscore.
     ("clients/tui/app.py", "_filters"): "textual.App's line filters (read to drop the ANSI colour filter)",
     ("clients/tui/serve_cli.py", "_build_environment"): "textual_serve.Server hook, overridden",
@@ -38,8 +38,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("okgin/envs/aec.py", "_accumulate_rewards"): "PettingZoo AECEnv helper meant for subclasses",
     ("okgin/envs/aec.py", "_was_dead_step"): "PettingZoo AECEnv helper meant for subclasses",
     # The standard library's public names that start with an underscore.
-    ("referee/tournament/cgroups.py", "_exit"): "os._exit, documented: leave a forked child at once",
-    ("referee/tournament/procs.py", "_exit"): "os._exit, documented: leave a forked child at once",
+    ("competition/tournament/cgroups.py", "_exit"): "os._exit, documented: leave a forked child at once",
+    ("competition/tournament/procs.py", "_exit"): "os._exit, documented: leave a forked child at once",
 }
 
 

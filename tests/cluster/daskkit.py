@@ -159,7 +159,7 @@ def python_shim(directory: Path) -> Path | None:
 def unfinished_journals(root: Path, name: str, seen: set[Path]) -> list[Path]:
     """Journals below ``root`` of tournament ``name``'s games (tables NAME-INDEX-ATTEMPT,
     not its preflight tables) with no end line yet, a game in progress, except ``seen``."""
-    from referee.tournament.records import read_journal
+    from competition.tournament.records import read_journal
 
     table = re.compile(rf"{re.escape(name)}-\d+-\d+")
     out = []

@@ -109,7 +109,7 @@ def test_the_example_runs_as_written_from_a_fresh_clone(tmp_path: Path) -> None:
 
     # The two tournaments: six games each, every one ended normally.
     sys.path.insert(0, str(ROOT))
-    from referee.tournament.store import ResultsStore
+    from competition.tournament.store import ResultsStore
 
     for db in ("cluster-demo.sqlite", "cluster-demo-tls.sqlite"):
         st = ResultsStore.open_existing(clone / db)

@@ -28,8 +28,8 @@ import daskcli
 from bounded import readline
 from tournament.test_tournament_languages import build_c_bot
 
+from competition.cluster.certs import dask_cli_args, load_security
 from okgin.protocol import decode, encode
-from referee.cluster.certs import dask_cli_args, load_security
 
 ROOT = daskcli.ROOT
 START_S = daskcli.START_S
@@ -86,7 +86,7 @@ def test_certs_are_written_with_private_keys_closed(certs: Path) -> None:
 
 
 def test_load_security_names_what_is_missing(tmp_path: Path) -> None:
-    from referee.cluster.certs import CertsError
+    from competition.cluster.certs import CertsError
 
     with pytest.raises(CertsError, match="no such directory"):
         load_security(tmp_path / "nope")
@@ -154,7 +154,7 @@ def curve_referee(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str
 def _admin_hello(endpoint: str, curve: object) -> dict[str, object]:
     import zmq.asyncio
 
-    from referee.tournament.link import AdminLink
+    from competition.tournament.link import AdminLink
 
     async def go() -> dict[str, object]:
         ctx = zmq.asyncio.Context()
@@ -169,7 +169,7 @@ def _admin_hello(endpoint: str, curve: object) -> dict[str, object]:
 
 
 def test_the_runners_admin_link_speaks_curve(curve_referee: dict[str, object]) -> None:
-    from referee.tournament.link import CurveClient, RefereeGone, curve_for
+    from competition.tournament.link import CurveClient, RefereeGone, curve_for
 
     ep = str(curve_referee["endpoint"])
     keys = CurveClient.load(curve_referee["server"], curve_referee["org"])  # type: ignore[arg-type]
@@ -183,7 +183,7 @@ def test_the_runners_admin_link_speaks_curve(curve_referee: dict[str, object]) -
 def test_the_runners_admin_link_reads_the_sdks_variables(
     curve_referee: dict[str, object], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from referee.tournament.link import CurveClient
+    from competition.tournament.link import CurveClient
 
     monkeypatch.setenv("OKGIN_CURVE_SERVER_KEY", str(curve_referee["server"]))
     monkeypatch.setenv("OKGIN_CURVE_CLIENT_KEY", str(curve_referee["org"]))
@@ -198,7 +198,7 @@ def test_the_gateway_speaks_curve(curve_referee: dict[str, object]) -> None:
     import zmq.asyncio
     from bounded import dealer
 
-    from referee.tournament.gateway import Gateway
+    from competition.tournament.gateway import Gateway
 
     root = Path(str(curve_referee["root"]))
     _gen_keys(root / "gateway", "server")
@@ -282,7 +282,7 @@ def test_a_tournament_plays_a_remote_bot_through_a_curve_gateway(tmp_path: Path)
             if p is not None and p.poll() is None:
                 p.kill()
                 p.wait(30)
-    from referee.tournament.store import ResultsStore
+    from competition.tournament.store import ResultsStore
 
     st = ResultsStore.open_existing(tmp_path / "cup.sqlite")
     try:
@@ -293,7 +293,7 @@ def test_a_tournament_plays_a_remote_bot_through_a_curve_gateway(tmp_path: Path)
 
 
 def test_gateway_curve_keys_need_an_allow_list(tmp_path: Path) -> None:
-    from referee.tournament.config import ConfigError, parse_config
+    from competition.tournament.config import ConfigError, parse_config
 
     with pytest.raises(ConfigError, match="go together"):
         parse_config({"tournament": {"gateway": "tcp://127.0.0.1:0", "gateway_curve_keys": "keys"},

@@ -31,8 +31,8 @@ from tournament.test_tournament_languages import build_c_bot
 from tournament.test_tournament_runner import table_of
 from tournament.tourkit import PROTOBOT, alive, children_of, games_recorded
 
-from referee.tournament.cli import main
-from referee.tournament.store import ResultsStore
+from competition.tournament.cli import main
+from competition.tournament.store import ResultsStore
 
 pytestmark = pytest.mark.timeout(600)
 

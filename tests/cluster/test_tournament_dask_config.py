@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from referee.tournament.cli import main
-from referee.tournament.config import ConfigError, parse_config
-from referee.tournament.runner import RunOptions
-from referee.tournament.schedule import Schedule
-from referee.tournament.store import GameResult, ResultsStore
+from competition.tournament.cli import main
+from competition.tournament.config import ConfigError, parse_config
+from competition.tournament.runner import RunOptions
+from competition.tournament.schedule import Schedule
+from competition.tournament.store import GameResult, ResultsStore
 
 BASE: dict[str, Any] = {"tournament": {"name": "dk", "seed": "x"}}
 
@@ -53,7 +53,7 @@ def test_a_remote_participant_has_no_resources() -> None:
 
 
 def test_a_game_holds_the_sum_of_its_participants_resources() -> None:
-    from referee.cluster.tournament import offers, resources_of
+    from competition.cluster.tournament import offers, resources_of
 
     cfg = config({"name": "a", "bot": "random", "resources": {"GPU": 1}}, {"name": "b", "bot": "simple",
                  "resources": {"GPU": 1, "licence": 1}}, {"name": "c", "bot": "simple"})
@@ -90,7 +90,7 @@ def test_remote_participants_are_refused_before_any_connection(tmp_path: Path,
 
 def test_a_game_that_comes_back_twice_is_recorded_once(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
-    from referee.cluster.tournament import DaskRunner
+    from competition.cluster.tournament import DaskRunner
 
     cfg = config({"name": "a", "bot": "random"}, {"name": "b", "bot": "simple"})
     store = ResultsStore.for_run(cfg, tmp_path / "dk.sqlite", resume=False)
@@ -110,7 +110,7 @@ def test_a_game_that_comes_back_twice_is_recorded_once(tmp_path: Path) -> None:
 
 def test_workers_are_not_sent_the_organisers_secrets(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
-    from referee.cluster.tournament import DaskRunner
+    from competition.cluster.tournament import DaskRunner
 
     cfg = parse_config({"tournament": {"name": "dk", "secret": "ab" * 32, "admin_key": "k3y"},
                         "participant": [{"name": "a", "bot": "random"}, {"name": "b", "bot": "simple"}]}, ".")

@@ -14,9 +14,9 @@ import time
 import zmq
 import zmq.asyncio
 
+from competition.conformance.runner import Admin
 from okgin.protocol import encode
 from referee.config import RefereeConfig
-from referee.conformance.runner import Admin
 from referee.server import Referee
 
 

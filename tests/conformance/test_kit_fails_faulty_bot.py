@@ -82,7 +82,7 @@ def test_offending_message_is_shown(fault_runs):
 
 
 def test_kit_without_a_command_is_a_usage_error():
-    from referee.conformance.cli import main
+    from competition.conformance.cli import main
 
     with pytest.raises(SystemExit) as e:
         main(["--games", "1"])

@@ -8,8 +8,8 @@ import struct
 from hypothesis import given
 from hypothesis import strategies as st
 
-from referee.conformance.runner import fill, illegal_action
-from referee.conformance.zmtp import Frame, ZmtpError, encode_frame, pair
+from competition.conformance.runner import fill, illegal_action
+from competition.conformance.zmtp import Frame, ZmtpError, encode_frame, pair
 
 SIG = b"\xff" + b"\x00" * 8 + b"\x7f"
 
@@ -91,7 +91,7 @@ def test_the_illegal_probe_is_never_a_legal_action():
 
 
 def test_declared_melds_are_checked_like_the_referee_would():
-    from referee.conformance.checks import action_problem
+    from competition.conformance.checks import action_problem
 
     view = {"hand": "As 2s 3s 4s 7h 7d 7c Kd Qd Jd 9c".split(), "knock_limit": 10}
     prompt = {"legal": [{"kind": "knock", "card": "9c"}, {"kind": "discard", "card": "9c"}], "view": view}

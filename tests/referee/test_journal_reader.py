@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from clients.tui.replay import finished_journal as tui_read
+from competition.tournament.records import read_journal as tournament_read
 from okgin.journal import JournalError, parse_journal, read_journal
 from referee.replay import Mismatch, check_entries, check_file
 from referee.replay import numbered_entries as replay_read
-from referee.tournament.records import read_journal as tournament_read
 
 JOURNALS13 = Path(__file__).resolve().parent / "journals13"  # written by the referee of protocol 1.3
 OLD = sorted(JOURNALS13.glob("*.jsonl"))

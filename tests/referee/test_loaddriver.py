@@ -33,7 +33,7 @@ import pytest
 import zmq
 from refharness import Client, RefereeThread
 
-from referee.conformance.zmtp import COMMAND, LONG, MORE, Direction, Frame, encode_frame, pair
+from competition.conformance.zmtp import COMMAND, LONG, MORE, Direction, Frame, encode_frame, pair
 
 ROOT = Path(__file__).resolve().parents[2]
 DRIVER_DIR = ROOT / "bench" / "loaddriver"

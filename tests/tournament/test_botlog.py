@@ -1,10 +1,10 @@
-"""Bot logs within bounds (referee.tournament.botlog): the pieces, without processes."""
+"""Bot logs within bounds (competition.tournament.botlog): the pieces, without processes."""
 
 from __future__ import annotations
 
 import io
 
-from referee.tournament.botlog import REDACTED, BoundedLog, LogBudget, Redactor
+from competition.tournament.botlog import REDACTED, BoundedLog, LogBudget, Redactor
 
 
 def test_a_token_split_across_reads_is_still_redacted() -> None:

@@ -22,13 +22,13 @@ from pathlib import Path
 
 import pytest
 
+from competition.tournament import cgroups
+from competition.tournament.cli import main
+from competition.tournament.config import load_config
+from competition.tournament.report import report_from_store
+from competition.tournament.sandbox import Limits, probe
+from competition.tournament.store import ResultsStore
 from okgin.protocol.settings import Clock
-from referee.tournament import cgroups
-from referee.tournament.cli import main
-from referee.tournament.config import load_config
-from referee.tournament.report import report_from_store
-from referee.tournament.sandbox import Limits, probe
-from referee.tournament.store import ResultsStore
 
 from .tourkit import write_config
 

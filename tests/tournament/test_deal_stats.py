@@ -15,6 +15,11 @@ import math
 import pytest
 from scipy import stats as sps
 
+from competition.tournament.config import ConfigError, parse_config
+from competition.tournament.ratings import PairResult, rate
+from competition.tournament.report import build_report, sprt_status
+from competition.tournament.sprt import Sprt
+from competition.tournament.store import GameResult
 from okgin.stats import (
     Paired,
     cluster_mean,
@@ -24,11 +29,6 @@ from okgin.stats import (
     t_cdf,
     t_quantile,
 )
-from referee.tournament.config import ConfigError, parse_config
-from referee.tournament.ratings import PairResult, rate
-from referee.tournament.report import build_report, sprt_status
-from referee.tournament.sprt import Sprt
-from referee.tournament.store import GameResult
 
 
 def s_of(elo: float) -> float:
@@ -261,7 +261,7 @@ def test_a_pair_is_two_games_of_one_seed() -> None:
     """A pairing whose games got deals of their own (a seed per game, as for remote
     participants) has no pairs to form, whatever the deal index says; its games are then
     clusters of one in the ratings."""
-    from referee.tournament.pairs import paired
+    from competition.tournament.pairs import paired
 
     own = [game(0, 0, ("x", "y"), "x", seed="s0"), game(1, 0, ("y", "x"), "y", seed="s1")]
     p = paired(own, "x", "y")

@@ -19,9 +19,9 @@ import zmq
 import zmq.asyncio
 from bounded import limit
 
+from competition.tournament.gateway import Gateway
 from referee.config import RefereeConfig
 from referee.server import Referee
-from referee.tournament.gateway import Gateway
 
 WAIT_S = 10.0
 

@@ -22,7 +22,7 @@ import pytest
 import zmq.asyncio
 
 from clients.match_referee import RefereeProcess
-from referee.tournament.link import AdminLink, RefereeGone, RequestFailed, resign_seat
+from competition.tournament.link import AdminLink, RefereeGone, RequestFailed, resign_seat
 
 pytestmark = pytest.mark.timeout(180)
 

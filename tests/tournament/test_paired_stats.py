@@ -1,6 +1,6 @@
 """Paired statistics for duplicate deals, checked against independent computations.
 
-Each figure of referee/tournament/pairs.py (okgin/stats.py) and sprt.py is recomputed
+Each figure of competition/tournament/pairs.py (okgin/stats.py) and sprt.py is recomputed
 here another way on fixed outcomes: the standard errors from the expanded list of pair
 scores with numpy and by simulation, the GSPRT LLR by direct constrained likelihood
 maximisation with scipy.optimize, the Elo difference by a scipy fit of the per-game
@@ -18,12 +18,12 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from referee.tournament import pairs as pairs_mod
-from referee.tournament.pairs import Paired, PairTracker, gsprt_llr, paired, score_to_elo
-from referee.tournament.ratings import PairResult, expected, rate
-from referee.tournament.report import build_report, sprt_status
-from referee.tournament.sprt import Sprt, SprtMonitor, format_status, status_of
-from referee.tournament.store import GameResult
+from competition.tournament import pairs as pairs_mod
+from competition.tournament.pairs import Paired, PairTracker, gsprt_llr, paired, score_to_elo
+from competition.tournament.ratings import PairResult, expected, rate
+from competition.tournament.report import build_report, sprt_status
+from competition.tournament.sprt import Sprt, SprtMonitor, format_status, status_of
+from competition.tournament.store import GameResult
 
 ISSUE = (33, 0, 29, 0, 58)  # the candidate's points per pair: 0, 1/2, 1, 3/2, 2
 ISSUE_GAMES = (95, 0, 145)  # the same 240 games one by one: losses, draws, wins

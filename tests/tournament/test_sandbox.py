@@ -21,12 +21,12 @@ from pathlib import Path
 import pytest
 from bounded import readline
 
-from referee.tournament import cgroups
-from referee.tournament.cli import main
-from referee.tournament.config import load_config
-from referee.tournament.report import report_from_store
-from referee.tournament.sandbox import AS_FACTOR, Limits, limit_hit, private_dirs, probe
-from referee.tournament.store import ResultsStore
+from competition.tournament import cgroups
+from competition.tournament.cli import main
+from competition.tournament.config import load_config
+from competition.tournament.report import report_from_store
+from competition.tournament.sandbox import AS_FACTOR, Limits, limit_hit, private_dirs, probe
+from competition.tournament.store import ResultsStore
 
 from .tourkit import write_config
 

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.tournament.cli import main
-from referee.tournament.sandbox import probe
+from competition.tournament.cli import main
+from competition.tournament.sandbox import probe
 
 from .tourkit import PROTOBOT, write_config
 

@@ -1,4 +1,4 @@
-"""A sandboxed bot stopped as it starts leaves nothing running (referee.tournament.procs).
+"""A sandboxed bot stopped as it starts leaves nothing running (competition.tournament.procs).
 
 Found by a fresh-clone CI run: after it, bubblewrap sandboxes of
 ``test_sprt_stops_as_soon_as_it_decides`` and ``test_interrupt_stops_cleanly_...`` were
@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.tournament.procs import spawn, stop
-from referee.tournament.sandbox import Limits, Sandbox, probe
+from competition.tournament.procs import spawn, stop
+from competition.tournament.sandbox import Limits, Sandbox, probe
 
 pytestmark = [
     pytest.mark.skipif(probe() is not None, reason=f"no bubblewrap sandbox here: {probe()}"),

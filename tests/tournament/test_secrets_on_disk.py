@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.tournament.sandbox import probe
+from competition.tournament.sandbox import probe
 
 from .tourkit import protobot, write_config
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.tournament.config import ConfigError, load_config, parse_config
+from competition.tournament.config import ConfigError, load_config, parse_config
 
 MINIMAL = {
     "tournament": {"seed": "s"},

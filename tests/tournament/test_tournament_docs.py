@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.tournament.cli import main
-from referee.tournament.store import ResultsStore
+from competition.tournament.cli import main
+from competition.tournament.store import ResultsStore
 
 from .tourkit import REPO
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from competition.tournament.cli import main
+from competition.tournament.report import report_from_store
+from competition.tournament.store import ResultsStore
 from okgin import Game
-from referee.tournament.cli import main
-from referee.tournament.report import report_from_store
-from referee.tournament.store import ResultsStore
 
 from .tourkit import REPO, write_config
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from referee.tournament.cli import main
-from referee.tournament.config import parse_config
-from referee.tournament.runner import Runner, RunOptions
-from referee.tournament.store import ResultsStore
+from competition.tournament.cli import main
+from competition.tournament.config import parse_config
+from competition.tournament.runner import Runner, RunOptions
+from competition.tournament.store import ResultsStore
 
 from .tourkit import protobot, write_config
 

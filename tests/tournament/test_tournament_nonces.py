@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from competition.tournament import entropy
+from competition.tournament.cli import main
+from competition.tournament.store import ResultsStore
 from okgin.schedule import commitments_hash, deal_key, deal_seed, nonce_commitment
-from referee.tournament import entropy
-from referee.tournament.cli import main
-from referee.tournament.store import ResultsStore
 
 from .tourkit import protobot, write_config
 
@@ -233,7 +233,7 @@ def test_the_gateway_keeps_a_remote_bots_first_commitment_and_only_its_matching_
     import zmq.asyncio
     from bounded import limit
 
-    from referee.tournament.gateway import Gateway
+    from competition.tournament.gateway import Gateway
 
     nonce, other = bytes.fromhex(A), bytes.fromhex(B)
 
@@ -281,7 +281,7 @@ def test_a_referee_lost_during_the_nonces_stops_the_event_and_blames_no_particip
     import asyncio
     from types import SimpleNamespace
 
-    from referee.tournament.link import RefereeGone
+    from competition.tournament.link import RefereeGone
 
     class GoneLink:
         async def request(self, msg: dict, timeout: float = 0.0) -> dict:

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from referee.tournament.cli import main
-from referee.tournament.config import load_config
-from referee.tournament.store import GameResult, ResultsStore
+from competition.tournament.cli import main
+from competition.tournament.config import load_config
+from competition.tournament.store import GameResult, ResultsStore
 
 from .tourkit import protobot, write_config
 

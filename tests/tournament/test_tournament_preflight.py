@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.tournament import preflight
-from referee.tournament.cli import main
+from competition.tournament import preflight
+from competition.tournament.cli import main
 
 from .tourkit import protobot, write_config
 

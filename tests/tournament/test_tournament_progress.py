@@ -8,8 +8,8 @@ import re
 import pytest
 from rich.console import Console
 
-from referee.tournament.progress import Progress, wants_rich
-from referee.tournament.store import GameResult
+from competition.tournament.progress import Progress, wants_rich
+from competition.tournament.store import GameResult
 
 
 def g(i: int, seats: tuple[str, str], winner: str) -> GameResult:

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.tournament import ratings as ratings_mod
-from referee.tournament import schedule as schedule_mod
-from referee.tournament import sprt as sprt_mod
-from referee.tournament.ratings import PairResult, RatingError, expected, finish_ranks, finish_scores, game_pairs, rate
-from referee.tournament.sprt import Sprt
+from competition.tournament import ratings as ratings_mod
+from competition.tournament import schedule as schedule_mod
+from competition.tournament import sprt as sprt_mod
+from competition.tournament.ratings import PairResult, RatingError, expected, finish_ranks, finish_scores, game_pairs, rate
+from competition.tournament.sprt import Sprt
 
 
 @pytest.mark.parametrize("module", [ratings_mod, sprt_mod, schedule_mod])

@@ -26,12 +26,12 @@ from pathlib import Path
 import pytest
 from bounded import readline
 
+from competition.tournament.config import ConfigError, parse_config
+from competition.tournament.report import build_report, report_from_store
+from competition.tournament.schedule import Schedule
+from competition.tournament.store import GameResult, ResultsStore
 from okgin import Game
 from okgin.schedule import DealSchedule
-from referee.tournament.config import ConfigError, parse_config
-from referee.tournament.report import build_report, report_from_store
-from referee.tournament.schedule import Schedule
-from referee.tournament.store import GameResult, ResultsStore
 
 from .tourkit import PROTOBOT, REPO, protobot, write_config
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from bounded import readline
 
+from competition.tournament.store import ResultsStore
 from okgin import Game
-from referee.tournament.store import ResultsStore
 
 from .tourkit import protobot, write_config
 

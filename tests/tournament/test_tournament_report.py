@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from bounded import readline
 
-from referee.tournament.chart import CHART_HINT, ChartError, write_chart
-from referee.tournament.cli import main
-from referee.tournament.config import parse_config
-from referee.tournament.report import build_report, report_from_store
-from referee.tournament.runner import write_outputs
-from referee.tournament.store import GameResult, ResultsStore
+from competition.tournament.chart import CHART_HINT, ChartError, write_chart
+from competition.tournament.cli import main
+from competition.tournament.config import parse_config
+from competition.tournament.report import build_report, report_from_store
+from competition.tournament.runner import write_outputs
+from competition.tournament.store import GameResult, ResultsStore
 
 REPO = Path(__file__).resolve().parents[2]
 

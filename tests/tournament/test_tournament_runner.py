@@ -21,13 +21,13 @@ from pathlib import Path
 import pytest
 from bounded import limit, readline
 
+from competition.tournament.cli import main
+from competition.tournament.config import load_config
+from competition.tournament.report import report_from_store
+from competition.tournament.runner import Runner, RunOptions
+from competition.tournament.sprt import Sprt, status_of
+from competition.tournament.store import ResultsStore
 from okgin import Game
-from referee.tournament.cli import main
-from referee.tournament.config import load_config
-from referee.tournament.report import report_from_store
-from referee.tournament.runner import Runner, RunOptions
-from referee.tournament.sprt import Sprt, status_of
-from referee.tournament.store import ResultsStore
 
 from .tourkit import PROTOBOT, alive, children_of, games_recorded, protobot, write_config
 
@@ -356,7 +356,7 @@ def test_remote_bot_plays_through_the_gateway(tmp_path: Path) -> None:
 def test_gateway_refuses_strangers(tmp_path: Path) -> None:
     import msgpack
 
-    from referee.tournament.gateway import Gateway
+    from competition.tournament.gateway import Gateway
 
     async def scenario() -> list[dict]:
         import zmq.asyncio

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from competition.tournament.config import parse_config
+from competition.tournament.schedule import Schedule
 from okgin.schedule import deal_seed, secret_from_seed
-from referee.tournament.config import parse_config
-from referee.tournament.schedule import Schedule
 
 CUP = secret_from_seed("cup")
 

@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 
 from clients.match import game_seed
+from competition.tournament.cli import main
+from competition.tournament.config import load_config
+from competition.tournament.runner import Runner, RunOptions
+from competition.tournament.store import ResultsStore
 from okgin.rng import seed_hash
 from okgin.schedule import bot_seed, commitment, deal_seed, secret_from_seed
-from referee.tournament.cli import main
-from referee.tournament.config import load_config
-from referee.tournament.runner import Runner, RunOptions
-from referee.tournament.store import ResultsStore
 
 from .tourkit import protobot, write_config
 

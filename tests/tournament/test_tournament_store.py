@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.tournament.config import parse_config
-from referee.tournament.store import GameResult, ResultsStore, StoreError
+from competition.tournament.config import parse_config
+from competition.tournament.store import GameResult, ResultsStore, StoreError
 
 DATA = {
     "tournament": {"seed": "s", "gateway": "tcp://127.0.0.1:7200"},

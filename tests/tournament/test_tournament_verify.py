@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
+from competition.tournament.chain import chain_head
+from competition.tournament.cli import main
 from okgin import Game
-from referee.tournament.chain import chain_head
-from referee.tournament.cli import main
 
 from .tourkit import protobot, write_config
 

@@ -71,7 +71,7 @@ def alive(pid: int) -> bool:
 
 def games_recorded(db: Path) -> int:
     """Games in a results file another process is writing (0 while it is being created)."""
-    from referee.tournament.store import ResultsStore, StoreError
+    from competition.tournament.store import ResultsStore, StoreError
 
     if not db.exists():
         return 0

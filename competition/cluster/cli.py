@@ -1,6 +1,6 @@
 """``okgin cluster``: helpers for running tournaments and matches on a Dask cluster.
 
-One subcommand for now, ``certs``: the TLS set of :mod:`referee.cluster.certs` (a CA of
+One subcommand for now, ``certs``: the TLS set of :mod:`competition.cluster.certs` (a CA of
 the cluster's own, and one certificate each for the scheduler, the workers and the
 runner), with the ``dask`` command lines that use them, so an organiser never has to
 learn ``openssl`` to keep a cluster's links private. See docs/cluster.md.

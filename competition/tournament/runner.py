@@ -47,7 +47,8 @@ from typing import IO, Any
 import zmq
 import zmq.asyncio
 
-from ..private import open_private, private_dir
+from referee.private import open_private, private_dir
+
 from . import cgroups, entropy
 from .botlog import BoundedLog, LogBudget, copy_output
 from .chain import chain_head
@@ -109,7 +110,7 @@ class RunOptions:
     admin_key: str | None = None
     progress: bool = True
     keep_logs: bool = False  # keep every bot's log, not only those of games that ended abnormally
-    # A Dask scheduler's address, or "local" (referee.cluster): the games run on its
+    # A Dask scheduler's address, or "local" (competition.cluster): the games run on its
     # workers; None plays them here, on this host's processes (the default).
     dask: str | None = None
     dask_tls: str | None = None  # a directory of `okgin cluster certs` files for the Dask links
@@ -960,7 +961,7 @@ class Runner:
     async def play_attempt(self, sg: ScheduledGame, attempt: int) -> tuple[GameResult | Outcome, str]:
         """One attempt at ``sg`` on the least busy referee, and that referee's label.
 
-        A method of its own because a Dask run (referee.cluster) plays it on a worker:
+        A method of its own because a Dask run (competition.cluster) plays it on a worker:
         its driver overrides this to send the game there, and the worker calls this one.
         Raises :class:`NoReferee` when no referee is left.
         """
@@ -990,7 +991,7 @@ class Runner:
 
     async def prepare(self) -> None:
         """Before the first game: the sandbox, the referees and the preflight (a Dask
-        run, referee.cluster, does these on its workers instead)."""
+        run, competition.cluster, does these on its workers instead)."""
         self.setup_sandbox()
         await self.start_referees()
         await preflight(self)
@@ -1122,7 +1123,7 @@ def run_tournament(cfg: TournamentConfig, opts: RunOptions) -> int:
                   "are reproducible but NOT secret (anyone who knows the config can compute every deal); "
                   "remove it for secret deals", file=sys.stderr, flush=True)
         if opts.dask:
-            from referee.cluster.tournament import DaskRunner  # Dask is an optional extra
+            from competition.cluster.tournament import DaskRunner  # Dask is an optional extra
 
             runner: Runner = DaskRunner(cfg, opts, store)
         else:

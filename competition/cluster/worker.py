@@ -1,7 +1,7 @@
 """What a Dask worker runs for ``okgin tournament --dask``: games, with the runner's own code.
 
 A game task does on the worker exactly what a local run does on the organiser's host,
-by calling the same :class:`~referee.tournament.runner.Runner` methods
+by calling the same :class:`~competition.tournament.runner.Runner` methods
 (``play_attempt``: pick the referee, ``play``: create the reserved table, launch the
 sandboxed bots, follow the feed, take the journal's record, reveal the salt), so a
 record played here is byte for byte the one a local run plays with the same secret.
@@ -39,12 +39,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from competition.tournament.config import Participant, TournamentConfig
+from competition.tournament.preflight import check, program_problem
+from competition.tournament.runner import PLACEHOLDER_RE, NoReferee, Outcome, Runner, RunOptions
+from competition.tournament.schedule import ScheduledGame
+from competition.tournament.store import GameResult, ResultsStore
 from referee.private import private_dir
-from referee.tournament.config import Participant, TournamentConfig
-from referee.tournament.preflight import check, program_problem
-from referee.tournament.runner import PLACEHOLDER_RE, NoReferee, Outcome, Runner, RunOptions
-from referee.tournament.schedule import ScheduledGame
-from referee.tournament.store import GameResult, ResultsStore
 
 T = TypeVar("T")
 KEEP_RUNNERS = 2  # tournaments whose referee a worker keeps at once (a second run may share the cluster)

@@ -117,7 +117,7 @@ def python_dirs() -> list[Path]:
     """What ``python -m okgin bot NAME`` needs: the interpreter's prefixes (standard
     library, site-packages, the editable install's finder) and the okgin/clients
     package directories (in the source tree for an editable install). Found without
-    importing clients/ (the referee side never imports bots)."""
+    importing clients/ (competition code never imports bots)."""
     dirs = {Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
     dirs.add(Path(os.path.realpath(sys.executable)).parent)
     # A venv's bin too (sys.executable as named, a symlink there): else a participant whose

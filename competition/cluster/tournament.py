@@ -1,6 +1,6 @@
 """``okgin tournament CONFIG --dask ADDRESS``: the schedule's games as Dask tasks.
 
-The driver is the ordinary :class:`~referee.tournament.runner.Runner` with two steps
+The driver is the ordinary :class:`~competition.tournament.runner.Runner` with two steps
 replaced: :meth:`DaskRunner.prepare` (no local referees or sandbox; instead the cluster
 is reached and checked, and the preflight runs on the workers) and
 :meth:`DaskRunner.play_attempt` (the game is sent to a worker, which runs the runner's
@@ -36,13 +36,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from competition.tournament import entropy
+from competition.tournament.config import TournamentConfig
+from competition.tournament.preflight import PreflightFailed
+from competition.tournament.runner import Outcome, Runner, RunOptions, StartError
+from competition.tournament.schedule import ScheduledGame
+from competition.tournament.store import GameResult, ResultsStore
 from referee.private import open_private
-from referee.tournament import entropy
-from referee.tournament.config import TournamentConfig
-from referee.tournament.preflight import PreflightFailed
-from referee.tournament.runner import Outcome, Runner, RunOptions, StartError
-from referee.tournament.schedule import ScheduledGame
-from referee.tournament.store import GameResult, ResultsStore
 
 from .connect import LOCAL, AsyncClusterHandle, ClusterError, open_async_client
 from .worker import GameReply, MissingProgram, check_participants, play_game, preflight_participant

@@ -314,7 +314,7 @@ class ResultsStore:
 
     # ----------------------------------------------------- participants' nonces
     def entropy(self) -> dict[str, Any] | None:
-        """The nonce record of the preflight (referee.tournament.entropy), or None: an
+        """The nonce record of the preflight (competition.tournament.entropy), or None: an
         event from before nonces, or one whose preflight has not collected them yet."""
         text = self.get_meta("entropy")
         return None if text is None else dict(json.loads(text))

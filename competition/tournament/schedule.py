@@ -19,7 +19,7 @@ A pairing with a remote participant gets a deal per game unless the config says
 other. Those deals are numbered after the shared ones (:mod:`okgin.schedule`,
 *Independent groups*), so the shared deals are the same with or without them.
 
->>> from referee.tournament.config import parse_config
+>>> from competition.tournament.config import parse_config
 >>> cfg = parse_config({"tournament": {}, "participant": [
 ...     {"name": "a", "bot": "random"}, {"name": "b", "bot": "simple"}, {"name": "c", "bot": "simple"}]})
 >>> [(g.seats, g.deal) for g in Schedule(cfg, bytes(32))][:3]

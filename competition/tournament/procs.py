@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ..private import open_private, private_dir
+from referee.private import open_private, private_dir
 
 PR_SET_PDEATHSIG = 1
 ENDPOINT_RE = re.compile(r"(tcp://\S+|ipc://\S+)")

@@ -85,7 +85,7 @@ class Participant:
     limits: tuple[tuple[str, int], ...] = ()
     network: str = "none"
     # Dask resources a worker must offer to run it (``resources = {GPU = 1}``), for a run
-    # with ``--dask`` (referee.cluster): its games go only to such workers.
+    # with ``--dask`` (competition.cluster): its games go only to such workers.
     resources: tuple[tuple[str, float], ...] = ()
 
     def describe(self) -> str:
@@ -122,7 +122,7 @@ class Sprt:
     alpha: float = 0.05
     beta: float = 0.05
     max_games: int = 2000
-    model: str = "logistic"  # "normalized": elo0/elo1 are normalized Elo (referee.tournament.sprt)
+    model: str = "logistic"  # "normalized": elo0/elo1 are normalized Elo (competition.tournament.sprt)
 
 
 @dataclass(frozen=True)
@@ -182,7 +182,7 @@ class TournamentConfig:
     # and the report marks the event "unsandboxed".
     sandbox: bool = True
     limits: Limits = field(default_factory=Limits)
-    # [cluster]: where a Dask run plays (referee.cluster); how, not what, like referees.
+    # [cluster]: where a Dask run plays (competition.cluster); how, not what, like referees.
     cluster_scheduler: str = ""
     cluster_tls: str = ""
     cluster_timeout: float = 10.0
