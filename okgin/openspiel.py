@@ -39,7 +39,10 @@ OpenSpiel needs on top of it:
   that is still to come, and a tensor of every hand would have no bound).
 
 Other game parameters: ``rules``, comma-separated ``NAME=VALUE`` rule options as
-``okgin --rule`` takes them (``"knock_limit=10,undercut_bonus=25"``); ``max_hands``;
+``okgin --rule`` takes them (``"knock_limit=10,undercut_bonus=25"``), or the same as
+``NAME:VALUE`` joined by ``;``, the spelling the game string uses (``str(game)`` is
+``oklahoma_gin(...,rules=knock_limit:10;undercut_bonus:25,...)``: OpenSpiel's parser
+splits at ``,`` and ``=``, so this is the form that loads back); ``max_hands``;
 ``seed``: -1 (default) makes every chance node uniform over the cards left; a seed >= 0
 makes it a **sampled deal**, okgin's own (docs/rules.md §6): each chance node has one
 outcome, the one ``okgin.Game(rules, seed)`` deals (first dealer, Box roles, hands,
@@ -146,11 +149,38 @@ BOX_TYPE = _game_type("gin_in_the_box", "Gin in the Box (okgin)", 3)
 
 
 def _rules_from_params(variant: str, params: dict[str, Any]) -> RuleSet:
+    """The rule set of a ``rules`` parameter, in either spelling.
+
+    ``knock_limit=10,undercut_bonus=25`` is ``okgin --rule``'s; ``knock_limit:10;undercut_bonus:25``
+    is the game string's, since OpenSpiel's parser splits a game string at every ``,`` and
+    ``=`` (``oklahoma_gin(rules=knock_limit=10)`` reads back as a parameter named
+    ``rules=knock_limit``).
+    """
     text = str(params.get("rules", "") or "")
-    assignments = [a for a in (p.strip() for p in text.split(",")) if a]
+    assignments = [a.replace(":", "=", 1) if "=" not in a else a
+                   for a in (p.strip() for p in text.replace(";", ",").split(",")) if a]
     if any(a.split("=", 1)[0].strip() == "variant" for a in assignments):
         raise ValueError("the variant is the game's name (oklahoma_gin or gin_in_the_box), not a rule here")
     return RuleSet(variant=variant).with_assignments(assignments)
+
+
+def rules_param(rules: RuleSet) -> str:
+    """The ``rules`` parameter that makes ``rules``, as the game string carries it.
+
+    Only the options that differ from the variant's defaults, in the rule set's own order,
+    as ``NAME:VALUE`` joined by ``;``: neither character is one OpenSpiel's game-string
+    parser splits at, so ``load_game(str(game))``, ``serialize_game_and_state``, pickling
+    (and with it multiprocessing workers) give back the same game with custom rules too.
+    """
+    mine, default = rules.to_dict(), RuleSet(variant=rules.variant).to_dict()
+    parts = []
+    for name in mine.keys() | default.keys():
+        if name == "variant" or mine.get(name) == default.get(name):
+            continue
+        value = mine.get(name, 0)  # absent: max_hands unset
+        parts.append((list(mine).index(name) if name in mine else len(mine),
+                      f"{name}:{str(value).lower() if isinstance(value, bool) else value}"))
+    return ";".join(text for _, text in sorted(parts))
 
 
 class OkginGame(pyspiel.Game):
@@ -193,8 +223,16 @@ class OkginGame(pyspiel.Game):
             utility_sum=0.0,
             max_game_length=1 + hands * per_hand,
         )
+        # The game string (str(game), serialization, pickling) must read back as this game.
+        params["rules"] = rules_param(self.rules)
         super().__init__(self.game_type, info, params)
         self.prototype = Game(self.rules, seed=0 if self.seed is None else self.seed)
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        """Pickle as the game string. pybind11's own pickling rebuilds the C++ game under
+        a Python object whose ``__init__`` never ran (no ``rules``, no prototype), so an
+        unpickled game (in a multiprocessing worker, say) could not make a state."""
+        return pyspiel.load_game, (str(self),)
 
     def new_initial_state(self) -> OkginState:
         return OkginState(self)
@@ -702,4 +740,5 @@ __all__ = [
     "OklahomaGinGame",
     "action_id",
     "id_action",
+    "rules_param",
 ]

@@ -80,7 +80,7 @@ def test_seeded_deal_is_okgins() -> None:
 def test_random_sim_test_whole_game() -> None:
     """The same checks when a game is several hands to target_score (short target)."""
     game = pyspiel.load_game("oklahoma_gin", {"returns": "game", "rules": "target_score=5,knock_limit=10", "max_hands": 8})
-    pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -223,8 +223,54 @@ def test_clone_is_independent() -> None:
 def test_rules_parameter() -> None:
     game = pyspiel.load_game("oklahoma_gin", {"rules": "knock_limit=10,undercut_bonus=25"})
     assert game.rules == RuleSet.standard_gin()
+    assert pyspiel.load_game("oklahoma_gin", {"rules": "knock_limit:10;undercut_bonus:25"}).rules == game.rules
     with pytest.raises(Exception, match="variant"):
         pyspiel.load_game("oklahoma_gin", {"rules": "variant=box"})
+
+
+CUSTOM_RULES = [
+    ("oklahoma_gin", "knock_limit=10,undercut_bonus=25"),
+    ("oklahoma_gin", "spade_upcard_doubles=false,big_gin=true,target_score=50,max_hands=9"),
+    ("oklahoma_gin", "knock_limit=upcard,ace_upcard_gin_only=true"),
+    ("gin_in_the_box", "knock_limit=7,target_score=30"),
+]
+
+
+@pytest.mark.parametrize(("name", "rules"), CUSTOM_RULES)
+def test_custom_rules_survive_the_game_string(name: str, rules: str) -> None:
+    """With custom rules, the game string loads back as the same game, and serialization
+    and pickling keep it: OpenSpiel splits a game string at ``,`` and ``=``, so a raw
+    ``rules=knock_limit=10,...`` came back as a parameter named ``rules=knock_limit``."""
+    game = pyspiel.load_game(name, {"rules": rules, "returns": "game"})
+    assert "=" not in game.get_parameters()["rules"] and "," not in game.get_parameters()["rules"]
+    again = pyspiel.load_game(str(game))
+    assert again.rules == game.rules and str(again) == str(game)
+    state = _random_to(game.new_initial_state(), random.Random(5), stop=lambda s: len(s.history()) > 60)
+    g2, s2 = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
+    assert g2.rules == game.rules and str(s2) == str(state) and s2.legal_actions() == state.legal_actions()
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
+
+
+@pytest.mark.parametrize(("name", "rules"), [*CUSTOM_RULES[1:3], ("gin_in_the_box", "")])
+def test_a_pickled_game_and_state_work_in_another_process(name: str, rules: str) -> None:
+    """A game and a state pickled here play on in a fresh interpreter, as a multiprocessing
+    worker gets them. pybind11's own pickling left the game without its ``rules``."""
+    import pickle
+    import subprocess
+    import sys
+
+    game = pyspiel.load_game(name, {"rules": rules})
+    state = _random_to(game.new_initial_state(), random.Random(8), stop=lambda s: len(s.history()) > 70)
+    worker = (
+        "import pickle, sys\n"
+        "import okgin.openspiel\n"
+        "game, state = pickle.loads(sys.stdin.buffer.read())\n"
+        "fresh = game.new_initial_state()\n"
+        "print(repr((str(game), str(state), state.legal_actions(), game.rules.to_dict(), len(str(fresh)) > 0)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", worker], input=pickle.dumps((game, state)),
+                         capture_output=True, timeout=120, check=True)
+    assert out.stdout.decode().strip() == repr((str(game), str(state), state.legal_actions(), game.rules.to_dict(), True))
 
 
 def _simple_id(state) -> int:
