@@ -74,6 +74,10 @@ class Game:
         self.resampled = False
         # okgin.views' per-viewer cache of this hand's filtered events (views._filtered_events).
         self.view_cache: dict[tuple[int | None, bool], list[Any]] = {}
+        # The last hand that ended while the game went on, and its roles: the hand after
+        # it is dealt at once, yet an environment whose episode is one hand must show
+        # the hand as it ended (hand_end_view). Both are immutable once the hand is over.
+        self.ended: tuple[Hand, Roles | None] | None = None
         if self.rules.variant == "box":
             self.roles, self.role_draws = draw_roles(self.seed)
             dealer, nondealer = self.roles[0], self.roles[1]
@@ -110,6 +114,7 @@ class Game:
         g.position = self.position
         g.resampled = self.resampled
         g.view_cache = {}
+        g.ended = self.ended
         g.hand = self.hand.copy()
         return g
 
@@ -316,6 +321,7 @@ class Game:
             self.winner = leaders[0] if len(leaders) == 1 else None
             self.termination = Termination.HAND_LIMIT
             return r
+        self.ended = (hand, self.roles)
         if self.roles is not None:
             box_won = None if r.winner is None else r.winner == self.roles[0]
             self.roles = rotate(self.roles, box_won)
@@ -354,6 +360,14 @@ class Game:
     def view(self, seat: int | None):
         """What ``seat`` may see (docs/rules.md §5); ``None`` is a spectator."""
         return make_view(self, seat)
+
+    def hand_end_view(self, seat: int | None):
+        """What ``seat`` saw as the last scored hand ended (phase ``over``), although the
+        next hand is already dealt; ``None`` before any hand has ended. When the game is
+        over, its last hand is the one that ended, and this is :meth:`view`."""
+        if self.over or self.ended is None:
+            return make_view(self, seat) if self.over else None
+        return make_view(self, seat, ended=self.ended)
 
     def full_view(self):
         """Everything, for delayed broadcast feeds and debugging (never for a seat)."""

@@ -23,6 +23,8 @@ from .scoring import HandResult
 
 if TYPE_CHECKING:
     from .game import Game
+    from .hand import Hand
+    from .roles import Roles
 
 __all__ = ["Advice", "Event", "View", "make_view"]
 
@@ -187,16 +189,17 @@ def _phase(text: str) -> str:
         return text
 
 
-def _partner_of(game: Game, seat: int | None) -> int | None:
+def _partner_of(roles: Roles | None, seat: int | None) -> int | None:
     """Whose private cards ``seat`` may see: itself, or the captain for the sitter."""
     if seat is None:
         return None
-    if game.roles is not None and seat == game.roles[2]:
-        return game.roles[1]
+    if roles is not None and seat == roles[2]:
+        return roles[1]
     return seat
 
 
-def _filtered_events(game: Game, seat: int | None, owner: int | None, full: bool) -> tuple[list[Event], list[list[Card]]]:
+def _filtered_events(game: Game, seat: int | None, owner: int | None, full: bool,
+                     ended: Hand | None = None) -> tuple[list[Event], list[list[Card]]]:
     """This hand's events as ``seat`` may see them, and the cards known in each hand.
 
     Why incremental: a hand's events only ever grow, and bots ask for a view at every
@@ -205,12 +208,13 @@ def _filtered_events(game: Game, seat: int | None, owner: int | None, full: bool
     far it got in the current hand (a new hand object resets it); the result is exactly
     what the full rebuild gave.
     """
-    h = game.hand
+    h = game.hand if ended is None else ended
     cache = game.view_cache
-    entry = cache.get((seat, full))
+    entry = None if ended is not None else cache.get((seat, full))  # an ended hand: built once, not kept
     if entry is None or entry[0] is not h or entry[1] > len(h.events):
         entry = [h, 0, [], [[] for _ in range(game.num_seats)]]
-        cache[(seat, full)] = entry
+        if ended is None:
+            cache[(seat, full)] = entry
     _, done, events, known = entry
     if done < len(h.events):
         may_see = {seat, owner} if seat is not None else set()
@@ -227,26 +231,30 @@ def _filtered_events(game: Game, seat: int | None, owner: int | None, full: bool
     return events, known
 
 
-def make_view(game: Game, seat: int | None, full: bool = False) -> View:
-    """Build the view of ``seat`` (None: spectator; ``full``: everything, for broadcasts)."""
+def make_view(game: Game, seat: int | None, full: bool = False,
+              ended: tuple[Hand, Roles | None] | None = None) -> View:
+    """Build the view of ``seat`` (None: spectator; ``full``: everything, for broadcasts).
+
+    ``ended`` (:attr:`Game.ended`) shows that hand, as it was when it ended, in place of
+    the current one (:meth:`Game.hand_end_view`)."""
     if seat is not None and not 0 <= seat < game.num_seats:
         raise ValueError(f"no seat {seat} in a {game.num_seats}-seat game")
-    h = game.hand
-    owner = _partner_of(game, seat)
-    events, known = _filtered_events(game, seat, owner, full)
+    h, game_roles = (game.hand, game.roles) if ended is None else ended
+    owner = _partner_of(game_roles, seat)
+    events, known = _filtered_events(game, seat, owner, full, None if ended is None else h)
     hand_over = h.phase == Phase.OVER
     if game.over:
         phase = Phase.GAME_OVER
     else:
         phase = h.phase
-    if game.roles is not None:
+    if game_roles is not None:
         roles = [""] * 3
-        for name, s in zip(("box", "captain", "sitter"), game.roles, strict=True):
+        for name, s in zip(("box", "captain", "sitter"), game_roles, strict=True):
             roles[s] = name
     else:
         roles = ["dealer" if s == h.dealer else "nondealer" for s in range(game.num_seats)]
     advice: tuple[Advice, ...] = ()
-    if game.roles is not None and (full or (seat is not None and seat in (game.roles[1], game.roles[2]))):
+    if game_roles is not None and (full or (seat is not None and seat in (game_roles[1], game_roles[2]))):
         advice = tuple(Advice(s, a, t) for n, s, a, t in game.advice if n == h.number)
     last = game.results[-1] if game.results else None
     return View(

@@ -10,7 +10,13 @@
 - Rewards: when a hand is scored, its winner gets +points and the other player of the
   hand -points (the sitter 0; a drawn hand or a tie 0 for all). ``episode="hand"``
   (default) ends after one hand; ``episode="game"`` plays to ``target_score``, truncated
-  after ``max_hands`` hands.
+  after ``max_hands`` hands. An ended episode's observations show the hand as it ended
+  (the engine has already dealt the next one).
+- Illegal actions: :func:`env` (with PettingZoo's wrappers) ends the game with -1 for
+  the agent that took one and 0 for the others (``TerminateIllegalWrapper``, as
+  PettingZoo's classic games and :class:`okgin.envs.gym.SingleAgentEnv` do); the raw
+  env raises :class:`okgin.errors.IllegalAction`.
+- ``render()``: ``ansi`` returns the picture, ``human`` prints it and returns None.
 """
 
 from __future__ import annotations
@@ -124,7 +130,10 @@ class OkginAECEnv(AECEnv):
         g = self.game
         assert g is not None, "call reset() first"
         seat = self._seat(agent)
-        view = g.view(seat)
+        ended = self.terminations[agent] and not g.is_over
+        # After the episode's last hand the engine has dealt the next one, which is no
+        # part of the episode: show the hand as it ended.
+        view = g.hand_end_view(seat) if ended else g.view(seat)
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if agent == self.agent_selection and not g.is_over and not (self.terminations[agent] or self.truncations[agent]):
             mask = legal_mask(g.legal_actions(), advice=g.roles is not None and seat == g.roles[2])
@@ -173,14 +182,23 @@ class OkginAECEnv(AECEnv):
             self.agent_selection = self._next_agent()
         self._accumulate_rewards()
         if self.render_mode == "human":
-            print(self.render())
+            self.render()
 
     # ---------------------------------------------------------------- output
     def render(self) -> str | None:
-        """A one-line picture of the whole table, every hand shown (``ansi``; ``human``
-        prints it): for people watching or debugging, never an agent's input."""
+        """A one-line picture of the whole table, every hand shown: ``ansi`` returns it,
+        ``human`` prints it and returns None (PettingZoo's convention). For people
+        watching or debugging, never an agent's input."""
         if self.render_mode is None or self.game is None:
             return None
+        text = self._picture()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def _picture(self) -> str:
+        assert self.game is not None
         g = self.game
         h = g.hand
         from ..cards import card_str, cards_of
@@ -200,6 +218,10 @@ def env(**kwargs: Any) -> AECEnv:
     from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
     e: AECEnv = OkginAECEnv(**kwargs)
+    # An illegal action ends the game with -1 for the agent that took it and 0 for the
+    # others, as the Gymnasium env does and as PettingZoo's classic games do; the raw
+    # env (raw_env) raises IllegalAction instead.
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
     e = wrappers.AssertOutOfBoundsWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)
     return e

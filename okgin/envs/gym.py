@@ -17,7 +17,11 @@ the pure engine); ``clients.envs.make_env("simple")`` names a built-in bot inste
 - Reward: the learner's points when a hand is scored, +points if it won the hand,
   -points if it lost it (0 as sitter, or for a drawn hand). An illegal action ends the
   episode with ``illegal_reward`` and ``info["illegal"]`` (as a referee's forfeit would),
-  so that ``check_env``'s unmasked random actions are harmless.
+  so that ``check_env``'s unmasked random actions are harmless: the convention of
+  PettingZoo's ``TerminateIllegalWrapper``, which :func:`okgin.envs.aec.env` applies too.
+- The step that ends an episode shows the hand as it ended (with ``episode="hand"`` the
+  engine has already dealt the next hand, which is no part of the episode), and its
+  ``action_mask`` is all zeros.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from .encoding import NO_ADVICE, NUM_ACTIONS, encode_view, id_to_action, legal_m
 __all__ = ["Policy", "SingleAgentEnv"]
 
 Policy = Any  # an object with choose(view, legal), or a callable (view, legal) -> Action
+StepResult = tuple[np.ndarray, float, bool, bool, dict[str, Any]]  # Gymnasium's step()
 
 
 def _choose(policy: Policy, view: View, legal: list[Action]) -> Action:
@@ -98,6 +103,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.game: Game | None = None
         self._advised = False
         self._hand_started = -1
+        self._episode_over = False  # set by the step that ends the episode, until reset()
         self._rng = random.Random()
 
     # ---------------------------------------------------------------- helpers
@@ -114,7 +120,7 @@ class SingleAgentEnv(gymnasium.Env):
     def _mask(self) -> np.ndarray:
         g = self.game
         assert g is not None
-        if g.is_over or not self._learner_to_act():
+        if self._episode_over or g.is_over or not self._learner_to_act():
             return np.zeros(NUM_ACTIONS, dtype=np.int8)
         sitter = g.roles is not None and g.roles[2] == self.seat
         return legal_mask(g.legal_actions(), advice=sitter)
@@ -129,6 +135,17 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _info(self, **extra: Any) -> dict[str, Any]:
         return {"action_mask": self._mask(), **extra}
+
+    def _end(self, reward: float, terminated: bool, truncated: bool, **extra: Any) -> StepResult:
+        """The step that ends an episode: the observation is the hand as it ended (the
+        engine has already dealt the next one, which belongs to no episode of this one),
+        and no action is legal."""
+        g = self.game
+        assert g is not None
+        self._episode_over = True
+        view = g.hand_end_view(self.seat) if terminated and not g.is_over else None
+        obs = self._obs() if view is None else encode_view(view)
+        return obs, reward, terminated, truncated, {"action_mask": np.zeros(NUM_ACTIONS, dtype=np.int8), **extra}
 
     def _reward_of(self, result: HandResult) -> float:
         if result.winner is None:
@@ -209,6 +226,7 @@ class SingleAgentEnv(gymnasium.Env):
             self.game = Game(self.rules, seed=self._rng.getrandbits(63))
         self._advised = False
         self._hand_started = -1
+        self._episode_over = False
         for s, p in enumerate(self.policies):
             # A bot's own random stream (clients.bot.Bot.rng) is reseeded from the
             # episode's seed, so that reset(seed=...) replays an episode exactly.
@@ -225,14 +243,16 @@ class SingleAgentEnv(gymnasium.Env):
         assert g is not None
         return self.episode == "hand" and not self.advice and g.roles is not None and g.roles[2] == self.seat
 
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def step(self, action: int) -> StepResult:
         g = self.game
         assert g is not None, "call reset() first"
+        if self._episode_over:
+            raise RuntimeError("the episode is over: call reset() to start another")
         action = int(action)
         mask = self._mask()
         if not (0 <= action < NUM_ACTIONS and mask[action]):
             g.resign(self.seat, "illegal")
-            return self._obs(), self.illegal_reward, True, False, self._info(illegal=True)
+            return self._end(self.illegal_reward, True, False, illegal=True)
         reward = 0.0
         r = g.roles
         if r is not None and r[2] == self.seat:  # the learner sits out: its action is advice
@@ -249,10 +269,12 @@ class SingleAgentEnv(gymnasium.Env):
             if result is not None:
                 rew, done, trunc = self._hand_end(result)
                 if done or trunc:
-                    return self._obs(), rew, done, trunc, self._info()
+                    return self._end(rew, done, trunc)
                 reward += rew
         rew, done, trunc = self._advance()
         reward += rew
+        if done or trunc:
+            return self._end(reward, done, trunc)
         return self._obs(), reward, done, trunc, self._info()
 
     def render(self) -> str | None:

@@ -137,3 +137,47 @@ def test_s5_property_no_view_ever_holds_a_hidden_card(rules, seed, knock_bias):
             g.advise(g.roles[2], rng.choice([None, *g.legal_actions()]), "advice")
         g.apply(random_action(g, rng, knock_bias, greedy=0.5))
         check_views(g)
+
+
+# ------------------------------------------------------------ the view of an ended hand
+def _play_to_hand_end(g: Game, rng: random.Random) -> Game:
+    """Play at random up to (not including) the action that ends the current hand; return
+    a copy of the game just before that action, and apply it to ``g``."""
+    number = g.hand_number
+    while True:
+        before = g.copy()
+        seat = g.current_player
+        assert seat is not None
+        if g.apply(rng.choice(g.legal_actions()), seat=seat) is not None or g.hand_number != number:
+            return before
+
+
+@pytest.mark.parametrize("variant", ["oklahoma", "box"])
+@settings(max_examples=40)
+@given(seed=st.integers(0, 10**9), hands=st.integers(1, 3))
+def test_hand_end_view_is_the_hand_as_it_ended(variant: str, seed: int, hands: int) -> None:
+    """``Game.hand_end_view`` (for environments whose episode is one hand) shows each seat
+    exactly what ``view`` shows when that same hand ends the game: the oracle is a copy
+    of the game taken before the hand's last action, whose rules make that hand the last."""
+    rng = random.Random(seed)
+    g = Game(RuleSet(variant=variant, target_score=100000), seed=seed)
+    assert all(g.hand_end_view(s) is None for s in range(g.num_seats))
+    for _ in range(hands):
+        before = _play_to_hand_end(g, rng)
+        if g.is_over:
+            break
+        last = before.copy()
+        last.rules = before.rules.with_options(target_score=1, max_hands=len(before.results) + 1)
+        last.apply(g.log[-1][2], seat=g.log[-1][1])
+        assert last.is_over and g.hand_number == last.hand_number + 1
+        for s in [*range(g.num_seats), None]:
+            got, want = g.hand_end_view(s), last.view(s)
+            assert got is not None
+            assert got.phase == "over" and want.phase == "game_over"
+            same = ("seat", "hand_number", "to_act", "dealer", "nondealer", "roles", "hand", "hand_of", "upcard",
+                    "knock_limit", "doubled", "discard_pile", "stock_size", "hand_sizes", "known_cards", "taken_card",
+                    "events", "scores", "hands_won", "last_result", "advice", "role_draws")
+            for name in same:
+                assert getattr(got, name) == getattr(want, name), name
+        # The current view is the new hand's, untouched by the ended one.
+        assert g.view(0).hand_number == g.hand_number and g.view(0).phase != "over"

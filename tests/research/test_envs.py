@@ -210,6 +210,78 @@ def test_gymnasium_illegal_action_forfeits() -> None:
     assert e.game is not None and e.game.termination == "illegal"
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_gymnasium_one_hand_episode_ends_on_its_own_hand(variant: str) -> None:
+    """With episode="hand" the terminal step shows the hand as it ended, not the next
+    hand the engine has already dealt, and no action is legal (30 episodes)."""
+    e = make_env("simple", variant=variant, episode="hand")
+    rng = np.random.default_rng(1)
+    for seed in range(30):
+        obs, info = e.reset(seed=seed)
+        term = trunc = False
+        while not (term or trunc):
+            obs, _reward, term, trunc, info = e.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        g = e.unwrapped.game
+        assert term and not info["action_mask"].any() and not e.action_masks().any()
+        ended = g.hand_end_view(e.unwrapped.seat)
+        assert ended.hand_number == 0 and ended.phase in ("over", "game_over")
+        assert np.array_equal(obs, encode_view(ended))
+        if not g.is_over:
+            assert not np.array_equal(obs, encode_view(g.view(e.unwrapped.seat)))  # the next hand's
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_aec_one_hand_episode_ends_on_its_own_hand(variant: str) -> None:
+    e = OkginAECEnv(variant=variant, episode="hand")
+    rng = random.Random(2)
+    for seed in range(10):
+        e.reset(seed=seed)
+        _play_random(e, rng, 10_000)
+        assert all(e.terminations.values())
+        g = e.game
+        for agent in e.agents:
+            seat = e.possible_agents.index(agent)
+            got = e.observe(agent)
+            assert not got["action_mask"].any()
+            assert np.array_equal(got["observation"], encode_view(g.hand_end_view(seat)))
+            assert g.hand_end_view(seat).hand_number == 0
+
+
+def test_aec_render_human_prints_and_returns_none(capsys: pytest.CaptureFixture[str]) -> None:
+    e = OkginAECEnv(variant="oklahoma", render_mode="human")
+    e.reset(seed=3)
+    assert e.render() is None
+    assert "hand 0" in capsys.readouterr().out
+    a = OkginAECEnv(variant="oklahoma", render_mode="ansi")
+    a.reset(seed=3)
+    text = a.render()
+    assert isinstance(text, str) and "hand 0" in text
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_aec_illegal_action_ends_the_game_as_the_gym_env_does(variant: str) -> None:
+    """One convention for illegal actions: -1 for the agent that took one, 0 for the
+    others, the game over (PettingZoo's TerminateIllegalWrapper, as the Gymnasium env)."""
+    import warnings
+
+    e = env(variant=variant)
+    e.reset(seed=4)
+    agent = e.agent_selection
+    illegal = int(np.flatnonzero(e.observe(agent)["action_mask"] == 0)[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the wrapper warns that the move was illegal
+        e.step(illegal)
+    assert all(e.terminations.values())
+    assert e.rewards[agent] == -1 and all(r == 0 for a, r in e.rewards.items() if a != agent)
+    raw = OkginAECEnv(variant=variant)
+    raw.reset(seed=4)
+    from okgin.errors import IllegalAction
+
+    with pytest.raises((IllegalAction, ValueError)):
+        raw.step(int(np.flatnonzero(raw.observe(raw.agent_selection)["action_mask"] == 0)[0]))
+
+
 def test_gymnasium_function_policy_and_reward() -> None:
     """A plain function is a policy; a hand's reward is the learner's points."""
     from clients.bots.simple import simple_choice
