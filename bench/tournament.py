@@ -96,8 +96,8 @@ def start_times(kind: str, sandboxed: bool, n: int) -> list[float]:
 
     import zmq
 
-    from competition.tournament.procs import okgin_argv
     from competition.tournament.sandbox import SOCKET_PATH, Limits, Sandbox, default_dirs
+    from okgin.launch import bot_argv
 
     ctx = zmq.Context()
     out: list[float] = []
@@ -116,7 +116,7 @@ def start_times(kind: str, sandboxed: bool, n: int) -> list[float]:
                 if kind == "c":
                     argv = [str(C_BOT), "--connect", ep, "--token", "t", "--name", "b"]
                 else:
-                    argv = okgin_argv("bot", "simple", "--connect", ep, "--token", "t", "--name", "b", "--quiet")
+                    argv = bot_argv("simple", ep, token="t", name="b", quiet=True)
                 pre = None
                 if sandboxed:
                     vis = default_dirs(argv, REPO, kind != "c")

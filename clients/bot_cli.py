@@ -25,6 +25,7 @@ from pathlib import Path
 
 from okgin import RuleError, RuleSet
 from okgin.endpoint import endpoint_arg
+from okgin.launch import add_rule_flag
 
 from .bots import BUILTIN_BOTS, BotNotFound, bot_class, get_bot
 from .sdk import ConnectionLost, RefereeError, SDKError, SessionTaken, play_reserved, run_bot
@@ -61,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["oklahoma", "box"],
         help="for the queue (default oklahoma) or a new table; an existing table's is kept",
     )
-    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule option (repeatable)")
+    add_rule_flag(p, help="a rule option (repeatable)")
     p.add_argument(
         "--token",
         default=os.environ.get("OKGIN_TOKEN") or None,

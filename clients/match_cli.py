@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable
 
 from okgin import RuleError, RuleSet
+from okgin.launch import add_rule_flag
 from okgin.rules import EVENT_MAX_HANDS
 
 from .bots import BUILTIN_BOTS, BotNotFound
@@ -37,9 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
         "deal d is played with the game seed HMAC-SHA256(secret, d), as in okgin tournament with seed = SEED",
     )
     p.add_argument("--variant", choices=["oklahoma", "box"], help="default: oklahoma for two bots, box for three")
-    p.add_argument(
-        "--rule", action="append", default=[], metavar="NAME=VALUE", help="a rule option (repeatable); see okgin rules"
-    )
+    add_rule_flag(p, help="a rule option (repeatable); see okgin rules")
     p.add_argument(
         "--jobs",
         type=int,

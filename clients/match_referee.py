@@ -31,7 +31,6 @@ import json
 import os
 import secrets
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -39,6 +38,7 @@ from pathlib import Path
 
 from okgin import Game, RuleSet
 from okgin.journal import read_journal
+from okgin.launch import bot_argv, endpoint_from_line, referee_argv
 
 from .match import BotSpec, GameSummary, MatchResult, bot_seed, check_bots, display_names, game_seed, plan, summarize
 from .sdk import Client
@@ -56,17 +56,7 @@ class RefereeProcess:
         self.log_path = log_path or journal_dir / "referee.log"
         self._log = open(self.log_path, "w", encoding="utf-8")  # kept for the process's lifetime
         self.admin_key = secrets.token_hex(16)
-        cmd = [
-            sys.executable,
-            "-m",
-            "okgin",
-            "referee",
-            "--bind",
-            "tcp://127.0.0.1:0",
-            "--journal-dir",
-            str(journal_dir),
-            *extra_args,
-        ]
+        cmd = referee_argv(journal_dir, *extra_args)
         env = {**os.environ, "OKGIN_ADMIN_KEY": self.admin_key}
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self._log, text=True, env=env)
         self.endpoint = self._read_endpoint()
@@ -74,11 +64,11 @@ class RefereeProcess:
     def _read_endpoint(self) -> str:
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
-        prefix = "okgin referee listening on "
-        if not line.startswith(prefix):
+        endpoint = endpoint_from_line(line)
+        if endpoint is None:
             self.stop()
             raise RuntimeError(f"the referee did not start: {line.strip() or self.log_path.read_text().strip()[-500:]}")
-        return line[len(prefix) :].strip()
+        return endpoint
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -91,24 +81,6 @@ class RefereeProcess:
         if self.proc.stdout is not None:
             self.proc.stdout.close()
         self._log.close()
-
-
-def _bot_command(spec: str, endpoint: str, plan_file: Path, name: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "okgin",
-        "bot",
-        spec,
-        "--connect",
-        endpoint,
-        "--plan",
-        str(plan_file),
-        "--name",
-        name,
-        "--quiet",
-        "--no-thread",
-    ]
 
 
 def run_match_via_referee(
@@ -154,7 +126,7 @@ def run_match_via_referee(
                     pf.write_text(json.dumps(entries))
                     procs.append(
                         subprocess.Popen(
-                            _bot_command(str(spec), ref.endpoint, pf, names[i]),
+                            bot_argv(str(spec), ref.endpoint, plan=pf, name=names[i], quiet=True, no_thread=True),
                             stdout=subprocess.DEVNULL,
                             stderr=open(Path(tmp) / f"bot-{lane}-{i}.log", "wb"),
                         )

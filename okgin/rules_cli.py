@@ -7,6 +7,7 @@ import json
 from dataclasses import fields
 
 from .errors import RuleError
+from .launch import add_rule_flag
 from .rules import PRESETS, RuleSet, preset
 
 __all__ = ["WHERE", "main"]
@@ -35,7 +36,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("--variant", choices=["oklahoma", "box"], default="oklahoma")
     p.add_argument("--preset", metavar="NAME", help="start from a named preset: "
                    + "; ".join(f"{n}: {pr.summary}" for n, pr in PRESETS.items()))
-    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="show the rules with these changes")
+    add_rule_flag(p, help="show the rules with these changes")
     p.add_argument("--json", action="store_true", help="print the rule set as JSON")
     a = p.parse_args(argv)
     try:

@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 
 from okgin import RuleError, RuleSet
+from okgin.launch import add_rule_flag, endpoint_line
 from okgin.protocol import ProtocolError
 
 from .config import Clock, Policies, RefereeConfig
@@ -114,8 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     t = p.add_argument_group("one table created at start (admin-style)")
     t.add_argument("--table", help="create this table at start")
     t.add_argument("--variant", choices=("oklahoma", "box"), default="oklahoma")
-    t.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
-                   help="a rule option (repeatable); see 'okgin rules'")
+    add_rule_flag(t)
     t.add_argument("--seed", help="seed of game 1 (integer or text; default random)")
     t.add_argument("--reserved", action="store_true", help="seats only by tokens, printed one per line")
     t.add_argument("--player", action="append", default=[], metavar="NAME", help="name of a reserved seat (repeatable)")
@@ -271,7 +271,7 @@ async def run(args: argparse.Namespace) -> int:
         print(f"okgin referee: {ref.recovery_summary}", file=sys.stderr, flush=True)
     if key_line:  # stderr too: standard output's first line is the endpoint
         print(key_line, file=sys.stderr, flush=True)
-    print(f"okgin referee listening on {endpoint}", flush=True)
+    print(endpoint_line(endpoint), flush=True)
     if args.table and args.table in ref.tables:
         print(f"table {args.table} (recovered; its seat tokens are those printed at the first start)", flush=True)
     elif args.table:

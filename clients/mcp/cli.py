@@ -17,6 +17,7 @@ from clients.sdk import DEFAULT_ENDPOINT, RefereeError, SDKError
 from okgin import RuleSet
 from okgin.endpoint import endpoint_arg
 from okgin.errors import RuleError
+from okgin.launch import add_rule_flag
 
 EPILOG = """\
 Example MCP host configuration (Claude Desktop's claude_desktop_config.json, or any host):
@@ -43,8 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seat", type=int, help="with --table: the seat wanted (default: the lowest free)")
     p.add_argument("--variant", choices=["oklahoma", "box"],
                    help="with --table: the variant (default: the table's, else oklahoma)")
-    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
-                   help="with --table: a rule option the join asks for (repeatable), e.g. target_score=50")
+    add_rule_flag(p, help="with --table: a rule option the join asks for (repeatable), e.g. target_score=50")
     p.add_argument("--any-rules", action="store_true",
                    help="with --table: sit at an existing table whatever its rules (the state tool shows them)")
     p.add_argument("--connect-timeout", type=float, default=30.0, metavar="S",

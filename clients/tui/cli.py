@@ -13,6 +13,7 @@ import sys
 
 from okgin import RuleError
 from okgin.endpoint import endpoint_arg
+from okgin.launch import add_rule_flag
 
 from .options import options_from_env
 
@@ -36,8 +37,7 @@ def add_rule_flags(p: argparse.ArgumentParser) -> None:
                    + "; ".join(f"{n} ({pr.summary})" for n, pr in PRESETS.items()))
     for flag, (_opts, line) in HOUSE_RULES.items():
         p.add_argument("--" + flag.replace("_", "-"), action="append_const", const=flag, dest="house_rules", help=line)
-    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
-                   help="any rule option (repeatable; 'okgin rules' lists them)")
+    add_rule_flag(p, help="any rule option (repeatable; 'okgin rules' lists them)")
 
 
 def theme_error(name: str | None) -> str | None:

@@ -20,6 +20,7 @@ import shlex
 import sys
 
 from okgin import RuleError, RuleSet
+from okgin.launch import add_rule_flag
 
 from .checks import judge
 from .report import dump_json, text_report
@@ -58,8 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1, help="base seed of the deals (default %(default)s)")
     p.add_argument("--opponent", default="simple", help="built-in bot to play against (default %(default)s)")
     p.add_argument("--opponent-command", help="run opponents with this command instead (placeholders as for COMMAND)")
-    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
-                   help="a rule option for every table (repeatable; see 'okgin rules')")
+    add_rule_flag(p, help="a rule option for every table (repeatable; see 'okgin rules')")
     p.add_argument("--name", default="bot-under-test", help="the name {name} stands for (default %(default)s)")
     p.add_argument("--jobs", type=int, default=2, help="games played at the same time (default %(default)s)")
     p.add_argument("--heartbeat-ms", type=int, default=1000, help="the referee's heartbeat interval (default %(default)s)")

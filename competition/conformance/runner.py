@@ -46,6 +46,7 @@ import zmq
 import zmq.asyncio
 
 from okgin import RuleSet
+from okgin.launch import bot_argv, endpoint_from_line, referee_argv
 from okgin.protocol import ProtocolError, decode, decode_from_referee, encode
 from okgin.protocol.session import Due, Kind, RequestId, Session
 
@@ -427,11 +428,8 @@ class Kit:
 
     async def _start_referee(self, work: Path, admin_key: str) -> Child:
         cfg = self.cfg
-        base = list(cfg.referee_command or (sys.executable, "-m", "okgin", "referee"))
-        argv = [
-            *base, "--bind", "tcp://127.0.0.1:0", "--journal-dir", str(work / "journals"),
-            "--heartbeat-ms", str(cfg.heartbeat_ms), "--liveness", str(cfg.liveness), "--admin-key", admin_key,
-        ]
+        argv = referee_argv(work / "journals", "--heartbeat-ms", str(cfg.heartbeat_ms), "--liveness", str(cfg.liveness),
+                            "--admin-key", admin_key, command=cfg.referee_command)
         with open(work / "referee.stderr", "wb") as err:
             proc = Child(subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL))
         assert proc.popen.stdout is not None
@@ -440,11 +438,11 @@ class Kit:
             line = await asyncio.wait_for(asyncio.to_thread(stdout.readline), 30)
         except TimeoutError:
             line = b""
-        m = re.search(rb"(tcp://\S+)", line)
-        if not m:
+        endpoint = endpoint_from_line(line)
+        if endpoint is None:
             await proc.stop(2.0)
             raise KitError(f"the referee did not print its endpoint (first line: {line[:200]!r}); see {work / 'referee.stderr'}")
-        self.result.endpoint = m.group(1).decode()
+        self.result.endpoint = endpoint
         # Keep reading its stdout so that it never blocks on a full pipe.
         threading.Thread(target=_drain, args=(stdout,), daemon=True).start()
         return proc
@@ -572,19 +570,7 @@ class Kit:
     def _opponent_argv(self) -> list[str]:
         if self.cfg.opponent_command:
             return list(self.cfg.opponent_command)
-        return [
-            sys.executable,
-            "-m",
-            "okgin",
-            "bot",
-            self.cfg.opponent,
-            "--connect",
-            "{endpoint}",
-            "--token",
-            "{token}",
-            "--name",
-            "{name}",
-        ]
+        return bot_argv(self.cfg.opponent, "{endpoint}", token="{token}", name="{name}")
 
 
 async def _first(awaitable: Awaitable[Any], bot: Child | None, timeout: float) -> bool:

@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import ctypes
 import os
-import re
 import signal
 import sys
 import time
@@ -23,10 +22,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from okgin.launch import endpoint_from_line, referee_argv
 from referee.private import open_private, private_dir
 
 PR_SET_PDEATHSIG = 1
-ENDPOINT_RE = re.compile(r"(tcp://\S+|ipc://\S+)")
 
 
 def _die_with_parent(parent: int) -> None:
@@ -38,11 +37,6 @@ def _die_with_parent(parent: int) -> None:
         return
     if os.getppid() != parent:  # the runner died between fork and prctl
         os._exit(1)
-
-
-def okgin_argv(*args: str) -> list[str]:
-    """The ``okgin`` command of this installation (same interpreter, same working tree)."""
-    return [sys.executable, "-m", "okgin", *args]
 
 
 PRIVATE_UMASK = 0o077  # what the runner's children create is theirs alone (docs/tournaments.md, Files)
@@ -184,14 +178,14 @@ class LocalReferee:
         """``ipc``: also bind this Unix socket (sandboxed bots have no network; .sandbox)."""
         journal_dir = private_dir(workdir / f"journals-{label}")
         log_path = workdir / f"referee-{label}.log"
-        args = ["referee", "--bind", "tcp://127.0.0.1:0", "--journal-dir", str(journal_dir)]
+        extra: list[str] = []
         if ipc is not None:
             with contextlib.suppress(FileNotFoundError):
                 ipc.unlink()  # a dead referee's socket: bind would take it over anyway
-            args += ["--also-bind", f"ipc://{ipc}"]
+            extra += ["--also-bind", f"ipc://{ipc}"]
         env = {"OKGIN_ADMIN_KEY": admin_key} if admin_key else None
         with open_private(log_path, "ab") as log:  # the child keeps its own copy
-            proc = await spawn(okgin_argv(*args), env=env, stdout_pipe=True, log=log)
+            proc = await spawn(referee_argv(journal_dir, *extra), env=env, stdout_pipe=True, log=log)
         assert proc.stdout is not None
         # The referee prints its real endpoint on its first line (protocol.md §2).
         try:
@@ -199,8 +193,8 @@ class LocalReferee:
         except TimeoutError:
             await stop(proc)
             raise RuntimeError(f"referee {label} printed no endpoint within {timeout:.0f} s (see {log_path})") from None
-        m = ENDPOINT_RE.search(first.decode(errors="replace"))
-        if not m:
+        endpoint = endpoint_from_line(first)
+        if endpoint is None:
             await stop(proc)
             raise RuntimeError(f"referee {label} did not start: {first.decode(errors='replace').strip() or 'no output'} "
                                f"(see {log_path})")
@@ -212,7 +206,7 @@ class LocalReferee:
             except OSError as e:
                 await stop(proc)
                 raise RuntimeError(f"referee {label} did not make its socket {ipc}: {e.strerror} (see {log_path})") from None
-        ref = cls(proc, m.group(1), journal_dir, log_path)
+        ref = cls(proc, endpoint, journal_dir, log_path)
         # Keep draining its standard output so that it can never block on a full pipe.
         ref._drain = asyncio.ensure_future(ref._drain_stdout())
         return ref

@@ -47,6 +47,7 @@ from typing import IO, Any
 import zmq
 import zmq.asyncio
 
+from okgin.launch import bot_argv
 from referee.private import open_private, private_dir
 
 from . import cgroups, entropy
@@ -56,7 +57,7 @@ from .config import Participant, TournamentConfig
 from .gateway import Gateway
 from .link import AdminLink, CurveClient, RefereeGone, RequestFailed, resign_seat
 from .preflight import PreflightFailed, all_crashed, preflight
-from .procs import LocalReferee, kill_sandbox, okgin_argv, spawn, stop
+from .procs import LocalReferee, kill_sandbox, spawn, stop
 from .progress import Progress
 from .records import FeedRecorder, find_journal, read_journal
 from .report import report_from_store, sprt_status
@@ -364,8 +365,7 @@ class Runner:
             assert p.bot is not None
             # The bot's own seed comes from the game's key, never from the deal's seed
             # (secret until the game ends): deterministic games, so resumes replay exactly.
-            return okgin_argv("bot", p.bot, "--connect", endpoint, "--name", p.name,
-                              "--seed", sg.key, "--quiet", *p.args)
+            return bot_argv(p.bot, endpoint, *p.args, name=p.name, seed=sg.key, quiet=True)
         values = {"endpoint": endpoint, "table": table, "name": p.name, "game": sg.key,
                   "config_dir": self.cfg.config_dir}
         return [PLACEHOLDER_RE.sub(lambda m: values[m.group(1)], w) for w in p.command]
