@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
-from okgin import RuleError, RuleSet
+from okgin import RuleError, RuleSet, env
 from okgin.endpoint import endpoint_arg
 from okgin.launch import add_rule_flag
 
@@ -65,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_rule_flag(p, help="a rule option (repeatable)")
     p.add_argument(
         "--token",
-        default=os.environ.get("OKGIN_TOKEN") or None,
+        default=env.get("OKGIN_TOKEN"),
         help="a reserved seat token (one game), or a tournament gateway token with --games 0 (every game of the "
         "tournament); default $OKGIN_TOKEN, which is how a tournament passes it (a command line is readable by "
         "every local user, the environment is not)",

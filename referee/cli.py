@@ -27,7 +27,7 @@ import signal
 import sys
 from pathlib import Path
 
-from okgin import RuleError, RuleSet
+from okgin import RuleError, RuleSet, env
 from okgin.launch import add_rule_flag, endpoint_line
 from okgin.protocol import ProtocolError
 
@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "closed as abandoned")
     p.add_argument("--heartbeat-ms", type=int, default=5000, help="heartbeat interval (default %(default)s)")
     p.add_argument("--liveness", type=int, default=3, help="missed heartbeats before a peer is gone (default %(default)s)")
-    p.add_argument("--admin-key", default=os.environ.get("OKGIN_ADMIN_KEY") or None,
+    p.add_argument("--admin-key", default=env.get("OKGIN_ADMIN_KEY"),
                    help="key required for role admin (default: $OKGIN_ADMIN_KEY, which a shared host should prefer: a command "
                         "line is readable by every local user; none: a random key is generated, printed on stderr"
                         " and written to --admin-key-file)")

@@ -11,10 +11,10 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from hypothesis import settings
+
+from okgin import env
 
 settings.register_profile("okgin", deadline=None)
 settings.load_profile("okgin")
@@ -22,7 +22,7 @@ settings.load_profile("okgin")
 
 def _scaled_timeouts(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Give each test its timeout times ``OKGIN_TIMEOUT_SCALE``, as the closest marker."""
-    raw = os.environ.get("OKGIN_TIMEOUT_SCALE", "3")
+    raw = env.get("OKGIN_TIMEOUT_SCALE") or "3"
     try:
         scale = float(raw)
     except ValueError:
@@ -42,7 +42,7 @@ def _scaled_timeouts(config: pytest.Config, items: list[pytest.Item]) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     _scaled_timeouts(config, items)
-    if os.environ.get("OKGIN_SLOW") == "1":
+    if env.get("OKGIN_SLOW") == "1":
         return
     skip = pytest.mark.skip(reason="slow: set OKGIN_SLOW=1 to run")
     for item in items:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
+
+from okgin import env
 
 
 def _scale() -> float:
-    return float(os.environ.get("OKGIN_TIMEOUT_SCALE", "3"))
+    return float(env.get("OKGIN_TIMEOUT_SCALE") or "3")
 
 
 @pytest.mark.timeout(7)

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 
 from clients.sdk import DEFAULT_ENDPOINT, RefereeError, SDKError
-from okgin import RuleSet
+from okgin import RuleSet, env
 from okgin.endpoint import endpoint_arg
 from okgin.errors import RuleError
 from okgin.launch import add_rule_flag
@@ -78,7 +77,7 @@ async def _serve(args: argparse.Namespace, token: str | None, rules: RuleSet | N
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    token = args.token or os.environ.get("OKGIN_SEAT_TOKEN") or None
+    token = args.token or env.get("OKGIN_SEAT_TOKEN")
     if args.table is None and token is None:
         print("okgin mcp: give --table NAME (join a named table) or --token TOKEN (a reserved seat)", file=sys.stderr)
         return 2

@@ -24,6 +24,8 @@ from pathlib import Path
 import zmq
 import zmq.auth
 
+from okgin import env
+
 __all__ = ["ENV_CLIENT_KEY", "ENV_SERVER_KEY", "CurveKeys"]
 
 ENV_SERVER_KEY = "OKGIN_CURVE_SERVER_KEY"
@@ -54,10 +56,10 @@ class CurveKeys:
     @classmethod
     def from_env(cls) -> CurveKeys | None:
         """From ``OKGIN_CURVE_SERVER_KEY`` / ``OKGIN_CURVE_CLIENT_KEY``, or None if unset."""
-        server = os.environ.get(ENV_SERVER_KEY)
+        server = env.get(ENV_SERVER_KEY)
         if not server:
             return None
-        return cls.load(server, os.environ.get(ENV_CLIENT_KEY) or None)
+        return cls.load(server, env.get(ENV_CLIENT_KEY))
 
     def apply(self, sock: zmq.Socket) -> None:
         """Make ``sock`` (before it connects) a CURVE client of the referee."""

@@ -20,13 +20,12 @@ Failures, as the player sees them:
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from typing import TYPE_CHECKING, Any
 
 from clients.sdk import AsyncClient, ConnectionLost, Disconnected, Reconnected, RefereeError, SDKError
 from clients.sdk import Timeout as SDKTimeout
-from okgin import Action
+from okgin import Action, env
 
 from .backend import Backend
 from .messages import ConnectionChanged, Notice, RefereeMessage
@@ -195,7 +194,7 @@ class NetworkBackend(Backend):
             return
         if s.mode == "create":
             # Admin is closed on a referee without a key (protocol 1.4): the key given, or $OKGIN_ADMIN_KEY.
-            key = s.admin_key or os.environ.get("OKGIN_ADMIN_KEY") or None
+            key = s.admin_key or env.get("OKGIN_ADMIN_KEY")
             admin = AsyncClient(self.endpoint, self.name, "admin", admin_key=key, reconnect=False)
             try:
                 await admin.connect(HELLO_TIMEOUT_S)

@@ -6,8 +6,9 @@ to the game: they survive a reconnect, a rematch and a replay unchanged.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
+
+from okgin import env
 
 SORTS = ("melds", "suit", "rank", "manual")
 
@@ -35,15 +36,15 @@ def options_from_env(ascii: bool | None = None, four_colour: bool | None = None)
     (a ``LANG=C`` terminal), so the table is never drawn with replacement characters.
     """
     if ascii is None:
-        ascii = os.environ.get("OKGIN_ASCII", "") not in ("", "0") or not _utf8_terminal()
+        ascii = env.flag("OKGIN_ASCII") or not _utf8_terminal()
     if four_colour is None:
-        four_colour = os.environ.get("OKGIN_FOUR_COLOUR", "") not in ("", "0")
+        four_colour = env.flag("OKGIN_FOUR_COLOUR")
     return DisplayOptions(ascii=ascii, four_colour=four_colour)
 
 
 def _utf8_terminal() -> bool:
     for var in ("LC_ALL", "LC_CTYPE", "LANG"):
-        val = os.environ.get(var)
+        val = env.get(var)
         if val:
             return "utf-8" in val.lower() or "utf8" in val.lower()
     return True  # nothing set: modern terminals default to UTF-8

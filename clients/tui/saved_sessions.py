@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from okgin import env
+
 
 @dataclass(frozen=True)
 class SavedSession:
@@ -40,7 +42,7 @@ def session_key(endpoint: str, name: str, table: str | None) -> str:
 
 
 def state_path() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or ""
+    base = env.get("XDG_STATE_HOME") or ""
     root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".local" / "state"
     return root / "okgin" / "sessions.json"
 

@@ -4,9 +4,9 @@ full-visibility feed with ``--full`` on tables that offer one)."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
+from okgin import env
 from okgin.endpoint import endpoint_arg
 
 from .cli import DEFAULT_ENDPOINT, add_display_flags, default_name, theme_error
@@ -32,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--broadcast-token",
-        default=os.environ.get("OKGIN_BROADCAST_TOKEN"),
+        default=env.get("OKGIN_BROADCAST_TOKEN"),
         help="with --full: the table's broadcast token (default: $OKGIN_BROADCAST_TOKEN)",
     )
     p.add_argument("--name", default=None, help="your display name")

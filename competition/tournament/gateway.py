@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,6 +56,7 @@ from typing import Any
 import zmq
 import zmq.asyncio
 
+from okgin import env
 from okgin.protocol import ERRORS, MAX_MESSAGE_BYTES, ProtocolError, decode, encode
 from okgin.schedule import nonce_commitment, parse_hex32
 from referee.connguard import ConnectionGuard
@@ -130,8 +130,8 @@ class Gateway:
         self.max_connections = max_connections
         self.guard: ConnectionGuard | None = None
         self.bind = bind
-        self.curve_keys = curve_keys if curve_keys is not None else os.environ.get(ENV_CURVE_KEYS) or None
-        self.curve_allow = curve_allow if curve_allow is not None else os.environ.get(ENV_CURVE_ALLOW) or None
+        self.curve_keys = curve_keys if curve_keys is not None else env.get(ENV_CURVE_KEYS)
+        self.curve_allow = curve_allow if curve_allow is not None else env.get(ENV_CURVE_ALLOW)
         self._auth: Any = None  # the ZAP handler of a CURVE gateway
         self.remotes = {name: _Remote(name, tok) for name, tok in tokens.items()}
         self.by_token = {tok: name for name, tok in tokens.items()}

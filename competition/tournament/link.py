@@ -40,6 +40,7 @@ import zmq
 import zmq.asyncio
 import zmq.auth
 
+from okgin import env
 from okgin.protocol import ProtocolError, decode, encode
 from okgin.protocol.session import Due, Kind, RequestId, Session
 
@@ -91,8 +92,8 @@ class CurveClient:
     @classmethod
     def from_env(cls) -> CurveClient | None:
         """From ``OKGIN_CURVE_SERVER_KEY`` / ``OKGIN_CURVE_CLIENT_KEY``; None if unset."""
-        server = os.environ.get(ENV_SERVER_KEY)
-        return cls.load(server, os.environ.get(ENV_CLIENT_KEY) or None) if server else None
+        server = env.get(ENV_SERVER_KEY)
+        return cls.load(server, env.get(ENV_CLIENT_KEY)) if server else None
 
     def apply(self, sock: zmq.Socket) -> None:
         """Make ``sock`` (before it connects) a CURVE client of the referee."""

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from okgin import env as environment
+
 from . import entropy
 from .config import Participant
 from .link import RefereeGone, RequestFailed
@@ -65,7 +67,7 @@ def program_problem(argv: list[str], cwd: str, env: dict[str, str]) -> str | Non
         if path.is_dir() or not os.access(path, os.X_OK):
             return f"not executable: {path}" + (" is a directory" if path.is_dir() else " (chmod +x it?)")
         return None
-    if shutil.which(prog, path=env.get("PATH", os.environ.get("PATH", os.defpath))) is None:
+    if shutil.which(prog, path=env.get("PATH", environment.get("PATH") or os.defpath)) is None:
         return f"file not found: {prog!r} is not on the PATH"
     return None
 

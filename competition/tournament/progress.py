@@ -15,12 +15,13 @@ the numbers shown are the same computation.
 from __future__ import annotations
 
 import math
-import os
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
+
+from okgin import env
 
 from .ratings import LiveRatings
 from .store import GameResult
@@ -42,7 +43,7 @@ def fmt_duration(s: float) -> str:
 
 def wants_rich(out: TextIO) -> bool:
     """The rich display only on a terminal that can show it (no-color.org, TERM=dumb)."""
-    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+    if env.get("NO_COLOR") or env.get("TERM") == "dumb":
         return False
     try:
         return out.isatty()

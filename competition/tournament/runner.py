@@ -47,6 +47,7 @@ from typing import IO, Any
 import zmq
 import zmq.asyncio
 
+from okgin import env
 from okgin.launch import bot_argv
 from referee.private import open_private, private_dir
 
@@ -196,7 +197,7 @@ class Runner:
         # The event's total for bot logs (.botlog): what earlier runs of it kept counts.
         kept = sum(f.stat().st_size for f in self.logdir.iterdir() if f.is_file())
         self.log_budget = LogBudget(cfg.bot_logs_total_mb * 1024 * 1024, used=kept)
-        self.admin_key = opts.admin_key or cfg.admin_key or os.environ.get("OKGIN_ADMIN_KEY") or None
+        self.admin_key = opts.admin_key or cfg.admin_key or env.get("OKGIN_ADMIN_KEY")
         # The referees this runner starts itself get this key (admin is closed on a referee
         # without one): the given key, else a random one that never leaves this process.
         self.local_admin_key = self.admin_key or secrets.token_hex(16)

@@ -12,7 +12,6 @@ is an ``error`` of the schema, and games at other tables go on exactly as on the
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from okgin import env
 from okgin.protocol import CLIENT_TYPES, ProtocolError, decode, validate
 from referee.replay import check_file
 
@@ -135,7 +135,7 @@ def _check_run(tmp_path: Path, total: int, seed: int) -> None:
 
 
 def test_fuzz_100k_hostile_messages(tmp_path: Path) -> None:
-    _check_run(tmp_path, 100_000, seed=int(os.environ.get("OKGIN_FUZZ_SEED", "9")))
+    _check_run(tmp_path, 100_000, seed=int(env.get("OKGIN_FUZZ_SEED") or "9"))
 
 
 @pytest.mark.slow

@@ -30,7 +30,6 @@ them): the file runs in well under a minute on a loaded machine.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -43,6 +42,8 @@ from bounded import dealer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from refharness import ADMIN_KEY, ROOT, RefereeThread
+
+from okgin import env
 
 SCHEMA = json.loads((ROOT / "protocol.schema.json").read_text())
 DEFS = SCHEMA["$defs"]
@@ -67,7 +68,7 @@ _Validator = jsonschema.validators.extend(
     jsonschema.Draft202012Validator, validators={"pattern": _ecma_pattern}, type_checker=_MSGPACK_TYPES
 )
 VALIDATORS = {t: _Validator({"$defs": DEFS, **DEFS[f"msg_{t}"]}) for t in CLIENT_TYPES}
-SCALE = float(os.environ.get("OKGIN_SCHEMA_EXAMPLES", "1"))
+SCALE = float(env.get("OKGIN_SCHEMA_EXAMPLES") or "1")
 TIMEOUT_MS = 10000  # for failures only
 SHAPE_ERRORS = {"bad_message", "unknown_type", "bad_rules", "bad_action", "bad_frame", "not_a_map"}
 LO, HI = -(2**63), 2**64 - 1  # what msgpack can carry

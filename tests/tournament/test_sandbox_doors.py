@@ -15,7 +15,6 @@ ends normally.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -24,11 +23,12 @@ import pytest
 
 from competition.tournament.cli import main
 from competition.tournament.sandbox import probe
+from okgin import env
 
 from .tourkit import PROTOBOT, write_config
 
 SPY = Path(__file__).with_name("lobby_spy.py")
-SLOW = os.environ.get("OKGIN_SLOW") == "1"
+SLOW = env.get("OKGIN_SLOW") == "1"
 
 pytestmark = pytest.mark.skipif(probe() is not None, reason=f"no bubblewrap sandbox here: {probe()}")
 

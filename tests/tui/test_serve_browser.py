@@ -44,6 +44,8 @@ from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
+from okgin import env  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -171,7 +173,7 @@ def browser(tmp_path: Path) -> Iterator[Any]:
 def test_a_hand_played_in_chromium(server: tuple[subprocess.Popen[str], str, Path], browser: Any, tmp_path: Path,
                                    record_property: Any) -> None:
     proc, url, journal_dir = server
-    artifacts = Path(os.environ.get("OKGIN_TEST_ARTIFACTS", tmp_path))  # CI may collect them from a fixed place
+    artifacts = Path(env.get("OKGIN_TEST_ARTIFACTS") or tmp_path)  # CI may collect them from a fixed place
     artifacts.mkdir(parents=True, exist_ok=True)
     wait = WebDriverWait(browser, WAIT_S)
 
