@@ -123,7 +123,7 @@ class Lobby:
         name = table or self.new_name("t")
         self._serial += 1
         t = Table(
-            self.hub,
+            self.hub.table_host,
             name,
             origin,
             rs,

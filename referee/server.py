@@ -38,6 +38,7 @@ from .lobby import Lobby
 from .ratelimit import RateLimiter
 from .recovery import Recovery, open_recovery
 from .sessions import Session, SessionDesk
+from .tablehost import Host
 from .tables import Table
 from .transport import DRAIN_MAX, SHUTDOWN_LINGER_MS, Transport
 
@@ -59,13 +60,15 @@ class Referee:
     def __init__(self, config: RefereeConfig | None = None) -> None:
         self.config = cfg = config or RefereeConfig()
         self.loop: asyncio.AbstractEventLoop = None  # type: ignore[assignment]  # set by start()
-        self.recovery: Recovery | None = None  # crash recovery state (referee.recovery), set by start()
+        self._recovery: Recovery | None = None
         self.recovery_summary = ""
         self.desk = SessionDesk(self)
         self.lobby = Lobby(self)
         self.entropy = EntropyDesk(self)
         self.dispatcher = Dispatcher(self)
         self.transport = tr = Transport(cfg, self.dispatcher.handle, self.desk.conns, self.now)
+        #: what a table may use of the referee (referee.tablehost): handed to every table
+        self.table_host = Host(cfg, self.software, self.now, encode, tr.send, tr.send_bytes, tr.kick)
         self.doors = Doors(self)  # seat doors (protocol 1.5), opened by create_table with doors
         limited = cfg.rate_limit_per_s > 0 or cfg.rate_limit_bytes_per_s > 0
         self.limiter = (
@@ -94,6 +97,16 @@ class Referee:
 
     # ================================================================ lifecycle
     @property
+    def recovery(self) -> Recovery | None:
+        """Crash recovery state (referee.recovery), set by :meth:`start` (``open_recovery``)."""
+        return self._recovery
+
+    @recovery.setter
+    def recovery(self, rec: Recovery | None) -> None:
+        self._recovery = rec
+        self.table_host.recovery = rec
+
+    @property
     def endpoint(self) -> str | None:
         return self.transport.endpoint
 
@@ -101,7 +114,7 @@ class Referee:
         """Bind the ROUTER and start serving on the running loop; return the real endpoint."""
         if self._started:
             raise RuntimeError("this referee is already started")
-        self.loop = asyncio.get_running_loop()
+        self.loop = self.table_host.loop = asyncio.get_running_loop()
         self._stopped = asyncio.Event()
         endpoint = self.transport.open(self.loop)
         self._started = True

@@ -3,8 +3,8 @@
 The table is where the rules of protocol.md §4.3, §7, §8 and §11 live: who is prompted
 with what, what each seat and spectator is told after a move, what happens on a timeout
 or an illegal action, and what goes in the journal. It never touches a socket: it hands
-finished messages to its hub (the :class:`referee.server.Referee`), which owns the
-ROUTER socket, the sessions and the event loop's timers.
+finished messages to its hub, a :class:`referee.tablehost.TableHost`: the send functions,
+the clock, the loop for its timers and the settings, never the whole referee.
 
 Every request is checked completely before anything changes, so a refused request
 (an ``error``) leaves the table exactly as it was (protocol.md §3).
@@ -34,7 +34,7 @@ from .sessions import Session
 from .wireviews import ViewCache, frame, pack, pack_array, with_field
 
 if TYPE_CHECKING:
-    from .server import Referee
+    from .tablehost import TableHost
 
 
 class TableStatus(StrEnum):
@@ -104,7 +104,7 @@ class Table:
 
     def __init__(
         self,
-        hub: Referee,
+        hub: TableHost,
         name: str,
         origin: str,
         rules: RuleSet,
