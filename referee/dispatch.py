@@ -54,12 +54,12 @@ class Dispatcher:
         self.config = hub.config
         self.nbytes = 0  # the size of the frame being handled (charged to its sender)
         self.refused: dict[bytes, float] = {}  # client-chosen routing id -> when bad_identity was sent
-        lobby = hub.lobby
+        lobby, watching, admin = hub.lobby, hub.watching, hub.admin
         self.handlers: dict[str, Handler] = {
             "heartbeat": self.on_heartbeat,
             "ping": self.on_ping,
             "bye": self.on_bye,
-            "list_tables": lobby.on_list_tables,
+            "list_tables": watching.on_list_tables,
             "queue": lobby.on_queue,
             "join": lobby.on_join,
             "leave": lobby.on_leave,
@@ -67,12 +67,12 @@ class Dispatcher:
             "advise": self.on_advise,
             "resign": self.on_resign,
             "rematch": self.on_rematch,
-            "watch": lobby.on_watch,
-            "unwatch": lobby.on_unwatch,
-            "sync": lobby.on_sync,
-            "create_table": lobby.on_create_table,
-            "close_table": lobby.on_close_table,
-            "reveal": lobby.on_reveal,
+            "watch": watching.on_watch,
+            "unwatch": watching.on_unwatch,
+            "sync": watching.on_sync,
+            "create_table": admin.on_create_table,
+            "close_table": admin.on_close_table,
+            "reveal": admin.on_reveal,
             "entropy": hub.entropy.on_entropy,
             "entropy_reveal": hub.entropy.on_entropy_reveal,
         }

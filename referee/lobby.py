@@ -4,32 +4,52 @@ Owns the referee's tables, the quick-match queues and the reserved seat tokens. 
 request is checked completely before anything changes (a refused request changes
 nothing, protocol.md §3). Seating itself is the table's (:meth:`Table.sit`,
 :meth:`Table.unseat`, :meth:`Table.close`); the lobby decides who may sit where and
-keeps its own indexes in step.
+keeps its own indexes in step. Watching is :mod:`referee.watchdesk`'s, an organiser's
+requests :mod:`referee.admindesk`'s.
+
+The lobby is handed what it uses: the settings, the sends and the table host
+(:class:`referee.tablehost.Host`), and of the session desk and the doors one call each.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from okgin import RuleError, RuleSet, canonical_json
 from okgin.protocol import ProtocolError
-from okgin.protocol.catalogue import DEFAULT_PAGE, MAX_NAME
+from okgin.protocol.catalogue import MAX_NAME
 
 from .config import MAX_MS, Clock, Policies
 from .tables import FINISHED, PLAYING, REVEAL_AT_END, REVEAL_DEFERRED, WAITING, Table
 
 if TYPE_CHECKING:
-    from .server import Referee
+    from .config import RefereeConfig
     from .sessions import Session
+    from .tablehost import Host
 
 
 class Lobby:
     """Tables, queues and reserved seats of one referee. See the module docstring."""
 
-    def __init__(self, hub: Referee) -> None:
-        self.hub = hub
-        self.config = hub.config
+    def __init__(
+        self,
+        config: RefereeConfig,
+        host: Host,
+        sessions: dict[str, Session],
+        forget: Callable[[Session], None],
+        close_doors: Callable[[str], None],
+    ) -> None:
+        self.config = config
+        #: the sends and what every table is handed (referee.tablehost)
+        self.host = host
+        #: the session desk's sessions by token (read only: a closed table's reserved tokens)
+        self.sessions = sessions
+        #: the desk's ``maybe_forget``: a session that holds nothing more and is gone is forgotten
+        self.forget = forget
+        #: the seat doors' ``close_table`` (referee.doors): a table's doors go with it
+        self.close_doors = close_doors
         self.tables: dict[str, Table] = {}
         self.queues: dict[str, list[Session]] = {}
         self.reserved: dict[str, tuple[Table, int]] = {}
@@ -80,8 +100,9 @@ class Lobby:
         return t, seat
 
     def _changed(self, t: Table) -> None:
-        if self.hub.recovery is not None:
-            self.hub.recovery.table_changed(t)
+        recovery = self.host.recovery
+        if recovery is not None:
+            recovery.table_changed(t)
 
     # ---------------------------------------------------------------- tables
     def create_table(
@@ -123,7 +144,7 @@ class Lobby:
         name = table or self.new_name("t")
         self._serial += 1
         t = Table(
-            self.hub.table_host,
+            self.host,
             name,
             origin,
             rs,
@@ -157,7 +178,7 @@ class Lobby:
         if again:
             t.status = FINISHED
             self._changed(t)
-        self.hub.reply(sess, t.seated_msg(seat), rqid)
+        self.host.reply(sess, t.seated_msg(seat), rqid)
         if again:
             t.rematch(seat)  # the newcomer's consent; starts the game if nobody else is seated
         elif t.full and t.status == WAITING:
@@ -168,19 +189,18 @@ class Lobby:
             return
         if t.empty and t.origin != "admin":
             self.close_table(t, "the last player left")
-        self.hub.desk.maybe_forget(sess)
+        self.forget(sess)
 
     def close_table(self, t: Table, reason: str) -> None:
-        desk = self.hub.desk
         for sess in t.close(reason):
-            desk.maybe_forget(sess)
-        self.hub.doors.close_table(t.name)  # after table_closed was queued for its seats
+            self.forget(sess)
+        self.close_doors(t.name)  # after table_closed was queued for its seats
         if t.reserved_tokens:
             for tok in t.reserved_tokens:
                 self.reserved.pop(tok, None)
-                s = desk.sessions.get(tok)
+                s = self.sessions.get(tok)
                 if s is not None:
-                    desk.maybe_forget(s)
+                    self.forget(s)
         if self.tables.get(t.name) is t:
             del self.tables[t.name]
             maker = self.made_by.pop(t.name, None)
@@ -205,55 +225,6 @@ class Lobby:
         sess.watches.clear()
 
     # ---------------------------------------------------------------- handlers
-    def on_list_tables(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
-        """One page of tables (1.4), in creation order, optionally filtered.
-
-        Why paged: at 10,000 tables a full list was 4 MB, and 40 requests nobody read
-        held 170 MB in the referee's send queues and stalled its loop for 4.5 s. A page
-        is at most MAX_PAGE tables; ``next`` continues after the last one (an opaque
-        cursor: the table's creation number), so tables made meanwhile are not missed.
-        """
-        limit = msg.get("limit", DEFAULT_PAGE)
-        after = -1
-        if "cursor" in msg:
-            cur = msg["cursor"]
-            if not (cur.isascii() and cur.isdigit()):  # "²".isdigit() is true, and int() refuses it
-                raise ProtocolError("bad_message", "cursor: pass back the 'next' string of a tables reply")
-            after = int(cur)
-        variant, status, want_open = msg.get("variant"), msg.get("status"), msg.get("open", False)
-        page: list[dict[str, Any]] = []
-        total = 0
-        last = after
-        more = False
-        for t in self.tables.values():
-            if variant is not None and t.rules.variant != variant:
-                continue
-            if status is not None and t.status != status:
-                continue
-            if want_open and (t.reserved_tokens is not None or t.full):
-                continue
-            total += 1
-            if t.serial <= after:
-                continue
-            if len(page) < limit:
-                page.append(t.info())
-                last = t.serial
-            else:
-                more = True
-        reply = self.hub.encode(
-            {
-                "type": "tables",
-                "tables": page,
-                "next": str(last) if more else None,
-                "total": total,
-                **({} if rqid is None else {"id": rqid}),
-            }
-        )
-        limiter = self.hub.limiter
-        if limiter is not None and sess.rid is not None:
-            limiter.charge(sess.rid, len(reply))  # the page, not the request, is what it costs
-        self.hub.send_bytes(sess, reply)
-
     def on_queue(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
         variant = msg.get("variant", "oklahoma")
         rules = self.rules(variant, msg.get("rules"))
@@ -266,7 +237,7 @@ class Lobby:
         q.append(sess)
         sess.queues.add(key)
         needed = rules.num_players
-        self.hub.reply(
+        self.host.reply(
             sess, {"type": "queued", "queue": key, "variant": variant, "rules": rw, "waiting": len(q), "needed": needed}, rqid
         )
         if len(q) >= needed:
@@ -282,7 +253,7 @@ class Lobby:
             for i, s in enumerate(group):
                 t.sit(s, i)
             for i, s in enumerate(group):
-                self.hub.send(s, t.seated_msg(i))
+                self.host.send(s, t.seated_msg(i))
             t.start_game()
 
     def on_join(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
@@ -365,135 +336,10 @@ class Lobby:
             if not sess.queues:
                 raise ProtocolError("not_queued", "you are in no quick-match queue")
             self.unqueue(sess)
-            self.hub.reply_ok(sess, "leave", rqid)
+            self.host.reply_ok(sess, "leave", rqid)
             return
         t, seat = self.table_of(sess, msg["table"])
-        self.hub.reply_ok(sess, "leave", rqid)
+        self.host.reply_ok(sess, "leave", rqid)
         if t.status == PLAYING:
             t.forfeit(seat, "resigned")
         self.unseat(sess, t)
-
-    def on_watch(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
-        name = msg["table"]
-        t = self.tables.get(name)
-        if t is None:
-            raise ProtocolError("no_such_table", f"no table named {name!r}", table=name)
-        full = bool(msg.get("full", False))
-        if full:
-            self.check_full_watch(sess, t, msg.get("broadcast_token"))
-        if name not in sess.watches and len(sess.watches) >= self.config.max_watches_per_session:
-            raise ProtocolError(
-                "limit_reached", f"a session may watch at most {self.config.max_watches_per_session} tables", table=name
-            )
-        t.add_watcher(sess, full)
-        self.hub.send(sess, t.snapshot(None, full, rqid))
-
-    def check_full_watch(self, sess: Session, t: Table, token: Any) -> None:
-        """May ``sess`` watch ``t``'s full feed? Raises ``no_full_feed`` or ``broadcast_only``.
-
-        Why a credential: the full feed shows every hand and the stock, so it is for the
-        organiser's broadcast (an admin session, or whoever the organiser gives the
-        table's broadcast token). Why a player is refused even with one: its own session
-        must never see the cards it plays against; a second session it opens with a
-        token it was given is the organiser's trust, not the referee's to judge (§11).
-        """
-        name = t.name
-        if t.full_feed_delay_ms is None:
-            raise ProtocolError("no_full_feed", f"table {name!r} offers no full-visibility feed", table=name)
-        if t.is_player(sess):
-            raise ProtocolError(
-                "broadcast_only",
-                f"you play at table {name!r}: its full feed is never for its players (watch without full)",
-                table=name,
-            )
-        if sess.role != "admin" and not t.broadcast_ok(token):
-            raise ProtocolError(
-                "broadcast_only",
-                f"table {name!r}'s full feed needs its broadcast_token (from table_created) or an admin session",
-                table=name,
-            )
-
-    def on_unwatch(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
-        name = msg["table"]
-        if name not in sess.watches:
-            raise ProtocolError("not_seated", f"you are not watching table {name!r}", table=name)
-        t = self.tables.get(name)
-        if t is not None:
-            t.remove_watcher(sess)
-        else:
-            sess.watches.pop(name)
-        self.hub.reply_ok(sess, "unwatch", rqid)
-
-    def on_sync(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
-        name = msg["table"]
-        t = self.tables.get(name)
-        if t is None:
-            raise ProtocolError("no_such_table", f"no table named {name!r}", table=name)
-        if name in sess.seats:
-            seat = sess.seats[name]
-            self.hub.send(sess, t.snapshot(seat, False, rqid))
-            t.send_prompt_to(seat)
-        elif name in sess.watches:
-            self.hub.send(sess, t.snapshot(None, sess.watches[name], rqid))
-        else:
-            raise ProtocolError("not_seated", f"you neither sit at nor watch table {name!r}", table=name)
-
-    def on_create_table(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
-        doors = msg.get("doors", False)
-        if doors and not msg.get("reserved", False):
-            raise ProtocolError("bad_message", "doors (1.5) are for reserved seats: send reserved: true with them")
-        t = self.create_table(
-            table=msg.get("table"),
-            variant=msg.get("variant", "oklahoma"),
-            rules=msg.get("rules"),
-            seed=msg.get("seed"),
-            clock=msg.get("clock"),
-            policies=msg.get("policies"),
-            reserved=bool(msg.get("reserved", False)),
-            players=msg.get("players"),
-            full_feed_delay_ms=msg.get("full_feed_delay_ms"),
-            reveal=msg.get("reveal", REVEAL_AT_END),
-        )
-        reply = {"type": "table_created", "table": t.name, "seat_tokens": t.reserved_tokens, "broadcast_token": t.broadcast_token}
-        if doors:
-            try:
-                reply["doors"] = self.hub.doors.open(t)
-            except ProtocolError:
-                self.close_table(t, "its seat doors could not be opened")
-                raise
-        self.hub.reply(sess, reply, rqid)
-
-    def on_reveal(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
-        """An admin asks for a finished game's seed and salt (protocol 1.4, §5.25).
-
-        Why only admins, and why at any table: at a ``deferred`` table the seed stays
-        secret after the game (the organiser may deal it again to other players) and the
-        organiser decides when to publish it; at an ordinary table it was revealed
-        already, so answering costs nothing. A running game's seed is never handed out.
-        """
-        name, game = msg["table"], msg["game"]
-        t = self.tables.get(name)
-        if t is None:
-            raise ProtocolError("no_such_table", f"no table named {name!r}", table=name)
-        if game == t.game_no and t.status == PLAYING:
-            raise ProtocolError(
-                "game_in_progress",
-                f"game {game} of table {name!r} is still running: its seed is secret until it ends",
-                table=name,
-            )
-        deal = t.deals.get(game)
-        if deal is None:
-            kept = f"games {min(t.deals)}-{max(t.deals)}" if t.deals else "no finished game"
-            raise ProtocolError("no_such_game", f"table {name!r} keeps the seeds of {kept}, not of game {game}", table=name)
-        seed, salt, hash_ = deal
-        self.hub.reply(
-            sess, {"type": "revealed", "table": name, "game": game, "seed": seed, "salt": salt, "seed_hash": hash_}, rqid
-        )
-
-    def on_close_table(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
-        name = msg["table"]
-        t = self.tables.get(name)
-        if t is None:
-            raise ProtocolError("no_such_table", f"no table named {name!r}", table=name)
-        self.hub.reply_ok(sess, "close_table", rqid)
-        self.close_table(t, f"closed by {sess.name}")

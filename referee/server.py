@@ -29,6 +29,7 @@ from typing import Any
 from okgin import RuleSet, __version__
 from okgin.protocol import encode
 
+from .admindesk import AdminDesk
 from .config import Clock, Policies, RefereeConfig
 from .dispatch import Dispatcher
 from .doors import Doors
@@ -41,6 +42,7 @@ from .sessions import Session, SessionDesk
 from .tablehost import Host
 from .tables import Table
 from .transport import DRAIN_MAX, SHUTDOWN_LINGER_MS, Transport
+from .watchdesk import WatchDesk
 
 __all__ = ["DRAIN_MAX", "SHUTDOWN_LINGER_MS", "Referee"]
 
@@ -63,13 +65,11 @@ class Referee:
         self._recovery: Recovery | None = None
         self.recovery_summary = ""
         self.desk = SessionDesk(self)
-        self.lobby = Lobby(self)
-        self.entropy = EntropyDesk(self)
-        self.dispatcher = Dispatcher(self)
-        self.transport = tr = Transport(cfg, self.dispatcher.handle, self.desk.conns, self.now)
+        self.transport = tr = Transport(cfg, self.desk.conns, self.now)
         #: what a table may use of the referee (referee.tablehost): handed to every table
-        self.table_host = Host(cfg, self.software, self.now, encode, tr.send, tr.send_bytes, tr.kick)
+        self.table_host = host = Host(cfg, self.software, self.now, encode, tr.send, tr.send_bytes, tr.kick)
         self.doors = Doors(self)  # seat doors (protocol 1.5), opened by create_table with doors
+        self.lobby = Lobby(cfg, host, self.desk.sessions, self.desk.maybe_forget, self.doors.close_table)
         limited = cfg.rate_limit_per_s > 0 or cfg.rate_limit_bytes_per_s > 0
         self.limiter = (
             RateLimiter(self, cfg.rate_limit_per_s, cfg.rate_limit_burst, cfg.rate_limit_bytes_per_s, cfg.rate_limit_bytes_burst)
@@ -79,6 +79,11 @@ class Referee:
         self.lag = LagGuard(self, cfg.watcher_drop_limit) if cfg.watcher_drop_limit > 0 else None
         if self.lag is not None:
             tr.on_drop = self.lag.on_drop
+        self.watching = WatchDesk(self.lobby.tables, cfg, host, self.limiter)
+        self.admin = AdminDesk(self.lobby, self.doors.open, host)
+        self.entropy = EntropyDesk(self)
+        self.dispatcher = Dispatcher(self)
+        tr.handle = self.dispatcher.handle
         # The hot path calls these through the hub: bound once, no extra call per message.
         self.send = tr.send
         self.send_bytes = tr.send_bytes

@@ -24,11 +24,12 @@ import zmq
 
 from okgin.protocol import encode
 
-from .connguard import ConnectionGuard
-from .security import CurveError, start_curve
+from .security import CurveError
+from .sockets import bind_door, bind_main
 
 if TYPE_CHECKING:
     from .config import RefereeConfig
+    from .connguard import ConnectionGuard
     from .doors import Door
     from .sessions import Session
 
@@ -60,17 +61,16 @@ DOOR_DRAIN_MAX = 64
 class Transport:
     """The ROUTER socket of one referee. See the module docstring.
 
-    ``handle(frames, door)`` is called for every message read (``frames[0]`` is the
+    ``handle(frames, door)``, wired by the referee (the dispatcher's), is called for every message read (``frames[0]`` is the
     connection's key: its routing id on the main socket, ``door.prefix + routing id``
     through a seat door, :mod:`referee.doors`; ``door`` None on the main socket);
     ``conns`` maps keys to sessions and is only read here, for the order in which a
     batch is served.
     """
 
-    def __init__(self, config: RefereeConfig, handle: Callable[[list[bytes], Door | None], None], conns: dict[bytes, Session],
-                 now: Callable[[], float]) -> None:
+    def __init__(self, config: RefereeConfig, conns: dict[bytes, Session], now: Callable[[], float]) -> None:
         self.config = config
-        self.handle = handle
+        self.handle: Callable[[list[bytes], Door | None], None] = self.unwired
         #: the seat doors being read, by key prefix (referee.doors)
         self.doors: dict[bytes, Door] = {}
         self.conns = conns
@@ -89,67 +89,28 @@ class Transport:
         #: called with a session whose message could not be queued (referee.lagging)
         self.on_drop: Callable[[Session], None] | None = None
 
+    def unwired(self, frames: list[bytes], door: Door | None) -> None:
+        raise RuntimeError("the transport reads before a handler was wired to it (Transport.handle)")
+
     # ---------------------------------------------------------------- lifecycle
     def open(self, loop: asyncio.AbstractEventLoop) -> str:
         """Bind the ROUTER (port 0 works); return the real endpoint. Reading starts with :meth:`serve`."""
         self.loop = loop
-        cfg = self.config
         ctx = zmq.Context()
-        sock = self._router(ctx)
         try:
-            if "[" in cfg.bind or "::" in cfg.bind:
-                sock.setsockopt(zmq.IPV6, 1)
-            # ZAP (before binding): CURVE's allow-list (referee.security) and the connection caps
-            location = start_curve(sock, cfg.curve_keys, cfg.curve_allow or "") if cfg.curve_keys is not None else None
-            if location is not None or cfg.max_connections_per_host or cfg.max_connections:
-                self.guard = ConnectionGuard(ctx, sock, per_host=cfg.max_connections_per_host,
-                                             total=cfg.max_connections, curve_location=location)
-            sock.bind(cfg.bind)
-            endpoint = sock.getsockopt_string(zmq.LAST_ENDPOINT)  # the real one (port 0), before any extra bind
-            for ep in cfg.extra_binds:
-                sock.bind(ep)
+            self.sock, self.endpoint, self.guard = bind_main(ctx, self.config)
         except (zmq.ZMQError, CurveError):
-            if self.guard is not None:
-                self.guard.stop()
-                self.guard = None
-            sock.close(0)
             ctx.term()
             raise
         self.ctx = ctx
-        self.sock = sock
-        self.endpoint = endpoint
         return self.endpoint
-
-    def _router(self, ctx: zmq.Context) -> zmq.Socket:
-        cfg = self.config
-        sock = ctx.socket(zmq.ROUTER)
-        sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
-        sock.setsockopt(zmq.SNDHWM, cfg.hwm)
-        sock.setsockopt(zmq.RCVHWM, cfg.rcv_hwm)
-        sock.setsockopt(zmq.MAXMSGSIZE, cfg.hard_max_bytes)
-        sock.setsockopt(zmq.LINGER, 0)
-        return sock
 
     # ---------------------------------------------------------------- seat doors
     def open_door(self, endpoint: str, on_accept: Callable[[], None] | None = None) -> tuple[zmq.Socket, ConnectionGuard | None]:
-        """Bind a seat door's ROUTER (referee.doors) with a connection cap of its own.
-
-        Its own guard, not the main socket's: the door's connections count toward the
-        door's cap only, so a flood through it never uses up the referee's total."""
+        """Bind a seat door's ROUTER (referee.doors) with a connection cap of its own
+        (:func:`referee.sockets.bind_door`)."""
         assert self.ctx is not None
-        sock = self._router(self.ctx)
-        guard = None
-        try:
-            cap = self.config.max_door_connections
-            if cap:
-                guard = ConnectionGuard(self.ctx, sock, per_host=0, total=cap, on_accept=on_accept)
-            sock.bind(endpoint)
-        except zmq.ZMQError:
-            if guard is not None:
-                guard.stop()
-            sock.close(0)
-            raise
-        return sock, guard
+        return bind_door(self.ctx, self.config, endpoint, on_accept)
 
     def serve_door(self, door: Door) -> None:
         """Start reading a door opened by :meth:`open_door`."""
