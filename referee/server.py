@@ -78,7 +78,7 @@ class Referee:
         )
         self.lag = LagGuard(self, cfg.watcher_drop_limit) if cfg.watcher_drop_limit > 0 else None
         if self.lag is not None:
-            tr.on_drop = self.lag.on_drop
+            tr.sender.on_drop = self.lag.on_drop
         self.watching = WatchDesk(self.lobby.tables, cfg, host, self.limiter)
         self.admin = AdminDesk(self.lobby, self.doors.open, host)
         self.entropy = EntropyDesk(self)

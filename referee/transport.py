@@ -1,4 +1,4 @@
-"""The referee's transport: one ROUTER socket, its drain order, cost accounting and sends.
+"""The referee's transport: one ROUTER socket, its drain order and cost accounting.
 
 Why a plain ZeroMQ socket driven by ``loop.add_reader`` rather than awaiting
 ``zmq.asyncio`` futures: the referee handles one message at a time to completion, and
@@ -7,6 +7,10 @@ microseconds per message instead of a future per message. ZeroMQ's file descript
 edge-triggered, so the rule here is: drain until ``EAGAIN`` after every wake-up, and
 schedule another drain (:meth:`Transport.kick`) after any send made outside a drain
 (timers), since a send can consume the edge of a message that arrived meanwhile.
+The sends themselves are :mod:`referee.sending`'s: while a frame is handled they wait in
+an outbox, and the transport writes them when the handler returns (:meth:`Transport.drain`),
+so no handler ever calls back into a transport that is still reading. The sockets are
+made by :mod:`referee.sockets`.
 
 This module knows frames and peers, not messages: what a frame means is the
 dispatcher's business (:mod:`referee.dispatch`). What it does own is what every frame
@@ -22,9 +26,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import zmq
 
-from okgin.protocol import encode
-
 from .security import CurveError
+from .sending import Sender
 from .sockets import bind_door, bind_main
 
 if TYPE_CHECKING:
@@ -33,7 +36,6 @@ if TYPE_CHECKING:
     from .doors import Door
     from .sessions import Session
 
-_send = zmq.backend.Socket.send
 _recv = zmq.backend.Socket.recv
 # pyzmq types Socket.get as returning int | bytes | str, whatever the option; every option
 # read through _get here (RCVMORE, EVENTS, FD) is an integer, which only a cast can say.
@@ -43,7 +45,6 @@ _RCVMORE = int(zmq.RCVMORE)
 _EVENTS = int(zmq.EVENTS)
 _POLLIN = int(zmq.POLLIN)
 _NOBLOCK = int(zmq.NOBLOCK)
-_MORE = zmq.SNDMORE | zmq.NOBLOCK
 # How long close() lets ZeroMQ deliver the last messages (shutdown) to peers still reading.
 SHUTDOWN_LINGER_MS = 1000
 # Messages read per wake-up at most, before timers get a turn (Transport.drain).
@@ -61,9 +62,10 @@ DOOR_DRAIN_MAX = 64
 class Transport:
     """The ROUTER socket of one referee. See the module docstring.
 
-    ``handle(frames, door)``, wired by the referee (the dispatcher's), is called for every message read (``frames[0]`` is the
-    connection's key: its routing id on the main socket, ``door.prefix + routing id``
-    through a seat door, :mod:`referee.doors`; ``door`` None on the main socket);
+    ``handle(frames, door)``, wired by the referee (the dispatcher's), is called for every
+    message read (``frames[0]`` is the connection's key: its routing id on the main socket,
+    ``door.prefix + routing id`` through a seat door, :mod:`referee.doors`; ``door`` None
+    on the main socket);
     ``conns`` maps keys to sessions and is only read here, for the order in which a
     batch is served.
     """
@@ -82,12 +84,15 @@ class Transport:
         self._fd: int | None = None
         self.guard: ConnectionGuard | None = None  # the ZAP handler: connection caps and CURVE's allow-list
         self._kick_pending = False
-        self._in_drain = False
         self._backlog: list[list[bytes]] = []  # read, not yet served (drain's time budget)
         self.closing = False
         self.stats = {"received": 0, "sent": 0, "dropped": 0, "errors": 0, "internal": 0}
-        #: called with a session whose message could not be queued (referee.lagging)
-        self.on_drop: Callable[[Session], None] | None = None
+        #: the sends (referee.sending): held while a frame is handled, written after it
+        self.sender = sender = Sender(self.stats, now, self.kick, self._door_kick, self.doors)
+        self.send = sender.send
+        self.send_bytes = sender.send_bytes
+        self.raw_send = sender.raw_send
+        self.raw_send_main = sender.raw_send_main
 
     def unwired(self, frames: list[bytes], door: Door | None) -> None:
         raise RuntimeError("the transport reads before a handler was wired to it (Transport.handle)")
@@ -99,6 +104,7 @@ class Transport:
         ctx = zmq.Context()
         try:
             self.sock, self.endpoint, self.guard = bind_main(ctx, self.config)
+            self.sender.sock = self.sock
         except (zmq.ZMQError, CurveError):
             ctx.term()
             raise
@@ -121,6 +127,8 @@ class Transport:
 
     def close_door(self, door: Door) -> None:
         """Close a door: its peers are disconnected, its connections forgotten."""
+        if self.sender.out:
+            self.sender.flush()  # what the handler sent through it (table_closed) goes first
         self.doors.pop(door.prefix, None)
         if door.fd is not None:
             if self.loop is not None and not self.loop.is_closed():
@@ -146,8 +154,10 @@ class Transport:
         prefix = door.prefix
         handle = self.handle
         stats = self.stats
-        was = self._in_drain
-        self._in_drain = True
+        sender = self.sender
+        out = sender.out
+        was = sender.holding
+        sender.holding = True
         try:
             for _ in range(DOOR_DRAIN_MAX):
                 try:
@@ -161,6 +171,8 @@ class Transport:
                     return
                 stats["received"] += 1
                 handle(frames, door)
+                if out:
+                    sender.flush()
                 if door.fd is None:  # its table closed meanwhile
                     return
             else:
@@ -172,7 +184,9 @@ class Transport:
             except zmq.ZMQError:
                 pass
         finally:
-            self._in_drain = was
+            if out:
+                sender.flush()
+            sender.holding = was
 
     def _door_kick(self, door: Door) -> None:
         if not door.pending and door.fd is not None:
@@ -205,7 +219,7 @@ class Transport:
             self.close_door(door)
         if self.sock is not None:
             self.sock.close(linger=SHUTDOWN_LINGER_MS)
-            self.sock = None
+            self.sock = self.sender.sock = None
         if self.guard is not None:
             self.guard.stop()
             self.guard = None
@@ -277,7 +291,9 @@ class Transport:
         if len(batch) > 1:
             conns = self.conns
             batch.sort(key=lambda f: s.last_sent if (s := conns.get(f[0])) is not None else _NEVER)
-        self._in_drain = True
+        sender = self.sender
+        out = sender.out
+        sender.holding = True
         stats = self.stats
         handle = self.handle
         now = self.now
@@ -289,6 +305,8 @@ class Transport:
                     return
                 stats["received"] += 1
                 handle(frames, None)
+                if out:
+                    sender.flush()  # what handling it sent (referee.sending)
                 if k & 7 == 7 and k < last and now() > deadline:
                     # Out of time: keep the rest for the next drain, after timers and
                     # after reading what arrived meanwhile (sorted in with it).
@@ -309,76 +327,6 @@ class Transport:
                 except zmq.ZMQError:
                     pass
         finally:
-            self._in_drain = False
-
-    # ---------------------------------------------------------------- sending
-    def send(self, sess: Session, msg: dict[str, Any]) -> None:
-        if sess.rid is not None:
-            self.send_bytes(sess, encode(msg))
-
-    def send_bytes(self, sess: Session, data: bytes) -> None:
-        rid = sess.rid
-        if rid is None or self.sock is None:
-            return
-        if self.raw_send(rid, data):
-            sess.last_sent = self.now()
-        else:
-            sess.dropped += 1
-            if self.on_drop is not None:
-                self.on_drop(sess)  # a watcher that never reads is cut off (referee.lagging)
-
-    def raw_send(self, rid: bytes, data: bytes) -> bool:
-        """Queue one frame for a peer without ever blocking; False if it was dropped.
-
-        ``rid`` is a connection's key: a 5-byte routing id of the main socket, or a seat
-        door's key (referee.doors), which names the door's socket and the routing id there."""
-        sock = self.sock
-        if len(rid) != 5:
-            # (a door peer's key: 11 bytes, or more or fewer for a routing id it chose, which
-            # only bad_identity is ever sent to; the main socket's refusals go by raw_send_main)
-            door = self.doors.get(rid[:6])
-            if door is None or sock is None:
-                self.stats["dropped"] += 1
-                return False
-            sock = door.sock
-            rid = rid[6:]
-            # A send may consume the edge of a message that arrived meanwhile (see drain).
-            self._door_kick(door)
-        if sock is None:
-            return False
-        try:
-            # the backend's send, without pyzmq's Python-level wrapper: this is the
-            # referee's hottest call (two frames per message, three messages per move)
-            _send(sock, rid, _MORE)
-            _send(sock, data, zmq.NOBLOCK)
-        except zmq.Again:  # the peer's queue is at its high-water mark
-            self.stats["dropped"] += 1
-            return False
-        except zmq.ZMQError as e:
-            if e.errno == zmq.EHOSTUNREACH:  # peer gone (ROUTER_MANDATORY)
-                self.stats["dropped"] += 1
-                return False
-            raise
-        finally:
-            if not self._in_drain:
-                self.kick()
-        self.stats["sent"] += 1
-        return True
-
-    def raw_send_main(self, rid: bytes, data: bytes) -> bool:
-        """Queue a frame for a peer of the main socket, whatever its routing id looks like
-        (a client-chosen id may have any length: it must never be taken for a door's key)."""
-        sock = self.sock
-        if sock is None:
-            return False
-        try:
-            _send(sock, rid, _MORE)
-            _send(sock, data, zmq.NOBLOCK)
-        except zmq.ZMQError:
-            self.stats["dropped"] += 1
-            return False
-        finally:
-            if not self._in_drain:
-                self.kick()
-        self.stats["sent"] += 1
-        return True
+            if out:
+                sender.flush()
+            sender.holding = False

@@ -5,7 +5,7 @@ must be checked over 1,000 games in CI. Through loopback TCP a game costs the cl
 side decoding and schema work on every frame, and the machine has two shared cores. Here
 the real :class:`referee.server.Referee` runs unchanged — bound to a real ROUTER on
 127.0.0.1, every request decoded, checked and handled by its own code, every reply built
-and packed by its own code — and only its last step, ``_raw_send`` (two ``zmq_send``
+and packed by its own code — and only its last step, ``Sender.put`` (two ``zmq_send``
 calls), is replaced by a capture of the exact ``(routing id, bytes)`` it would send.
 Requests enter through ``_handle``, the function the socket reader calls. Nothing of the
 game, the views, the filtering or the encoding is bypassed.
@@ -54,10 +54,9 @@ class InProcReferee:
             self.on_send(self._labels.get(rid, rid), data)
             return True
 
-        # the transport sends (referee.transport, since the split by role) and the hub
-        # holds its bound raw_send: both are replaced, or nothing would be captured
-        self.ref.transport.raw_send = capture  # type: ignore[method-assign]
-        self.ref.raw_send = capture
+        # every frame leaves through the sender's put (referee.sending): a session's sends
+        # (send_bytes, at once here, since _handle is called outside a drain) and raw_send
+        self.ref.transport.sender.put = capture  # type: ignore[method-assign]
 
     def send(self, rid: bytes, msg: dict[str, Any]) -> None:
         """Deliver one request as the socket reader would (``rid``: the connection's label)."""
