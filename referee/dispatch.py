@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from okgin.protocol import ROLES, ProtocolError, decode, encode, peek_id, request_id, validate
@@ -28,9 +28,14 @@ from .sessions import TAKEN_MESSAGE
 from .tables import FINISHED, PLAYING
 
 if TYPE_CHECKING:
+    from .config import RefereeConfig
     from .doors import Door
-    from .server import Referee
-    from .sessions import Session
+    from .lagging import LagGuard
+    from .lobby import Lobby
+    from .ratelimit import RateLimiter
+    from .sending import Sender
+    from .sessions import Session, SessionDesk
+    from .tablehost import Host
 
 log = logging.getLogger("okgin.referee")
 
@@ -47,39 +52,40 @@ BAD_IDENTITY_MESSAGE = (
 
 
 class Dispatcher:
-    """Routes every decoded message to its handler. See the module docstring."""
+    """Routes every decoded message to its handler. See the module docstring.
 
-    def __init__(self, hub: Referee) -> None:
-        self.hub = hub
-        self.config = hub.config
+    Handed what it uses, not the referee: the session desk (``hello``, connections), the
+    lobby (a seat's table), the sends, the rate limiter and the lagging guard (either may
+    be None: off), and ``routes``, the other parts' handlers by message type (the watch
+    desk's, the admin desk's, the entropy desk's, the lobby's), to which it adds its own."""
+
+    def __init__(self, config: RefereeConfig, desk: SessionDesk, lobby: Lobby, sender: Sender, host: Host,
+                 limiter: RateLimiter | None, lag: LagGuard | None, routes: Mapping[str, Handler]) -> None:
+        self.config = config
+        self.desk = desk
+        self.conns = desk.conns
+        self.lobby = lobby
+        self.sender = sender
+        self.stats = sender.stats
+        self.now = sender.now
+        self.host = host
+        self.limiter = limiter
+        self.lag = lag
         self.nbytes = 0  # the size of the frame being handled (charged to its sender)
         self.refused: dict[bytes, float] = {}  # client-chosen routing id -> when bad_identity was sent
-        lobby, watching, admin = hub.lobby, hub.watching, hub.admin
         self.handlers: dict[str, Handler] = {
+            **routes,
             "heartbeat": self.on_heartbeat,
             "ping": self.on_ping,
             "bye": self.on_bye,
-            "list_tables": watching.on_list_tables,
-            "queue": lobby.on_queue,
-            "join": lobby.on_join,
-            "leave": lobby.on_leave,
             "act": self.on_act,
             "advise": self.on_advise,
             "resign": self.on_resign,
             "rematch": self.on_rematch,
-            "watch": watching.on_watch,
-            "unwatch": watching.on_unwatch,
-            "sync": watching.on_sync,
-            "create_table": admin.on_create_table,
-            "close_table": admin.on_close_table,
-            "reveal": admin.on_reveal,
-            "entropy": hub.entropy.on_entropy,
-            "entropy_reveal": hub.entropy.on_entropy_reveal,
         }
 
     def handle(self, frames: list[bytes], door: Door | None = None) -> None:
         """One message; ``door``: the seat door it came through (referee.doors), or None."""
-        hub = self.hub
         rid = frames[0]
         if door is None:
             if len(rid) != 5 or rid[0]:  # not an id libzmq generated: the client chose it
@@ -90,25 +96,26 @@ class Dispatcher:
             self.refuse_identity(rid, door=True)
             return
         self.nbytes = nbytes = len(frames[-1])
-        limiter = hub.limiter
+        limiter = self.limiter
         if limiter is not None and not limiter.admit(rid, nbytes):
             return  # over its budget: dropped unread (referee.ratelimit)
         t: str | None = None
         rqid: Any = None
         msg: Any = None
         sess: Session | None = None
-        stats = hub.stats
+        stats = self.stats
         try:
             if len(frames) != 2:
                 raise ProtocolError(
                     "bad_frame",
                     f"one frame per message, got {len(frames) - 1} (a REQ socket adds an empty frame: use a DEALER)",
                 )
-            sess = hub.conns.get(rid)
+            sess = self.conns.get(rid)
             if sess is not None:
-                sess.last_recv = hub.now()
-                if hub.lag is not None and hub.lag.lagging:
-                    hub.lag.on_message(sess)
+                sess.last_recv = self.now()
+                lag = self.lag
+                if lag is not None and lag.lagging:
+                    lag.on_message(sess)
             try:
                 msg = decode(frames[1], self.config.max_message_bytes)
             except ProtocolError:
@@ -122,7 +129,7 @@ class Dispatcher:
                 else:
                     door.admit(t, msg)
             if sess is None:
-                desk = hub.desk
+                desk = self.desk
                 if t != "hello":
                     if desk.taken and desk.still_taken(rid):
                         raise ProtocolError("session_taken", TAKEN_MESSAGE)
@@ -142,14 +149,14 @@ class Dispatcher:
             stats["errors"] += 1
             if e.request is None and t is not None:
                 e.request = t
-            hub.raw_send(rid, encode(e.to_wire(rqid)))
+            self.sender.raw_send(rid, encode(e.to_wire(rqid)))
             if e.name == "bad_message" and e.request == "act" and sess is not None:
                 self.reprompt(sess, msg)
         except Exception:
             stats["internal"] += 1
             log.error("internal error on %s: %s", t, traceback.format_exc())
             err = ProtocolError("internal", "the referee failed on this request (a bug, logged); nothing was changed", request=t)
-            hub.raw_send(rid, encode(err.to_wire(rqid)))
+            self.sender.raw_send(rid, encode(err.to_wire(rqid)))
 
     def reprompt(self, sess: Session, msg: Any) -> None:
         """After ``bad_message`` on an ``act``: send the sender's pending prompt again.
@@ -164,7 +171,7 @@ class Dispatcher:
         name = msg.get("table") if isinstance(msg, dict) else None
         if not isinstance(name, str):
             return
-        t = self.hub.lobby.tables.get(name)
+        t = self.lobby.tables.get(name)
         seat = sess.seats.get(name)
         if t is None or seat is None or t.status != PLAYING:
             return
@@ -179,8 +186,7 @@ class Dispatcher:
         frame of a flood would otherwise cost an answer; remembered ids are swept when
         the table of them is full, and cleared if all are recent (then some may be
         answered twice in a second: still one answer per frame at worst)."""
-        hub = self.hub
-        now = hub.now()
+        now = self.now()
         refused = self.refused
         last = refused.get(rid)
         if last is not None and now - last < IDENTITY_ANSWER_EVERY_S:
@@ -191,37 +197,37 @@ class Dispatcher:
             if len(refused) >= MAX_REFUSED_IDS:
                 refused.clear()
         refused[rid] = now
-        hub.stats["errors"] += 1
+        self.stats["errors"] += 1
         data = encode(ProtocolError("bad_identity", BAD_IDENTITY_MESSAGE).to_wire())
         if door:
-            hub.raw_send(rid, data)
+            self.sender.raw_send(rid, data)
         else:
-            hub.transport.raw_send_main(rid, data)
+            self.sender.raw_send_main(rid, data)
 
     # ---------------------------------------------------------------- session-level
     def on_heartbeat(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
         pass
 
     def on_ping(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
-        self.hub.reply(sess, {"type": "pong", "time_ms": int(self.hub.now() * 1000)}, rqid)
+        self.host.reply(sess, {"type": "pong", "time_ms": int(self.now() * 1000)}, rqid)
 
     def on_bye(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
-        self.hub.desk.disconnect(sess)
+        self.desk.disconnect(sess)
 
     # ---------------------------------------------------------------- table-level
     def on_act(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
-        hub = self.hub
-        t, seat = hub.lobby.table_of(sess, msg["table"])
+        t, seat = self.lobby.table_of(sess, msg["table"])
         try:
             free = t.on_act(sess, seat, msg, rqid)
         except ProtocolError as e:
             e.table = t.name
             raise
-        if free and hub.limiter is not None and sess.rid is not None:
-            hub.limiter.refund(sess.rid, self.nbytes)  # an answer to its own prompt: not counted (referee.ratelimit)
+        limiter = self.limiter
+        if free and limiter is not None and sess.rid is not None:
+            limiter.refund(sess.rid, self.nbytes)  # an answer to its own prompt: not counted (referee.ratelimit)
 
     def on_advise(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
-        t, seat = self.hub.lobby.table_of(sess, msg["table"])
+        t, seat = self.lobby.table_of(sess, msg["table"])
         try:
             t.on_advise(sess, seat, msg, rqid)
         except ProtocolError as e:
@@ -229,14 +235,14 @@ class Dispatcher:
             raise
 
     def on_resign(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
-        t, seat = self.hub.lobby.table_of(sess, msg["table"])
+        t, seat = self.lobby.table_of(sess, msg["table"])
         if t.status != PLAYING:
             raise ProtocolError("no_game", f"no game is running at table {t.name!r}", table=t.name)
-        self.hub.reply_ok(sess, "resign", rqid)
+        self.host.reply_ok(sess, "resign", rqid)
         t.forfeit(seat, "resigned")
 
     def on_rematch(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
-        t, seat = self.hub.lobby.table_of(sess, msg["table"])
+        t, seat = self.lobby.table_of(sess, msg["table"])
         if t.game_no == 0:
             raise ProtocolError("no_game", f"no game has been played at table {t.name!r} yet", table=t.name)
         if t.status == PLAYING:
@@ -249,6 +255,6 @@ class Dispatcher:
                 f"table {t.name!r} has a free seat: ask for a rematch once it is full (a rematch_status will ask you)",
                 table=t.name,
             )
-        self.hub.reply_ok(sess, "rematch", rqid)
+        self.host.reply_ok(sess, "rematch", rqid)
         t.rematch(seat)
 

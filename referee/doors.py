@@ -60,8 +60,10 @@ from okgin.protocol import ProtocolError
 from .connguard import ConnectionGuard
 
 if TYPE_CHECKING:
-    from .server import Referee
+    from .config import RefereeConfig
+    from .sessions import Session
     from .tables import Table
+    from .transport import Transport
 
 log = logging.getLogger("okgin.referee")
 
@@ -119,10 +121,17 @@ class Door:
 
 
 class Doors:
-    """The referee's doors, by table. Sockets are opened and closed through the transport."""
+    """The referee's doors, by table. Sockets are opened and closed through the transport.
 
-    def __init__(self, hub: Referee) -> None:
-        self.hub = hub
+    Handed the settings, the transport, and of the session desk its connections (read
+    only) and ``disconnect``: a door's sessions lose their connection with it."""
+
+    def __init__(self, config: RefereeConfig, transport: Transport, conns: dict[bytes, Session],
+                 disconnect: Callable[[Session], None]) -> None:
+        self.config = config
+        self.transport = transport
+        self.conns = conns
+        self.disconnect = disconnect
         self.by_table: dict[str, list[Door]] = {}
         #: (table, seat) of each door closed for a flood, for operators and tests
         self.flooded: list[tuple[str, int]] = []
@@ -133,7 +142,7 @@ class Doors:
     def directory(self) -> Path:
         """The 0700 directory doors are bound in (made on first use unless configured)."""
         if self._dir is None:
-            given = self.hub.config.door_dir
+            given = self.config.door_dir
             if given:
                 d = Path(given)
                 d.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -156,13 +165,13 @@ class Doors:
                 self._next += 1
                 prefix = DOOR_MARK + self._next.to_bytes(4, "big")
                 path = self.directory() / f"d{self._next}.sock"
-                sock, guard = self.hub.transport.open_door(f"ipc://{path}", self._flood_watch(prefix))
+                sock, guard = self.transport.open_door(f"ipc://{path}", self._flood_watch(prefix))
                 door = Door(prefix, t.name, seat, token, path, sock, guard)
                 # The bot may run as another uid (a sandbox run by root): the directory, not
                 # the file, keeps other users out; the sandbox sees only its own door's file.
                 os.chmod(path, 0o666)
                 made.append(door)
-                self.hub.transport.serve_door(door)
+                self.transport.serve_door(door)
         except (zmq.ZMQError, OSError) as e:
             for door in made:
                 self._close(door)
@@ -174,7 +183,7 @@ class Doors:
         """The door guard's ``on_accept`` (called in the guard's thread): once the door has
         accepted FLOOD_CONNECTIONS connections within FLOOD_WINDOW_S, ask the loop to close it."""
         times: deque[float] = deque(maxlen=FLOOD_CONNECTIONS)
-        loop = self.hub.loop
+        loop = self.transport.loop
         fired = False
 
         def accepted() -> None:
@@ -203,11 +212,10 @@ class Doors:
             self._close(door)
 
     def _close(self, door: Door) -> None:
-        hub = self.hub
-        hub.transport.close_door(door)
-        gone = [s for key, s in hub.desk.conns.items() if key.startswith(door.prefix)]
+        self.transport.close_door(door)
+        gone = [s for key, s in self.conns.items() if key.startswith(door.prefix)]
         for sess in gone:  # their connection went with the door
-            hub.desk.disconnect(sess)
+            self.disconnect(sess)
         try:
             door.path.unlink()
         except OSError:

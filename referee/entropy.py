@@ -20,19 +20,23 @@ from okgin.protocol import ProtocolError
 from okgin.schedule import nonce_commitment
 
 if TYPE_CHECKING:
-    from .server import Referee
+    from .lobby import Lobby
     from .sessions import Session
+    from .tablehost import Host
 
 
 class EntropyDesk:
-    """The handlers of ``entropy`` (admin) and ``entropy_reveal`` (player)."""
+    """The handlers of ``entropy`` (admin) and ``entropy_reveal`` (player).
 
-    def __init__(self, hub: Referee) -> None:
-        self.hub = hub
+    Handed the lobby (to find the table and the seat) and the sends, not the referee."""
+
+    def __init__(self, lobby: Lobby, host: Host) -> None:
+        self.lobby = lobby
+        self.host = host
 
     def on_entropy(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
         name = msg["table"]
-        t = self.hub.lobby.tables.get(name)
+        t = self.lobby.tables.get(name)
         if t is None:
             raise ProtocolError("no_such_table", f"no table named {name!r}", table=name)
         asked = msg.get("commitments_hash")
@@ -40,15 +44,15 @@ class EntropyDesk:
             for seat in t.seats:
                 if seat is not None and seat.entropy_commit is not None and seat.entropy_nonce is None:
                     seat.entropy_asked = asked
-                    self.hub.send(seat, {"type": "entropy_request", "table": name, "commitments_hash": asked})
-        self.hub.reply(sess, {
+                    self.host.send(seat, {"type": "entropy_request", "table": name, "commitments_hash": asked})
+        self.host.reply(sess, {
             "type": "entropy_state", "table": name,
             "commits": [None if s is None else s.entropy_commit for s in t.seats],
             "nonces": [None if s is None else s.entropy_nonce for s in t.seats],
         }, rqid)
 
     def on_entropy_reveal(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
-        t, _seat = self.hub.lobby.table_of(sess, msg["table"])
+        t, _seat = self.lobby.table_of(sess, msg["table"])
         nonce = msg["nonce"]
         if sess.entropy_asked is None:
             raise ProtocolError("forbidden", "no entropy_request was sent to you: reveal only when asked", table=t.name)
@@ -57,4 +61,4 @@ class EntropyDesk:
                                 table=t.name)
         if sess.entropy_nonce is None:
             sess.entropy_nonce = nonce
-        self.hub.reply_ok(sess, "entropy_reveal", rqid)
+        self.host.reply_ok(sess, "entropy_reveal", rqid)

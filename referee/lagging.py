@@ -18,6 +18,7 @@ which the referee updates on every delivery, is older than that drop).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from okgin.protocol import ProtocolError, encode
@@ -25,16 +26,18 @@ from okgin.protocol import ProtocolError, encode
 from .sessions import Session
 
 if TYPE_CHECKING:
-    from .server import Referee
+    from .sending import Connections
 
 
 class LagGuard:
     """Drop streaks per session and the watchers cut off. See the module docstring."""
 
-    __slots__ = ("evicted", "hub", "lagging", "limit", "streaks")
+    __slots__ = ("evicted", "lagging", "limit", "streaks", "unwatch_all", "wire")
 
-    def __init__(self, hub: Referee, limit: int) -> None:
-        self.hub = hub
+    def __init__(self, wire: Connections, unwatch_all: Callable[[Session], None], limit: int) -> None:
+        self.wire = wire  # a clock and a raw send (referee.sending.Sender)
+        #: the lobby's: stop feeding a session at every table it watches
+        self.unwatch_all = unwatch_all
         self.limit = limit
         self.streaks: dict[Session, list[float]] = {}  # session -> [drops in a row, time of the last]
         self.lagging: dict[Session, tuple[int, list[str]]] = {}  # cut off, not yet told
@@ -42,7 +45,7 @@ class LagGuard:
 
     def on_drop(self, sess: Session) -> None:
         """A message to ``sess`` could not be queued (its queue is full)."""
-        now = self.hub.now()
+        now = self.wire.now()
         st = self.streaks.get(sess)
         if st is None or sess.last_sent > st[1]:
             if len(self.streaks) > 10000:
@@ -53,7 +56,7 @@ class LagGuard:
         if st[0] >= self.limit and sess.watches:
             del self.streaks[sess]
             names = sorted(sess.watches)
-            self.hub.lobby.unwatch_all(sess)
+            self.unwatch_all(sess)
             prev = self.lagging.get(sess)
             self.lagging[sess] = (int(st[0]), sorted({*names, *(prev[1] if prev else [])}))
             self.evicted += 1
@@ -69,7 +72,7 @@ class LagGuard:
             f"{drops} messages in a row could not be delivered to you (you do not read fast enough), "
             f"so you no longer watch {', '.join(names)}; watch again for a fresh snapshot",
         )
-        if not self.hub.raw_send(sess.rid, encode(err.to_wire())):
+        if not self.wire.raw_send(sess.rid, encode(err.to_wire())):
             self.lagging[sess] = info  # still full: tell it next time
 
     def _sweep(self, now: float) -> None:

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 from okgin.protocol import ProtocolError, encode
 
 if TYPE_CHECKING:
-    from .server import Referee
+    from .sending import Connections
 
 _OFF = float("inf")
 
@@ -47,14 +47,14 @@ class RateLimiter:
 
     A rate of 0 turns that bucket off (the other still limits); both off is an error."""
 
-    __slots__ = ("_sweep_at", "buckets", "burst", "bytes_burst", "bytes_rate", "dropped", "hub", "notices", "rate")
+    __slots__ = ("_sweep_at", "buckets", "burst", "bytes_burst", "bytes_rate", "dropped", "notices", "rate", "wire")
 
-    def __init__(self, hub: Referee, rate: float, burst: int, bytes_rate: float = 0, bytes_burst: int = 0) -> None:
+    def __init__(self, wire: Connections, rate: float, burst: int, bytes_rate: float = 0, bytes_burst: int = 0) -> None:
         if rate < 0 or bytes_rate < 0 or not (rate or bytes_rate):
             raise ValueError("a rate limit needs rate > 0 or bytes_rate > 0 (and neither negative)")
         if (rate and burst < 1) or (bytes_rate and bytes_burst < 1):
             raise ValueError("a rate limit needs burst >= 1 (and bytes_burst >= 1) for each rate it sets")
-        self.hub = hub
+        self.wire = wire  # a clock and a raw send (referee.sending.Sender)
         self.rate = float(rate)
         self.burst = float(burst) if rate else _OFF
         self.bytes_rate = float(bytes_rate)
@@ -70,7 +70,7 @@ class RateLimiter:
 
         ``nbytes`` is the size of the frame as received (``len(frames[-1])``); 0 charges
         the message bucket only."""
-        now = self.hub.now()
+        now = self.wire.now()
         need = nbytes if nbytes < self.bytes_burst else self.bytes_burst
         b = self.buckets.get(rid)
         if b is None:
@@ -102,7 +102,7 @@ class RateLimiter:
             err = ProtocolError(
                 "rate_limited", f"this connection sent more than {self._budget()}: {dropped} message(s) dropped unread; slow down"
             )
-            self.hub.raw_send(rid, encode(err.to_wire()))
+            self.wire.raw_send(rid, encode(err.to_wire()))
         return False
 
     def refund(self, rid: bytes, nbytes: int = 0) -> None:

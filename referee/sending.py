@@ -29,7 +29,7 @@ from __future__ import annotations
 import logging
 import traceback
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import zmq
 
@@ -39,13 +39,28 @@ if TYPE_CHECKING:
     from .doors import Door
     from .sessions import Session
 
-__all__ = ["Sender"]
+__all__ = ["Connections", "Sender"]
 
 log = logging.getLogger("okgin.referee")
 
 _send = zmq.backend.Socket.send
 _MORE = zmq.SNDMORE | zmq.NOBLOCK
 _NOBLOCK = int(zmq.NOBLOCK)
+
+
+class Connections(Protocol):
+    """What a part that answers connections (not sessions) uses: a clock and a raw send.
+
+    The rate limiter (:mod:`referee.ratelimit`) and the lagging guard
+    (:mod:`referee.lagging`) are handed this, and the referee's :class:`Sender` is one."""
+
+    @property
+    def now(self) -> Callable[[], float]:
+        """The loop's clock."""
+
+    @property
+    def raw_send(self) -> Callable[[bytes, bytes], bool]:
+        """Queue one frame for a connection key; False if it was dropped."""
 
 
 class Sender:

@@ -13,8 +13,10 @@ The referee is split by role, each part owning its own state:
 - :mod:`referee.dispatch`: one frame in, one handler called, errors out;
 - :mod:`referee.tables`: one table's seats, game, clocks and feeds.
 
-This class wires them together and is the *hub* they reach each other through; it
-holds the lifecycle (start, stop, the timer tick) and nothing else.
+This class wires them together, handing each part only what it uses (a table gets a
+:class:`referee.tablehost.TableHost`: the sends, a clock, the loop, the settings), and
+holds the lifecycle (start, stop, the timer tick). Crash recovery
+(:mod:`referee.recovery`) is still handed the referee itself.
 
 Every request is validated fully before it changes anything; a refused request gets one
 ``error`` (numeric code, stable name, sentence, request id) and changes nothing.
@@ -38,7 +40,7 @@ from .lagging import LagGuard
 from .lobby import Lobby
 from .ratelimit import RateLimiter
 from .recovery import Recovery, open_recovery
-from .sessions import Session, SessionDesk
+from .sessions import SessionDesk
 from .tablehost import Host
 from .tables import Table
 from .transport import DRAIN_MAX, SHUTDOWN_LINGER_MS, Transport
@@ -57,38 +59,56 @@ class Referee:
     # times per decision.
     now = staticmethod(time.monotonic)
 
-    encode = staticmethod(encode)
-
     def __init__(self, config: RefereeConfig | None = None) -> None:
         self.config = cfg = config or RefereeConfig()
         self.loop: asyncio.AbstractEventLoop = None  # type: ignore[assignment]  # set by start()
         self._recovery: Recovery | None = None
         self.recovery_summary = ""
-        self.desk = SessionDesk(self)
-        self.transport = tr = Transport(cfg, self.desk.conns, self.now)
+        # Each part is handed what it uses (issue 25 item 1). The two cycles (the transport
+        # calls the dispatcher, which reaches the tables, which send through the transport;
+        # the desk and the lobby each call the other) are closed by wiring an attribute
+        # after both ends exist: Transport.handle and .conns, SessionDesk.lobby.
+        self.transport = tr = Transport(cfg, self.now)
+        sender = tr.sender
         #: what a table may use of the referee (referee.tablehost): handed to every table
         self.table_host = host = Host(cfg, self.software, self.now, encode, tr.send, tr.send_bytes, tr.kick)
-        self.doors = Doors(self)  # seat doors (protocol 1.5), opened by create_table with doors
-        self.lobby = Lobby(cfg, host, self.desk.sessions, self.desk.maybe_forget, self.doors.close_table)
+        self.desk = desk = SessionDesk(cfg, host, sender)
+        tr.conns = desk.conns
+        # seat doors (protocol 1.5), opened by create_table with doors
+        self.doors = Doors(cfg, tr, desk.conns, desk.disconnect)
+        self.lobby = lobby = Lobby(cfg, host, desk.sessions, desk.maybe_forget, self.doors.close_table)
+        desk.lobby = lobby
         limited = cfg.rate_limit_per_s > 0 or cfg.rate_limit_bytes_per_s > 0
         self.limiter = (
-            RateLimiter(self, cfg.rate_limit_per_s, cfg.rate_limit_burst, cfg.rate_limit_bytes_per_s, cfg.rate_limit_bytes_burst)
+            RateLimiter(
+                sender, cfg.rate_limit_per_s, cfg.rate_limit_burst, cfg.rate_limit_bytes_per_s, cfg.rate_limit_bytes_burst
+            )
             if limited
             else None
         )
-        self.lag = LagGuard(self, cfg.watcher_drop_limit) if cfg.watcher_drop_limit > 0 else None
+        self.lag = LagGuard(sender, lobby.unwatch_all, cfg.watcher_drop_limit) if cfg.watcher_drop_limit > 0 else None
         if self.lag is not None:
-            tr.sender.on_drop = self.lag.on_drop
-        self.watching = WatchDesk(self.lobby.tables, cfg, host, self.limiter)
-        self.admin = AdminDesk(self.lobby, self.doors.open, host)
-        self.entropy = EntropyDesk(self)
-        self.dispatcher = Dispatcher(self)
+            sender.on_drop = self.lag.on_drop
+        self.watching = watching = WatchDesk(lobby.tables, cfg, host, self.limiter)
+        self.admin = admin = AdminDesk(lobby, self.doors.open, host)
+        self.entropy = entropy = EntropyDesk(lobby, host)
+        routes = {
+            "list_tables": watching.on_list_tables,
+            "watch": watching.on_watch,
+            "unwatch": watching.on_unwatch,
+            "sync": watching.on_sync,
+            "queue": lobby.on_queue,
+            "join": lobby.on_join,
+            "leave": lobby.on_leave,
+            "create_table": admin.on_create_table,
+            "close_table": admin.on_close_table,
+            "reveal": admin.on_reveal,
+            "entropy": entropy.on_entropy,
+            "entropy_reveal": entropy.on_entropy_reveal,
+        }
+        self.dispatcher = Dispatcher(cfg, desk, lobby, sender, host, self.limiter, self.lag, routes)
         tr.handle = self.dispatcher.handle
-        # The hot path calls these through the hub: bound once, no extra call per message.
-        self.send = tr.send
-        self.send_bytes = tr.send_bytes
-        self.raw_send = tr.raw_send
-        self.kick = tr.kick
+        # For whoever inspects a running referee (tests, tools): its counters and indexes.
         self.stats = tr.stats
         self.tables = self.lobby.tables
         self.sessions = self.desk.sessions
@@ -110,6 +130,7 @@ class Referee:
     def recovery(self, rec: Recovery | None) -> None:
         self._recovery = rec
         self.table_host.recovery = rec
+        self.desk.recovery = rec
 
     @property
     def endpoint(self) -> str | None:
@@ -143,7 +164,7 @@ class Referee:
             if t.journal is not None:
                 t.journal.close()
         for sess in list(self.conns.values()):
-            self.send(sess, {"type": "shutdown", "reason": reason})
+            self.transport.send(sess, {"type": "shutdown", "reason": reason})
         # Read nothing more (no request may start anything now).
         self.transport.stop_reading()
         if self._tick_handle is not None:
@@ -174,15 +195,7 @@ class Referee:
         self.desk.tick()
         self._schedule_tick()
 
-    # ================================================================ the hub's services
-    def reply(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
-        if rqid is not None:
-            msg["id"] = rqid
-        self.send(sess, msg)
-
-    def reply_ok(self, sess: Session, request: str, rqid: Any) -> None:
-        self.reply(sess, {"type": "ok", "request": request}, rqid)
-
+    # ================================================================ for embedding programs and tests
     def create_table(
         self,
         table: str | None = None,
@@ -205,9 +218,3 @@ class Referee:
     # For tests and tools that drive the referee by hand.
     def _handle(self, frames: list[bytes]) -> None:
         self.dispatcher.handle(frames)
-
-    def _drain(self) -> None:
-        self.transport.drain()
-
-    def _raw_send(self, rid: bytes, data: bytes) -> bool:
-        return self.transport.raw_send(rid, data)

@@ -23,7 +23,11 @@ from typing import TYPE_CHECKING, Any
 from okgin.protocol import PROTOCOL_MAJOR, PROTOCOL_MINOR, ProtocolError, encode
 
 if TYPE_CHECKING:
-    from .server import Referee
+    from .config import RefereeConfig
+    from .lobby import Lobby
+    from .recovery import Recovery
+    from .sending import Sender
+    from .tablehost import Host
     from .tables import Table
 
 _PLAYING, _CLOSED = "playing", "closed"  # referee.tables' statuses (tables imports this module)
@@ -80,11 +84,18 @@ class SessionDesk:
     Owns ``sessions`` (token -> Session) and ``conns`` (routing id -> Session). What a
     session holds at tables (seats, watches, queue places) is the lobby's and the
     tables' business: the desk asks them to hold, resume or release it.
+
+    Handed the settings, the sends and the clock (:class:`referee.tablehost.Host`) and the
+    raw sends (:class:`referee.sending.Sender`); the referee wires in :attr:`lobby` (which
+    is made after the desk, since it is handed the desk's sessions) and :attr:`recovery`.
     """
 
-    def __init__(self, hub: Referee) -> None:
-        self.hub = hub
-        self.config = hub.config
+    def __init__(self, config: RefereeConfig, host: Host, sender: Sender) -> None:
+        self.config = config
+        self.host = host
+        self.sender = sender
+        self.lobby: Lobby = None  # type: ignore[assignment]  # wired by the referee
+        self.recovery: Recovery | None = None  # crash recovery (referee.recovery), when it is on
         self.sessions: dict[str, Session] = {}
         self.conns: dict[bytes, Session] = {}
         self.opened: dict[bytes, int] = {}  # connection -> sessions it opened that are still held
@@ -97,7 +108,6 @@ class SessionDesk:
 
     # ---------------------------------------------------------------- hello
     def hello(self, rid: bytes, msg: dict[str, Any], rqid: Any) -> None:
-        hub = self.hub
         if msg["protocol"] != PROTOCOL_MAJOR:
             raise ProtocolError("version_mismatch", f"this referee speaks protocol {PROTOCOL_MAJOR}, not {msg['protocol']}")
         role = msg["role"]
@@ -105,13 +115,13 @@ class SessionDesk:
             self.check_admin(msg.get("admin_key"))
         token = msg.get("token")
         if token:
-            if hub.recovery is not None:
-                hub.recovery.claim(token)  # a session or reserved seat restored after a crash
+            if self.recovery is not None:
+                self.recovery.claim(token)  # a session or reserved seat restored after a crash
             sess = self.sessions.get(token)
             if sess is not None:
                 self.resume(sess, rid, role, rqid, msg.get("events", True), msg.get("batch_events", False))
                 return
-            res = hub.lobby.reserved.get(token)
+            res = self.lobby.reserved.get(token)
             if res is None:
                 raise ProtocolError("bad_token", "this referee holds no session or reserved seat for that token")
             if role != "player":
@@ -122,7 +132,7 @@ class SessionDesk:
             sess.batch = msg.get("batch_events", False)
             sess.entropy_commit = msg.get("entropy_commit")
             self.welcome(sess, False, rqid)
-            hub.lobby.sit(sess, table, seat, None)
+            self.lobby.sit(sess, table, seat, None)
             return
         if len(self.sessions) >= self.config.max_sessions:
             raise ProtocolError("limit_reached", f"this referee holds {len(self.sessions)} sessions, its limit")
@@ -157,13 +167,13 @@ class SessionDesk:
             )
 
     def new_session(self, rid: bytes, name: str, role: str, token: str) -> Session:
-        now = self.hub.now()
+        now = self.host.now()
         sess = Session(token=token, name=name, role=role, rid=rid, last_recv=now, last_sent=now, opened_by=rid)
         self.sessions[token] = sess
         self.opened[rid] = self.opened.get(rid, 0) + 1
         self.conns[rid] = sess
-        if self.hub.recovery is not None:
-            self.hub.recovery.session_added(sess)
+        if self.recovery is not None:
+            self.recovery.session_added(sess)
         return sess
 
     def adopt(self, sess: Session) -> None:
@@ -172,7 +182,7 @@ class SessionDesk:
 
     def welcome(self, sess: Session, resumed: bool, rqid: Any) -> None:
         cfg = self.config
-        self.hub.reply(
+        self.host.reply(
             sess,
             {
                 "type": "welcome",
@@ -185,7 +195,7 @@ class SessionDesk:
                 "heartbeat_ms": cfg.heartbeat_ms,
                 "liveness": cfg.liveness,
                 "max_message_bytes": cfg.max_message_bytes,
-                "referee": self.hub.software,
+                "referee": self.host.software,
                 "events": sess.events,
                 "batch_events": sess.batch,
             },
@@ -202,16 +212,16 @@ class SessionDesk:
             self.take(sess.rid, sess.token)
         sess.rid = rid
         self.conns[rid] = sess
-        sess.last_recv = self.hub.now()
+        sess.last_recv = self.host.now()
         self.welcome(sess, True, rqid)
-        tables = self.hub.lobby.tables
+        tables = self.lobby.tables
         for name, seat in list(sess.seats.items()):
             t = tables[name]
             if t.cancel_grace(seat):
                 if t.journal is not None:
                     t.journal.write("reconnect", seat=seat)
                 t.seat_status(seat, True, None)
-            self.hub.send(sess, t.snapshot(seat, False))
+            self.host.send(sess, t.snapshot(seat, False))
             t.send_missed_end(seat, sess)
             t.send_prompt_to(seat)
 
@@ -220,18 +230,18 @@ class SessionDesk:
         remember it so that its later messages get ``session_taken`` too (Dispatcher)."""
         taken = self.taken
         taken.pop(rid, None)
-        taken[rid] = (token, self.hub.now())
+        taken[rid] = (token, self.host.now())
         while len(taken) > MAX_TAKEN:
             del taken[next(iter(taken))]
         err = ProtocolError("session_taken", TAKEN_MESSAGE)
-        self.hub.raw_send(rid, encode(err.to_wire()))
+        self.sender.raw_send(rid, encode(err.to_wire()))
 
     def still_taken(self, rid: bytes) -> bool:
         """Whether ``rid`` is a connection whose session was taken (and note that it spoke)."""
         entry = self.taken.pop(rid, None)
         if entry is None:
             return False
-        self.taken[rid] = (entry[0], self.hub.now())
+        self.taken[rid] = (entry[0], self.host.now())
         return True
 
     # ---------------------------------------------------------------- liveness
@@ -240,7 +250,7 @@ class SessionDesk:
         if sess.rid is not None:
             self.conns.pop(sess.rid, None)
             sess.rid = None
-        lobby = self.hub.lobby
+        lobby = self.lobby
         lobby.unqueue(sess)
         lobby.unwatch_all(sess)
         for name, seat in list(sess.seats.items()):
@@ -263,10 +273,10 @@ class SessionDesk:
         self._expired.append((t, seat, sess))
         if not self._reaping:
             self._reaping = True
-            self.hub.loop.call_soon(self._reap)
+            self.host.loop.call_soon(self._reap)
 
     def _reap(self) -> None:
-        now = self.hub.now
+        now = self.host.now
         end = now() + SLICE_S
         todo = self._expired
         while todo:
@@ -274,17 +284,17 @@ class SessionDesk:
             if now() >= end:
                 break
         if todo:
-            self.hub.loop.call_soon(self._reap)
+            self.host.loop.call_soon(self._reap)
         else:
             self._reaping = False
-        self.hub.kick()
+        self.host.kick()
 
     def _release(self, t: Table, seat: int, sess: Session) -> None:
         if t.seats[seat] is not sess or sess.connected or t.status == _CLOSED:
             return
         if t.status == _PLAYING:
             t.forfeit(seat, "disconnect")
-        self.hub.lobby.unseat(sess, t)
+        self.lobby.unseat(sess, t)
 
     def maybe_forget(self, sess: Session) -> None:
         if sess.rid is None and not sess.seats:
@@ -294,13 +304,12 @@ class SessionDesk:
                     self.opened[sess.opened_by] = left
                 else:
                     self.opened.pop(sess.opened_by, None)
-            if self.hub.recovery is not None:
-                self.hub.recovery.session_forgotten(sess)
+            if self.recovery is not None:
+                self.recovery.session_forgotten(sess)
 
     def tick(self) -> None:
         """Heartbeats out, silent peers declared gone (protocol.md §10)."""
-        hub = self.hub
-        now = hub.now()
+        now = self.host.now()
         hb = self.config.heartbeat_ms / 1000
         dead_after = hb * self.config.liveness
         beat = encode({"type": "heartbeat"})
@@ -308,7 +317,7 @@ class SessionDesk:
             if now - sess.last_recv > dead_after:
                 self.disconnect(sess)
             elif now - sess.last_sent >= hb:
-                hub.send_bytes(sess, beat)
+                self.host.send_bytes(sess, beat)
         taken = self.taken
         while taken:  # ordered by last message: the silent ones are at the front
             rid = next(iter(taken))

@@ -65,17 +65,16 @@ class Transport:
     ``handle(frames, door)``, wired by the referee (the dispatcher's), is called for every
     message read (``frames[0]`` is the connection's key: its routing id on the main socket,
     ``door.prefix + routing id`` through a seat door, :mod:`referee.doors`; ``door`` None
-    on the main socket);
-    ``conns`` maps keys to sessions and is only read here, for the order in which a
-    batch is served.
+    on the main socket); ``conns``, also wired (the session desk's), maps keys to sessions
+    and is only read here, for the order in which a batch is served.
     """
 
-    def __init__(self, config: RefereeConfig, conns: dict[bytes, Session], now: Callable[[], float]) -> None:
+    def __init__(self, config: RefereeConfig, now: Callable[[], float]) -> None:
         self.config = config
         self.handle: Callable[[list[bytes], Door | None], None] = self.unwired
         #: the seat doors being read, by key prefix (referee.doors)
         self.doors: dict[bytes, Door] = {}
-        self.conns = conns
+        self.conns: dict[bytes, Session] = {}
         self.now = now
         self.loop: asyncio.AbstractEventLoop = None  # type: ignore[assignment]  # set by open()
         self.ctx: zmq.Context | None = None
