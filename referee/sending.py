@@ -111,26 +111,25 @@ class Sender:
 
     def flush(self) -> None:
         """Write what the outbox holds, in order (sends made meanwhile, by a drop's
-        callback, go after it in the same pass)."""
+        callback, go after it in the same pass: a list's iterator sees what is appended)."""
         out = self.out
-        i = 0
-        try:
-            while i < len(out):
-                rid, data, sess = out[i]
-                i += 1
-                if self.put(rid, data):
-                    sess.last_sent = self.now()
-                else:
-                    sess.dropped += 1
-                    if self.on_drop is not None:
-                        self.on_drop(sess)
-        except zmq.ZMQError:
-            # (a send from inside a handler used to raise into the dispatcher, which logged
-            # it as an internal error; the rest of the outbox is for other peers: keep going)
-            log.error("send failed: %s", traceback.format_exc())
-            del out[:i]
-            self.flush()
-            return
+        put = self.put
+        now = self.now
+        on_drop = self.on_drop
+        for rid, data, sess in out:
+            try:
+                ok = put(rid, data)
+            except zmq.ZMQError:
+                # (made inside a handler, this used to raise into the dispatcher, which logged
+                # it as an internal error; the rest of the outbox is for other peers: go on)
+                log.error("send failed: %s", traceback.format_exc())
+                continue
+            if ok:
+                sess.last_sent = now()
+            else:
+                sess.dropped += 1
+                if on_drop is not None:
+                    on_drop(sess)  # a watcher that never reads is cut off (referee.lagging)
         out.clear()
 
     def raw_send(self, rid: bytes, data: bytes) -> bool:
