@@ -20,11 +20,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import zmq
 
 from okgin.protocol.catalogue import PROTOCOL_MINOR
+
+if TYPE_CHECKING:
+    from .protocol_kit import Client, Masker, RefereeInThread
 
 ELIDED = "\x00elided\x00"  # a value shown as {…}
 GAP = "\x00gap\x00"  # a key whose run of left-out fields is shown as …
@@ -91,7 +94,7 @@ def wrapped(v: Any, col: int, width: int = WIDTH) -> str:
 class Transcript:
     """The lines of one transcript: messages sent and received, and comments."""
 
-    def __init__(self, masker: Any, shown: list[dict[str, Any]]) -> None:
+    def __init__(self, masker: Masker, shown: list[dict[str, Any]]) -> None:
         self.masker = masker
         self.lines: list[str] = []
         self.shown = shown  # every message shown, as it was (the examples' test validates them)
@@ -177,7 +180,7 @@ def _is(t: str, **fields: Any) -> Pred:
     return lambda m: m.get("type") == t and all(m.get(k) == v for k, v in fields.items())
 
 
-def oklahoma_and_resume(ref: Any, ctx: zmq.Context[zmq.Socket[bytes]], masker: Any, client: Callable[[], Any],
+def oklahoma_and_resume(ref: RefereeInThread, ctx: zmq.Context[zmq.Socket[bytes]], masker: Masker, client: Callable[[], Client],
                         ex: dict[str, list[dict[str, Any]]]) -> tuple[str, str]:
     """§15.1 (one hand of Oklahoma Gin at a table of seed 871) and §15.3 (a seat that goes
     away and resumes, in the same game). Also records the ``seat_status`` example."""
@@ -257,7 +260,7 @@ def oklahoma_and_resume(ref: Any, ctx: zmq.Context[zmq.Socket[bytes]], masker: A
     return ok_text, r.text()
 
 
-def box_with_advice(ctx: zmq.Context[zmq.Socket[bytes]], masker: Any, client: Callable[[], Any], admin_key: str,
+def box_with_advice(ctx: zmq.Context[zmq.Socket[bytes]], masker: Masker, client: Callable[[], Client], admin_key: str,
                     ex: dict[str, list[dict[str, Any]]]) -> str:
     """§15.2: one hand of Gin in the Box at a reserved table of seed 247, with advice.
     Also records §5.14's ``advise`` example (the advice at seq 4)."""
