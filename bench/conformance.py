@@ -24,6 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "conformance"))
 from botbuild import LANGUAGES, build  # the tests' builder (not a package)
 
+from okgin.launch import okgin_argv
+
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -36,7 +38,7 @@ def main() -> int:
         bot = build(lang)
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "r.json"
-            argv = [sys.executable, "-m", "okgin", "conformance", "--games", str(args.games), "--jobs", str(args.jobs),
+            argv = [*okgin_argv("conformance"), "--games", str(args.games), "--jobs", str(args.jobs),
                     "--json", str(out), "--", *bot.argv("--connect", "{endpoint}", "--token", "{token}")]
             t0 = time.perf_counter()
             proc = subprocess.run(argv, capture_output=True, text=True)

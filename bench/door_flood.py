@@ -47,6 +47,8 @@ from typing import Any
 import msgpack
 import zmq
 
+from okgin.launch import endpoint_from_line, referee_argv
+
 ADMIN_KEY = "d" * 32
 WINDOW = 50  # moves per throughput window
 RECV_MS = 30_000
@@ -204,12 +206,12 @@ def cpu_s(pid: int) -> float:
 
 
 def start_referee(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
-    proc = subprocess.Popen([sys.executable, "-m", "okgin", "referee", "--bind", "tcp://127.0.0.1:0", "--journal-dir",
-                             str(tmp / "journals"), "--admin-key", ADMIN_KEY],
+    proc = subprocess.Popen(referee_argv(tmp / "journals", "--admin-key", ADMIN_KEY),
                             stdout=subprocess.PIPE, stderr=(tmp / "referee.log").open("wb"))
     assert proc.stdout is not None
-    first = proc.stdout.readline().decode()
-    endpoint = next(w for w in first.split() if w.startswith("tcp://"))
+    endpoint = endpoint_from_line(proc.stdout.readline())
+    if endpoint is None:
+        raise RuntimeError(f"the referee did not start (see {tmp / 'referee.log'})")
     threading.Thread(target=lambda: [None for _ in proc.stdout], daemon=True).start()  # type: ignore[union-attr]
     return proc, endpoint
 

@@ -47,7 +47,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -59,8 +58,9 @@ from typing import Any
 import msgpack
 import zmq
 
+from okgin.launch import LOOPBACK_ANY_PORT, endpoint_from_line, okgin_argv
+
 ADMIN_KEY = "load-bench"
-ENDPOINT_RE = re.compile(r"listening on (tcp://\S+)")
 RANKS = "A23456789TJQK"
 
 
@@ -212,16 +212,16 @@ class Referee:
     def __init__(self, workdir: Path, label: str, extra: list[str], journal: bool, limits: bool = True) -> None:
         """``limits``: raise --max-tables/--max-sessions to 20,000 and lift the per-host
         connection cap (every client here is on one host; False: the referee's defaults)."""
-        args = [sys.executable, "-m", "okgin", "referee", "--bind", "tcp://127.0.0.1:0", "--admin-key", ADMIN_KEY,
+        args = [*okgin_argv("referee"), "--bind", LOOPBACK_ANY_PORT, "--admin-key", ADMIN_KEY,
                 *(["--max-tables", "20000", "--max-sessions", "20000", "--max-connections-per-host", "0"] if limits else []),
                 *extra]
         args += ["--journal-dir", str(workdir / f"journals-{label}")] if journal else ["--no-journal"]
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         assert self.proc.stdout is not None
-        m = ENDPOINT_RE.search(self.proc.stdout.readline())
-        if not m:
+        endpoint = endpoint_from_line(self.proc.stdout.readline())
+        if endpoint is None:
             raise RuntimeError("the referee did not start")
-        self.endpoint = m.group(1)
+        self.endpoint = endpoint
 
     def cpu_s(self) -> float:
         f = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()

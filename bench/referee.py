@@ -37,7 +37,6 @@ import json
 import multiprocessing as mp
 import os
 import random
-import re
 import statistics
 import subprocess
 import sys
@@ -122,14 +121,15 @@ class RefereeProc:
         # The per-host connection cap (512, referee.connguard) is lifted: (d) runs 400
         # clients per mode from this one host, back to back, and a mode's clients may
         # connect before the referee has seen the last mode's go (4 were cut once).
-        args = [sys.executable, "-m", "okgin", "referee", "--bind", "tcp://127.0.0.1:0", "--heartbeat-ms", "5000",
-                "--max-connections-per-host", "0"]
+        from okgin.launch import LOOPBACK_ANY_PORT, endpoint_from_line, okgin_argv
+
+        args = [*okgin_argv("referee"), "--bind", LOOPBACK_ANY_PORT, "--heartbeat-ms", "5000", "--max-connections-per-host", "0"]
         args += ["--journal-dir", self.tmp.name] if journal else ["--no-journal"]
         self.proc = subprocess.Popen([*args, *(extra or [])], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
-        m = re.search(r"listening on (\S+)", self.proc.stdout.readline())
-        assert m, "the referee did not start"
-        self.endpoint = m.group(1)
+        endpoint = endpoint_from_line(self.proc.stdout.readline())
+        assert endpoint is not None, "the referee did not start"
+        self.endpoint = endpoint
 
     def peak_rss_kb(self) -> int:
         with open(f"/proc/{self.proc.pid}/status") as f:

@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import make_bot
 
 from okgin import Game, RuleSet
+from okgin.launch import add_rule_flag
 
 
 def play_from(bots, rules: RuleSet, seed: str, scores: tuple[int, int]) -> int | None:  # type: ignore[no-untyped-def]
@@ -51,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--low", type=int, default=50)
     ap.add_argument("--high", type=int, default=95)
-    ap.add_argument("--rule", action="append", default=[])
+    add_rule_flag(ap)
     args = ap.parse_args(argv)
     rules = RuleSet().with_assignments(args.rule)
     out = []

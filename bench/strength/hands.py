@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import Timed, make_bot
 
 from okgin import Game, RuleSet
+from okgin.launch import add_rule_flag
 
 
 def play_hand(bots, rules: RuleSet, seed: str):  # type: ignore[no-untyped-def]
@@ -55,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--vs", default="simple", help="the opponent (default simple)")
     ap.add_argument("--deals", type=int, default=300)
     ap.add_argument("--seed", type=int, default=3)
-    ap.add_argument("--rule", action="append", default=[])
+    add_rule_flag(ap)
     args = ap.parse_args(argv)
     rules = RuleSet().with_assignments(args.rule)
     results = []

@@ -29,6 +29,7 @@ from typing import Any
 from clients.bot import Bot
 from clients.bots import get_bot
 from okgin import Action, Game, RuleSet, View
+from okgin.launch import add_rule_flag
 
 Z = 1.959964
 
@@ -233,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--variant", default="oklahoma")
-    ap.add_argument("--rule", action="append", default=[])
+    add_rule_flag(ap)
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     rules = RuleSet(variant=args.variant).with_assignments(args.rule)
