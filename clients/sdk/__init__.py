@@ -36,6 +36,7 @@ from .messages import (
     Reconnected,
     RematchStatus,
     Seated,
+    SeatStatus,
     Shutdown,
     Snapshot,
     TableClosed,
@@ -49,7 +50,7 @@ from .runner import BotDriver, drive, play_reserved, run_bot, serve
 __all__ = [
     "DEFAULT_ENDPOINT", "AdviceReceived", "AdvisePrompt", "AsyncClient", "BotDriver", "Client", "ConnectionLost",
     "Disconnected", "ErrorMessage", "GameEnd", "GameStart", "HandEnd", "Message", "MoveEvent", "Ok", "Prompt",
-    "Queued", "Reconnected", "RefereeError", "RematchStatus", "SDKError", "Seated", "SessionTaken", "Shutdown", "Snapshot",
-    "TableClosed", "TableCreated", "Timeout", "Unknown", "Welcome", "drive", "parse_message", "play_reserved",
-    "run_bot", "serve",
+    "Queued", "Reconnected", "RefereeError", "RematchStatus", "SDKError", "SeatStatus", "Seated", "SessionTaken",
+    "Shutdown", "Snapshot", "TableClosed", "TableCreated", "Timeout", "Unknown", "Welcome", "drive", "parse_message",
+    "play_reserved", "run_bot", "serve",
 ]

@@ -25,7 +25,7 @@ from .errors import RefereeError
 __all__ = [
     "AdviceReceived", "AdvisePrompt", "Disconnected", "EntropyRequest", "ErrorMessage", "GameEnd",
     "GameStart", "HandEnd", "Heartbeat", "MalformedMessage", "Message", "MoveEvent", "Ok", "Pong",
-    "Prompt", "Queued", "Reconnected", "RematchStatus", "Seated", "Shutdown", "Snapshot",
+    "Prompt", "Queued", "Reconnected", "RematchStatus", "SeatStatus", "Seated", "Shutdown", "Snapshot",
     "TableClosed", "TableCreated", "Tables", "Unknown", "Welcome", "parse_message",
 ]
 
@@ -225,6 +225,17 @@ class Snapshot(Message):
 
 
 @dataclass(frozen=True)
+class SeatStatus(Message):
+    """1.4: another seat's connection went (held for ``forfeit_in_ms``, None: no limit) or came back."""
+
+    table: str
+    seat: int
+    name: str | None
+    connected: bool
+    forfeit_in_ms: int | None
+
+
+@dataclass(frozen=True)
 class TableCreated(Message):
     table: str
     seat_tokens: list[str] | None
@@ -347,6 +358,10 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "table_created": lambda m: {
         "table": m["table"], "seat_tokens": m.get("seat_tokens"), "broadcast_token": m.get("broadcast_token"),
     },
+    "seat_status": lambda m: {
+        "table": m["table"], "seat": m["seat"], "name": m.get("name"), "connected": bool(m.get("connected")),
+        "forfeit_in_ms": m.get("forfeit_in_ms"),
+    },
     "table_closed": lambda m: {"table": m["table"], "reason": m.get("reason", "")},
     "shutdown": lambda m: {"reason": m.get("reason", "")},
     "entropy_request": lambda m: {"table": str(m["table"]), "commitments_hash": str(m["commitments_hash"])},
@@ -356,7 +371,7 @@ _CLASSES: dict[str, type[Message]] = {
     "welcome": Welcome, "heartbeat": Heartbeat, "pong": Pong, "ok": Ok, "error": ErrorMessage, "tables": Tables,
     "queued": Queued, "seated": Seated, "game_start": GameStart, "prompt": Prompt, "event": MoveEvent,
     "advise_prompt": AdvisePrompt, "advice": AdviceReceived, "hand_end": HandEnd, "game_end": GameEnd,
-    "rematch_status": RematchStatus, "snapshot": Snapshot, "table_created": TableCreated,
+    "rematch_status": RematchStatus, "seat_status": SeatStatus, "snapshot": Snapshot, "table_created": TableCreated,
     "table_closed": TableClosed, "shutdown": Shutdown, "entropy_request": EntropyRequest,
 }
 

@@ -311,7 +311,7 @@ class OkginApp(App[int]):
         """What the referee said, reduced here (the backend never writes the state)."""
         from .reducer import reduce
 
-        state, effects = reduce(self.state, msg.raw, msg.received)
+        state, effects = reduce(self.state, msg.message, msg.received)
         self.state = state
         for m in effects:
             self.post_message(m)

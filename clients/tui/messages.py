@@ -11,6 +11,7 @@ from typing import Any
 
 from textual.message import Message
 
+from clients.sdk.messages import Message as Received
 from okgin import HandResult
 
 from .model import TableState
@@ -60,15 +61,15 @@ class ConnectionChanged(Message):
 
 
 class RefereeMessage(Message):
-    """One decoded message from the referee, for the app to reduce into its state.
+    """One message from the referee, typed by the SDK, for the app to reduce into its state.
 
     Why the app reduces and not the backend: the backend must never write the app's
     state (issue 17 item 6); it forwards what the referee said, in order, and the app
     turns each into a new :class:`TableState` (and the effects the reducer asks for)."""
 
-    def __init__(self, raw: dict[str, Any], received: float) -> None:
+    def __init__(self, message: Received, received: float) -> None:
         super().__init__()
-        self.raw = raw
+        self.message = message
         self.received = received  # monotonic time of arrival (clocks and countdowns start from it)
 
 

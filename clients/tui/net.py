@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from clients.sdk import AsyncClient, ConnectionLost, Disconnected, Reconnected, RefereeError, SDKError
 from clients.sdk import Timeout as SDKTimeout
+from clients.sdk import messages as sdk
 from okgin import Action, env
 
 from .backend import Backend
@@ -178,7 +179,9 @@ class NetworkBackend(Backend):
 
     def _refused(self, app: OkginApp, e: RefereeError) -> None:
         self._connection(app, OFFLINE, f"The referee refused: {e.message}")
-        self._post(app, RefereeMessage({"type": "error", "name": e.name, "message": e.message}, time.monotonic()))
+        # No table: a refusal to seat us is about the table we asked for, whatever the state holds.
+        refusal = sdk.ErrorMessage("error", code=e.code, name=e.name, message=e.message, request=e.request, table=None)
+        self._post(app, RefereeMessage(refusal, time.monotonic()))
 
     async def _sit(self, app: OkginApp) -> None:
         """Sit down as the seating says; the reply goes to the app like the rest."""
@@ -190,7 +193,7 @@ class NetworkBackend(Backend):
         if s.mode == "watch":
             if not self.table:
                 raise RefereeError(0, "bad_message", "name the table to watch (--table)")
-            self._feed(app, (await client.watch(self.table, s.full, s.broadcast_token)).raw)
+            self._feed(app, await client.watch(self.table, s.full, s.broadcast_token))
             return
         if s.mode == "create":
             # Admin is closed on a referee without a key (protocol 1.4): the key given, or $OKGIN_ADMIN_KEY.
@@ -203,7 +206,7 @@ class NetworkBackend(Backend):
                 await admin.close()
             self.table = made.table
         if s.mode == "quick":
-            self._feed(app, (await client.queue(s.variant, s.rules or None)).raw)
+            self._feed(app, await client.queue(s.variant, s.rules or None))
         else:
             assert self.table is not None
             create = s.mode == "join"
@@ -212,7 +215,7 @@ class NetworkBackend(Backend):
             # lists the table's rules and _refused shows them) rather than silently seating us.
             reply = await client.join(self.table, s.seat, s.variant if create else None, (s.rules or None) if create else None,
                                       any_rules=not create)
-            self._feed(app, reply.raw)
+            self._feed(app, reply)
 
     async def _on_message(self, app: OkginApp, msg: Any) -> None:
         if isinstance(msg, Disconnected):
@@ -221,18 +224,17 @@ class NetworkBackend(Backend):
         if isinstance(msg, Reconnected):
             self._connection(app, CONNECTED, "")
             return
-        if msg.raw:
-            t = msg.raw.get("type")
-            if t in ("seated", "game_start", "snapshot") and msg.raw.get("table"):
-                self.table = msg.raw["table"]
-            if t == "advise_prompt":
-                self._advice_seq = msg.raw.get("seq")
-            elif t in ("hand_end", "game_end", "advice"):
+        if msg.raw:  # from the referee (a malformed message, which the SDK reports with no raw map, is dropped)
+            if isinstance(msg, sdk.Seated | sdk.GameStart | sdk.Snapshot) and msg.table:
+                self.table = msg.table
+            if isinstance(msg, sdk.AdvisePrompt):
+                self._advice_seq = msg.seq
+            elif isinstance(msg, sdk.HandEnd | sdk.GameEnd | sdk.AdviceReceived):
                 self._advice_seq = None
-            self._feed(app, msg.raw)
+            self._feed(app, msg)
 
-    def _feed(self, app: OkginApp, raw: dict[str, Any]) -> None:
-        self._post(app, RefereeMessage(raw, time.monotonic()))
+    def _feed(self, app: OkginApp, msg: sdk.Message) -> None:
+        self._post(app, RefereeMessage(msg, time.monotonic()))
 
     # ------------------------------------------------------------------ requests
     def _client(self) -> AsyncClient:

@@ -1,14 +1,21 @@
 """The reducer from protocol messages to the TUI's state, message by message, with the
-wire forms of protocol.md §5 built from a real engine game."""
+wire forms of protocol.md §5 built from a real engine game and typed by the SDK's parser
+(the one the TUI's network worker reads them with)."""
 
 from __future__ import annotations
 
+from clients.sdk.messages import parse_message
 from clients.tui.messages import GameEnded, HandEnded, RefereeError
 from clients.tui.model import TableState
-from clients.tui.reducer import reduce
+from clients.tui.reducer import reduce as reduce_typed
 from okgin import Action, Game, RuleSet
 
 from .states import at, game_over
+
+
+def reduce(state: TableState, wire: dict, now: float = 0.0) -> tuple:
+    """The reducer, given a message as it comes off the wire."""
+    return reduce_typed(state, parse_message(wire), now)
 
 
 def start_msg(g: Game, seat: int | None, table: str = "demo") -> dict:
@@ -70,15 +77,18 @@ def test_advice_is_added_to_the_captains_view() -> None:
 
 def test_other_tables_and_unknown_types_change_nothing() -> None:
     st = TableState(table="mine", notice="hello")
-    assert reduce(st, {"type": "event", "table": "other", "move": {"seat": 0}})[0] == st
+    assert reduce(st, {"type": "event", "table": "other", "game": 1, "n": 1, "move": {"seat": 0, "kind": "pass", "card": None},
+                      "auto": False, "view": None})[0] == st
     assert reduce(st, {"type": "future_message", "x": 1})[0] == st
 
 
 def test_waiting_rematch_closed_shutdown_sentences() -> None:
     st = TableState(table="t", names=("ann", "bob"))
-    st, _ = reduce(st, {"type": "seated", "table": "t", "seat": 0, "players": ["ann", None], "rules": RuleSet().to_dict()})
+    st, _ = reduce(st, {"type": "seated", "table": "t", "seat": 0, "variant": "oklahoma", "num_seats": 2,
+                        "players": ["ann", None], "rules": RuleSet().to_dict()})
     assert "waiting for 1 more player" in st.notice
-    st, _ = reduce(st, {"type": "queued", "waiting": 1, "needed": 3})
+    st, _ = reduce(st, {"type": "queued", "queue": "box", "variant": "box", "rules": RuleSet(variant="box").to_dict(),
+                        "waiting": 1, "needed": 3})
     assert "1 of 3" in st.notice
     st, _ = reduce(
         TableState(table="t", names=("ann", "bob")), {"type": "rematch_status", "table": "t", "ready": [True, False], "game": 2}
