@@ -34,6 +34,7 @@ from .melds import Arrangement, Meld, best_melds, deadwood_after_discard_mask, i
 from .rules import RuleSet
 from .scoring import HandResult
 from .views import Advice, Event, View
+from .wording import event_sentence, result_headline, role_words
 
 __all__ = [
     "MAX_MOVE_CHARS", "SUIT_NAMES", "IllegalMove", "arrangement_text", "card_text", "cards_text",
@@ -415,14 +416,7 @@ def _seat_name(seat: int, view: View, players: Sequence[str | None] | None, me: 
     extra = []
     if players is not None and seat < len(players) and players[seat]:
         extra.append(str(players[seat]))
-    role = view.roles[seat] if with_role and seat < len(view.roles) else ""
-    role = {
-        "box": "in the box",
-        "captain": "captain",
-        "sitter": "sitting out",
-        "dealer": "dealer",
-        "nondealer": "non-dealer",
-    }.get(role, role)
+    role = role_words(view.roles[seat]) if with_role and seat < len(view.roles) else ""
     if role:
         extra.append(role)
     name = f"seat {seat}" + (f" ({', '.join(extra)})" if extra else "")
@@ -448,37 +442,18 @@ def _wall_text(view: View) -> str:
 
 
 def event_text(e: Event, view: View, players: Sequence[str | None] | None = None) -> str:
-    """One move of the hand in words, as this seat saw it (a hidden stock card stays hidden)."""
+    """One move of the hand in words (:func:`okgin.wording.event_sentence`), as this seat
+    saw it (a hidden stock card stays hidden)."""
     who = _seat_name(e.seat, view, players, view.seat)
-    c = None if e.card is None else card_text(e.card)
-    k = e.kind
-    if k == "take":
-        return f"{who} took the upcard {c}"
-    if k == "pass":
-        return f"{who} passed the upcard"
-    if k == "draw_stock":
-        return f"{who} drew from the stock" + (f": {c}" if c else " (card hidden)")
-    if k == "draw_discard":
-        return f"{who} took {c} from the discard pile"
-    if k == "discard":
-        return f"{who} discarded {c}"
-    if k == "knock":
-        return f"{who} knocked"
-    if k == "big_gin":
-        return f"{who} went big gin"
-    return f"{who}: {k}" + (f" {c}" if c else "")
+    return event_sentence(e.kind, who, None if e.card is None else card_text(e.card))
 
 
 def result_text(r: HandResult, view: View, players: Sequence[str | None] | None = None) -> str:
     """How a hand ended: the knocker's melds, the defender's melds and what it laid off where."""
     me = view.seat
     # Without roles: the view's roles are the next hand's (in the box game they rotate).
-    name = lambda s: _seat_name(s, view, players, me, with_role=False)  # noqa: E731
-    lines = [
-        f"Hand {r.hand_number + 1}: {r.outcome}"
-        + ("" if r.winner is None else f", won by {name(r.winner)} for {r.points} points")
-        + (" (doubled: spade upcard)" if r.doubled else "")
-    ]
+    name = lambda s: "nobody" if s is None else _seat_name(s, view, players, me, with_role=False)  # noqa: E731
+    lines = [result_headline(r, name)]
     if r.outcome == "drawn":
         lines.append("  The hand was drawn (the Wall or the pile-draw limit): nothing scored, nothing revealed.")
         return "\n".join(lines)

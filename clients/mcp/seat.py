@@ -53,6 +53,7 @@ from okgin.harness import (
     render,
     result_text,
 )
+from okgin.wording import variant_words
 
 #: The longest a tool waits for the referee (seconds), whatever the caller asks: an MCP
 #: host may hold a call open for long, but a seat must never hang on one.
@@ -188,7 +189,7 @@ class McpSeat:
             self.table, self.seat, self.players = m.table, m.seat, list(m.players)
             self.rules = m.rules
             self.status = "waiting for players" if m.status == "waiting" else m.status
-            game = "Gin in the Box" if m.variant == "box" else "Oklahoma Gin"
+            game = variant_words(m.variant)
             self.log.append(f"Seated at table {m.table} as seat {m.seat} ({game}, game to {m.rules.target_score} points).")
         elif isinstance(m, GameStart):
             self.view, self.rules, self.players = m.view, m.rules, list(m.players)

@@ -350,12 +350,9 @@ def drive(
             if before_prompt is not None:
                 if isinstance(msg, Prompt) and driver.mine(msg) and not driver.answered(msg.seq):
                     before_prompt(msg, inbox)
-                    for a in inbox.take_advice(msg.seq):
-                        driver.handle(a)
-            elif driver.waits_for_advice(msg):
-                _await_advice(inbox, msg, advice_wait)
-                for a in inbox.take_advice(msg.seq):  # type: ignore[attr-defined]
-                    driver.handle(a)
+                    _pass_advice(driver, inbox, msg)
+            else:
+                _wait_for_advice(driver, inbox, msg, advice_wait)
             for out in worker.call(driver.handle, msg):
                 client.send(out)
             if isinstance(msg, GameEnd) and driver.mine(msg):
@@ -411,10 +408,7 @@ def serve(
             if driver is None:
                 driver = drivers[table] = BotDriver(make(), on_error)
                 driver.table = table  # every message of this table is for it, seated or not
-            if driver.waits_for_advice(msg):
-                _await_advice(inbox, msg, advice_wait)
-                for a in inbox.take_advice(msg.seq):  # type: ignore[attr-defined]
-                    driver.handle(a)
+            _wait_for_advice(driver, inbox, msg, advice_wait)
             for out in worker.call(driver.handle, msg):
                 client.send(out)
             if isinstance(msg, GameEnd):
@@ -427,10 +421,19 @@ def serve(
     return ends
 
 
-def _await_advice(inbox: Inbox, prompt: Message, wait: float) -> None:
-    """Hold messages for up to ``wait`` s or until the advice for ``prompt`` arrives."""
-    seq = prompt.seq  # type: ignore[attr-defined]
-    inbox.hold(lambda: inbox.has_advice(seq), wait)
+def _wait_for_advice(driver: BotDriver, inbox: Inbox, msg: Message, wait: float) -> None:
+    """A prompt the driver holds for its sitter's advice (:meth:`BotDriver.waits_for_advice`):
+    hold messages for up to ``wait`` s or until that advice arrives, and pass it on."""
+    if isinstance(msg, Prompt) and driver.waits_for_advice(msg):
+        seq = msg.seq
+        inbox.hold(lambda: inbox.has_advice(seq), wait)
+        _pass_advice(driver, inbox, msg)
+
+
+def _pass_advice(driver: BotDriver, inbox: Inbox, prompt: Prompt) -> None:
+    """The held advice for ``prompt`` reaches the driver before the prompt itself does."""
+    for a in inbox.take_advice(prompt.seq):
+        driver.handle(a)
 
 
 BotFactory = Callable[[], Bot]

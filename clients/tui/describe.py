@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-from okgin import Action, Event, HandResult, deadwood
+from okgin import Action, Event, HandResult, deadwood, wording
 from okgin.cards import Card, mask_of, parse_card
 from okgin.melds import deadwood_after_discard_mask, deadwood_mask
 
@@ -21,59 +21,15 @@ from .model import TableState
 from .options import DisplayOptions
 from .widgets.cards import card_label, card_text
 
-VARIANT_NAMES = {"oklahoma": "Oklahoma Gin", "box": "Gin in the Box"}
-ROLE_NAMES = {
-    "dealer": "dealer", "nondealer": "non-dealer", "box": "in the box", "captain": "captain", "sitter": "sitting out",
-}
-OUTCOME_NAMES = {
-    "knock": "knock", "gin": "gin", "big_gin": "big gin", "undercut": "undercut", "tie": "tie", "drawn": "drawn hand",
-}
-
-
-def _c(card: Card | None, opts: DisplayOptions) -> str:
-    return "a hidden card" if card is None else card_label(card, opts)
-
 
 def event_sentence(state: TableState, ev: Event, opts: DisplayOptions) -> str:
-    """One move of the hand as this viewer saw it."""
-    who = state.name(ev.seat)
-    c = ev.card
-    k = ev.kind
-    if k == "take":
-        return f"{who} took the upcard {_c(c, opts)}"
-    if k == "pass":
-        return f"{who} passed the upcard"
-    if k == "draw_stock":
-        return f"{who} drew from the stock" if c is None else f"{who} drew {_c(c, opts)} from the stock"
-    if k == "draw_discard":
-        return f"{who} took {_c(c, opts)} from the discard pile"
-    if k == "discard":
-        return f"{who} discarded {_c(c, opts)}"
-    if k == "knock":
-        return f"{who} knocked"
-    if k == "big_gin":
-        return f"{who} went big gin"
-    return f"{who}: {k.replace('_', ' ')}"
+    """One move of the hand as this viewer saw it (:func:`okgin.wording.event_sentence`)."""
+    return wording.event_sentence(ev.kind, state.name(ev.seat), None if ev.card is None else card_label(ev.card, opts))
 
 
 def action_phrase(action: Action, opts: DisplayOptions, upcard: Card | None = None, top: Card | None = None) -> str:
     """A legal action as a short imperative: "take the upcard 7♦", "discard 9♠"."""
-    k = action.kind
-    if k == "take":
-        return "take the upcard" + (f" {card_label(upcard, opts)}" if upcard is not None else "")
-    if k == "pass":
-        return "pass"
-    if k == "draw_stock":
-        return "draw from the stock"
-    if k == "draw_discard":
-        return "take " + (card_label(top, opts) if top is not None else "the top card") + " from the discard pile"
-    if k == "discard":
-        return f"discard {_c(action.card, opts)}"
-    if k == "knock":
-        return f"knock, throwing {_c(action.card, opts)} face down"
-    if k == "big_gin":
-        return "go big gin"
-    return str(action)
+    return wording.action_phrase(action, lambda c: card_label(c, opts), upcard, top)
 
 
 _CARD_CODE = re.compile(r"\b(10|[2-9TJQKA])([cdhs])\b")
@@ -104,33 +60,9 @@ def advice_phrase(action: Action | None, text: str, opts: DisplayOptions, upcard
     return " — ".join(parts) if parts else "(nothing)"
 
 
-def scores_verb(who: str) -> str:
-    """ "You score" but "Ada scores"."""
-    return f"{who} score" if who == "You" else f"{who} scores"
-
-
 def result_sentence(state: TableState, r: HandResult) -> str:
-    """How a hand ended, in one sentence."""
-    pts = f"{r.points} point{'s' if r.points != 1 else ''}" + (" (doubled: spade upcard)" if r.doubled and r.points else "")
-    if r.outcome == "drawn":
-        cap = state.rules.max_pile_draws if state.rules is not None else None
-        why = "the stock ran down to 2 cards" + (f" or the discard pile was drawn from {cap} times" if cap else "")
-        return f"Hand {r.hand_number + 1} was drawn: {why}. Nobody scores."
-    knocker = state.name(r.knocker)
-    winner = scores_verb(state.name(r.winner))
-    kd, dd = r.knocker_deadwood, r.defender_deadwood
-    if r.outcome == "gin":
-        return f"{knocker} went gin: {winner} {pts}."
-    if r.outcome == "big_gin":
-        return f"{knocker} went big gin: {winner} {pts}."
-    if r.outcome == "knock":
-        return f"{knocker} knocked with {kd} against {dd}: {winner} {pts}."
-    if r.outcome == "undercut":
-        was = "were" if knocker == "You" else "was"
-        return f"{knocker} knocked with {kd} but {was} undercut ({dd}): {winner} {pts}."
-    if r.outcome == "tie":
-        return f"{knocker} knocked with {kd} and tied: nobody scores."
-    return f"Hand {r.hand_number + 1}: {r.outcome}."
+    """How a hand ended, in one sentence (:func:`okgin.wording.result_sentence`)."""
+    return wording.result_sentence(r, state.name, state.rules.max_pile_draws if state.rules is not None else None)
 
 
 # ------------------------------------------------------------------ hints
@@ -280,18 +212,14 @@ def _what_now(state: TableState, selected: Card | None, opts: DisplayOptions) ->
         t.append("The upcard is ")
         t.append_text(card_text(up, opts))
         t.append(": take it (t) or pass (p).")
-        if opts.hints and v.hand is not None and up is not None:
-            barred = None if state.rules and state.rules.allow_discard_of_taken_card else up
-            t.append_text(_take_hint(v.hand, up, barred, opts))
+        t.append_text(_take_hint(state, opts))
         return t
     if v.phase == "draw":
         if "draw_discard" in kinds:
             t.append("Draw from the stock (s) or take ")
             t.append_text(card_text(up, opts))
             t.append(" from the discard pile (d).")
-            if opts.hints and v.hand is not None and up is not None:
-                barred = None if state.rules and state.rules.allow_discard_of_taken_card else up
-                t.append_text(_take_hint(v.hand, up, barred, opts))
+            t.append_text(_take_hint(state, opts))
         else:
             t.append("Both passed the upcard: draw from the stock (s).")
         return t
@@ -316,8 +244,14 @@ def _what_now(state: TableState, selected: Card | None, opts: DisplayOptions) ->
     return t
 
 
-def _take_hint(hand: tuple[Card, ...], card: Card, barred: Card | None, opts: DisplayOptions) -> Text:
-    """Whether taking ``card`` could lower the deadwood (after the best discard)."""
+def _take_hint(state: TableState, opts: DisplayOptions) -> Text:
+    """With hints on: whether taking the top card could lower the deadwood (after the best
+    discard; the card itself may not go back unless the rules allow it)."""
+    v = state.view
+    if not opts.hints or v is None or v.hand is None or v.top_discard is None:
+        return Text("")
+    hand, card = v.hand, v.top_discard
+    barred = None if state.rules and state.rules.allow_discard_of_taken_card else card
     now = deadwood(hand)
     d = deadwood_with(hand, card, barred)
     label = card_label(card, opts)

@@ -9,7 +9,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Footer, Static
 
-from ..describe import OUTCOME_NAMES
+from okgin.wording import result_cell
+
 from ..model import TableState
 from .base import OkginModalScreen
 
@@ -50,14 +51,7 @@ def score_sheet(state: TableState) -> Table:
     for s in range(n):
         t.add_column(state.name(s)[:10], justify="right")
     for r in state.results:
-        outcome = OUTCOME_NAMES.get(r.outcome, r.outcome)
-        if r.outcome == "undercut" and r.defender is not None:
-            # Named after who undercut (the defender), its deadwood first, as for a knock.
-            outcome += f" by {state.name(r.defender)} ({r.defender_deadwood} v {r.knocker_deadwood})"
-        elif r.knocker is not None and r.outcome in ("knock", "tie"):
-            outcome += f" by {state.name(r.knocker)} ({r.knocker_deadwood} v {r.defender_deadwood})"
-        if r.doubled and r.points:
-            outcome += " x2"
+        outcome = result_cell(r, state.name)
         totals = list(r.scores_after) or [0] * n
         t.add_row(str(r.hand_number + 1), outcome, state.name(r.winner) if r.winner is not None else "-",
                   str(r.points) if r.points else "-", *[str(x) for x in totals])

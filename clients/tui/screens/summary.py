@@ -15,6 +15,7 @@ from textual.widgets import Button, Footer, Static
 
 from okgin import HandResult
 from okgin.cards import Card
+from okgin.wording import knocker_verb
 
 from ..describe import result_sentence
 from ..model import TableState
@@ -58,8 +59,7 @@ def summary_text(state: TableState, r: HandResult, opts: DisplayOptions) -> Text
                 laid.setdefault(i, []).append(c)
         t.append("\n")
         t.append(state.name(r.knocker), style="bold")
-        verb = {"gin": "went gin", "big_gin": "went big gin"}.get(r.outcome, "knocked")
-        t.append(f" {verb}: deadwood {kl.deadwood}\n")
+        t.append(f" {knocker_verb(r.outcome)}: deadwood {kl.deadwood}\n")
         t.append("  melds: ")
         for i, m in enumerate(kl.melds):
             if i:

@@ -155,18 +155,13 @@ class TableScreen(OkginScreen[None]):
         st = self.state
         opts = self.options
         v = st.view
-        for w in self.query(OpponentsWidget):
-            w.options = opts
-            w.state = st
-        for w2 in self.query(Scoreboard):
-            w2.options = opts
-            w2.state = st
-        for w3 in self.query(AdvicePanel):
-            w3.options = opts
-            w3.state = st
-        for w4 in self.query(EventLog):
-            w4.options = opts
-            w4.state = st
+        kinds: tuple[type[OpponentsWidget | Scoreboard | AdvicePanel | EventLog], ...] = (
+            OpponentsWidget, Scoreboard, AdvicePanel, EventLog,
+        )
+        for kind in kinds:
+            for w in self.query(kind):
+                w.options = opts  # first: setting the state redraws the widget with them
+                w.state = st
         self.query_one(HandsList).state = st
         self.query_one(TopBar).state = st
         piles = self.query_one(PilesWidget)

@@ -8,6 +8,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from okgin.wording import outcome_words
+
 from ..describe import event_sentence, result_sentence
 from ..model import TableState
 from ..options import DisplayOptions
@@ -62,15 +64,13 @@ class HandsList(Widget):
     state: reactive[TableState] = reactive(TableState(), always_update=True)
 
     def render(self) -> Text:
-        from ..describe import OUTCOME_NAMES
-
         st = self.state
         lines = [Text("Hands", style="bold")]
         if not st.results:
             lines.append(Text("none finished yet", style="dim"))
         for r in st.results:
             t = Text(f"{r.hand_number + 1:>2} ")
-            t.append(OUTCOME_NAMES.get(r.outcome, r.outcome))
+            t.append(outcome_words(r.outcome))
             if r.winner is not None:
                 t.append(f" · {st.name(r.winner)} +{r.points}", style="bold")
             lines.append(t)

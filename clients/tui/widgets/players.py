@@ -13,7 +13,8 @@ from textual.geometry import Size
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ..describe import ROLE_NAMES
+from okgin.wording import role_words
+
 from ..model import ClockReading, TableState
 from ..options import DisplayOptions
 from .cards import cards_text, join_lines
@@ -103,7 +104,7 @@ class OpponentsWidget(Widget):
         t.append(st.plain_name(s) if st.spectator else st.name(s), style="bold")
         role = v.roles[s] if s < len(v.roles) else ""
         if role:
-            t.append(f" ({ROLE_NAMES.get(role, role)})", style="dim")
+            t.append(f" ({role_words(role)})", style="dim")
         if role == "sitter":
             t.append(f" advises {st.name(v.nondealer)}", style="dim")  # the captain is the box's non-dealer
         else:

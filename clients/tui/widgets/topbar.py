@@ -6,7 +6,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ..describe import VARIANT_NAMES
+from okgin.wording import variant_words
+
 from ..model import CONNECTING, LOST, TableState
 
 
@@ -27,7 +28,7 @@ class TopBar(Widget):
             # wrapped, on the table's prompt line; cut to one line here it lost its end.
             t.append(f"  table {st.table}" if st.table else "  not at a table")
         else:
-            t.append(f" {VARIANT_NAMES.get(v.variant, v.variant)} · hand {v.hand_number + 1} · to {v.target_score} · ")
+            t.append(f" {variant_words(v.variant)} · hand {v.hand_number + 1} · to {v.target_score} · ")
             for s in range(v.num_seats):
                 if s:
                     t.append(" · ")
