@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from okgin import Action, Event, Game, HandResult, RuleSet
 from okgin.cards import parse_card
+from okgin.harness import card_text, event_text, result_text
 from okgin.layoffs import Defence
 from okgin.melds import Arrangement
-from okgin.harness import card_text, event_text, result_text
 from okgin.wording import (
     action_phrase,
     event_sentence,
@@ -75,7 +75,8 @@ def test_results_in_words() -> None:
         "Hand 3 was drawn: the stock ran down to 2 cards or the discard pile was drawn from 4 times. Nobody scores."
     )
     assert result_headline(drawn, name) == "Hand 3: drawn hand"  # a doubling scored nothing: not worth a word
-    assert [knocker_verb(o) for o in ("gin", "big_gin", "knock", "undercut")] == ["went gin", "went big gin", "knocked", "knocked"]
+    verbs = [knocker_verb(o) for o in ("gin", "big_gin", "knock", "undercut")]
+    assert verbs == ["went gin", "went big gin", "knocked", "knocked"]
     assert outcome_words("big_gin") == "big gin" and points_words(0, True) == "0 points"
 
 
