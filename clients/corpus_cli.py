@@ -14,6 +14,7 @@ from typing import Any
 
 from okgin import RuleError, RuleSet
 from okgin.corpus import COLUMNS, CorpusError, decision_rows, records_in, write_corpus
+from okgin.launch import add_rule_flag
 
 from .bots import BUILTIN_BOTS, BotNotFound
 from .match import plan, play_game
@@ -42,8 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="self-play games (default 100), rounded up to whole deals (every seating of each), "
                    "as okgin match plays them")
     p.add_argument("--seed", default="0", help="self-play seed (default 0): the same games as okgin match --seed SEED")
-    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
-                   help="a rule option for self-play (repeatable); see okgin rules")
+    add_rule_flag(p, help="a rule option for self-play (repeatable); see 'okgin rules'")
     p.add_argument("--progress", action="store_true", help="count games on standard error")
     return p
 
