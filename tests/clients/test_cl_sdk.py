@@ -34,8 +34,10 @@ from clients.sdk import (
     Reconnected,
     RefereeError,
     Snapshot,
+    drive,
     run_bot,
 )
+from clients.sdk.runner import Inbox
 from okgin import Action, View
 
 
@@ -376,3 +378,50 @@ async def test_async_client_resumes_after_a_referee_restart(tmp_path, spawn_bot:
         first.stop()
         if second is not None:
             second.stop()
+
+
+class ChoiceLogger(SimpleBot):
+    """simple, noting each choice (for the order of hook and choice)."""
+
+    def __init__(self, log: list[tuple[str, int]]) -> None:
+        super().__init__()
+        self.log = log
+
+    def choose(self, view: View, legal: list[Action]) -> Action:
+        self.log.append(("choose", len(view.events)))
+        return super().choose(view, legal)
+
+
+def test_drive_asks_before_prompt_once_per_prompt_and_stops_on_its_event(referee: RefereeProcess) -> None:
+    """The public hook a launcher paces its bots with (okgin play's house): it hears each
+    prompt of this seat once, before the bot chooses, and may hold messages meanwhile
+    (they reach the bot afterwards, in order); ``stop`` ends the drive."""
+    other: list[GameEnd] = []
+    t = threading.Thread(target=lambda: other.extend(run_bot(RandomBot(3), referee.endpoint, table="hook", games=1)))
+    t.start()
+    log: list[tuple[str, int]] = []
+    stop = threading.Event()
+    with Client(referee.endpoint, "hooked") as c:
+        c.connect()
+        driver = BotDriver(ChoiceLogger(log))
+        driver.handle(c.join("hook"))
+
+        def before_prompt(p: Prompt, inbox: Inbox) -> None:
+            assert not driver.answered(p.seq)
+            log.append(("hook", len(p.view.events)))
+            inbox.hold(lambda: False, 0.01)  # a short pause, reading the socket meanwhile
+            if sum(1 for k, _ in log if k == "hook") == 6:
+                stop.set()  # the sixth prompt is still answered; then the drive ends
+
+        ends = drive(c, driver, 1, before_prompt=before_prompt, stop=stop)
+        hooks = [n for k, n in log if k == "hook"]
+        chosen = [n for k, n in log if k == "choose"]
+        if ends:  # the game ended before a sixth prompt of ours (a quick knock)
+            assert ends[0].termination == "normal" and len(hooks) < 6
+        else:
+            assert len(hooks) == 6 and stop.is_set()
+            c.resign("hook")  # so that the other bot's game ends
+        assert hooks == chosen and log[0][0] == "hook"
+        assert [k for k, _ in log] == ["hook", "choose"] * len(hooks)  # each hook right before its choice
+    t.join(60)
+    assert not t.is_alive() and other, "the other bot's game did not end"
