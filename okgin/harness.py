@@ -34,7 +34,7 @@ from .melds import Arrangement, Meld, best_melds, deadwood_after_discard_mask, i
 from .rules import RuleSet
 from .scoring import HandResult
 from .views import Advice, Event, View
-from .wording import event_sentence, result_headline, role_words
+from .wording import action_phrase, event_sentence, result_headline, role_words
 
 __all__ = [
     "MAX_MOVE_CHARS", "SUIT_NAMES", "IllegalMove", "arrangement_text", "card_text", "cards_text",
@@ -111,32 +111,34 @@ def move_text(action: Action) -> str:
 
 
 def describe_move(action: Action, view: View | None = None) -> str:
-    """A move in words, with its canonical text first (what to answer)."""
+    """A move in words, with its canonical text first (what to answer): the move as
+    :func:`okgin.wording.action_phrase` says it, then what follows from it."""
     top = view.top_discard if view is not None else None
     k = action.kind
+    what = action_phrase(action, card_text, upcard=top, top=top)
     if k == "take":
-        what = "take the upcard" + (f" {card_text(top)}" if top is not None else "") + ", then discard or knock"
+        what += ", then discard or knock"
     elif k == "pass":
-        what = "refuse the upcard"
+        what += " (refuse the upcard)"
     elif k == "draw_stock":
-        what = "draw the top card of the stock (face down: only you see it)"
+        what += " (its top card, face down: only you see it)"
     elif k == "draw_discard":
-        what = "take the top of the discard pile" + (f", {card_text(top)}" if top is not None else "") + " (everyone sees it)"
+        what += " (everyone sees it)"
     elif k == "discard":
         assert action.card is not None
-        what = f"throw {card_text(action.card)} face up on the discard pile"
+        what += " face up"
         if view is not None and view.hand is not None and len(view.hand) == 11:
             d = best_melds([c for c in view.hand if c != action.card]).deadwood
             what += f" (your deadwood then: {d})"
     elif k == "knock":
         assert action.card is not None
-        what = f"knock: throw {card_text(action.card)} face down and lay out your other 10 cards"
+        what += " and lay out your other 10 cards"
         if view is not None and view.hand is not None and action.card in view.hand:
             rest = [c for c in view.hand if c != action.card]
             a = best_melds(rest) if action.melds is None else validate_arrangement(mask_of(rest), action.melds)
             what += (" — GIN" if a.deadwood == 0 else "") + f" ({arrangement_text(a)})"
     else:
-        what = "big gin: all 11 cards melded, no discard"
+        what += ": all 11 cards melded, no discard"
     return f"{move_text(action)} — {what}"
 
 

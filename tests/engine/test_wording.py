@@ -94,3 +94,12 @@ def test_the_harness_words_moves_and_results_as_the_wording_module_does() -> Non
     assert event_text(Event(0, "discard", parse_card("7h")), theirs) == "you [seat 0 (dealer)] discarded 7♥ (7h)"
     r = _result(outcome="big_gin", doubled=False)
     assert result_text(r, mine).splitlines()[0] == "Hand 3: big gin, won by you [seat 1] for 27 points"
+
+
+def test_the_harness_menu_leads_with_the_wording_modules_imperative() -> None:
+    from okgin.harness import describe_move
+
+    assert describe_move(Action("pass")) == "pass — pass (refuse the upcard)"
+    assert describe_move(Action("draw_discard")) == "draw discard — take the top card from the discard pile (everyone sees it)"
+    seven = parse_card("7h")
+    assert describe_move(Action("knock", seven)) == "knock 7h — knock, throwing 7♥ (7h) face down and lay out your other 10 cards"
