@@ -162,14 +162,36 @@ _SUIT_RE = r"(?:clubs?|diamonds?|hearts?|spades?|[cdhs])"
 _CARD_RE = re.compile(rf"(?<![a-z0-9])({_RANK_RE})\s*(?:of\s+)?({_SUIT_RE})(?![a-z0-9])")
 
 
-def _normalize(text: str) -> str:
+def _normalize(text: str, hyphens: bool = True) -> str:
+    """Lower case, suit symbols as letters, a sentence's punctuation gone; ``hyphens``
+    (``draw-stock``, ``draw_stock``) as spaces, which :func:`parse_move` keeps off only to
+    see a number's sign."""
     t = text.strip().strip("`'\"*").strip().lower()  # a reply in quotes, code or bold
     for sym, letter in _SYMBOLS.items():
         t = t.replace(sym, letter)
     t = t.replace("\ufe0f", "")  # the emoji variation selector some models add after ♥
-    t = re.sub(r"[_\-]+", " ", t)
+    t = t.replace("\u2019", "'").replace("\u2018", "'")  # "don’t" is "don't"
+    if hyphens:
+        t = re.sub(r"[_\-]+", " ", t)
     t = re.sub(r"[.!,;:'\"`]+(?=\s|$)", "", t)  # trailing punctuation of a sentence
     return re.sub(r"\s+", " ", t).strip()
+
+
+# A number as a move: "3", "#3", "move 3", "no. 3". The sign and a fraction are caught so
+# "-1" or "1.5" is refused, not read as move 1.
+_NUMBER_RE = re.compile(r"(?:(?:move|option|number|no)\s*)?#?\s*([-+\u2212\u2013]?)\s*(\d{1,3})(\.\d*)?")
+# Words that negate or hedge a move: "I will not take", "don't discard 3c", "take, don't
+# pass", "pass instead of taking". A move cannot be taken back, so such a reply is refused
+# rather than guessed (the reply with the negation removed is the opposite move).
+_NEGATION_RE = re.compile(
+    r"(?<![a-z'])(?:not|never|neither|nor|cannot|nope|no|instead of|rather than|"
+    r"(?:do|does|did|is|are|was|were|ca|can|could|wo|would|should|must|need|sha|have|has|had|might|ai)n'?t)(?![a-z'])"
+)
+# Word families of the moves, to refuse a reply that names two different moves.
+_PASS_WORDS = frozenset({"pass", "refuse", "decline", "skip"})
+_DRAW_WORDS = frozenset({"take", "pick", "pickup", "accept", "draw"})
+_DISCARD_WORDS = frozenset({"discard", "throw", "drop"})
+_STOCK_WORDS = frozenset({"stock", "deck"})
 
 
 def _cards_in(t: str) -> list[Card]:
@@ -188,7 +210,7 @@ def _parse_melds(t: str) -> tuple[tuple[Card, ...], ...] | None:
     return tuple(tuple(_cards_in(g)) for g in groups)
 
 
-def parse_move(move: str | Mapping[str, Any] | Action, legal: Sequence[Action], view: View | None = None) -> Action:
+def parse_move(move: str | int | Mapping[str, Any] | Action, legal: Sequence[Action], view: View | None = None) -> Action:
     """The legal action a move names, or :class:`IllegalMove` saying why and listing the
     legal moves.
 
@@ -202,6 +224,11 @@ def parse_move(move: str | Mapping[str, Any] | Action, legal: Sequence[Action], 
 
     ``view`` lets ``take 7♥`` check the card and a knock's declared melds be checked;
     without it those are taken on trust and the referee judges them.
+
+    Refused, never guessed (a move cannot be taken back): a reply that negates a move
+    (``I will not take``, ``take, don't pass``: read word by word it is the other move),
+    one that names two (``take or pass``; ``1. pass`` when move 1 is take), and a number
+    with a sign or a fraction, or a bool (``-1``, ``1.0``, ``True``: not move 1).
 
     >>> from okgin import Game
     >>> g = Game(seed=3)   # the upcard offer: 1. take, 2. pass
@@ -225,6 +252,10 @@ def parse_move(move: str | Mapping[str, Any] | Action, legal: Sequence[Action], 
         except ValueError as e:
             raise IllegalMove(f"not a valid wire action: {e}", legal, view) from None
         return _check_legal(a, legal, view, json.dumps(dict(move))[:80])
+    if isinstance(move, int) and not isinstance(move, bool):
+        return _numbered(move, legal, view, repr(move))
+    if isinstance(move, (bool, float)):  # JSON true is not move 1, nor 1.0
+        raise IllegalMove(f"{move!r} is not a move: a move number is a plain positive integer", legal, view)
     if not isinstance(move, str):
         raise IllegalMove(f"a move is text or a wire map, not {type(move).__name__}", legal, view)
     if len(move) > MAX_MOVE_CHARS:
@@ -245,16 +276,70 @@ def parse_move(move: str | Mapping[str, Any] | Action, legal: Sequence[Action], 
         # In a sentence, lower-case "as", "ah", "ad", "ac" are English, not aces ("discard 7h
         # as it is deadwood"); a short reply ("discard as") or "As" still names the card.
         raw = re.sub(r"(?<![A-Za-z0-9])(as|ah|ad|ac)(?![A-Za-z0-9])", " ", raw)
-    t = _normalize(raw)
-    num = re.fullmatch(r"(?:(?:move|option|number|no)\s*)?#?\s*(\d{1,3})", t)
+    num = _NUMBER_RE.fullmatch(_normalize(raw, hyphens=False))
     if num is not None:
-        i = int(num.group(1))
-        if not legal:
-            raise IllegalMove(f"{shown}: there is no move {i}", legal, view)
-        if not 1 <= i <= len(legal):
-            raise IllegalMove(f"{shown}: the moves are numbered 1 to {len(legal)}", legal, view)
-        return legal[i - 1]
-    return _check_legal(_parse_text(t, shown, legal, view), legal, view, shown)
+        if num.group(1) or num.group(3):
+            raise IllegalMove(f"{shown}: a move number is a plain positive integer, without a sign or a fraction", legal, view)
+        return _numbered(int(num.group(2)), legal, view, shown)
+    # "2. pass — refuse the upcard": a line of the listing, echoed. The text before the dash
+    # is the move; a number in front must name the same one.
+    listed = re.fullmatch(r"\s*#?(\d{1,3})[.)]\s+(.+?)(?:\s+(?:\u2014|--)\s.*)?", raw, flags=re.S)
+    if listed is None:
+        raw = re.split(r"\s(?:\u2014|--)\s", raw, maxsplit=1)[0]
+    else:
+        raw = listed.group(2)
+    t = _normalize(raw)
+    if not t:
+        raise IllegalMove(f"{shown} names no move", legal, view)
+    _refuse_negation_and_choice(t, shown, legal, view)
+    action = _check_legal(_parse_text(t, shown, legal, view), legal, view, shown)
+    if listed is not None:
+        by_number = _numbered(int(listed.group(1)), legal, view, shown)
+        if by_number != action.without_melds():
+            raise IllegalMove(
+                f"{shown} names two different moves: number {listed.group(1)} is {move_text(by_number)!r}, "
+                f"the text is {move_text(action)!r}. Say one",
+                legal,
+                view,
+            )
+    return action
+
+
+def _numbered(i: int, legal: list[Action], view: View | None, shown: str) -> Action:
+    if not legal:
+        raise IllegalMove(f"{shown}: there is no move {i}", legal, view)
+    if not 1 <= i <= len(legal):
+        raise IllegalMove(f"{shown}: the moves are numbered 1 to {len(legal)}", legal, view)
+    return legal[i - 1]
+
+
+def _refuse_negation_and_choice(t: str, shown: str, legal: list[Action], view: View | None) -> None:
+    """Refuse a reply that negates a move or names two: a move cannot be taken back, so
+    such a reply is never guessed ("take, don't pass" read word by word is a pass)."""
+    head = t.split("[", 1)[0]
+    neg = _NEGATION_RE.search(head)
+    if neg is not None:
+        raise IllegalMove(
+            f"{shown} negates a move ({neg.group(0)!r}); a move cannot be taken back, so name only the one you make",
+            legal,
+            view,
+        )
+    cards = _cards_in(head)
+    if len(cards) > 1:
+        return  # the parser names the cards in its refusal
+    words = set(re.findall(r"[a-z]+", _CARD_RE.sub(" ", head)))
+    has_card = bool(cards)
+    two = None
+    if words & {"or", "either"}:
+        two = "offers a choice"
+    elif words & _PASS_WORDS and (words & (_DRAW_WORDS | _DISCARD_WORDS | _STOCK_WORDS | {"knock", "pile"}) or has_card):
+        two = "names a pass and another move"
+    elif "knock" in words and words & (_DRAW_WORDS | _STOCK_WORDS | {"upcard"}):
+        two = "names a knock and a draw"
+    elif words & _STOCK_WORDS and (words & {"upcard", "pile", "throw", "drop"} or ("discard" in words and has_card)):
+        two = "names the stock and another move"
+    if two is not None:
+        raise IllegalMove(f"{shown} {two}; name one move", legal, view)
 
 
 def _parse_text(t: str, shown: str, legal: list[Action], view: View | None) -> Action:

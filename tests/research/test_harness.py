@@ -250,3 +250,81 @@ def test_any_reply_is_a_legal_move_or_a_clear_refusal(seed: int, steps: int, tex
         assert "Legal moves now" in str(e)
         return
     assert a.without_melds() in legal
+
+
+# ----------------------------------------------------- negation, sign, two moves (issue 29)
+def _offer_and_discard() -> tuple[tuple[object, list[Action]], tuple[object, list[Action]]]:
+    """(view, legal) at the upcard offer (1. take, 2. pass), and at a discard of seat 0."""
+    g = game_from_position(
+        RuleSet(),
+        hands={0: "As 2s 3s 4d 5d 6d 9c 9h 9s 3c", 1: "Ac 2c 4h 4c 5c 6c 7c 8c Td Jd"},
+        upcard="7h",
+        stock=["2h", "Qd"],
+        dealer=1,
+    )
+    offer = (g.view(0), g.legal_actions())
+    g.apply(Action("take"))
+    return offer, (g.view(0), g.legal_actions())
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "I will not take the upcard",
+        "take, don't pass",
+        "take, don’t pass",  # a typographic apostrophe
+        "do not take",
+        "never pass",
+        "I won't take it",
+        "can't pass",
+        "you shouldn't take",
+        "no take",
+        "no, pass",
+        "pass instead of taking",
+        "take rather than pass",
+        "take or pass",
+        "either take or pass",
+        "I'd rather pass than take",
+        "pass, then draw stock",
+        "1. pass",  # the number and the text name two different moves
+        "-1",
+        "- 1",
+        "+2",
+        "−1",  # U+2212
+        "1.0",
+        "1.5",
+        "move -1",
+        "#-1",
+    ],
+)
+def test_a_negated_signed_or_double_reply_is_refused_not_guessed(reply: str) -> None:
+    (v, legal), _ = _offer_and_discard()
+    with pytest.raises(IllegalMove) as e:
+        parse_move(reply, legal, v)  # type: ignore[arg-type]
+    assert "Legal moves now:\n1. take" in str(e.value)
+
+
+@pytest.mark.parametrize("reply", ["don't discard 3c", "do not discard 7h", "discard 3c, not 9s", "draw stock and discard 3c"])
+def test_a_negated_discard_is_refused(reply: str) -> None:
+    _, (v, legal) = _offer_and_discard()
+    with pytest.raises(IllegalMove, match="Legal moves now"):
+        parse_move(reply, legal, v)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("move", [True, False, 1.0, -1, 0, 2.5])
+def test_a_move_number_is_a_plain_positive_integer(move: object) -> None:
+    (v, legal), _ = _offer_and_discard()
+    with pytest.raises(IllegalMove, match="Legal moves now"):
+        parse_move(move, legal, v)  # type: ignore[arg-type]
+
+
+def test_honest_forms_still_read() -> None:
+    (v, legal), _ = _offer_and_discard()
+    take, pss = Action("take"), Action("pass")
+    for reply, want in [
+        (1, take), (2, pss), ("1", take), ("#2", pss), ("move 2", pss), ("number 2", pss), ("no. 2", pss),
+        ("pass the upcard", pss), ("take the upcard", take), ("Take 7♥.", take), ("refuse the upcard", pss),
+        ("2. pass — refuse the upcard", pss), ("1. take — take the upcard 7♥ (7h), then discard or knock", take),
+        ("take — take the upcard", take), ("I will take the upcard", take), ("I want to take it", take),
+    ]:
+        assert parse_move(reply, legal, v) == want, reply  # type: ignore[arg-type]
