@@ -397,41 +397,22 @@ def bench_logic(decisions: int, journal: bool, events: bool) -> float:
     from okgin.protocol import decode, encode, validate
     from referee.config import Clock, Policies, RefereeConfig
     from referee.sessions import Session
-    from referee.tables import PLAYING
-    from referee.tables import Table as RefTable
+    from referee.table import PLAYING
+    from referee.table import Table as RefTable
+    from referee.tablehost import Host
 
-    packer = encode
-
-    class NullHub:
-        software = "bench"
-        recovery = None
-
-        def __init__(self, journal_dir: str | None) -> None:
-            self.config = RefereeConfig(journal_dir=journal_dir)
-            self.loop = asyncio.new_event_loop()
-
-        def now(self) -> float:
-            return time.monotonic()
-
-        def send(self, sess: Any, msg: dict[str, Any]) -> None:
-            encode(msg)
-
-        def send_bytes(self, sess: Any, data: bytes) -> None:
-            pass
-
-        encode = staticmethod(packer)
-
-        def kick(self) -> None:
-            pass
-
-        def reply_ok(self, *a: Any) -> None:
-            pass
-
+    loop = asyncio.new_event_loop()
     with tempfile.TemporaryDirectory(prefix="okgin-bench-") as d:
-        hub = NullHub(d if journal else None)
-        t = RefTable(hub, "t", "admin", RuleSet(), Clock(), Policies(), seed=1)  # type: ignore[arg-type]
+        # a real Host whose sends go nowhere (the sockets are what (b) measures)
+        host = Host(
+            RefereeConfig(journal_dir=d if journal else None), "bench", time.monotonic, encode,
+            lambda sess, msg: None, lambda sess, data: None, lambda: None,
+        )
+        host.loop = loop
+        t = RefTable(host, "t", "admin", RuleSet(), Clock(), Policies(), seed=1)
         seats = [Session(f"k{i}", f"p{i}", "player", rid=b"x", events=events) for i in range(2)]
-        t.seats = list(seats)
+        for i, s in enumerate(seats):
+            t.sit(s, i)
         t.start_game()
         n = 0
         t0 = time.perf_counter()
@@ -448,7 +429,7 @@ def bench_logic(decisions: int, journal: bool, events: bool) -> float:
         dt = time.perf_counter() - t0
         if t.journal is not None:
             t.journal.close()
-        hub.loop.close()
+    loop.close()
     return dt / n * 1e6
 
 

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from okgin.protocol import ProtocolError
 
-from .tables import PLAYING, REVEAL_AT_END
+from .table import PLAYING, REVEAL_AT_END
 
 if TYPE_CHECKING:
     from .lobby import Lobby
     from .sessions import Session
+    from .table import Table
     from .tablehost import Host
-    from .tables import Table
 
 __all__ = ["AdminDesk"]
 

@@ -3,7 +3,7 @@
 Small on purpose: it checks what is common to every message (framing, decoding, schema,
 session, role) and hands the message to its owner: the session desk
 (:mod:`referee.sessions`), the lobby (:mod:`referee.lobby`) or a table
-(:mod:`referee.tables`). No client input can raise out of :meth:`Dispatcher.handle`:
+(:mod:`referee.table`). No client input can raise out of :meth:`Dispatcher.handle`:
 unexpected exceptions become ``internal`` errors and are logged.
 
 Routing ids the client chose are refused (``bad_identity``, protocol 1.4) before
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from okgin.protocol import ROLES, ProtocolError, decode, encode, peek_id, request_id, validate
 
 from .sessions import TAKEN_MESSAGE
-from .tables import FINISHED, PLAYING
+from .table import FINISHED, PLAYING
 
 if TYPE_CHECKING:
     from .config import RefereeConfig

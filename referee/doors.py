@@ -62,7 +62,7 @@ from .connguard import ConnectionGuard
 if TYPE_CHECKING:
     from .config import RefereeConfig
     from .sessions import Session
-    from .tables import Table
+    from .table import Table
     from .transport import Transport
 
 log = logging.getLogger("okgin.referee")

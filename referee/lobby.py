@@ -22,7 +22,7 @@ from okgin.protocol import ProtocolError
 from okgin.protocol.catalogue import MAX_NAME
 
 from .config import MAX_MS, Clock, Policies
-from .tables import FINISHED, PLAYING, REVEAL_AT_END, REVEAL_DEFERRED, WAITING, Table
+from .table import FINISHED, PLAYING, REVEAL_AT_END, REVEAL_DEFERRED, WAITING, Table
 
 if TYPE_CHECKING:
     from .config import RefereeConfig
@@ -155,8 +155,8 @@ class Lobby:
             player_names=players,
             full_feed_delay_ms=full_feed_delay_ms,
             serial=self._serial,
+            reveal=reveal,
         )
-        t.reveal = reveal
         self.tables[name] = t
         self._changed(t)
         if t.reserved_tokens:

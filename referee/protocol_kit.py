@@ -26,10 +26,10 @@ import zmq
 
 from okgin.protocol.catalogue import PROTOCOL_MINOR
 
-from . import tables as _tables
 from .cli import DEFAULT_MOVE_MS
 from .config import Clock, RefereeConfig
 from .server import Referee
+from .table import deals as _deals
 
 __all__ = ["ADMIN_KEY", "TIMEOUT_MS", "WIDTH", "Client", "Masker", "RefereeInThread", "deterministic_secrets", "fmt"]
 
@@ -128,13 +128,13 @@ def fmt(m: dict[str, Any], indent: int = 0) -> str:
 def deterministic_secrets() -> Iterator[None]:
     """The referee's fresh seeds and salts from a counter (this process only)."""
     counter = iter(range(1, 1 << 30))
-    saved = (_tables.new_seed, _tables.new_salt)
-    _tables.new_seed = lambda: hashlib.sha256(f"example seed {next(counter)}".encode()).hexdigest()
-    _tables.new_salt = lambda: hashlib.sha256(f"example salt {next(counter)}".encode()).hexdigest()[:32]
+    saved = (_deals.new_seed, _deals.new_salt)
+    _deals.new_seed = lambda: hashlib.sha256(f"example seed {next(counter)}".encode()).hexdigest()
+    _deals.new_salt = lambda: hashlib.sha256(f"example salt {next(counter)}".encode()).hexdigest()[:32]
     try:
         yield
     finally:
-        _tables.new_seed, _tables.new_salt = saved
+        _deals.new_seed, _deals.new_salt = saved
 
 
 class RefereeInThread:

@@ -58,47 +58,27 @@ back within the idle window (:meth:`Recovery.idle_window`).
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
-import json
 import logging
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from okgin import Action, Game, RuleSet
+from okgin import Game, RuleSet
 from okgin.rng import seed_hash
 
 from .config import Clock, Policies
 from .journal import Journal, iso_now
 from .sessions import Session
-from .tables import CLOSED, PLAYING, Table
+from .statefiles import STATE_DIR, STATE_VERSION, RecoveryError, StateDir, read_journal_entries, token_hash
+from .table import CLOSED, PLAYING, Table
+from .table.replay import replay
 
 if TYPE_CHECKING:
     from .server import Referee
 
+__all__ = ["STATE_DIR", "STATE_VERSION", "Recovery", "RecoveryError", "open_recovery", "token_hash"]
+
 log = logging.getLogger("okgin.referee.recovery")
-
-STATE_DIR = ".okgin-state"
-STATE_VERSION = 1
-
-
-def token_hash(token: str) -> str:
-    """What the state keeps of a token: its SHA-256 (tokens are 128 random bits)."""
-    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _write_private(path: Path, text: str) -> None:
-    """Replace ``path`` atomically by ``text``, readable by the owner only."""
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
-
-
-class RecoveryError(Exception):
-    """A table's state cannot be restored (it is then skipped and reported)."""
 
 
 class Recovery:
@@ -106,12 +86,8 @@ class Recovery:
 
     def __init__(self, hub: Referee, journal_dir: str | os.PathLike[str]) -> None:
         self.hub = hub
-        self.root = Path(journal_dir) / STATE_DIR
-        self.tables_dir = self.root / "tables"
-        self.log_path = self.root / "sessions.log"
-        self._lock_fd: int | None = None
-        self._log: Any = None
-        self._log_lines = 0
+        self.files = StateDir(journal_dir)
+        self.root = self.files.root
         self._restoring = False
         self._hash: dict[Session, str] = {}
         self._seq_base: dict[str, int] = {}
@@ -129,32 +105,19 @@ class Recovery:
     # ------------------------------------------------------------------ lifecycle
     def acquire(self) -> bool:
         """Take the directory's lock; False if another live referee holds it."""
-        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
-        os.chmod(self.root, 0o700)
-        fd = os.open(self.root / "lock", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            return False
-        self._lock_fd = fd
-        self.tables_dir.mkdir(exist_ok=True, mode=0o700)
-        return True
+        return self.files.acquire()
 
     def start(self, recover: bool) -> None:
         """Restore what a crashed referee left (``recover``) or close it; then keep the state."""
-        sessions, states = self._load()
+        sessions, states, failed = self.files.load()
+        self.failed += failed
         if states or sessions:
             self._restore(sessions, states)
             if not recover:
                 closed = self._close_restored()
                 self.summary = (f"closed {closed} unfinished game(s) left in {self.root.parent} by a stopped referee "
                                 "(abandoned; seeds revealed in their journals); start with --recover to resume them instead")
-        for p in self.tables_dir.glob("*.tmp"):
-            p.unlink(missing_ok=True)
-        for p in self.tables_dir.glob("*.json"):
-            if p.stem not in self.hub.tables:  # a table that could not be restored: kept aside for a look
-                p.rename(p.with_name(f"{p.name}.failed"))
+        self.files.tidy(set(self.hub.tables))
         self._rewrite_log()
         for t in self.hub.tables.values():
             self._write_table(t)
@@ -163,15 +126,7 @@ class Recovery:
         """A clean stop: every game was abandoned, nothing is left to recover."""
         if self._idle_handle is not None:
             self._idle_handle.cancel()
-        if self._log is not None:
-            self._log.close()
-            self._log = None
-        for p in self.tables_dir.glob("*"):
-            p.unlink(missing_ok=True)
-        self.log_path.unlink(missing_ok=True)
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)
-            self._lock_fd = None
+        self.files.clear()
 
     def idle_window(self) -> float:
         """Seconds a restored session holding no seat waits for its client to come back."""
@@ -200,7 +155,7 @@ class Recovery:
         if self._restoring:
             return
         if t.status == CLOSED or self.hub.tables.get(t.name) is not t:
-            (self.tables_dir / f"{t.name}.json").unlink(missing_ok=True)
+            self.files.remove_table(t.name)
             self._seq_base.pop(t.name, None)
             self._journals.pop(t.name, None)
             self._reserved.pop(t.name, None)
@@ -223,7 +178,7 @@ class Recovery:
             for t, (owner, seq) in list(self.paused.items()):
                 if owner is sess:
                     del self.paused[t]
-                    self._start_clock(t, seq)
+                    t.restart_clock(seq)  # the seat to act is back: its move's clock starts now
             return
         res = self.dormant_reserved.pop(h, None)
         if res is not None:
@@ -234,29 +189,16 @@ class Recovery:
 
     # ------------------------------------------------------------------ writing
     def _append(self, entry: dict[str, Any]) -> None:
-        if self._log is None:
-            return
-        self._log.write(json.dumps(entry, separators=(",", ":")) + "\n")
-        self._log.flush()
-        self._log_lines += 1
-        if self._log_lines > 2 * len(self._hash) + 1000:
+        self.files.append(entry)
+        if self.files.log_lines > 2 * len(self._hash) + 1000:
             self._rewrite_log()
 
     def _rewrite_log(self) -> None:
-        if self._log is not None:
-            self._log.close()
-        lines = [
-            json.dumps({"t": "session", "h": h, "name": s.name, "role": s.role}, separators=(",", ":"))
-            for s, h in self._hash.items()
-        ]
-        _write_private(self.log_path, "".join(ln + "\n" for ln in lines))
-        self._log = open(self.log_path, "a", encoding="utf-8")  # lives as long as the referee
-        self._log_lines = len(lines)
+        self.files.rewrite_log([{"t": "session", "h": h, "name": s.name, "role": s.role} for s, h in self._hash.items()])
 
     def _write_table(self, t: Table) -> None:
         playing = t.status == PLAYING
-        state = {
-            "v": STATE_VERSION,
+        self.files.write_table(t.name, {
             "table": t.name,
             "origin": t.origin,
             "rules": t.rules_wire,
@@ -275,10 +217,9 @@ class Recovery:
             "seed": t.seed,
             "salt": t.salt,
             "reveal": t.reveal,
-            "deals": [[g, seed, salt, h] for g, (seed, salt, h) in t.deals.items()],
+            "deals": t.saved_deals(),
             "journal": self._journal_path(t),
-        }
-        _write_private(self.tables_dir / f"{t.name}.json", json.dumps(state, separators=(",", ":")))
+        })
 
     def _reserved_hash(self, t: Table, seat: int) -> str | None:
         assert t.reserved_tokens is not None
@@ -293,31 +234,7 @@ class Recovery:
             self._journals[t.name] = str(t.journal.path)
         return self._journals.get(t.name)
 
-    # ------------------------------------------------------------------ reading
-    def _load(self) -> tuple[dict[str, tuple[str, str]], list[dict[str, Any]]]:
-        sessions: dict[str, tuple[str, str]] = {}
-        if self.log_path.exists():
-            # "\n" only, as every journal reader (protocol.md §12); this log is ASCII (json.dumps escapes)
-            for ln in self.log_path.read_text(encoding="utf-8", errors="replace").split("\n"):
-                try:
-                    e = json.loads(ln)
-                except json.JSONDecodeError:
-                    continue  # a torn last line
-                if e.get("t") == "session":
-                    sessions[e["h"]] = (e["name"], e["role"])
-                elif e.get("t") == "forget":
-                    sessions.pop(e["h"], None)
-        states = []
-        for p in sorted(self.tables_dir.glob("*.json")):
-            try:
-                st = json.loads(p.read_text(encoding="utf-8"))
-                if st.get("v") != STATE_VERSION:
-                    raise ValueError(f"state version {st.get('v')}")
-                states.append(st)
-            except (OSError, ValueError) as e:
-                self.failed.append(f"{p.name}: {e}")
-        return sessions, states
-
+    # ------------------------------------------------------------------ restoring
     def _restore(self, sessions: dict[str, tuple[str, str]], states: list[dict[str, Any]]) -> None:
         hub = self.hub
         now = hub.now()
@@ -361,7 +278,7 @@ class Recovery:
         )
         t.restore_counters(list(st["names"]), int(st["game_no"]), int(st["seq"]), st["reserved"] is not None)
         if st.get("broadcast_hash"):
-            t.broadcast_hash, t.broadcast_token = st["broadcast_hash"], None
+            t.restore_broadcast(st["broadcast_hash"])
         t.restore_deals(st.get("deals") or [])
         if st["reserved"] is not None:
             self._reserved[t.name] = list(st["reserved"])
@@ -389,24 +306,9 @@ class Recovery:
             if sess is not None and not sess.connected:
                 t.start_grace(i, grace, hub.desk.grace_expired)
 
-    def _read_journal(self, path: Path) -> list[dict[str, Any]]:
-        """The journal's entries; a torn last line (no newline, or not JSON) is cut off."""
-        data = path.read_bytes()
-        good = data.rfind(b"\n") + 1
-        entries = []
-        for ln in data[:good].split(b"\n"):  # "\n" only (protocol.md §12)
-            if ln.strip():
-                entries.append(json.loads(ln))
-        if good < len(data):
-            with open(path, "r+b") as f:
-                f.truncate(good)
-        if not entries or entries[0].get("t") != "start":
-            raise RecoveryError(f"{path} does not begin with a start line")
-        return entries
-
     def _restore_game(self, t: Table, st: dict[str, Any]) -> None:
         path = Path(st["journal"])
-        entries = self._read_journal(path)
+        entries = read_journal_entries(path)
         seed = st["seed"]
         salt = st.get("salt")  # absent in a state saved before protocol 1.4: unsalted
         if entries[0].get("seed_hash") != seed_hash(seed, salt):
@@ -414,54 +316,16 @@ class Recovery:
         if entries[-1]["t"] == "end":  # it ended just before the crash
             self._restore_finished(t, path)
             return
-        game = Game(t.rules, seed)
-        bank0 = t.clock.bank_ms
-        banks = [bank0] * t.num_seats if bank0 > 0 else None
-        illegal = [0] * t.num_seats
-        n = 0
-        seq = int(st["seq_base"] if st.get("seq_base") is not None else st["seq"])
-        at_fault: int | None = None
-        missing_hand_end = None
-        decisions = 0
-        for e in entries[1:]:
-            k = e["t"]
-            if k == "action":
-                seat = e["seat"]
-                result = game.apply(Action.from_wire(e["action"]), seat=seat)
-                n, seq = e["n"], max(seq, e["seq"])
-                decisions += 1
-                if banks is not None:
-                    banks[seat] = (
-                        t.clock.increment_ms if e.get("auto") else max(0, banks[seat] - int(e["ms"])) + t.clock.increment_ms
-                    )
-                missing_hand_end = result
-            elif k == "hand_end":
-                n = e["n"]
-                missing_hand_end = None
-            elif k == "advice":
-                a = e.get("action")
-                game.advise(e["seat"], None if a is None else Action.from_wire(a), e.get("text", ""))
-            elif k == "illegal":
-                illegal[e["seat"]] = int(e["count"])
-                if e.get("seq") is not None:
-                    seq = max(seq, e["seq"])
-            elif k == "timeout":
-                seq = max(seq, e["seq"])
-            elif k == "resign":
-                game.resign(e["seat"], e["reason"])
-                at_fault = e["seat"]
-            elif k == "abandon":
-                game.abandon(e["reason"])
+        seq_base = int(st["seq_base"] if st.get("seq_base") is not None else st["seq"])
+        r = replay(t.rules, t.clock, seed, entries, seq_base)
         journal = Journal.reopen(path)
-        journal.write("recover", seq=seq + 1, n=n, at=iso_now())
-        t.restore_game(game, seed, salt, n, seq, banks, illegal, decisions, journal)
-        self._seq_base[t.name] = int(st["seq_base"] if st.get("seq_base") is not None else st["seq"])
+        journal.write("recover", seq=r.seq + 1, n=r.n, at=iso_now())
+        t.restore_game(r, seed, salt, journal)
+        self._seq_base[t.name] = seq_base
         self._journals[t.name] = str(path)
-        if missing_hand_end is not None:  # the hand ended just before the crash: record its end
-            t.restored_hand_end(missing_hand_end)
         self.restored_games += 1
-        if game.is_over:
-            t.end_game(at_fault)
+        if r.game.is_over:
+            t.end_game(r.at_fault)
             return
         p = t.resume_restored()  # the same seq as before the crash; nobody is connected yet
         assert p is not None
@@ -473,7 +337,7 @@ class Recovery:
         """A table between games: its last game, rebuilt from the journal's record."""
         if not path.exists():
             return  # a new table waits
-        entries = self._read_journal(path)
+        entries = read_journal_entries(path)
         end = entries[-1]
         if end["t"] != "end":
             raise RecoveryError(f"{path} has no end line but its table was not playing")
@@ -486,10 +350,6 @@ class Recovery:
             1 + max((e["n"] for e in entries if isinstance(e.get("n"), int)), default=0),
         )
         self._journals[t.name] = str(path)
-
-    def _start_clock(self, t: Table, seq: int) -> None:
-        """The seat to act is back: its move's clock starts now (the outage is nobody's)."""
-        t.restart_clock(seq)
 
     def _forget_idle(self) -> None:
         """Restored sessions holding no seat whose clients did not come back."""

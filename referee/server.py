@@ -11,7 +11,7 @@ The referee is split by role, each part owning its own state:
 - :mod:`referee.sessions`: ``hello``, resume, liveness (the session desk);
 - :mod:`referee.lobby`: tables, queues, joins, creation and closing;
 - :mod:`referee.dispatch`: one frame in, one handler called, errors out;
-- :mod:`referee.tables`: one table's seats, game, clocks and feeds.
+- :mod:`referee.table`: one table's seats, game, clocks and feeds.
 
 This class wires them together, handing each part only what it uses (a table gets a
 :class:`referee.tablehost.TableHost`: the sends, a clock, the loop, the settings), and
@@ -41,8 +41,8 @@ from .lobby import Lobby
 from .ratelimit import RateLimiter
 from .recovery import Recovery, open_recovery
 from .sessions import SessionDesk
+from .table import Table
 from .tablehost import Host
-from .tables import Table
 from .transport import DRAIN_MAX, SHUTDOWN_LINGER_MS, Transport
 from .watchdesk import WatchDesk
 

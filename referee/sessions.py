@@ -27,10 +27,10 @@ if TYPE_CHECKING:
     from .lobby import Lobby
     from .recovery import Recovery
     from .sending import Sender
+    from .table import Table
     from .tablehost import Host
-    from .tables import Table
 
-_PLAYING, _CLOSED = "playing", "closed"  # referee.tables' statuses (tables imports this module)
+_PLAYING, _CLOSED = "playing", "closed"  # referee.table's statuses (it imports this module)
 #: The longest the referee spends releasing expired seats before it reads its socket again.
 SLICE_S = 0.002
 # Routing ids of connections whose session a newer connection took, remembered at most

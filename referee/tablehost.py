@@ -1,6 +1,6 @@
 """What a table needs from the server around it, and nothing more (issue 25 item 1).
 
-A :class:`referee.tables.Table` used to be handed the whole :class:`referee.server.Referee`
+A :class:`referee.table.Table` used to be handed the whole :class:`referee.server.Referee`
 and reached through it for everything. :class:`TableHost` is the whole of what a table may
 use: a clock, the loop for its timers, the send functions, the settings, and the recovery
 hooks. Anything else a table wants (the lobby, the session desk, the transport) it does not
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from .config import RefereeConfig
     from .sessions import Session
-    from .tables import Table
+    from .table import Table
 
 __all__ = ["Host", "RecoveryHooks", "TableHost"]
 

@@ -3,7 +3,7 @@
 Listing tables a page at a time, watching a table (its public feed, or the full feed for
 the organiser's broadcast), unwatching it, and ``sync`` (a fresh snapshot for a seat or a
 watcher). Nothing here changes a game: the desk reads the lobby's tables and tells a table
-who watches it (:meth:`referee.tables.Table.add_watcher`).
+who watches it (:meth:`referee.table.Table.add_watcher`).
 
 It is handed what it uses: the lobby's table index, the settings, the send functions
 (:class:`referee.tablehost.Host`) and the rate limiter, which charges a page of tables to
@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from .config import RefereeConfig
     from .ratelimit import RateLimiter
     from .sessions import Session
+    from .table import Table
     from .tablehost import Host
-    from .tables import Table
 
 __all__ = ["WatchDesk"]
 

@@ -11,7 +11,7 @@ fenced blocks) and checks:
   resolves: the longest prefix that is a module file, then each remaining part a
   top-level definition, an assignment, an import followed to its source, a class member
   or an attribute assigned as ``self.NAME`` in a method;
-- a short ``Class.member`` (``Runner.play``, ``Table.hub``) names a member of some class
+- a short ``Class.member`` (``Runner.play``, ``Table.host``) names a member of some class
   of that name in ``okgin/``, ``referee/``, ``clients/`` or ``competition/``.
 
 It resolves names from the source (AST) without importing anything, so optional
@@ -251,13 +251,13 @@ def test_the_document_names_enough_to_be_checked() -> None:
 
 def test_the_checker_catches_stale_names() -> None:
     assert resolves("referee.dispatch.Dispatcher.handle")
-    assert resolves("referee.tables.Table.hub")  # self.hub in __init__
+    assert resolves("referee.table.table.Table.host")  # self.host in __init__
     assert resolves("okgin.protocol.catalogue.validate")
     assert resolves("competition.cluster.tournament.DaskRunner.worker")  # inherited from Runner
     assert short_resolves("Runner.play")
     assert not resolves("referee.dispatch.Dispatcher.no_such_handler")
     assert not resolves("referee.no_such_module")
-    assert not resolves("referee.tables.no_such_function")
+    assert not resolves("referee.table.table.no_such_function")
     assert not short_resolves("Runner.no_such_method")
     text = DOC.read_text(encoding="utf-8")
     assert "okgin/cards.py" in unmapped(text.replace("`okgin/cards.py`", "cards"))

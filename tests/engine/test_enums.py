@@ -16,7 +16,7 @@ from okgin.views import View
 def test_values_are_the_wire_strings() -> None:
     assert [p.value for p in Phase] == ["offer", "draw", "discard", "over", "game_over"]
     assert TERMINATIONS == ("normal", "timeout", "illegal", "disconnect", "abandoned", "resigned", "hand_limit")
-    from referee.tables import CLOSED, FINISHED, PLAYING, WAITING, TableStatus
+    from referee.table import CLOSED, FINISHED, PLAYING, WAITING, TableStatus
 
     assert (WAITING, PLAYING, FINISHED, CLOSED) == ("waiting", "playing", "finished", "closed")
     assert all(isinstance(s, TableStatus) for s in (WAITING, PLAYING, FINISHED, CLOSED))
@@ -35,7 +35,7 @@ def test_a_view_with_a_phase_goes_over_the_wire_as_a_plain_string() -> None:
     assert View.from_wire(back["view"]) == view  # and it comes back as the Phase
     assert json.dumps({"phase": view.phase}) == '{"phase": "offer"}'
 
-    from referee.tables import PLAYING
+    from referee.table import PLAYING
     from referee.wireviews import pack
 
     assert pack({"status": PLAYING}) == pack({"status": "playing"})

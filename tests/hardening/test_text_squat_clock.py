@@ -297,8 +297,8 @@ def test_a_journal_with_line_separators_in_names_is_read_by_every_reader(ref, tm
     from clients.tui.replay import finished_journal as tui_read
     from competition.tournament.records import read_journal as tournament_read
     from okgin.journal import read_journal
-    from referee.recovery import Recovery
     from referee.replay import numbered_entries as replay_read
+    from referee.statefiles import StateDir, read_journal_entries
 
     entries = replay_read(path)
     assert entries[0]["players"] == list(names.values()) and entries[-1]["t"] == "end"
@@ -306,11 +306,11 @@ def test_a_journal_with_line_separators_in_names_is_read_by_every_reader(ref, tm
     assert start["players"] == list(names.values()) and end is not None
     assert tournament_read(path)[0] is not None
     assert read_journal(path).record is not None
-    rec = Recovery.__new__(Recovery)  # its readers only; no referee behind it
-    assert len(rec._read_journal(path)) == text.count("\n")
-    rec.log_path = tmp_path / "sessions.log"
-    rec.tables_dir = tmp_path / "no-tables"
+    assert len(read_journal_entries(path)) == text.count("\n")  # crash recovery's reader
+    files = StateDir(tmp_path)  # and its state directory's, with no referee behind it
+    files.log_path = tmp_path / "sessions.log"
+    files.tables_dir = tmp_path / "no-tables"
     line = json.dumps({"t": "session", "h": "ab" * 32, "name": "zed\u2028one", "role": "player"}, ensure_ascii=False)
-    rec.log_path.write_text(line + "\n", encoding="utf-8")
-    sessions, _states = rec._load()
+    files.log_path.write_text(line + "\n", encoding="utf-8")
+    sessions, _states, _failed = files.load()
     assert sessions == {"ab" * 32: ("zed\u2028one", "player")}

@@ -277,7 +277,7 @@ def test_d_a_bad_reveal_option_is_refused(referee, make_client):
 
 
 def test_d_a_table_keeps_the_last_64_games(referee, make_client):
-    from referee.tables import REVEAL_HISTORY
+    from referee.table import REVEAL_HISTORY
 
     admin, _ = reserved(referee, make_client, "long", reveal="deferred")
     t = referee.call(lambda: referee.ref.lobby.tables["long"])
