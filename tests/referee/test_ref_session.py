@@ -235,3 +235,39 @@ def test_resume_after_the_game_ended_delivers_the_missed_game_end(make_referee, 
     assert a3.expect("snapshot")["status"] == "finished"
     assert a3.request({"type": "ping"}, "pong")["type"] == "pong"
     assert not any(m["type"] == "game_end" for m in a3.received)
+
+
+def test_a_ping_after_resuming_is_answered_after_every_snapshot_and_prompt(make_referee, make_client):
+    """protocol.md §4.1: a client learns that a resume has sent everything (one snapshot
+    per table where it sits, the pending prompts) when the `pong` to a `ping` sent right
+    after the `welcome` arrives; a client seated nowhere gets the pong and nothing else."""
+    r = make_referee(heartbeat_ms=5000)
+    a, b, c = make_client(r.endpoint), make_client(r.endpoint), make_client(r.endpoint)
+    a.hello("alice")
+    b.hello("bob")
+    c.hello("carol")
+    for table, other in (("t1", b), ("t2", c)):
+        a.request({"type": "join", "table": table}, "seated")
+        other.request({"type": "join", "table": table}, "seated")
+        a.wait_for(lambda m, t=table: m["type"] == "game_start" and m["table"] == t)
+    a2 = make_client(r.endpoint)
+    assert a2.hello("alice", token=a.token)["resumed"] is True
+    ping = a2.next_id()
+    a2.send({"type": "ping", "id": ping})
+    seen = []
+    while True:
+        m = a2.expect("snapshot", "prompt", "advise_prompt", "pong", "seat_status", "event")
+        if m["type"] == "pong":
+            assert m["id"] == ping
+            break
+        seen.append(m)
+    snaps = {m["table"]: m for m in seen if m["type"] == "snapshot"}
+    assert set(snaps) == {"t1", "t2"}
+    to_act = {t for t, s in snaps.items() if s["view"] is not None and s["view"]["to_act"] == s["seat"]}
+    assert {m["table"] for m in seen if m["type"] == "prompt"} == to_act
+    lone = make_client(r.endpoint)
+    lone.hello("dora")
+    lone2 = make_client(r.endpoint)
+    assert lone2.hello("dora", token=lone.token)["resumed"] is True
+    lone2.send({"type": "ping", "id": 1})
+    assert lone2.expect("pong", "snapshot")["type"] == "pong"
