@@ -324,6 +324,7 @@ def test_honest_forms_still_read() -> None:
     for reply, want in [
         (1, take), (2, pss), ("1", take), ("#2", pss), ("move 2", pss), ("number 2", pss), ("no. 2", pss),
         ("pass the upcard", pss), ("take the upcard", take), ("Take 7♥.", take), ("refuse the upcard", pss),
+        ("2. pass — pass (refuse the upcard)", pss),
         ("2. pass — refuse the upcard", pss), ("1. take — take the upcard 7♥ (7h), then discard or knock", take),
         ("take — take the upcard", take), ("I will take the upcard", take), ("I want to take it", take),
     ]:
