@@ -2,8 +2,8 @@
 
 - :mod:`clients.mcp.seat` — the seat: an ordinary protocol client
   (:class:`clients.sdk.AsyncClient`) that keeps the latest prompt, view and history, and
-  the tools' logic (``state``, ``legal_moves``, ``play``, ``advise``, ``history``) as
-  plain coroutines returning text.
+  the tools' logic (``state``, ``legal_moves``, ``play``, ``advise``, ``history``, ``rules``,
+  ``resign``, ``rematch``) as plain coroutines returning text.
 - :mod:`clients.mcp.server` — the MCP server (the ``mcp`` Python SDK, stdio) exposing them.
 - :mod:`clients.mcp.cli` — the command line.
 

@@ -2,8 +2,8 @@
 
 An MCP host starts this command; it connects to the referee as an ordinary client,
 takes the seat (``--table`` joins a named table, ``--token`` presents a reserved seat's
-token), and serves the tools ``state``, ``legal_moves``, ``play``, ``advise`` and
-``history`` on stdin/stdout until the host closes them.
+token), and serves the tools ``state``, ``legal_moves``, ``play``, ``advise``,
+``history``, ``rules``, ``resign`` and ``rematch`` on stdin/stdout until the host closes them.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="okgin mcp",
         description="Seat a language-model agent at a referee's table: an MCP server over stdio with the tools "
-                    "state, legal_moves, play, advise and history. Everything it shows is what the referee sends this seat.",
+                    "state, legal_moves, play, advise, history, rules, resign and rematch. Everything it shows is what "
+                    "the referee sends this seat.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -36,6 +36,7 @@ from clients.sdk import (
     Prompt,
     Reconnected,
     RefereeError,
+    RematchStatus,
     SDKError,
     Seated,
     Shutdown,
@@ -54,6 +55,7 @@ from okgin.harness import (
     players_text,
     render,
     result_text,
+    rules_text,
 )
 from okgin.wording import variant_words
 
@@ -118,6 +120,7 @@ class McpSeat:
         self.advice_now: list[Advice] = []  # advice for the pending prompt, after its view was made
         self.game_end: GameEnd | None = None
         self.games = 0
+        self.rematch_ready: list[bool] = []  # the last rematch_status: who asked for the next game
         self.fatal: str | None = None
         self.log: deque[str] = deque(maxlen=HISTORY_KEEP)
         self._act_error: str | None = None
@@ -193,7 +196,13 @@ class McpSeat:
             self.status = "waiting for players" if m.status == "waiting" else m.status
             game = variant_words(m.variant)
             self.log.append(f"Seated at table {m.table} as seat {m.seat} ({game}, game to {m.rules.target_score} points).")
+        elif isinstance(m, RematchStatus):
+            self.rematch_ready = list(m.ready)
+            waiting = [str(s) for s, ready in enumerate(m.ready) if not ready]
+            ready = "every seat is ready." if not waiting else f"waiting for seat(s) {', '.join(waiting)}."
+            self.log.append(f"Next game (game {m.game}): {ready}")
         elif isinstance(m, GameStart):
+            self.rematch_ready = []
             self.view, self.rules, self.players = m.view, m.rules, list(m.players)
             self.seat = m.seat if m.seat is not None else self.seat
             self.prompt = self.advise_prompt = self.game_end = None
@@ -473,3 +482,55 @@ class McpSeat:
             out.append(f"This hand (hand {self.view.hand_number + 1}) so far:")
             out.extend(f"- {event_text(e, self.view, self.players)}" for e in self.view.events[-limit:])
         return "\n".join(out)
+
+    def rules_text(self) -> str:
+        """The table's rules in words (docs/rules.md), once seated."""
+        if self.rules is None:
+            return "The table's rules are not known yet (not seated). " + self._header()
+        return rules_text(self.rules)
+
+    async def resign(self, confirm: bool) -> str:
+        """Resign the running game: the other side wins (protocol.md §5.17). It cannot be
+        taken back, so it needs ``confirm`` to be exactly true."""
+        if confirm is not True:
+            raise ToolFailure("Resigning loses the game and cannot be taken back: call resign with confirm=true to resign.")
+        async with self._lock:
+            if self.game_end is not None or self.view is None or self.table is None:
+                raise ToolFailure("No game of yours is running. " + self._header())
+            try:
+                await self.client.resign(self.table)
+            except RefereeError as e:
+                raise ToolFailure(f"The referee refused the resignation: {e.name}: {e.message}") from None
+            except SDKError as e:
+                raise ToolFailure(f"could not send the resignation: {e}") from None
+            await self.wait_for(lambda: self.game_end is not None or self.over, ACT_REPLY_S)
+        return "You resigned.\n\n" + self.describe()
+
+    async def rematch(self, wait: bool = True, timeout: float = 30.0) -> str:
+        """After a game: ask for the next one at the same table (protocol.md §5.18). It starts
+        when every seat has asked; with ``wait``, wait (bounded) for it and for your turn."""
+        async with self._lock:
+            if self.game_end is None or self.table is None:
+                raise ToolFailure("A next game is asked for after a game ends. " + self._header())
+            if self.status in ("closed", "lost") or self.fatal:
+                raise ToolFailure("The table is gone: no next game here. " + self._header())
+            games = self.games
+            try:
+                await self.client.rematch(self.table)
+            except RefereeError as e:
+                why = " (a seat is free: the next game waits for a player to join)" if e.name == "no_game" else ""
+                raise ToolFailure(f"The referee refused the next game: {e.name}: {e.message}{why}") from None
+            except SDKError as e:
+                raise ToolFailure(f"could not ask for the next game: {e}") from None
+        if wait:
+            await self.wait_for(lambda: self.games > games or self.fatal is not None or self.status == "closed", timeout)
+            if self.games > games:
+                await self.wait_for(self._ready, timeout)
+        if self.games > games:
+            return "The next game has started.\n\n" + self.describe()
+        waiting = [str(s) for s, ready in enumerate(self.rematch_ready) if not ready and s != self.seat]
+        return (
+            "You asked for the next game at this table"
+            + (f"; it starts when seat(s) {', '.join(waiting)} ask too" if waiting else "")
+            + ". Call rematch or state with wait=true to wait for it."
+        )

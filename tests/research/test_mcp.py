@@ -261,7 +261,7 @@ async def test_oklahoma_gin_against_a_builtin_bot(
     texts: list[str] = []
     async with mcp_seat(referee.endpoint, "--table", "llm-ok", "--name", "agent", "--rule", f"target_score={TARGET}") as s:
         tools = {t.name for t in (await asyncio.wait_for(s.list_tools(), 60)).tools}
-        assert tools == {"state", "legal_moves", "play", "advise", "history"}
+        assert tools == {"state", "legal_moves", "play", "advise", "history", "rules", "resign", "rematch"}
         ok, st = await call(s, "state")
         assert ok and "waiting for the game to start" in st
         ok, out = await call(s, "play", move="draw stock")
@@ -379,7 +379,7 @@ async def test_bad_command_lines_are_refused() -> None:
     )
     assert r.returncode == 2 and "gin_bonus" in r.stderr
     r = subprocess.run([sys.executable, "-m", "okgin", "mcp", "--help"], capture_output=True, text=True, timeout=60, cwd=ROOT)
-    assert r.returncode == 0 and "legal_moves" in r.stdout and "mcpServers" in r.stdout
+    assert r.returncode == 0 and "legal_moves" in r.stdout and "rematch" in r.stdout and "mcpServers" in r.stdout
 
 
 async def test_a_slow_model_meets_the_tables_clock(
@@ -444,3 +444,32 @@ async def test_start_up_failures_are_sentences(referee: RefereeProcess) -> None:
     assert r.returncode == 1 and "rules_mismatch" in r.stderr and r.stdout == ""
     r = run("--connect", referee.endpoint, "--token", "0" * 32)
     assert r.returncode == 1 and "bad_token" in r.stderr and r.stdout == ""
+
+
+async def test_resign_then_the_next_game(referee: RefereeProcess, spawn_bot: Callable[..., subprocess.Popen[bytes]]) -> None:
+    """resign (only with confirm=true) ends the game for the other side; rematch asks for
+    the next game, which starts when the bot asks too (it plays two games)."""
+    async with mcp_seat(referee.endpoint, "--table", "llm-next", "--rule", f"target_score={TARGET}") as s:
+        ok, out = await call(s, "rematch")
+        assert not ok and "after a game ends" in out, out
+        ok, out = await call(s, "resign", confirm=True)
+        assert not ok and "No game of yours is running" in out, out
+        bot = spawn_bot("simple", "--connect", referee.endpoint, "--table", "llm-next", "--rule", f"target_score={TARGET}",
+                        "--games", "2")
+        ok, st = await call(s, "state", wait=True, timeout=60)
+        assert ok and "IT IS YOUR TURN" in st, st
+        ok, out = await call(s, "resign", confirm=False)
+        assert not ok and "confirm=true" in out, out
+        ok, out = await call(s, "resign", confirm="yes")  # a clear error, no pydantic links
+        assert not ok and "`confirm`" in out and "http" not in out, out
+        ok, out = await call(s, "resign", confirm=True)
+        assert ok and "You resigned" in out and "the game is over" in out and "(resigned" in out, out
+        ok, out = await call(s, "rematch", wait=True, timeout=60)
+        assert ok and "The next game has started" in out, out
+        ok, out = await call(s, "history")
+        assert ok and "Game 2 started" in out, out
+        ok, out = await call(s, "resign", confirm=True)
+        assert ok and "You resigned" in out, out
+        ok, rules = await call(s, "rules")
+        assert ok and "Knock limit" in rules and f"{TARGET} points" in rules
+    assert bot.wait(60) == 0

@@ -67,4 +67,6 @@ def test_the_tools_named_are_the_servers() -> None:
 
     server = build_server(NoSeat())  # type: ignore[arg-type]
     tools = asyncio.run(server.list_tools())
-    assert named == {t.name for t in tools} == {"state", "legal_moves", "play", "advise", "history"}
+    assert named == {t.name for t in tools} == {
+        "state", "legal_moves", "play", "advise", "history", "rules", "resign", "rematch"
+    }

@@ -131,3 +131,32 @@ async def test_the_seat_shows_its_turn_only_when_it_is(hostile: str) -> None:
     )
     assert r.structured_content["your_turn"] is True
     assert r.structured_content["legal_moves"] == [{"number": 1, "text": "pass", "wire": {"kind": "pass"}}]
+
+
+# ------------------------------------------------------------ the tool set (issue 29)
+async def test_tools_have_hints_descriptions_and_clear_argument_errors() -> None:
+    server = build_server(_seat_at_the_offer())
+    tools = {t.name: t for t in await server.list_tools()}
+    assert {"rules", "resign", "rematch"} <= set(tools)
+    for name in ("state", "legal_moves", "history", "rules"):
+        assert tools[name].annotations is not None and tools[name].annotations.read_only_hint is True, name
+    for name in ("play", "advise", "resign", "rematch"):
+        assert tools[name].annotations is not None and tools[name].annotations.read_only_hint is False, name
+    assert tools["resign"].annotations.destructive_hint is True  # type: ignore[union-attr]
+    for t in tools.values():
+        for arg, schema in t.input_schema.get("properties", {}).items():
+            assert schema.get("description"), (t.name, arg)
+    for tool, args, named in [
+        ("state", {"timeout": "soon"}, "`timeout`"),
+        ("history", {"limit": "all"}, "`limit`"),
+        ("resign", {"confirm": "yes"}, "`confirm`"),
+        ("resign", {}, "`confirm` is required"),
+        ("advise", {"text": 5}, "`text`"),
+    ]:
+        with pytest.raises(ToolError) as e:
+            await server.call_tool(tool, args)
+        out = str(e.value)
+        assert out.startswith(f"Wrong arguments for {tool}: ") and named in out, out
+        assert "http" not in out and "pydantic" not in out, out
+    with pytest.raises(ToolError, match="confirm=true"):
+        await server.call_tool("resign", {"confirm": False})
