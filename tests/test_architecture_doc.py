@@ -11,7 +11,7 @@ fenced blocks) and checks:
   resolves: the longest prefix that is a module file, then each remaining part a
   top-level definition, an assignment, an import followed to its source, a class member
   or an attribute assigned as ``self.NAME`` in a method;
-- a short ``Class.member`` (``Runner.play``, ``Table.host``) names a member of some class
+- a short ``Class.member`` (``Runner.worker``, ``Table.host``) names a member of some class
   of that name in ``okgin/``, ``referee/``, ``clients/`` or ``competition/``.
 
 It resolves names from the source (AST) without importing anything, so optional
@@ -253,8 +253,8 @@ def test_the_checker_catches_stale_names() -> None:
     assert resolves("referee.dispatch.Dispatcher.handle")
     assert resolves("referee.table.table.Table.host")  # self.host in __init__
     assert resolves("okgin.protocol.catalogue.validate")
-    assert resolves("competition.cluster.tournament.DaskRunner.worker")  # inherited from Runner
-    assert short_resolves("Runner.play")
+    assert resolves("clients.bots.random_bot.RandomBot.on_hand_end")  # inherited from clients.bot.Bot
+    assert short_resolves("Runner.worker")
     assert not resolves("referee.dispatch.Dispatcher.no_such_handler")
     assert not resolves("referee.no_such_module")
     assert not resolves("referee.table.table.no_such_function")

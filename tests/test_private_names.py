@@ -26,10 +26,6 @@ PACKAGES = ("okgin", "referee", "clients", "competition")
 
 # (file, underscored name): why it is still there.
 ALLOWED: dict[tuple[str, str], str] = {
-    # Issue 25 item 2: the Dask executor and the preflight reuse the runner through its privates;
-    # the item replaces that by one small executor interface.
-    ("competition/cluster/worker.py", "_retire"): "Runner's slot shutdown; issue 25 item 2",
-    ("competition/tournament/preflight.py", "_end_bots"): "Runner's bot shutdown; issue 25 item 2",
     # Third-party base classes whose documented extension points carry an underscore.
     ("clients/tui/app.py", "_filters"): "textual.App's line filters (read to drop the ANSI colour filter)",
     ("clients/tui/serve_cli.py", "_build_environment"): "textual_serve.Server hook, overridden",

@@ -1,14 +1,15 @@
 """``okgin tournament CONFIG --dask ADDRESS``: the schedule's games as Dask tasks.
 
-The driver is the ordinary :class:`~competition.tournament.runner.Runner` with two steps
-replaced: :meth:`DaskRunner.prepare` (no local referees or sandbox; instead the cluster
-is reached and checked, and the preflight runs on the workers) and
-:meth:`DaskRunner.play_attempt` (the game is sent to a worker, which runs the runner's
-own ``play_attempt`` there: :mod:`.worker`). Everything else is the local run's code on
-the organiser's host: the queue in schedule order, the replay of a failed attempt, and
-``_record``, which writes each game to the results file as its task comes back, so
-resume, duplicate deals, the secret seeds and their reveal, SPRT stopping and the
-report are unchanged.
+The driver is the ordinary :class:`~competition.tournament.runner.Runner` with another
+executor (:class:`~competition.tournament.executor.Executor`): :class:`DaskExecutor`.
+Its :meth:`~DaskExecutor.prepare` starts no local referees or sandbox; it reaches the
+cluster, checks it, and runs the preflight on the workers. Its
+:meth:`~DaskExecutor.play_attempt` sends the game to a worker, which plays it with a
+:class:`~competition.tournament.local.LocalExecutor` of its own (:mod:`.worker`).
+Everything else is the runner's, on the organiser's host: the queue in schedule order,
+the replay of a failed attempt, and ``Runner.record``, which writes each game to the
+results file as its task comes back, so resume, duplicate deals, the secret seeds and
+their reveal, SPRT stopping and the report are the same as in a local run.
 
 Failures:
 
@@ -31,18 +32,21 @@ import asyncio
 import contextlib
 import itertools
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from competition.tournament import entropy
+import zmq.asyncio
+
+from competition.tournament.botlog import LogBudget
 from competition.tournament.config import TournamentConfig
+from competition.tournament.executor import Forfeit, NonceRound, Outcome, RunOptions, StartError, StopRun
+from competition.tournament.gateway import Gateway
 from competition.tournament.preflight import PreflightFailed
-from competition.tournament.runner import Outcome, Runner, RunOptions, StartError
-from competition.tournament.schedule import ScheduledGame
+from competition.tournament.schedule import ScheduledGame, pairings
 from competition.tournament.store import GameResult, ResultsStore
-from referee.private import open_private
+from referee.private import open_private, private_dir
 
 from .connect import LOCAL, AsyncClusterHandle, ClusterError, open_async_client
 from .worker import GameReply, MissingProgram, check_participants, play_game, preflight_participant
@@ -77,11 +81,25 @@ def offers(worker_resources: dict[str, Any], need: dict[str, float]) -> bool:
     return all(float(worker_resources.get(k, 0)) >= v for k, v in need.items())
 
 
-class DaskRunner(Runner):
-    """A :class:`Runner` whose games are played by the workers of a Dask cluster."""
+class DaskExecutor:
+    """Plays a run's games on the workers of a Dask cluster (an
+    :class:`~competition.tournament.executor.Executor`)."""
 
-    def __init__(self, cfg: TournamentConfig, opts: RunOptions, store: ResultsStore) -> None:
-        super().__init__(cfg, opts, store)
+    def __init__(self, cfg: TournamentConfig, opts: RunOptions, store: ResultsStore, workdir: Path,
+                 ctx: zmq.asyncio.Context | None = None) -> None:
+        self.cfg = cfg
+        self.opts = opts
+        self.store = store
+        self.concurrency: int | None = None
+        self.note: Callable[[str], None] = lambda _: None  # nothing to tell the live display: a lost worker is an event
+        # The run stopped (its reason), and the event that wakes a wait for a task.
+        self.stopped: str | None = None
+        self.stop_event = asyncio.Event()
+        # The bot logs workers send back go here, within the event's total (.botlog), as a
+        # local run keeps them.
+        self.logdir = private_dir(workdir / "logs")
+        kept = sum(f.stat().st_size for f in self.logdir.iterdir() if f.is_file())
+        self.log_budget = LogBudget(cfg.bot_logs_total_mb * 1024 * 1024, used=kept)
         # An asynchronous client on the runner's own loop: a game's task goes out from
         # this loop and its result comes back to it, with no thread hand-off either way.
         self.handle: AsyncClusterHandle | None = None
@@ -115,17 +133,16 @@ class DaskRunner(Runner):
     def address(self) -> str:
         return self.handle.address if self.handle is not None else str(self.opts.dask)
 
-    async def run(self) -> int:
+    def check(self) -> None:
         remote = [p.name for p in self.cfg.participants if p.kind == "remote"]
         if remote:  # before the runner opens its gateway for them
             raise StartError(f"remote participants ({', '.join(remote)}) connect to the runner's gateway and play on "
                              "its referees, which a Dask run does not have: play them without --dask")
-        try:
-            return await super().run()
-        finally:
-            self._spent.clear()
-            if self.handle is not None:
-                await self.handle.aclose()
+
+    async def close(self) -> None:
+        self._spent.clear()
+        if self.handle is not None:
+            await self.handle.aclose()
 
     # ---------------------------------------------------------------- before
     def _security(self) -> Any:
@@ -138,7 +155,7 @@ class DaskRunner(Runner):
         except CertsError as e:
             raise StartError(str(e)) from None
 
-    async def prepare(self) -> None:
+    async def prepare(self, store: ResultsStore, gateway: Gateway | None, nonces: NonceRound | None) -> None:
         """Reach the cluster and check it can play every game, then the preflight."""
         address = str(self.opts.dask)
         try:
@@ -159,7 +176,8 @@ class DaskRunner(Runner):
         await self.dask_preflight()
         # The participants' nonces: the remote ones only (local bots start on the workers,
         # one at a time, and are not held for a second round: their nonces are absent).
-        await entropy.collect(self, [])
+        if nonces is not None:
+            await nonces([])
         if not self.opts.concurrency:
             # Enough games out to keep every worker thread busy, and one more queued for
             # each, so that a worker starts its next game as soon as one ends.
@@ -185,7 +203,7 @@ class DaskRunner(Runner):
                 problems.append(f"participant {p.name} needs the Dask resources {_fmt(need)}, and no worker of the "
                                 f"scheduler at {self.address} offers them")
         if not problems:
-            for pairing in self.schedule.pairings:
+            for pairing in pairings(self.cfg):
                 need = resources_of(self.cfg, pairing)
                 if need and not self.eligible(need):
                     problems.append(f"a game of {' v '.join(pairing)} needs the Dask resources {_fmt(need)} on one "
@@ -239,27 +257,27 @@ class DaskRunner(Runner):
             raise PreflightFailed(failures)
 
     # ------------------------------------------------------------------ games
-    async def play_attempt(self, sg: ScheduledGame, attempt: int) -> tuple[GameResult | Outcome, str]:
+    async def play_attempt(self, sg: ScheduledGame, attempt: int,
+                           forfeit: Forfeit | None = None) -> tuple[GameResult | Outcome, str]:
         need = resources_of(self.cfg, sg.seats)
         fut: Any = None
         key = f"okgin-{self.cfg.name}-{sg.key}-a{attempt}-{self.tag}"
         self.task_games[key] = sg
         try:
-            fut = self.client.submit(play_game, self.worker_cfg, self.opts.keep_logs, sg, attempt, pure=False,
+            fut = self.client.submit(play_game, self.worker_cfg, self.opts.keep_logs, sg, attempt, forfeit, pure=False,
                                      key=key, resources=need or None)
             self._spent.clear()
             self.inflight.add(fut)
             reply: GameReply = await self._result(fut)
         except _Stopped:
-            return Outcome(False, self.state.stop_reason or "stopped"), "dask"
+            return Outcome(False, self.stopped or "stopped"), "dask"
         except _Lost:
-            return self._lost(), "dask"
+            raise self._lost() from None
         except MissingProgram as e:
-            self.abort_all(str(e))
-            raise RuntimeError(f"{e} (build or install it there at the same path)") from None
+            raise StopRun(str(e), f"{e} (build or install it there at the same path)") from None
         except Exception as e:  # KilledWorker (too many workers died under it), the scheduler lost, a worker-side failure
             if self.client_closed():
-                return self._lost(), "dask"
+                raise self._lost() from None
             return Outcome(True, f"the Dask task failed: {type(e).__name__}: {e}"), "dask"
         finally:
             self.inflight.discard(fut)
@@ -320,19 +338,18 @@ class DaskRunner(Runner):
         it, and only the games that were out are played again)."""
         return self.handle is not None and str(getattr(self.client, "status", "")) in ("closing", "closed")
 
-    def _lost(self) -> Outcome:
+    def _lost(self) -> StopRun:
         """Stop the run: without a scheduler no game can be played, and a resumed run
         (against a restarted scheduler) plays the games still missing."""
         reason = f"lost the Dask scheduler at {self.address}"
-        if self.state.stop_reason is None:
+        if self.stopped is None:
             self.store.log_event("dask", f"{reason}: the client gave up after {self.opts.dask_timeout:g} s")
-            self.abort_all(reason)
-        return Outcome(False, reason)
+        return StopRun(reason)
 
     async def _result(self, fut: Any) -> Any:
         """``fut``'s result, awaited on the runner's loop (the client is asynchronous);
         :class:`_Stopped` if the run stops first (the task is then cancelled by
-        :meth:`abort_all`), :class:`_Lost` if the client is closed meanwhile (a future it
+        :meth:`abort`), :class:`_Lost` if the client is closed meanwhile (a future it
         held may then never settle)."""
         box: asyncio.Future[Any] = asyncio.ensure_future(fut.result())
         stop: asyncio.Future[Any] = asyncio.ensure_future(self.stop_event.wait())
@@ -354,8 +371,9 @@ class DaskRunner(Runner):
             raise RuntimeError("the Dask task was cancelled")
         return box.result()
 
-    def abort_all(self, reason: str) -> None:
-        super().abort_all(reason)
+    def abort(self, reason: str) -> None:
+        self.stopped = reason
+        self.stop_event.set()
         if self.inflight and self.handle is not None:
             # The games out on workers run to their end there; their results are not wanted.
             with contextlib.suppress(Exception):
@@ -366,11 +384,4 @@ class DaskRunner(Runner):
     async def _cancel(self, futures: list[Any]) -> None:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.client.cancel(futures), 10)
-
-    def _record(self, g: GameResult) -> None:
-        if g.index in self.done:
-            self.store.log_event("duplicate", f"{g.key} came back a second time ({g.referee}); the first is kept",
-                                 game=g.index)
-            return
-        super()._record(g)
 

@@ -1,49 +1,51 @@
-"""What a Dask worker runs for ``okgin tournament --dask``: games, with the runner's own code.
+"""What a Dask worker runs for ``okgin tournament --dask``: games, with the local run's own code.
 
-A game task does on the worker exactly what a local run does on the organiser's host,
-by calling the same :class:`~competition.tournament.runner.Runner` methods
-(``play_attempt``: pick the referee, ``play``: create the reserved table, launch the
+A game task does on the worker exactly what a local run does on the organiser's host:
+it plays the game with a :class:`~competition.tournament.local.LocalExecutor`
+(``play_attempt``: pick the referee; then create the reserved table, launch the
 sandboxed bots, follow the feed, take the journal's record, reveal the salt), so a
 record played here is byte for byte the one a local run plays with the same secret.
 There is no second implementation of a game to drift from the first.
 
-Why a loop thread per worker process: the runner is asyncio (ZeroMQ links, bot
+Why a loop thread per worker process: a game is asyncio (ZeroMQ links, bot
 processes), and the worker's own event loop (Dask's comms, heartbeats) must not wait
 behind a game's work. The process keeps one event loop in a daemon thread (a game's
 task is a coroutine that Dask awaits on its loop, and that only waits for the game
-played on this one; the preflight runs in Dask's thread pool), and with it one :class:`Runner` per tournament config, each with
+played on this one; the preflight runs in Dask's thread pool), and with it one
+:class:`~competition.tournament.local.LocalExecutor` per tournament config, each with
 its own ``okgin referee`` process started on the first game and reused for every game
-after (the runner's own restart logic replaces a referee that dies). The referee and
+after (its referee pool's restart logic replaces a referee that dies). The referee and
 the bots are children of that thread with ``PR_SET_PDEATHSIG`` (``procs.spawn``), so a
 worker killed with ``kill -9`` takes its games' processes with it: only those games
 are lost, and Dask runs their tasks again on another worker.
 
-The worker has no results file: the few events the runner logs during a game
-(``record-mismatch``, ``reveal-failed``, ``referee-died``...) are kept in
-:class:`WorkerEvents` and sent back with the game; the driver writes them.
+The worker has no results file: the few events a game logs (``record-mismatch``,
+``reveal-failed``, ``referee-died``...) are kept in :class:`WorkerEvents` (the
+executor's :class:`~competition.tournament.executor.EventLog`) and sent back with the
+game; the driver writes them.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import itertools
 import os
-import shutil
 import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Coroutine
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
+from competition.tournament.bots import PLACEHOLDER_RE
 from competition.tournament.config import Participant, TournamentConfig
+from competition.tournament.executor import Forfeit, NoReferee, Outcome, RunOptions
+from competition.tournament.local import LocalExecutor
 from competition.tournament.preflight import check, program_problem
-from competition.tournament.runner import PLACEHOLDER_RE, NoReferee, Outcome, Runner, RunOptions
 from competition.tournament.schedule import ScheduledGame
-from competition.tournament.store import GameResult, ResultsStore
+from competition.tournament.store import GameResult
 from referee.private import private_dir
 
 T = TypeVar("T")
@@ -69,26 +71,14 @@ class GameReply:
 
 
 class WorkerEvents:
-    """The little of a :class:`ResultsStore` that the runner uses while it plays a game:
-    a path (its run directory goes beside it), no secret, and a list for its events."""
+    """The worker's :class:`~competition.tournament.executor.EventLog`: a path (the
+    sandbox hides it; there is no file) and a list of the events a game logs, sent back
+    with it. The worker is given each game's seed and who forfeits it: it needs no
+    secret, no nonces and no results file."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.events: list[tuple[str, str, int | None]] = []
-
-    def secret(self) -> bytes | None:
-        return None  # the worker is given each game's seed; it never derives one
-
-    def entropy_nonces(self) -> dict[str, bytes] | None:
-        return None  # nor does it need the participants' nonces (each game carries its seed)
-
-    def entropy(self) -> dict[str, Any]:
-        """The nonce record, as the runner asks for it (``entropy.wanted``/``withheld``):
-        empty, not None. The driver decided the nonces before the first game; a worker
-        collects none (its preflight must not hold bots seated for a reveal) and forfeits
-        nobody for withholding (only remote participants can withhold, and a Dask run has
-        none)."""
-        return {}
 
     def log_event(self, kind: str, detail: str, game: int | None = None) -> None:
         self.events.append((kind, detail, game))
@@ -152,14 +142,22 @@ def check_participants(cfg: TournamentConfig, names: list[str]) -> list[tuple[st
     return out
 
 
+@dataclass
+class _Event:
+    """One tournament config's executor on this worker, and the events its games log."""
+
+    executor: LocalExecutor
+    events: WorkerEvents
+
+
 class _Host:
-    """This worker process's event loop thread and its runners."""
+    """This worker process's event loop thread and its executors."""
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True, name="okgin-worker-loop")
         self.thread.start()
-        self.runners: OrderedDict[str, Runner] = OrderedDict()
+        self.events: OrderedDict[str, _Event] = OrderedDict()
         self.count = itertools.count(1)
         self.lock: asyncio.Lock | None = None
 
@@ -170,54 +168,54 @@ class _Host:
         stall_timeout see to it), and the driver can give up on the task."""
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
 
-    async def runner(self, cfg: TournamentConfig, keep_logs: bool) -> Runner:
-        """The runner (and its referee) for this config, started on its first game."""
+    async def event(self, cfg: TournamentConfig, keep_logs: bool) -> _Event:
+        """The executor (and its referee) for this config, started on its first game."""
         if self.lock is None:
             self.lock = asyncio.Lock()
         key = hashlib.sha256(repr((cfg, keep_logs)).encode()).hexdigest()
         async with self.lock:
-            runner = self.runners.get(key)
-            if runner is not None:
-                self.runners.move_to_end(key)
-                return runner
-            for old_key in list(self.runners):
-                if len(self.runners) < KEEP_RUNNERS:
+            ev = self.events.get(key)
+            if ev is not None:
+                self.events.move_to_end(key)
+                return ev
+            for old_key in list(self.events):
+                if len(self.events) < KEEP_RUNNERS:
                     break
-                old = self.runners[old_key]
-                if not any(s.active for s in old.slots):  # never one with a game in progress
-                    del self.runners[old_key]
-                    await _retire(old)
+                old = self.events[old_key]
+                if not any(s.active for s in old.executor.pool.slots):  # never one with a game in progress
+                    del self.events[old_key]
+                    await old.executor.close()
             workdir = _base_dir() / f"{cfg.name}-{os.getpid()}-{next(self.count)}"
             private_dir(workdir)
             events = WorkerEvents(workdir / f"{cfg.name}.sqlite")
-            runner = Runner(cfg, RunOptions(referees=1, progress=False, keep_logs=keep_logs), cast(ResultsStore, events))
+            executor = LocalExecutor(cfg, RunOptions(referees=1, progress=False, keep_logs=keep_logs), events, workdir)
             try:
-                runner.setup_sandbox()
-                await runner.start_referees()
+                await executor.start()
             except BaseException:
-                await _retire(runner)
+                await executor.close()
                 raise
-            self.runners[key] = runner
-            return runner
+            ev = self.events[key] = _Event(executor, events)
+            return ev
 
-    async def play(self, cfg: TournamentConfig, keep_logs: bool, sg: ScheduledGame, attempt: int) -> GameReply:
+    async def play(self, cfg: TournamentConfig, keep_logs: bool, sg: ScheduledGame, attempt: int,
+                   forfeit: Forfeit | None) -> GameReply:
         worker = worker_address()
         for name in dict.fromkeys(sg.seats):
             problem = participant_problem(cfg, cfg.participant(name))
             if problem:
                 raise MissingProgram(f"participant {name} cannot run on Dask worker {worker}: {problem}")
-        runner = await self.runner(cfg, keep_logs)
-        events = cast(WorkerEvents, runner.store)
+        ev = await self.event(cfg, keep_logs)
+        logdir = ev.executor.logdir
         pattern = f"{sg.key}-a*-s*.log"
-        before = set(runner.logdir.glob(pattern))
+        before = set(logdir.glob(pattern))
         try:
-            out, label = await runner.play_attempt(sg, attempt)
+            out, label = await ev.executor.play_attempt(sg, attempt, forfeit)
         except NoReferee as e:
             out, label = Outcome(True, f"{e} on Dask worker {worker}"), "-"
         if isinstance(out, GameResult):
             out = replace(out, referee=f"{out.referee} on {worker}")
-        logs = _take_logs(sorted(set(runner.logdir.glob(pattern)) - before))
-        return GameReply(out, f"Dask worker {worker} referee {label}", worker, events.drain(), logs)
+        logs = _take_logs(sorted(set(logdir.glob(pattern)) - before))
+        return GameReply(out, f"Dask worker {worker} referee {label}", worker, ev.events.drain(), logs)
 
     async def preflight(self, cfg: TournamentConfig, keep_logs: bool, name: str) -> str | None:
         p = cfg.participant(name)
@@ -225,14 +223,14 @@ class _Host:
         if problem:
             return problem
         try:
-            runner = await self.runner(cfg, keep_logs)
+            executor = (await self.event(cfg, keep_logs)).executor
         except Exception as e:  # no sandbox here (bwrap missing), a referee that does not start
             return f"this worker cannot host its games: {e}"
-        slot = await runner.pick_slot()
+        slot = await executor.pool.pick()
         if slot is None:
             return "no referee could be started on this worker"
         try:
-            return await check(runner, slot, p)
+            return await check(executor.bots, slot, p)
         finally:
             slot.active -= 1
 
@@ -254,16 +252,6 @@ def _take_logs(paths: list[Path]) -> list[tuple[str, bytes]]:
     return out
 
 
-async def _retire(runner: Runner) -> None:
-    await asyncio.gather(*(runner._retire(s) for s in runner.slots), return_exceptions=True)
-    if runner.ipc_dir is not None:
-        shutil.rmtree(runner.ipc_dir, ignore_errors=True)
-    if runner.cgroups is not None:
-        runner.cgroups.close()
-    with contextlib.suppress(Exception):
-        runner.ctx.destroy(linger=0)
-
-
 _HOST: _Host | None = None
 _HOST_LOCK = threading.Lock()
 
@@ -276,7 +264,8 @@ def _host() -> _Host:
         return _HOST
 
 
-async def play_game(cfg: TournamentConfig, keep_logs: bool, sg: ScheduledGame, attempt: int) -> GameReply:
+async def play_game(cfg: TournamentConfig, keep_logs: bool, sg: ScheduledGame, attempt: int,
+                    forfeit: Forfeit | None = None) -> GameReply:
     """The Dask task of one game: play ``sg`` on this worker's referee, return the result.
 
     A coroutine function, which Dask awaits on the worker's own event loop instead of
@@ -290,7 +279,7 @@ async def play_game(cfg: TournamentConfig, keep_logs: bool, sg: ScheduledGame, a
     """
     host = _host()
     return await asyncio.shield(asyncio.wrap_future(
-        asyncio.run_coroutine_threadsafe(host.play(cfg, keep_logs, sg, attempt), host.loop)))
+        asyncio.run_coroutine_threadsafe(host.play(cfg, keep_logs, sg, attempt, forfeit), host.loop)))
 
 
 def preflight_participant(cfg: TournamentConfig, keep_logs: bool, name: str) -> tuple[str | None, str]:

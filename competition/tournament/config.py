@@ -37,6 +37,7 @@ from okgin.schedule import commitment, parse_secret, secret_from_seed
 
 from .cgroups import default_cpu_s
 from .sandbox import LIMIT_KEYS, NETWORKS, Limits
+from .sprt import Sprt
 
 FORMATS = ("round_robin", "gauntlet", "box", "sprt")
 PLACEHOLDERS = ("endpoint", "table", "name", "game", "config_dir")
@@ -107,8 +108,10 @@ TOURNAMENT_POLICIES = Policies(timeout="forfeit", illegal="forfeit", illegal_lim
 
 
 @dataclass(frozen=True)
-class Sprt:
-    """Sequential probability ratio test of ``candidate`` against ``baseline``.
+class SprtSettings:
+    """The config's ``[sprt]`` table: a sequential probability ratio test of ``candidate``
+    against ``baseline``, which :meth:`test` turns into the test itself
+    (:class:`.sprt.Sprt`, the one SPRT).
 
     H0: the candidate is ``elo0`` Elo stronger; H1: ``elo1`` stronger. ``alpha`` is the
     chance of accepting H1 when H0 holds, ``beta`` the chance of accepting H0 when H1
@@ -123,6 +126,10 @@ class Sprt:
     beta: float = 0.05
     max_games: int = 2000
     model: str = "logistic"  # "normalized": elo0/elo1 are normalized Elo (competition.tournament.sprt)
+
+    def test(self) -> Sprt:
+        """The test these settings describe."""
+        return Sprt(self.elo0, self.elo1, self.alpha, self.beta, self.model)
 
 
 @dataclass(frozen=True)
@@ -154,7 +161,7 @@ class TournamentConfig:
     champion: str | None = None
     time_control: Clock = field(default_factory=Clock)
     policies: Policies = TOURNAMENT_POLICIES
-    sprt: Sprt | None = None
+    sprt: SprtSettings | None = None
     ratings: Ratings = field(default_factory=Ratings)
     # How, not what: may change between a run and its resume.
     concurrency: int = 2
@@ -542,7 +549,7 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
     if fmt == "box" and len(names) < 3:
         raise ConfigError("a box tournament needs at least three participants (every triple plays)")
 
-    sprt: Sprt | None = None
+    sprt: SprtSettings | None = None
     if fmt == "sprt":
         ss = _Section(top.get("sprt", {}), "sprt")
         cand = ss.string("candidate", required=True)
@@ -564,7 +571,7 @@ def parse_config(data: dict[str, Any], config_dir: str | Path = ".", default_nam
         max_games = ss.integer("max_games", 2000, seatings, 10_000_000)
         model = ss.choice("model", "logistic", ("logistic", "normalized"))
         ss.done()
-        sprt = Sprt(cand, base, elo0, elo1, alpha, beta, max_games, model)
+        sprt = SprtSettings(cand, base, elo0, elo1, alpha, beta, max_games, model)
     elif "sprt" in data:
         raise ConfigError(f"an [sprt] table needs format = \"sprt\" (this is {fmt})")
 

@@ -43,7 +43,9 @@ from okgin.schedule import commitments_hash, deal_key, deal_seed, nonce_commitme
 from .link import RefereeGone, RequestFailed
 
 if TYPE_CHECKING:
-    from .runner import Runner, Slot
+    from .config import TournamentConfig
+    from .gateway import Gateway
+    from .referees import Slot
     from .store import ResultsStore
 
 REVEAL_TIMEOUT_S = 10.0
@@ -91,11 +93,9 @@ async def referee_seat(slot: Slot, name: str, table: str) -> Contributor:
     return Contributor(name, commits[0] if isinstance(commits[0], str) else None, ask, nonce)
 
 
-def gateway_seat(runner: Runner, name: str) -> Contributor:
-    """A remote participant connected to the gateway."""
-    gw = runner.gateway
-    assert gw is not None
-    table = f"{runner.cfg.name}-preflight-{name}"
+def gateway_seat(gw: Gateway, event: str, name: str) -> Contributor:
+    """A remote participant connected to the gateway (of the event named ``event``)."""
+    table = f"{event}-preflight-{name}"
 
     async def ask(h: str) -> None:
         await gw.request_entropy(name, table, h)
@@ -113,32 +113,32 @@ def wanted(store: ResultsStore) -> bool:
     return store.entropy() is None and store.count_games() == 0 and store.get_meta("secret_fixed") != "1"
 
 
-async def _remotes_connected(runner: Runner) -> None:
+async def _remotes_connected(cfg: TournamentConfig, gw: Gateway | None, stop: asyncio.Event) -> None:
     """Wait, at most :data:`REMOTE_WAIT_S`, for every remote participant to connect."""
-    gw = runner.gateway
     if gw is None:
         return
     loop = asyncio.get_running_loop()
     deadline = loop.time() + REMOTE_WAIT_S
-    remote = [p.name for p in runner.cfg.participants if p.kind == "remote"]
-    while not all(gw.is_connected(n) for n in remote) and loop.time() < deadline and not runner.stop_event.is_set():
+    remote = [p.name for p in cfg.participants if p.kind == "remote"]
+    while not all(gw.is_connected(n) for n in remote) and loop.time() < deadline and not stop.is_set():
         await asyncio.sleep(POLL_S)
 
 
-async def collect(runner: Runner, seats: list[Contributor], timeout: float | None = None) -> None:
-    """The two rounds (see the module doc); stores the record and re-deals the runner's
-    schedule from it. Nothing happens unless :func:`wanted`."""
-    store = runner.store
+async def collect(store: ResultsStore, cfg: TournamentConfig, gateway: Gateway | None, stop: asyncio.Event,
+                  seats: list[Contributor], timeout: float | None = None) -> None:
+    """The two rounds (see the module doc), with the local ``seats`` and the remote
+    participants connected to ``gateway``; stores the record (the runner then deals its
+    schedule again from it). Nothing happens unless :func:`wanted`."""
     if not wanted(store):
         return
     timeout = REVEAL_TIMEOUT_S if timeout is None else timeout
-    await _remotes_connected(runner)
-    if runner.gateway is not None:
-        seats = seats + [gateway_seat(runner, p.name) for p in runner.cfg.participants
-                         if p.kind == "remote" and runner.gateway.is_connected(p.name)]
+    await _remotes_connected(cfg, gateway, stop)
+    if gateway is not None:
+        seats = seats + [gateway_seat(gateway, cfg.name, p.name) for p in cfg.participants
+                         if p.kind == "remote" and gateway.is_connected(p.name)]
     com = store.get_meta("secret_commitment") or ""
     committed = {s.name: s.commit for s in seats if s.commit is not None}
-    absent = sorted(p.name for p in runner.cfg.participants if p.name not in committed)
+    absent = sorted(p.name for p in cfg.participants if p.name not in committed)
     h = commitments_hash(com, committed)
     store.log_event("entropy", f"nonce commitments of {len(committed)} participant(s) fixed, hash {h}: "
                     + ", ".join(f"{n} {c}" for n, c in sorted(committed.items())))
@@ -168,7 +168,6 @@ async def collect(runner: Runner, seats: list[Contributor], timeout: float | Non
                     + (f"; none from {', '.join(absent)}" if absent else ""))
     for line in report_lines(store):
         print(line, flush=True)
-    runner.reschedule()
 
 
 def withheld(store: ResultsStore) -> frozenset[str]:

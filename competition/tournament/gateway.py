@@ -42,7 +42,7 @@ every rule and every clock; the gateway adds one loopback hop.
   bots connect with ``OKGIN_CURVE_SERVER_KEY`` set to its public key, and a key not in
   the allow-list never gets past the handshake. Without arguments it reads
   ``OKGIN_GATEWAY_CURVE_KEYS`` and ``OKGIN_GATEWAY_ALLOW``. Its relays to a CURVE
-  referee use the runner's keys for that referee (:func:`.link.curve_for`).
+  referee use the runner's keys for that referee (``attach(..., curve=)``).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ from okgin.protocol import ERRORS, MAX_MESSAGE_BYTES, ProtocolError, decode, enc
 from okgin.schedule import nonce_commitment, parse_hex32
 from referee.connguard import ConnectionGuard
 
-from .link import curve_for
+from .link import CurveClient
 
 HEARTBEAT_MS = 5000
 LIVENESS = 3
@@ -233,12 +233,13 @@ class Gateway:
         r = self.remotes[name]
         return 0.0 if r.connected.is_set() else time.monotonic() - r.absent_since
 
-    async def attach(self, name: str, endpoint: str, seat_token: str, table: str) -> None:
-        """Take the reserved seat for ``name`` and relay that table to it."""
+    async def attach(self, name: str, endpoint: str, seat_token: str, table: str,
+                     curve: CurveClient | None = None) -> None:
+        """Take the reserved seat for ``name`` and relay that table to it (with the runner's
+        ``curve`` keys for a referee that speaks CURVE)."""
         r = self.remotes[name]
         up = self.ctx.socket(zmq.DEALER)
         up.setsockopt(zmq.LINGER, 0)
-        curve = curve_for(endpoint)
         if curve is not None:
             curve.apply(up)
         up.connect(endpoint)

@@ -21,8 +21,8 @@ CURVE (protocol.md §13): a remote referee run with ``okgin referee --curve-keys
 allows. The runner is such a client like any other: :meth:`CurveClient.from_env` reads
 the SDK's variables (``OKGIN_CURVE_SERVER_KEY``, the referee's ``server.key``;
 ``OKGIN_CURVE_CLIENT_KEY``, the organiser's ``*.key_secret``). An :class:`AdminLink`
-given keys records them for its endpoint (:func:`curve_for`), so every other socket the
-runner opens to that referee (:func:`resign_seat`, the gateway's relays) uses the same.
+keeps its keys (``AdminLink.curve``), and every other socket the runner opens to that
+referee is given the same (``resign_seat(..., curve=)``, ``Gateway.attach(..., curve=)``).
 """
 
 from __future__ import annotations
@@ -102,20 +102,11 @@ class CurveClient:
         sock.curve_secretkey = self.secret
 
 
-_CURVE_BY_ENDPOINT: dict[str, CurveClient] = {}
-
-
-def curve_for(endpoint: str) -> CurveClient | None:
-    """The keys the admin link to ``endpoint`` uses, if that referee speaks CURVE."""
-    return _CURVE_BY_ENDPOINT.get(endpoint)
-
-
 def _socket(ctx: zmq.asyncio.Context, endpoint: str, curve: CurveClient | None = None) -> zmq.asyncio.Socket:
     s = ctx.socket(zmq.DEALER)
     s.setsockopt(zmq.LINGER, 0)
     s.setsockopt(zmq.SNDHWM, 10000)
     s.setsockopt(zmq.RCVHWM, 10000)
-    curve = curve or curve_for(endpoint)
     if curve is not None:
         curve.apply(s)
     try:
@@ -133,9 +124,7 @@ class AdminLink:
         self.endpoint = endpoint
         self.name = name
         self.admin_key = admin_key
-        self.curve = curve
-        if curve is not None:
-            _CURVE_BY_ENDPOINT[endpoint] = curve  # for resign_seat and the gateway's relays
+        self.curve = curve  # also for every other socket to this referee (resign_seat, the gateway's relays)
         self.sock: zmq.asyncio.Socket | None = None
         # 1 s beyond liveness x heartbeat: the runner's own loop is busy under load, and
         # its delays must not pass for the referee's silence.
@@ -302,7 +291,7 @@ class AdminLink:
 
 
 async def resign_seat(ctx: zmq.asyncio.Context, endpoint: str, token: str, table: str, timeout: float = 30.0,
-                      resign: bool = True) -> str:
+                      resign: bool = True, curve: CurveClient | None = None) -> str:
     """Take the seat that ``token`` reserves at ``table`` and resign it.
 
     Returns what happened in a few words. If the seat was never taken (the bot died
@@ -313,7 +302,7 @@ async def resign_seat(ctx: zmq.asyncio.Context, endpoint: str, token: str, table
     resignation to end it.
     """
     session = Session("organiser", "player", token=token)
-    sock = _socket(ctx, endpoint)
+    sock = _socket(ctx, endpoint, curve)
     deadline = time.monotonic() + timeout
     try:
         hello = session.hello(time.monotonic())

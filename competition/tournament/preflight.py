@@ -3,8 +3,8 @@
 Why: a typo (``bot = "simpel"``), a missing binary or a bot that crashes at start would
 otherwise forfeit every one of its games, and a 600-game run would "succeed" with a
 table full of crashes. So before the first game each local participant is started once,
-by the runner's normal launch path (:meth:`Runner.launch`, so whatever confinement the
-runner applies to a game applies here too), with the seat token of a reserved
+by the games' own launch path (:meth:`.bots.BotLauncher.launch`, so whatever confinement
+a game applies applies here too), with the seat token of a reserved
 *preflight table* on a referee of the run; it passes when the referee shows its seat
 taken (``watch`` snapshot, ``players[0]`` not nil: the bot completed ``hello`` with the
 token) within :data:`HELLO_TIMEOUT_S`. The table is then closed and the bot ended; no
@@ -32,12 +32,14 @@ from typing import TYPE_CHECKING, Any
 from okgin import env as environment
 
 from . import entropy
+from .bots import BotLauncher, LaunchedBot
 from .config import Participant
 from .link import RefereeGone, RequestFailed
+from .referees import RefereePool, Slot
 from .schedule import ScheduledGame
 
 if TYPE_CHECKING:
-    from .runner import Runner, Slot
+    from .executor import EventLog, NonceRound
     from .store import ResultsStore
 
 HELLO_TIMEOUT_S = 10.0
@@ -95,7 +97,7 @@ def _classify(log_path: Path, code: int | None, tail: str) -> str:
     return f"crashed: exited with status {code} before its hello" + (f"; stderr: {tail}" if tail else " (no output)")
 
 
-async def check(runner: Runner, slot: Slot, p: Participant, timeout: float | None = None,
+async def check(bots: BotLauncher, slot: Slot, p: Participant, timeout: float | None = None,
                 hold: list[Held] | None = None) -> str | None:
     """Start ``p`` once at a reserved preflight table; None if it took its seat in time
     (``timeout``, default :data:`HELLO_TIMEOUT_S`, read at the call so tests may lower it).
@@ -103,19 +105,19 @@ async def check(runner: Runner, slot: Slot, p: Participant, timeout: float | Non
     With ``hold``, a bot that passed is not ended: its table and process are appended to
     it, for the participants' nonces (.entropy), and the caller ends them (:func:`release`)."""
     timeout = HELLO_TIMEOUT_S if timeout is None else timeout
-    cfg = runner.cfg
+    cfg = bots.cfg
     table = f"{cfg.name}-preflight-{p.name}-{secrets.token_hex(3)}"
     sg = ScheduledGame(index=-1, pairing=("preflight", p.name), deal=0, seating=0, seats=(p.name,), seed="")
     if p.kind == "command":
         cwd = str(cfg.resolve_path(p.cwd)) if p.cwd else cfg.config_dir
-        argv = runner.bot_argv(p, slot.endpoint, table, sg)
+        argv = bots.bot_argv(p, slot.endpoint, table, sg)
         problem = program_problem(argv, cwd, {**os.environ, **dict(p.env)})
         if problem:
             return problem
     try:
         reply = await slot.link.request({"type": "create_table", "table": table, "variant": cfg.rules.variant,
                                          "rules": cfg.rules.to_dict(), "reserved": True,
-                                         **runner.door_request(slot.endpoint)}, timeout=15.0)
+                                         **bots.door_request(slot.endpoint)}, timeout=15.0)
     except (RefereeGone, RequestFailed) as e:
         raise RuntimeError(f"preflight: the referee refused a preflight table: {e}") from None
     q: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
@@ -124,7 +126,7 @@ async def check(runner: Runner, slot: Slot, p: Participant, timeout: float | Non
     held = False
     try:
         token = next(iter(reply.get("seat_tokens") or [""]))
-        bot = await runner.launch(p, 0, slot.endpoint, token, table, sg, 1, q,
+        bot = await bots.launch(p, 0, slot.endpoint, token, table, sg, 1, q,
                                   door=next(iter(reply.get("doors") or [None])))
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
@@ -137,7 +139,7 @@ async def check(runner: Runner, slot: Slot, p: Participant, timeout: float | Non
                         ok = True
                         return None
                     bot.log.flush()
-                    return _classify(bot.log_path, msg.get("code"), runner.log_tail(bot.log_path))
+                    return _classify(bot.log_path, msg.get("code"), bots.log_tail(bot.log_path))
             if await _seated(slot, table):
                 ok = True
                 if hold is not None:
@@ -145,10 +147,10 @@ async def check(runner: Runner, slot: Slot, p: Participant, timeout: float | Non
                     held = True
                 return None
         return f"no hello: it did not take its seat within {timeout:g} s" + (
-            f"; its output: {tail}" if (tail := runner.log_tail(bot.log_path)) else "")
+            f"; its output: {tail}" if (tail := bots.log_tail(bot.log_path)) else "")
     finally:
         if not held:
-            await _end(runner, slot, table, bot, ok)
+            await _end(bots, slot, table, bot, ok)
 
 
 @dataclass
@@ -158,20 +160,20 @@ class Held:
     name: str
     slot: Slot
     table: str
-    bot: Any
+    bot: LaunchedBot
 
 
-async def _end(runner: Runner, slot: Slot, table: str, bot: Any, ok: bool) -> None:
+async def _end(bots: BotLauncher, slot: Slot, table: str, bot: LaunchedBot | None, ok: bool) -> None:
     with contextlib.suppress(RefereeGone, RequestFailed):
         await slot.link.request({"type": "close_table", "table": table}, timeout=10.0)
     if bot is not None:
         bot.discard = ok  # its log is deleted once the bot and its output have ended
-        await runner._end_bots([bot], natural=False)
+        await bots.end([bot], natural=False)
 
 
-async def release(runner: Runner, held: list[Held]) -> None:
+async def release(bots: BotLauncher, held: list[Held]) -> None:
     """Close the held preflight tables and end their bots."""
-    await asyncio.gather(*(_end(runner, h.slot, h.table, h.bot, True) for h in held), return_exceptions=True)
+    await asyncio.gather(*(_end(bots, h.slot, h.table, h.bot, True) for h in held), return_exceptions=True)
 
 
 async def _seated(slot: Slot, table: str) -> bool:
@@ -183,37 +185,40 @@ async def _seated(slot: Slot, table: str) -> bool:
     return bool(players) and players[0] is not None
 
 
-async def preflight(runner: Runner) -> None:
-    """Check every local participant (a few at a time); raise :class:`PreflightFailed`."""
-    local = [p for p in runner.cfg.participants if p.kind != "remote"]
+async def preflight(bots: BotLauncher, pool: RefereePool, log: EventLog, concurrency: int,
+                    nonces: NonceRound | None) -> None:
+    """Check every local participant (``concurrency`` at a time) on a referee of ``pool``;
+    raise :class:`PreflightFailed`. ``nonces``: the participants' nonce round, when the
+    event collects nonces (.entropy): the bots that passed stay seated for it."""
+    local = [p for p in bots.cfg.participants if p.kind != "remote"]
     if not local:
-        await entropy.collect(runner, [])  # remote participants only
+        if nonces is not None:
+            await nonces([])  # remote participants only
         return
-    slot = next((s for s in runner.slots if not s.dead), None)
+    slot = pool.first_alive()
     if slot is None:
         raise RuntimeError("preflight: no referee is available")
-    gate = asyncio.Semaphore(max(1, runner.concurrency))
+    gate = asyncio.Semaphore(max(1, concurrency))
     # Bots that passed stay seated until the participants' nonces are in (.entropy),
     # unless the event has them already (resumed), began before them or has a fixed secret.
-    want = entropy.wanted(runner.store)
-    hold: list[Held] | None = [] if want else None
+    hold: list[Held] | None = [] if nonces is not None else None
 
     async def one(p: Participant) -> str | None:
         async with gate:
-            return await check(runner, slot, p, hold=hold)
+            return await check(bots, slot, p, hold=hold)
 
     try:
         results = await asyncio.gather(*(one(p) for p in local))
         failures = [(p.name, why) for p, why in zip(local, results, strict=True) if why]
         if failures:
-            runner.store.log_event("preflight", "; ".join(f"{n}: {w}" for n, w in failures))
+            log.log_event("preflight", "; ".join(f"{n}: {w}" for n, w in failures))
             raise PreflightFailed(failures)
-        if hold is not None:
+        if hold is not None and nonces is not None:
             seats = [await entropy.referee_seat(h.slot, h.name, h.table) for h in hold]
-            await entropy.collect(runner, seats)
+            await nonces(seats)
     finally:
         if hold:
-            await release(runner, hold)
+            await release(bots, hold)
 
 
 def all_crashed(store: ResultsStore) -> str | None:

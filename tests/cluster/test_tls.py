@@ -169,15 +169,42 @@ def _admin_hello(endpoint: str, curve: object) -> dict[str, object]:
 
 
 def test_the_runners_admin_link_speaks_curve(curve_referee: dict[str, object]) -> None:
-    from competition.tournament.link import CurveClient, RefereeGone, curve_for
+    from competition.tournament.link import CurveClient, RefereeGone
 
     ep = str(curve_referee["endpoint"])
     keys = CurveClient.load(curve_referee["server"], curve_referee["org"])  # type: ignore[arg-type]
     welcome = _admin_hello(ep, keys)
     assert welcome["type"] == "welcome" and welcome["role"] == "admin"
-    assert curve_for(ep) == keys  # resign_seat and the gateway's relays reuse them
     with pytest.raises(RefereeGone, match="--allow"):
         _admin_hello(ep, CurveClient.load(curve_referee["server"], curve_referee["stranger"]))  # type: ignore[arg-type]
+
+
+def test_the_runner_takes_and_resigns_a_seat_over_curve(curve_referee: dict[str, object]) -> None:
+    """The runner's other sockets to a CURVE referee (taking a crashed bot's seat) are given
+    the admin link's keys by their caller: no table of keys by endpoint, held for the process."""
+    import zmq.asyncio
+
+    from competition.tournament.link import AdminLink, CurveClient, resign_seat
+
+    ep = str(curve_referee["endpoint"])
+    keys = CurveClient.load(curve_referee["server"], curve_referee["org"])  # type: ignore[arg-type]
+
+    async def go() -> tuple[str, str]:
+        ctx = zmq.asyncio.Context()
+        link = AdminLink(ctx, ep, "organiser-test", "k", curve=keys)
+        try:
+            await asyncio.wait_for(link.connect(timeout=5.0), 30)
+            created = await link.request({"type": "create_table", "table": "cv", "reserved": True})
+            toks = created["seat_tokens"]
+            took, held = await asyncio.wait_for(asyncio.gather(
+                resign_seat(ctx, ep, toks[0], "cv", timeout=30, curve=link.curve),
+                resign_seat(ctx, ep, toks[1], "cv", timeout=30, resign=False, curve=link.curve)), 60)
+            return took, held
+        finally:
+            await link.close()
+            ctx.term()
+
+    assert asyncio.run(go()) == ("resigned", "held until the end")
 
 
 def test_the_runners_admin_link_reads_the_sdks_variables(

@@ -90,18 +90,19 @@ def test_remote_participants_are_refused_before_any_connection(tmp_path: Path,
 
 def test_a_game_that_comes_back_twice_is_recorded_once(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
-    from competition.cluster.tournament import DaskRunner
+    from competition.cluster.tournament import DaskExecutor
+    from competition.tournament.runner import Runner
 
     cfg = config({"name": "a", "bot": "random"}, {"name": "b", "bot": "simple"})
     store = ResultsStore.for_run(cfg, tmp_path / "dk.sqlite", resume=False)
     try:
-        runner = DaskRunner(cfg, RunOptions(dask="local", progress=False), store)
+        runner = Runner(cfg, RunOptions(dask="local", progress=False), store, DaskExecutor)
         sg = Schedule(cfg, store.secret())[0]
         g = GameResult(index=sg.index, key=sg.key, deal=sg.deal, seating=sg.seating, seed=sg.seed, seats=sg.seats,
                        scores=(100, 0), winner="a", termination="normal", culprit=None, reason="a won", hands=1,
                        referee="tcp://127.0.0.1:1 on tcp://127.0.0.1:2")
-        runner._record(g)
-        runner._record(g)  # a worker's task that finished twice, say
+        runner.record(g)
+        runner.record(g)  # a worker's task that finished twice, say
         assert store.count_games() == 1
         assert [e[1] for e in store.events()].count("duplicate") == 1
     finally:
@@ -110,13 +111,13 @@ def test_a_game_that_comes_back_twice_is_recorded_once(tmp_path: Path) -> None:
 
 def test_workers_are_not_sent_the_organisers_secrets(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
-    from competition.cluster.tournament import DaskRunner
+    from competition.cluster.tournament import DaskExecutor
 
     cfg = parse_config({"tournament": {"name": "dk", "secret": "ab" * 32, "admin_key": "k3y"},
                         "participant": [{"name": "a", "bot": "random"}, {"name": "b", "bot": "simple"}]}, ".")
     store = ResultsStore.for_run(cfg, tmp_path / "dk.sqlite", resume=False)
     try:
-        sent = DaskRunner(cfg, RunOptions(dask="local", progress=False), store).worker_cfg
+        sent = DaskExecutor(cfg, RunOptions(dask="local", progress=False), store, tmp_path / "dk-run").worker_cfg
     finally:
         store.close()
     assert (sent.secret, sent.seed, sent.admin_key, sent.fixed_secret) == (None, None, "", None)

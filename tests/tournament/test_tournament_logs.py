@@ -24,20 +24,20 @@ def test_a_replayed_attempt_never_overwrites_an_earlier_log(tmp_path: Path) -> N
         runner = Runner(cfg, RunOptions(progress=False), store)
         sg = runner.schedule[0]
         # What a killed run left: attempt 1 of this game's seat 0.
-        killed = runner.logdir / f"{sg.key}-a1-s0-{sg.seats[0]}.log"
+        killed = runner.executor.logdir / f"{sg.key}-a1-s0-{sg.seats[0]}.log"
         killed.write_text("the killed run's last words\n")
-        path, log = runner.open_log(sg, 0, sg.seats[0], 1, "cup-0-1")
+        path, log = runner.executor.bots.open_log(sg, 0, sg.seats[0], 1, "cup-0-1")
         log.close()
         assert path.name == f"{sg.key}-a2-s0-{sg.seats[0]}.log"
         assert killed.read_text() == "the killed run's last words\n"
         assert "table cup-0-1" in path.read_text()
         # The next attempt of this run goes on numbering; another seat has its own file.
-        path3, log = runner.open_log(sg, 0, sg.seats[0], 2, "cup-0-2")
+        path3, log = runner.executor.bots.open_log(sg, 0, sg.seats[0], 2, "cup-0-2")
         log.close()
-        other, log = runner.open_log(sg, 1, sg.seats[1], 1, "cup-0-1")
+        other, log = runner.executor.bots.open_log(sg, 1, sg.seats[1], 1, "cup-0-1")
         log.close()
         assert path3.name == f"{sg.key}-a3-s0-{sg.seats[0]}.log" and other.name == f"{sg.key}-a1-s1-{sg.seats[1]}.log"
-        runner.ctx.term()
+        runner.executor.ctx.term()
     finally:
         store.close()
 

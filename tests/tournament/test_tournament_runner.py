@@ -201,7 +201,7 @@ def test_a_dead_referee_has_its_games_replayed_elsewhere(tmp_path: Path) -> None
     async def killer() -> None:
         while True:
             await asyncio.sleep(0.02)
-            victims = [s for s in runner.slots if s.local is not None and s.active > 0 and not s.dead]
+            victims = [s for s in runner.executor.pool.slots if s.local is not None and s.active > 0 and not s.dead]
             if store.count_games() >= 1 and victims:
                 victims[0].local.proc.kill()  # type: ignore[union-attr]
                 killed.append(victims[0].label)
