@@ -58,34 +58,51 @@ back within the idle window (:meth:`Recovery.idle_window`).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from okgin import Game, RuleSet
 from okgin.rng import seed_hash
 
-from .config import Clock, Policies
+from .config import Clock, Policies, RefereeConfig
 from .journal import Journal, iso_now
 from .sessions import Session
 from .statefiles import STATE_DIR, STATE_VERSION, RecoveryError, StateDir, read_journal_entries, token_hash
 from .table import CLOSED, PLAYING, Table
 from .table.replay import replay
 
-if TYPE_CHECKING:
-    from .server import Referee
-
-__all__ = ["STATE_DIR", "STATE_VERSION", "Recovery", "RecoveryError", "open_recovery", "token_hash"]
+__all__ = ["STATE_DIR", "STATE_VERSION", "Recovery", "RecoveryError", "RecoveryParts", "open_recovery", "token_hash"]
 
 log = logging.getLogger("okgin.referee.recovery")
+
+
+@dataclass(frozen=True)
+class RecoveryParts:
+    """What recovery uses of the referee's other parts, and nothing more: the lobby's
+    tables and four of its and the session desk's functions, the clock and the loop."""
+
+    tables: dict[str, Table]
+    create_table: Callable[..., Table]  # the lobby's (a restored table is created as an admin's would be)
+    close_table: Callable[[Table, str], None]
+    reserve: Callable[[str, Table, int], None]  # the lobby's: a reserved seat's token holds its seat again
+    adopt: Callable[[Session], None]  # the session desk's: a dormant session whose token came back
+    grace_expired: Callable[[Table, int, Session], None]
+    now: Callable[[], float]
+    call_later: Callable[..., asyncio.TimerHandle]
 
 
 class Recovery:
     """The referee's recovery state (see the module docstring). One per referee."""
 
-    def __init__(self, hub: Referee, journal_dir: str | os.PathLike[str]) -> None:
-        self.hub = hub
+    def __init__(self, config: RefereeConfig, parts: RecoveryParts, journal_dir: str | os.PathLike[str]) -> None:
+        self.config = config
+        self.parts = parts
+        self.tables = parts.tables
         self.files = StateDir(journal_dir)
         self.root = self.files.root
         self._restoring = False
@@ -103,10 +120,6 @@ class Recovery:
         self.failed: list[str] = []
 
     # ------------------------------------------------------------------ lifecycle
-    def acquire(self) -> bool:
-        """Take the directory's lock; False if another live referee holds it."""
-        return self.files.acquire()
-
     def start(self, recover: bool) -> None:
         """Restore what a crashed referee left (``recover``) or close it; then keep the state."""
         sessions, states, failed = self.files.load()
@@ -117,9 +130,9 @@ class Recovery:
                 closed = self._close_restored()
                 self.summary = (f"closed {closed} unfinished game(s) left in {self.root.parent} by a stopped referee "
                                 "(abandoned; seeds revealed in their journals); start with --recover to resume them instead")
-        self.files.tidy(set(self.hub.tables))
+        self.files.tidy(set(self.tables))
         self._rewrite_log()
-        for t in self.hub.tables.values():
+        for t in self.tables.values():
             self._write_table(t)
 
     def close(self) -> None:
@@ -130,8 +143,7 @@ class Recovery:
 
     def idle_window(self) -> float:
         """Seconds a restored session holding no seat waits for its client to come back."""
-        cfg = self.hub.config
-        return max(2 * cfg.liveness * cfg.heartbeat_ms, cfg.policies.disconnect_grace_ms) / 1000
+        return max(2 * self.config.liveness * self.config.heartbeat_ms, self.config.policies.disconnect_grace_ms) / 1000
 
     # ------------------------------------------------------------------ hooks
     def session_added(self, sess: Session) -> None:
@@ -154,7 +166,7 @@ class Recovery:
     def table_changed(self, t: Table) -> None:
         if self._restoring:
             return
-        if t.status == CLOSED or self.hub.tables.get(t.name) is not t:
+        if t.status == CLOSED or self.tables.get(t.name) is not t:
             self.files.remove_table(t.name)
             self._seq_base.pop(t.name, None)
             self._journals.pop(t.name, None)
@@ -174,7 +186,7 @@ class Recovery:
         sess = self.dormant.pop(h, None)
         if sess is not None:
             sess.token = token
-            self.hub.desk.adopt(sess)
+            self.parts.adopt(sess)
             for t, (owner, seq) in list(self.paused.items()):
                 if owner is sess:
                     del self.paused[t]
@@ -183,9 +195,9 @@ class Recovery:
         res = self.dormant_reserved.pop(h, None)
         if res is not None:
             t, seat = res
-            if self.hub.tables.get(t.name) is t and t.reserved_tokens is not None:
+            if self.tables.get(t.name) is t and t.reserved_tokens is not None:
                 t.set_reserved_token(seat, token)
-                self.hub.lobby.reserve(token, t, seat)
+                self.parts.reserve(token, t, seat)
 
     # ------------------------------------------------------------------ writing
     def _append(self, entry: dict[str, Any]) -> None:
@@ -199,26 +211,15 @@ class Recovery:
     def _write_table(self, t: Table) -> None:
         playing = t.status == PLAYING
         self.files.write_table(t.name, {
-            "table": t.name,
-            "origin": t.origin,
-            "rules": t.rules_wire,
-            "clock": t.clock.to_wire(),
-            "policies": t.policies.to_wire(),
-            "base_seed": t.base_seed,
-            "full_feed_delay_ms": t.full_feed_delay_ms,
+            "table": t.name, "origin": t.origin, "rules": t.rules_wire, "clock": t.clock.to_wire(),
+            "policies": t.policies.to_wire(), "base_seed": t.base_seed, "full_feed_delay_ms": t.full_feed_delay_ms,
             "broadcast_hash": t.broadcast_hash,  # the broadcast token stays valid across a restart
             "names": t.names,
             "reserved": None if t.reserved_tokens is None else [self._reserved_hash(t, i) for i in range(t.num_seats)],
             "seats": [None if s is None else self._hash.get(s) for s in t.seats],
-            "status": t.status,
-            "game_no": t.game_no,
-            "seq": t.seq,
+            "status": t.status, "game_no": t.game_no, "seq": t.seq,
             "seq_base": self._seq_base.get(t.name, t.seq) if playing else None,
-            "seed": t.seed,
-            "salt": t.salt,
-            "reveal": t.reveal,
-            "deals": t.saved_deals(),
-            "journal": self._journal_path(t),
+            "seed": t.seed, "salt": t.salt, "reveal": t.reveal, "deals": t.saved_deals(), "journal": self._journal_path(t),
         })
 
     def _reserved_hash(self, t: Table, seat: int) -> str | None:
@@ -236,8 +237,8 @@ class Recovery:
 
     # ------------------------------------------------------------------ restoring
     def _restore(self, sessions: dict[str, tuple[str, str]], states: list[dict[str, Any]]) -> None:
-        hub = self.hub
-        now = hub.now()
+        parts = self.parts
+        now = parts.now()
         for h, (name, role) in sessions.items():
             sess = Session(token="", name=name, role=role, rid=None, last_recv=now, last_sent=now)
             self.dormant[h] = sess
@@ -250,12 +251,12 @@ class Recovery:
                 except Exception as e:  # one bad table must not keep the others down
                     log.error("cannot recover table %s: %s", st.get("table"), e)
                     self.failed.append(f"{st.get('table')}: {e}")
-                    t = hub.tables.get(str(st.get("table")))
+                    t = self.tables.get(str(st.get("table")))
                     if t is not None:
-                        hub.lobby.close_table(t, "its state could not be recovered")
+                        parts.close_table(t, "its state could not be recovered")
         finally:
             self._restoring = False
-        self._idle_handle = hub.loop.call_later(self.idle_window(), self._forget_idle)
+        self._idle_handle = parts.call_later(self.idle_window(), self._forget_idle)
         seated = sum(1 for s in self.dormant.values() if s.seats)
         self.summary = (f"recovered {self.restored_games} running game(s) and {self.restored_tables - self.restored_games} other "
                         f"table(s), {len(self.dormant)} session(s) ({seated} seated) waiting for their tokens, from {self.root}")
@@ -263,9 +264,9 @@ class Recovery:
             self.summary += f"; could not recover: {'; '.join(self.failed)}"
 
     def _restore_table(self, st: dict[str, Any]) -> None:
-        hub = self.hub
+        parts = self.parts
         rules = RuleSet.from_dict(dict(st["rules"]))
-        t = hub.create_table(
+        t = parts.create_table(
             st["table"],
             rules.variant,
             rules,
@@ -288,7 +289,7 @@ class Recovery:
             sess = self.dormant.get(h)
             if sess is None:  # a seat without its session line: keep the seat, the token still works
                 sess = Session(
-                    token="", name=t.names[i] or "player", role="player", rid=None, last_recv=hub.now(), last_sent=hub.now()
+                    token="", name=t.names[i] or "player", role="player", rid=None, last_recv=parts.now(), last_sent=parts.now()
                 )
                 self.dormant[h] = sess
                 self._hash[sess] = h
@@ -304,7 +305,7 @@ class Recovery:
         grace = t.policies.disconnect_grace_ms / 1000
         for i, sess in enumerate(t.seats):
             if sess is not None and not sess.connected:
-                t.start_grace(i, grace, hub.desk.grace_expired)
+                t.start_grace(i, grace, parts.grace_expired)
 
     def _restore_game(self, t: Table, st: dict[str, Any]) -> None:
         path = Path(st["journal"])
@@ -360,13 +361,12 @@ class Recovery:
 
     def _close_restored(self) -> int:
         """Without --recover: end every restored game (abandoned) and close every table."""
-        hub = self.hub
         games = 0
-        for t in list(hub.tables.values()):
+        for t in list(self.tables.values()):
             if t.status == PLAYING:
                 games += 1
                 t.abandon("abandoned")
-            hub.lobby.close_table(t, "the referee restarted without --recover")
+            self.parts.close_table(t, "the referee restarted without --recover")
         for sess in list(self.dormant.values()):
             self.session_forgotten(sess)
         self.dormant_reserved.clear()
@@ -377,19 +377,20 @@ class Recovery:
         return games
 
 
-def open_recovery(hub: Referee) -> Recovery | None:
+def open_recovery(
+    config: RefereeConfig, parts: RecoveryParts, attach: Callable[[Recovery], None]
+) -> tuple[Recovery | None, str]:
     """The referee's recovery state in its journal directory, restored (``config.recover``)
-    or cleared; None without journals, or when another referee holds the directory."""
-    cfg = hub.config
-    if cfg.journal_dir is None or not cfg.recovery_state:
-        return None
-    rec = Recovery(hub, cfg.journal_dir)
-    if not rec.acquire():
-        rec.summary = f"another referee is using {rec.root}: running without crash recovery"
-        log.warning(rec.summary)
-        hub.recovery_summary = rec.summary
-        return None
-    hub.recovery = rec
-    rec.start(cfg.recover)
-    hub.recovery_summary = rec.summary
-    return rec
+    or cleared, and the sentence that says what was done; None without journals, or when
+    another referee holds the directory. ``attach`` points the referee's recovery hooks at
+    it before anything is restored (closing a table that cannot be restored calls them)."""
+    if config.journal_dir is None or not config.recovery_state:
+        return None, ""
+    rec = Recovery(config, parts, config.journal_dir)
+    if not rec.files.acquire():  # another live referee holds the directory's lock
+        summary = f"another referee is using {rec.root}: running without crash recovery"
+        log.warning(summary)
+        return None, summary
+    attach(rec)
+    rec.start(config.recover)
+    return rec, rec.summary

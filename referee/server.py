@@ -15,8 +15,8 @@ The referee is split by role, each part owning its own state:
 
 This class wires them together, handing each part only what it uses (a table gets a
 :class:`referee.tablehost.TableHost`: the sends, a clock, the loop, the settings), and
-holds the lifecycle (start, stop, the timer tick). Crash recovery
-(:mod:`referee.recovery`) is still handed the referee itself.
+holds the lifecycle (start, stop, the timer tick). Crash recovery (:mod:`referee.recovery`)
+gets a :class:`referee.recovery.RecoveryParts`: the lobby's tables and the few functions it calls.
 
 Every request is validated fully before it changes anything; a refused request gets one
 ``error`` (numeric code, stable name, sentence, request id) and changes nothing.
@@ -39,7 +39,7 @@ from .entropy import EntropyDesk
 from .lagging import LagGuard
 from .lobby import Lobby
 from .ratelimit import RateLimiter
-from .recovery import Recovery, open_recovery
+from .recovery import Recovery, RecoveryParts, open_recovery
 from .sessions import SessionDesk
 from .table import Table
 from .tablehost import Host
@@ -132,6 +132,9 @@ class Referee:
         self.table_host.recovery = rec
         self.desk.recovery = rec
 
+    def _attach_recovery(self, rec: Recovery) -> None:
+        self.recovery = rec
+
     @property
     def endpoint(self) -> str | None:
         return self.transport.endpoint
@@ -144,7 +147,18 @@ class Referee:
         self._stopped = asyncio.Event()
         endpoint = self.transport.open(self.loop)
         self._started = True
-        open_recovery(self)  # restores a crashed referee's games (config.recover), before serving
+        # restores a crashed referee's games (config.recover), before serving
+        parts = RecoveryParts(
+            tables=self.lobby.tables,
+            create_table=self.lobby.create_table,
+            close_table=self.lobby.close_table,
+            reserve=self.lobby.reserve,
+            adopt=self.desk.adopt,
+            grace_expired=self.desk.grace_expired,
+            now=self.now,
+            call_later=self.loop.call_later,
+        )
+        _, self.recovery_summary = open_recovery(self.config, parts, self._attach_recovery)
         self.transport.serve()
         self._schedule_tick()
         return endpoint
