@@ -13,12 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from okgin import Game, RuleSet
-from okgin.views import Event, _partner_of, make_view
+from okgin.views import Event, make_view
 
 
 def rebuilt(game: Game, seat: int | None, full: bool) -> tuple[tuple[Event, ...], tuple[tuple[int, ...], ...]]:
     h = game.hand
-    owner = _partner_of(game, seat)
+    # Whose cards the seat sees: its own, or the captain's for the Box sitter (rules.md §5).
+    owner = game.roles[1] if seat is not None and game.roles is not None and seat == game.roles[2] else seat
     may_see = {seat, owner} if seat is not None else set()
     events = []
     known: list[list[int]] = [[] for _ in range(game.num_seats)]
