@@ -28,7 +28,7 @@ from .bots import BotLauncher, LaunchedBot
 from .config import TournamentConfig
 from .executor import EventLog, Forfeit, Outcome
 from .link import RefereeGone, RequestFailed, resign_seat
-from .records import FeedRecorder, find_journal, read_journal
+from .records import FeedRecorder, find_journal, journal_outcome
 from .referees import Slot
 from .sandbox import limit_hit
 from .schedule import ScheduledGame
@@ -283,7 +283,7 @@ class GamePlayer:
         for _ in range(40):
             path = find_journal(journal_dir, table)
             if path is not None:
-                end, clocks = read_journal(path)
+                end, clocks = journal_outcome(path)
                 if end is not None:
                     return end, clocks
             await asyncio.sleep(0.05)

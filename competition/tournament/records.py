@@ -22,8 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from okgin import Action, Game, IllegalAction, RuleSet
-from okgin.journal import JournalError
-from okgin.journal import read_journal as read_journal_file
+from okgin.journal import JournalError, read_journal
 
 
 class FeedRecorder:
@@ -132,8 +131,10 @@ def find_journal(journal_dir: Path, table: str) -> Path | None:
     return files[-1] if files else None
 
 
-def read_journal(path: Path) -> tuple[dict[str, Any] | None, dict[str, Any]]:
-    """The ``end`` line (or None if the game has not ended in it) and the clocks."""
+def journal_outcome(path: Path) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """A game's outcome from its journal: the ``end`` line (or None if the game has not
+    ended in it) and the clocks. The file is read by :func:`okgin.journal.read_journal`,
+    the one journal reader; a file that is no journal (yet) has no end line."""
     end: dict[str, Any] | None = None
     think: dict[int, int] = {}
     moves: dict[int, int] = {}
@@ -144,7 +145,7 @@ def read_journal(path: Path) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     try:
         # The shared reader: "\n"-only lines, a torn last line (the referee is writing,
         # or died while writing it) left out.
-        entries = read_journal_file(path).entries
+        entries = read_journal(path).entries
     except JournalError:
         entries = []  # not a journal (yet): no end line, so the runner uses the feed's record
     for e in entries:

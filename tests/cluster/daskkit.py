@@ -159,12 +159,12 @@ def python_shim(directory: Path) -> Path | None:
 def unfinished_journals(root: Path, name: str, seen: set[Path]) -> list[Path]:
     """Journals below ``root`` of tournament ``name``'s games (tables NAME-INDEX-ATTEMPT,
     not its preflight tables) with no end line yet, a game in progress, except ``seen``."""
-    from competition.tournament.records import read_journal
+    from competition.tournament.records import journal_outcome
 
     table = re.compile(rf"{re.escape(name)}-\d+-\d+")
     out = []
     for path in root.rglob(f"{name}-*-g1-*.jsonl"):
-        if path not in seen and table.fullmatch(path.name.split("-g1-")[0]) and read_journal(path)[0] is None:
+        if path not in seen and table.fullmatch(path.name.split("-g1-")[0]) and journal_outcome(path)[0] is None:
             out.append(path)
     return out
 

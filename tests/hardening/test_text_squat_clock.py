@@ -295,7 +295,7 @@ def test_a_journal_with_line_separators_in_names_is_read_by_every_reader(ref, tm
     assert done.returncode == 0, done.stdout + done.stderr
 
     from clients.tui.replay import finished_journal as tui_read
-    from competition.tournament.records import read_journal as tournament_read
+    from competition.tournament.records import journal_outcome as tournament_read
     from okgin.journal import read_journal
     from referee.replay import numbered_entries as replay_read
     from referee.statefiles import StateDir, read_journal_entries

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from clients.tui.replay import finished_journal as tui_read
-from competition.tournament.records import read_journal as tournament_read
+from competition.tournament.records import journal_outcome as tournament_read
 from okgin.journal import JournalError, parse_journal, read_journal
 from referee.replay import Mismatch, check_entries, check_file
 from referee.replay import numbered_entries as replay_read
