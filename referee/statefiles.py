@@ -15,6 +15,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from okgin.journal import JournalError, parse_journal
+
 __all__ = ["STATE_DIR", "STATE_VERSION", "RecoveryError", "StateDir", "read_journal_entries", "token_hash", "write_private"]
 
 STATE_DIR = ".okgin-state"
@@ -41,19 +43,19 @@ def write_private(path: Path, text: str) -> None:
 
 def read_journal_entries(path: Path) -> list[dict[str, Any]]:
     """A journal's entries; a torn last line (no newline: the process died mid-write,
-    nobody was told of it) is cut off, in the file too."""
+    nobody was told of it) is cut off, in the file too. Parsed by
+    :func:`okgin.journal.parse_journal`, the one journal reader's parser; recovery adds the
+    cut: what follows the last newline was never acted on, even when it parses."""
     data = path.read_bytes()
     good = data.rfind(b"\n") + 1
-    entries = []
-    for ln in data[:good].split(b"\n"):  # "\n" only (protocol.md §12)
-        if ln.strip():
-            entries.append(json.loads(ln))
+    try:
+        journal = parse_journal(data[:good].decode("utf-8"), str(path))
+    except (JournalError, UnicodeDecodeError) as e:
+        raise RecoveryError(str(e)) from None
     if good < len(data):
         with open(path, "r+b") as f:
             f.truncate(good)
-    if not entries or entries[0].get("t") != "start":
-        raise RecoveryError(f"{path} does not begin with a start line")
-    return entries
+    return journal.entries
 
 
 def _line(entry: dict[str, Any]) -> str:
