@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "conformance": ("competition.conformance.cli", "check that a bot in any language speaks the protocol"),
     "tournament": ("competition.tournament.cli", "run a tournament: round robin, gauntlet, box, SPRT"),
     "cluster": ("competition.cluster.cli", "Dask cluster helpers: TLS certificates for the scheduler and workers"),
+    "eval": ("clients.eval_cli", "evaluate an agent by okgin's protocol: fixed deals, beside the reference agents"),
     "mcp": ("clients.mcp.cli", "seat a language-model agent at a referee's table over MCP"),
     "corpus": ("clients.corpus_cli", "write a dataset of decisions (self-play or finished games) for research"),
     "rules": ("okgin.rules_cli", "list the rule options and their defaults"),

@@ -1,0 +1,82 @@
+"""``okgin eval AGENT``: the evaluation protocol (:mod:`clients.evaluation`) as a table."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .bots import BUILTIN_BOTS, BotNotFound, bot_class
+from .evaluation import EVAL_PROTOCOL, REFERENCE_AGENTS, REFERENCE_FILE, SPECS, EvalResult, evaluate, format_table, load_reference
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="okgin eval",
+        description=f"Evaluate an agent by okgin's protocol {EVAL_PROTOCOL}: fixed published deals, every seating of each, "
+        "games to 100, win rate and net points per hand with 95%% intervals clustered by deal, "
+        "beside the reference agents' results.",
+        epilog=f"AGENT is a built-in bot ({', '.join(BUILTIN_BOTS)}), package.module:Class or path/to/file.py:Class. "
+        + ", ".join(f"{v}: {s.deals} deals" for v, s in SPECS.items()) + ". docs/research.md describes the protocol.",
+    )
+    p.add_argument("agent", nargs="?", metavar="AGENT", help="the agent to evaluate")
+    p.add_argument("--variant", choices=[*SPECS, "both"], default="both", help="default: both")
+    p.add_argument("--against", default=",".join(REFERENCE_AGENTS), metavar="A,B",
+                   help=f"opponents (default {','.join(REFERENCE_AGENTS)})")
+    p.add_argument("--deals", type=int, help="fewer deals than the protocol's (the result is marked non-standard)")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    p.add_argument("--reference", action="store_true",
+                   help=f"evaluate every reference agent against every opponent and write {REFERENCE_FILE.name} (--out)")
+    p.add_argument("--out", type=Path, default=REFERENCE_FILE, help="where --reference writes (default: the package's)")
+    p.add_argument("--progress", action="store_true", help="count games on standard error")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = build_parser().parse_args(argv)
+    if (a.agent is None) == (not a.reference):
+        print("okgin eval: name an AGENT, or give --reference (not both)", file=sys.stderr)
+        return 2
+    if a.deals is not None and a.deals < 1:
+        print("okgin eval: --deals must be at least 1", file=sys.stderr)
+        return 2
+    if a.jobs < 1:
+        print("okgin eval: --jobs must be at least 1", file=sys.stderr)
+        return 2
+    opponents = [o.strip() for o in a.against.split(",") if o.strip()]
+    agents = list(REFERENCE_AGENTS) if a.reference else [a.agent]
+    try:
+        for name in {*agents, *opponents}:
+            bot_class(name)  # an unknown bot is an error before any game is played
+    except BotNotFound as e:
+        print(f"okgin eval: {e}", file=sys.stderr)
+        return 2
+    variants = list(SPECS) if a.variant == "both" else [a.variant]
+    results: list[EvalResult] = []
+    for variant in variants:
+        for agent in agents:
+            for opp in opponents:
+                def tick(done: int, total: int, what: str = f"{variant}: {agent} vs {opp}") -> None:
+                    print(f"\r{what}: {done}/{total} games", end="", file=sys.stderr, flush=True)
+
+                results.append(evaluate(agent, opp, variant, a.deals, a.jobs, tick if a.progress else None))
+                if a.progress:
+                    print(file=sys.stderr)
+    if a.reference:
+        payload = {"protocol": EVAL_PROTOCOL, "results": [r.to_json() for r in results]}
+        a.out.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+        print(f"{len(results)} reference results written to {a.out}")
+    if a.json:
+        print(json.dumps({"protocol": EVAL_PROTOCOL, "results": [r.to_json() for r in results]}, indent=1))
+    else:
+        reference = [] if a.reference else [r for r in load_reference() if r.agent != a.agent]
+        print(format_table(results, reference), end="")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
