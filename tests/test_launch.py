@@ -14,6 +14,8 @@ import ast
 import subprocess
 from pathlib import Path
 
+from bounded import readline
+
 from okgin import RuleSet
 from okgin.launch import ENDPOINT_PREFIX, add_rule_flag, bot_argv, endpoint_from_line, okgin_argv, referee_argv
 
@@ -25,10 +27,11 @@ LAUNCH = ROOT / "okgin" / "launch.py"
 
 def test_a_referee_started_from_its_argv_prints_the_endpoint_the_launcher_reads(tmp_path: Path) -> None:
     proc = subprocess.Popen(referee_argv(tmp_path / "journals", "--no-journal"), stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
     try:
         assert proc.stdout is not None
-        endpoint = endpoint_from_line(proc.stdout.readline())  # the referee prints it once bound, or exits
+        # The referee prints it once bound, or exits; bounded, as every read of a child's pipe.
+        endpoint = endpoint_from_line(readline(proc.stdout, 120, "okgin referee"))
         assert endpoint is not None and endpoint.startswith("tcp://127.0.0.1:") and not endpoint.endswith(":0")
     finally:
         proc.terminate()
