@@ -3,7 +3,9 @@
 A bot is named one of three ways wherever the project takes a bot (``okgin match``,
 ``okgin bot``, tournaments, the TUI's opponent picker):
 
-- a built-in name from :data:`BUILTIN_BOTS` (``random``, ``simple``, ``strong``);
+- a built-in name from :data:`BUILTIN_BOTS` (``random``, ``simple``, ``eaai-simple``,
+  ``strong``, and ``strong-v1``, the ``strong`` of before issue 30, kept as the yardstick
+  its successors are tested against);
 - ``package.module:Class`` for an importable class;
 - ``path/to/file.py:Class`` for a class in a file that is not on the import path.
 
@@ -26,7 +28,9 @@ from ..bot import Bot
 BUILTIN_BOTS: dict[str, str] = {
     "random": "clients.bots.random_bot:RandomBot",
     "simple": "clients.bots.simple:SimpleBot",
+    "eaai-simple": "clients.bots.eaai_simple:EaaiSimpleBot",
     "strong": "clients.bots.strong:StrongBot",
+    "strong-v1": "clients.bots.strong:StrongV1Bot",
 }
 
 
@@ -54,7 +58,7 @@ def bot_class(spec: str) -> type[Bot]:
             # Only a missing *target* module means "not installed"; an import error
             # inside the bot's own code is the bot's bug and must surface as such.
             if e.name and where.startswith(e.name):
-                hint = " (the strong bot is not installed in this tree yet)" if spec == "strong" else ""
+                hint = " (the strong bot is not installed in this tree yet)" if spec.startswith("strong") else ""
                 raise BotNotFound(f"bot {spec!r}: module {where} is missing{hint}") from None
             raise
     cls = getattr(module, cls_name, None)

@@ -1,5 +1,5 @@
 """The strong built-in bot (``okgin match strong simple``): see :mod:`.bot`."""
 
-from .bot import Params, StrongBot
+from .bot import CURRENT, V1, Params, StrongBot, StrongV1Bot
 
-__all__ = ["Params", "StrongBot"]
+__all__ = ["CURRENT", "V1", "Params", "StrongBot", "StrongV1Bot"]

@@ -39,10 +39,10 @@ from .tables import VALUES, bits
 
 @dataclass(frozen=True)
 class Params:
-    """The bot's knobs. The defaults are the settings every game-level figure in
-    bench/strength.md was measured with; its ablation switches each technique off in
-    turn (two of them, ``inference`` and ``value_draws``, measured better switched off,
-    within noise: see there)."""
+    """The bot's knobs. The defaults are ``strong-v1``'s settings (:data:`V1`, the bot of
+    before issue 30, whose figures and ablation are in bench/strength.md); a technique
+    added since is off by default here and switched on in :data:`CURRENT`, so that v1
+    stays exactly what it was and every change can be tested against it (SPRT)."""
 
     #: Judge hands by expected deadwood after a draw (else by deadwood now).
     lookahead: bool = True
@@ -80,10 +80,20 @@ class Params:
     take_margin: float = 0.0
 
 
+#: ``strong-v1``: the strong bot as it was before issue 30 (bench/strength.md).
+V1 = Params()
+
+#: Today's ``strong``: each setting that differs from :data:`V1` passed an SPRT against
+#: the version before it (bench/strength.md, "SPRT runs").
+CURRENT = V1
+
+
 class StrongBot(Bot):
     """Expected-value draws and discards, discard safety, Monte Carlo knock timing."""
 
     name = "strong"
+    #: The settings a bot of this class starts from; keyword parameters override them.
+    defaults: Params = CURRENT
 
     def __init__(self, seed: int | str | None = None, **params: Any) -> None:
         super().__init__(seed)
@@ -91,7 +101,7 @@ class StrongBot(Bot):
         bad = sorted(set(params) - known)
         if bad:
             raise ValueError(f"unknown StrongBot parameter(s) {', '.join(bad)}; known: {', '.join(sorted(known))}")
-        self.params = replace(Params(), **params)
+        self.params = replace(self.defaults, **params)
         self._salt = self.rng.getrandbits(64)
         self.rules = RuleSet()
 
@@ -198,6 +208,13 @@ class StrongBot(Bot):
             h.no_knock = self.params.opp_no_knock
             return sample_hands(view, k, h, rng, n)
         return sample_opponent(k, rng, n)
+
+
+class StrongV1Bot(StrongBot):
+    """``strong-v1``: the strong bot of before issue 30, the yardstick of its successors."""
+
+    name = "strong-v1"
+    defaults = V1
 
 
 def _cycling(view: View, card: int) -> bool:

@@ -1,0 +1,67 @@
+"""bench/sprt.py, the small fishtest: it plays okgin match's games, counts okgin match's
+pairs, asks the tournament's SPRT, and stops at the first pair where the LLR crosses a
+bound, whatever the batch size or the number of workers."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from clients.match import MatchWork, deal_pairs, plan, run_match
+from competition.tournament.sprt import Sprt
+from okgin import RuleSet
+from okgin.rules import EVENT_MAX_HANDS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load():
+    spec = importlib.util.spec_from_file_location("bench_sprt", ROOT / "bench" / "sprt.py")
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["bench_sprt"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+sprt = _load()
+
+
+def test_stops_at_the_first_crossing_and_agrees_with_okgin_match() -> None:
+    rules = RuleSet(max_hands=EVENT_MAX_HANDS)
+    test = Sprt(0, 300)  # far from the truth: H0 comes quickly
+    _, order = plan(2, 200)
+    work = MatchWork(("random", "simple"), rules, "t")
+    games, decision = sprt.play_sequential(work, order, test, batch=7, jobs=1)
+    assert decision == "H0"
+    # the prefix of okgin match's own games, cut at the first pair whose LLR crosses
+    ref = run_match(["random", "simple"], games=len(games), seed="t", rules=rules)
+    assert [g.key() for g in games] == [g.key() for g in ref.games]
+    for n in range(2, len(games), 2):
+        assert test.decide(deal_pairs(games[:n]).counts) is None
+    assert test.decide(deal_pairs(games).counts) == "H0"
+    # another batch size, and two workers: the same stopping point
+    again, d2 = sprt.play_sequential(work, order, test, batch=3, jobs=2)
+    assert d2 == "H0" and [g.key() for g in again] == [g.key() for g in games]
+
+
+def test_parameters_build_a_configured_bot() -> None:
+    make = sprt.bot_factory("strong:mc_samples=8,equity=false")
+    bot = make("s")
+    assert bot.params.mc_samples == 8 and bot.params.equity is False
+    assert sprt.bot_factory("simple") == "simple"
+    with pytest.raises(ValueError, match="unknown StrongBot parameter"):
+        sprt.bot_factory("strong:nope=1")
+
+
+def test_summary_and_limit(capsys: pytest.CaptureFixture[str]) -> None:
+    assert sprt.main(["simple", "eaai-simple", "--max-games", "6", "--batch", "2", "--elo1", "50", "--seed", "q"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    data = json.loads(out[-1])
+    assert data["games"] == 6 and data["decision"] is None and len(data["cells"]) == 5
+    text = "\n".join(out[:-1])
+    assert "inconclusive" in text and "pentanomial" in text and "bench/sprt.py simple eaai-simple" in text
