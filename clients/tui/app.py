@@ -76,6 +76,12 @@ class OkginApp(App[int]):
         self._pending_summaries: list[HandResult] = []
         self._seen_hands: set[tuple[object, int]] = set()  # (game, hand) shown being played
         self.outcome: dict | None = None
+        #: okgin play: the referee runs in this process and stops with the app, so
+        #: quitting offers resign / new game / quit (LocalQuitScreen), never "your seat
+        #: is held". ``local_journal``: whether the game's journal is kept.
+        self.local_game = False
+        self.local_journal = False
+        self._new_game_after_end = False  # "new game" chosen: rematch once the resignation's game_end is in
         from .ascii import AsciiFilter
 
         # made before any options are set: watch_options (which a test or a backend may
@@ -177,12 +183,20 @@ class OkginApp(App[int]):
         self.notify(f"Theme: {self.theme}", timeout=2)
 
     def request_quit(self) -> None:
-        """``q``: at a network game still running, ask first and say how long the seat is
-        held (a slip of the finger must not cost the seat); anywhere else, quit."""
+        """``q``: at a game still running, ask first. At a network game the dialog says
+        how long the seat is held (a slip of the finger must not cost the seat); at a
+        local game (``okgin play``) it offers resign, new game or quit, since nothing
+        holds a seat there once the app closes. Anywhere else, quit."""
         from .net import NetworkBackend
 
         st = self.state
-        if isinstance(self.backend, NetworkBackend) and st.view is not None and not st.game_over and not st.spectator:
+        running = st.view is not None and not st.game_over and not st.spectator and st.replay is None
+        if self.local_game and running:
+            from .screens.quit_confirm import LocalQuitScreen
+
+            self.push_screen(LocalQuitScreen(self.local_journal), self._local_quit)
+            return
+        if isinstance(self.backend, NetworkBackend) and running:
             from .screens.quit_confirm import QuitConfirmScreen
 
             grace = st.extra.get("disconnect_grace_ms")
@@ -190,6 +204,20 @@ class OkginApp(App[int]):
                              lambda leave: self.exit(0) if leave else None)
             return
         self.exit(0)
+
+    def _local_quit(self, choice: str | None) -> None:
+        if choice == "quit":
+            self.exit(0)
+        elif choice in ("resign", "new"):
+            self._new_game_after_end = choice == "new"
+            self.run_worker(self._resign(), group="resign")
+
+    async def _resign(self) -> None:
+        try:
+            await self.backend.resign()
+        except Exception as e:
+            self._new_game_after_end = False
+            self.notify(str(e), severity="error")
 
     async def action_quit(self) -> None:
         self.exit(0)
@@ -286,6 +314,10 @@ class OkginApp(App[int]):
     def on_game_ended(self, msg: GameEnded) -> None:
         self.state = replace(self.state, final=msg.final, legal=())
         self.outcome = msg.final
+        if self._new_game_after_end:  # "new game" from the local quit dialog: no game-over sheet
+            self._new_game_after_end = False
+            self.run_worker(self.rematch(), group="rematch")
+            return
         from .screens.summary import HandSummaryScreen
 
         if not any(isinstance(s, HandSummaryScreen) for s in self.screen_stack):

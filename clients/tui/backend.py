@@ -33,6 +33,10 @@ class Backend:
         """The sitter's advice to its captain."""
         raise RuntimeError("this table cannot be played from here")
 
+    async def resign(self) -> None:
+        """Resign the running game (its ``game_end`` follows)."""
+        raise RuntimeError("this table cannot be played from here")
+
     async def rematch(self) -> None:
         """Ask for another game with the same players and rules."""
         raise RuntimeError("no rematch from here")

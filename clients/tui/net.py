@@ -256,6 +256,14 @@ class NetworkBackend(Backend):
         except RefereeError as e:
             raise RuntimeError(e.message) from None
 
+    async def resign(self) -> None:
+        if self.table is None:
+            raise RuntimeError("no game to resign")
+        try:
+            await self._client().resign(self.table)
+        except RefereeError as e:
+            raise RuntimeError(e.message) from None
+
     async def rematch(self) -> None:
         if self.table is None:
             raise RuntimeError("no table to ask for a rematch")

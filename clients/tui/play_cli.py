@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING, Any
 
 from okgin import RuleError, RuleSet
 from okgin.rules import HOUSE_RULES, preset
@@ -16,6 +17,10 @@ from okgin.rules import HOUSE_RULES, preset
 from .cli import add_display_flags, add_rule_flags, default_name, theme_error
 from .house import DEFAULT_ADVICE_WINDOW, DEFAULT_PACE
 from .options import options_from_env
+
+if TYPE_CHECKING:
+    from .app import OkginApp
+    from .house import House
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,6 +49,21 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def house_app(house: House, **app_args: Any) -> OkginApp:
+    """The TUI at a started house's table: the human's reserved seat, the bots paced by
+    the app, and the local quit dialog (resign, new game, quit: issue 28 item 1)."""
+    from .app import OkginApp
+    from .model import CONNECTING, TableState
+    from .net import NetworkBackend, Seating
+
+    assert house.endpoint is not None
+    backend = NetworkBackend(house.endpoint, house.human, Seating(mode="token"), token=house.human_token)
+    app = OkginApp(backend, state=TableState(connection=CONNECTING, notice="Starting the game…"), **app_args)
+    app.local_game, app.local_journal = True, house.journal_dir is not None
+    app.ready_hook = house.pacing.set_ready
+    return app
+
+
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if err := theme_error(args.theme):
@@ -51,10 +71,7 @@ def main(argv: list[str]) -> int:
         return 2
     from clients.bots import BotNotFound
 
-    from .app import OkginApp
     from .house import House, Pacing, best_available_bot
-    from .model import CONNECTING, TableState
-    from .net import NetworkBackend, Seating
 
     for label, v in (("--pace", args.pace), ("--advice-window", args.advice_window), ("--auto-continue", args.auto_continue)):
         if v is not None and not 0 <= v <= 600:
@@ -92,17 +109,14 @@ def main(argv: list[str]) -> int:
                   pacing=Pacing(pace=args.pace, advice_window=args.advice_window))
     house.pacing.set_ready(False)  # until the table is on screen (the app's ready_hook opens it)
     try:
-        endpoint = house.start()
+        house.start()
     except (BotNotFound, ValueError, RuntimeError) as e:
         print(f"okgin play: {e}", file=sys.stderr)
         house.stop(2)
         return 2
     try:
-        backend = NetworkBackend(endpoint, name, Seating(mode="token"), token=house.human_token)
-        app = OkginApp(backend, state=TableState(connection=CONNECTING, notice="Starting the game…"),
-                       options=options_from_env(args.ascii, args.four_colour), theme=args.theme)
+        app = house_app(house, options=options_from_env(args.ascii, args.four_colour), theme=args.theme)
         app.auto_continue = args.auto_continue
-        app.ready_hook = house.pacing.set_ready
         app.pace = args.pace if rules.variant == "box" else None
         code = app.run() or 0
     finally:

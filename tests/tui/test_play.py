@@ -305,3 +305,69 @@ def test_gin_in_the_box_in_a_real_terminal_as_the_sitter_sending_advice(tmp_path
                 screen = tm.wait_for(lambda s: " m Write a note" in s, what="the advice keys again")
     finally:
         tm.kill()
+
+
+# ---------------------------------------------------------------- issue 28 item 1: quitting says what will happen
+def local_app(house: House) -> OkginApp:
+    """The app as ``okgin play`` builds it (its local quit dialog included)."""
+    from clients.tui.play_cli import house_app as play_app
+
+    house.start()
+    return play_app(house, cursor_blink=False)
+
+
+async def test_q_at_a_local_game_offers_resign_new_game_and_quit_not_a_held_seat() -> None:
+    """At ``okgin play`` nothing holds the seat once the app closes: the dialog says so
+    and offers resign (the game ends, resigned), new game (the next game starts, no
+    game-over sheet) and quit; Esc stays."""
+    from clients.tui.screens.quit_confirm import LocalQuitScreen
+
+    house = House(RuleSet(target_score=50), ["simple"], human="ada", seed=3)
+    app = local_app(house)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.state.view is not None)
+            await pilot.press("q")
+            await until(pilot, lambda: isinstance(app.screen, LocalQuitScreen))
+            text = str(app.screen.query_one("#quit-text").render())
+            assert "holds your seat" not in text and "okgin tui" not in text and "token" not in text.lower()
+            assert "Resign this game" in text and "New game" in text and "Quit" in text
+            await pilot.press("escape")
+            await until(pilot, lambda: not isinstance(app.screen, LocalQuitScreen))
+            assert app.is_running and app.state.final is None
+            # New game: this one is resigned and the next one is dealt, straight to the table.
+            await pilot.press("q")
+            await until(pilot, lambda: isinstance(app.screen, LocalQuitScreen))
+            await pilot.press("n")
+            await until(pilot, lambda: app.state.extra.get("game") == 2 and app.state.view is not None
+                        and app.state.final is None, limit=60)
+            assert not isinstance(app.screen, GameOverScreen)
+            # Resign: the game ends, resigned by us, on the game-over sheet.
+            await pilot.press("q")
+            await until(pilot, lambda: isinstance(app.screen, LocalQuitScreen))
+            await pilot.press("r")
+            await until(pilot, lambda: isinstance(app.screen, GameOverScreen), limit=60)
+            final = app.state.final
+            assert final is not None and final["termination"] == "resigned" and final["loser"] == 0
+            # Quit from the sheet closes the app.
+            await pilot.press("q")
+            await until(pilot, lambda: not app.is_running)
+    finally:
+        house.stop()
+    assert house._thread is not None and not house._thread.is_alive()
+
+
+async def test_q_then_quit_at_a_local_game_closes_okgin_play() -> None:
+    from clients.tui.screens.quit_confirm import LocalQuitScreen
+
+    house = House(RuleSet(), ["random"], human="ada", seed=4)
+    app = local_app(house)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.state.view is not None)
+            await pilot.press("q")
+            await until(pilot, lambda: isinstance(app.screen, LocalQuitScreen))
+            await pilot.press("q")
+            await until(pilot, lambda: not app.is_running)
+    finally:
+        house.stop()

@@ -287,3 +287,44 @@ async def test_only_loopback_names_and_the_servers_own_page(server: tuple[subpro
         with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
             await session.ws_connect(url.replace("http://", "ws://") + "/ws", headers={"Origin": "http://evil.example"})
         assert refused.value.status == 403
+
+
+def _journal_lines(journal_dir: Path, kind: str) -> list[dict[str, Any]]:
+    out = []
+    for path in journal_dir.glob("*.jsonl"):
+        for line in path.read_text(encoding="utf-8").split("\n"):
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if entry.get("t") == kind:
+                out.append(entry)
+    return out
+
+
+@needs_chromium
+def test_q_in_the_browser_says_what_leaving_does_and_resigns(server: tuple[subprocess.Popen[str], str, Path],
+                                                              browser: Any) -> None:
+    """Issue 28 item 1: ``q`` at ``okgin serve``'s game (okgin play in the page) offers
+    resign / new game / quit, with no word of a held seat or a command to run again;
+    ``r`` resigns, and the referee journals it."""
+    _proc, url, journal_dir = server
+    wait = WebDriverWait(browser, WAIT_S)
+
+    def screen() -> str:
+        return browser.execute_script(READ_SCREEN) or ""
+
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": CATCH_TERMINAL})
+    browser.get(url)
+    try:
+        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "body.-first-byte"))
+        wait.until(lambda d: cards_in_hand(screen()) == 10 and "pass (p)" in screen())
+        ActionChains(browser).click(browser.find_element(By.CSS_SELECTOR, "#terminal")).send_keys("q").perform()
+        wait.until(lambda d: "Resign this game" in screen() and "New game" in screen())
+        text = screen()
+        assert "holds your seat" not in text and "okgin tui" not in text
+        ActionChains(browser).send_keys("r").perform()
+        wait.until(lambda d: any(e.get("reason") == "resigned" for e in _journal_lines(journal_dir, "resign")))
+        wait.until(lambda d: "Game over" in screen())
+    except TimeoutException:
+        pytest.fail(f"the browser did not show what was expected; the screen was:\n{screen()}")

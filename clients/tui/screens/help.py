@@ -42,6 +42,9 @@ Network game: if your terminal closes or crashes, the referee holds your seat fo
 (**q** asks first and says how long); run the same `okgin tui` command again, or
 `okgin tui --resume`, to take it back.
 
+`okgin play` (against the bots): the game runs on your computer and ends when you leave,
+so **q** offers to **r**esign this game, deal a **n**ew one, or **q**uit.
+
 ## Oklahoma Gin (2 players)
 
 - **Goal**: form your 10 cards into **melds**: *sets* (3 or 4 of a rank) and *runs*
