@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "cluster": ("competition.cluster.cli", "Dask cluster helpers: TLS certificates for the scheduler and workers"),
     "eval": ("clients.eval_cli", "evaluate an agent by okgin's protocol: fixed deals, beside the reference agents"),
     "mcp": ("clients.mcp.cli", "seat a language-model agent at a referee's table over MCP"),
+    "arena": ("arena.cli", "run the arena (a standing rated place to play), or manage its accounts and ratings"),
     "corpus": ("clients.corpus_cli", "write a dataset of decisions (self-play or finished games) for research"),
     "rules": ("okgin.rules_cli", "list the rule options and their defaults"),
 }

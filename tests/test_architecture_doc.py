@@ -28,7 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "ARCHITECTURE.md"
-PACKAGES = ("okgin", "referee", "clients", "competition", "bench", "tests")
+PACKAGES = ("okgin", "referee", "clients", "competition", "arena", "bench", "tests")
 PATH_ROOTS = (*PACKAGES, "docs")
 FENCE = re.compile(r"^```.*?^```", re.S | re.M)
 SPAN = re.compile(r"`([^`\n]+)`")
@@ -183,7 +183,7 @@ def classes(name: str) -> list[tuple[tuple[str, ...], Path, ast.ClassDef]]:
     text defines one are parsed)."""
     found = []
     pattern = re.compile(rf"^\s*class {re.escape(name)}\b", re.M)
-    for pkg in ("okgin", "referee", "clients", "competition"):
+    for pkg in ("okgin", "referee", "clients", "competition", "arena"):
         for path in sorted((ROOT / pkg).rglob("*.py")):
             if not pattern.search(path.read_text(encoding="utf-8")):
                 continue
@@ -297,7 +297,7 @@ def unmapped(text: str) -> list[str]:
     dirs = {s.rstrip("/") for s in named if PATH.fullmatch(s) and s.endswith("/")}
     dotted = {s for s in named if DOTTED.fullmatch(s)}
     out = []
-    for pkg in ("okgin", "referee", "clients", "competition"):
+    for pkg in ("okgin", "referee", "clients", "competition", "arena"):
         for path in sorted((ROOT / pkg).rglob("*.py")):
             rel = path.relative_to(ROOT)
             mod = ".".join(rel.with_suffix("").parts)

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("okgin", "referee", "clients", "competition", "bench")
+PACKAGES = ("okgin", "referee", "clients", "competition", "arena", "bench")
 
 
 def _modules() -> list[str]:

@@ -17,7 +17,7 @@ import pytest
 from okgin import env
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = [p for p in ("okgin", "referee", "clients", "competition") if (ROOT / p).is_dir()]
+PACKAGES = [p for p in ("okgin", "referee", "clients", "competition", "arena") if (ROOT / p).is_dir()]
 SOURCES = sorted(f for pkg in PACKAGES for f in (ROOT / pkg).rglob("*.py") if "node_modules" not in f.parts)
 ENV_MODULE = ROOT / "okgin" / "env.py"
 

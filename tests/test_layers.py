@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("okgin", "referee", "clients", "competition")
+PACKAGES = ("okgin", "referee", "clients", "competition", "arena")
 
 # The modules that may name every package, each with why. okgin/cli.py is *the* CLI: it
 # dispatches every subcommand by module name.
@@ -36,6 +36,7 @@ MAY_NAME = {
     "referee": {"okgin", "referee"},
     "clients": {"okgin", "clients"},
     "competition": {"okgin", "referee", "competition"},
+    "arena": {"okgin", "referee", "competition", "arena"},
 }
 # file -> the further packages it may name, and why (the same exceptions as in pyproject.toml).
 NAMES_ALSO = {
@@ -65,7 +66,7 @@ def _module_exists(name: str) -> bool:
     return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
 
 
-_DOTTED = re.compile(r"(okgin|referee|clients|competition)(\.\w+)+")
+_DOTTED = re.compile(r"(okgin|referee|clients|competition|arena)(\.\w+)+")
 
 
 def named_packages(path: Path) -> set[str]:

@@ -22,7 +22,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("okgin", "referee", "clients", "competition")
+PACKAGES = ("okgin", "referee", "clients", "competition", "arena")
 
 # (file, underscored name): why it is still there.
 ALLOWED: dict[tuple[str, str], str] = {

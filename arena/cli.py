@@ -1,0 +1,38 @@
+"""``okgin arena``: the arena server, and its ``account`` and ``ratings`` subcommands.
+
+``okgin arena account ...`` and ``okgin arena ratings ...`` manage the database
+(:mod:`arena.accounts`, :mod:`arena.ratings_cli`); anything else (``okgin arena``,
+``okgin arena --config arena.toml``) runs the server, ``arena.server.main``. Each part is
+imported only when it runs, as ``okgin.cli`` does for its commands.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+__all__ = ["SUBCOMMANDS", "main"]
+
+#: ``okgin arena NAME ...`` -> the module whose ``main(argv)`` runs it. Anything else is the server's.
+SUBCOMMANDS = {"account": "arena.accounts", "ratings": "arena.ratings_cli"}
+SERVER = "arena.server"
+
+USAGE = """usage: okgin arena [--config arena.toml] [SERVER OPTIONS]   run the arena (okgin arena --help)
+       okgin arena account add|list|revoke|rotate|ban|unban ...
+       okgin arena ratings [--variant V] [--rebuild] [--history ACCOUNT]"""
+
+
+def main(argv: list[str]) -> int:
+    if argv and argv[0] in SUBCOMMANDS:
+        return int(importlib.import_module(SUBCOMMANDS[argv[0]]).main(argv[1:]) or 0)
+    if argv[:1] == ["help"]:
+        print(USAGE)
+        return 0
+    try:
+        server = importlib.import_module(SERVER)
+    except ModuleNotFoundError as e:
+        if e.name != SERVER:
+            raise
+        print(f"okgin arena: the server is not in this installation yet\n{USAGE}", file=sys.stderr)
+        return 2
+    return int(server.main(argv) or 0)

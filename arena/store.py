@@ -1,0 +1,650 @@
+"""The arena's database: accounts and their key hashes, games, ratings and their history.
+
+One implementation for SQLite (the embedded default) and PostgreSQL (several fronts, or a
+database on another machine), through DB-API alone: the SQL is written once with ``?``
+placeholders and portable types (BIGINT, DOUBLE PRECISION, TEXT; booleans as 0/1), and a
+small dialect shim (:class:`Dialect`) changes the placeholders to ``%s``, adds
+``FOR UPDATE`` to the reads a transaction will write back on PostgreSQL, and opens
+transactions (``BEGIN IMMEDIATE`` on SQLite). psycopg is imported only for a
+``postgresql://`` URL.
+
+Why these choices:
+
+- **One transaction per finished game** (:meth:`Store.finish_game`): the game's row, every
+  player's rating and the rating history change together or not at all, so a ``kill -9`` at
+  any moment leaves ratings that :meth:`Store.rebuild_ratings` reproduces. A second call for
+  the same game changes nothing (the front may report a game again after a restart).
+- **Finish order is stored** (``games.finish_seq``): ratings depend on the order of games, and
+  a rebuild replays them in that order. Two games that share a player are finished one after
+  the other (the first holds the player's rating row until it commits, ``FOR UPDATE`` on
+  PostgreSQL, the database lock on SQLite), so the later one gets the higher number.
+- **Keys only as scrypt hashes** (:mod:`arena.keys`). :meth:`Store.check_key` costs one scrypt
+  for an unknown name, a wrong key or a revoked key alike, and runs the hash outside the
+  store's lock: call it from a worker thread (``asyncio.to_thread``), it takes tens of ms.
+- **Thread-safe**: one connection behind one lock; every method is short except the hash.
+- **Versioned schema** (``schema_version``): a database written by a newer okgin is refused
+  rather than misread; an older one is migrated on open (version 1 is the first).
+
+Times are integer milliseconds passed in by the caller; the store reads the clock only to
+stamp ``created_ms`` when a caller gives none (the CLI).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import keys
+from .ratings import MODELS, Rating, after_game, game_ranks, initial
+
+__all__ = ["KINDS", "NAME_RE", "SCHEMA_VERSION", "Account", "AccountExists", "Dialect", "GameResult", "GameRow", "NewGame",
+           "RatingChange", "RatingPoint", "Store", "StoreError", "UnknownAccount", "check_name", "state_db_url"]
+
+SCHEMA_VERSION = 1
+KINDS = ("human", "bot")
+#: Account names: ASCII letters, digits, ``_ - .``, 1-40 characters, starting with a letter or
+#: digit. Narrower than a table's player names on purpose: an account name is public on
+#: leaderboards, and ASCII cannot hold look-alikes of another account's name. Unique without
+#: regard to case ("Alice" and "alice" are one account).
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+
+
+class StoreError(Exception):
+    """A store operation refused, with a sentence for the user."""
+
+
+class AccountExists(StoreError):
+    """``add_account`` with a name that is taken (in any case)."""
+
+
+class UnknownAccount(StoreError, KeyError):
+    """An account operation named no account."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "no such account"
+
+
+def check_name(name: str) -> str:
+    """``name`` if it may name an account, else StoreError saying what it may be."""
+    if not isinstance(name, str) or not NAME_RE.fullmatch(name):
+        raise StoreError(f"account names are 1-40 ASCII letters, digits, '_', '-' or '.', starting with a letter or digit: "
+                         f"{name!r}")
+    return name
+
+
+def state_db_url(state_dir: str | Path) -> str:
+    """The default database of a state directory: ``sqlite:///STATE/arena.db``."""
+    return f"sqlite:///{Path(state_dir).resolve() / 'arena.db'}"
+
+
+@dataclass(frozen=True)
+class Account:
+    name: str
+    kind: str  # "human" | "bot"
+    admin: bool
+    created_ms: int
+    revoked: bool = False
+    banned: str | None = None  # the reason, or None
+    cooldown_until_ms: int = 0
+    cooldown_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """A game the front has seated. ``players``: account names in seat order."""
+
+    id: str
+    variant: str
+    rated: bool
+    players: tuple[str, ...]
+    clock: dict[str, Any]
+    shard: str
+    table: str
+    created_ms: int
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """How a game ended. ``winner``/``at_fault``: seats (or None); ``record``: the full game
+    record (a dict, stored as JSON); ``journal``: where the referee's journal is."""
+
+    winner: int | None
+    scores: tuple[int, ...]
+    termination: str
+    finished_ms: int
+    at_fault: int | None = None
+    record: dict[str, Any] | None = None
+    journal: str = ""
+    seed_hash: str = ""
+    seed: str = ""
+    salt: str = ""
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """A stored game. ``status``: "playing", "finished" or "void". ``before``/``after``: each
+    seat's display rating around the game (None while playing, for void or unrated games).
+    ``record`` is filled by :meth:`Store.game` only (it can be large)."""
+
+    id: str
+    variant: str
+    rated: bool
+    players: tuple[str, ...]
+    clock: dict[str, Any]
+    shard: str
+    table: str
+    created_ms: int
+    status: str
+    finished_ms: int | None = None
+    winner: int | None = None
+    scores: tuple[int, ...] = ()
+    termination: str | None = None
+    at_fault: int | None = None
+    journal: str | None = None
+    seed_hash: str | None = None
+    seed: str | None = None
+    salt: str | None = None
+    void_reason: str | None = None
+    before: tuple[float | None, ...] = ()
+    after: tuple[float | None, ...] = ()
+    record: dict[str, Any] | None = field(default=None, compare=False)
+
+    def result_for(self, name: str) -> str:
+        """"win", "loss", "draw" or "void" for the seat of account ``name``."""
+        if self.status == "void":
+            return "void"
+        seat = self.players.index(name)
+        ranks = game_ranks(self.scores or (0,) * len(self.players), self.winner, self.at_fault)
+        if all(r == ranks[seat] for r in ranks):
+            return "draw"
+        return "win" if ranks[seat] == 1 else "loss"
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    """What a finished game did to its players' ratings (seat order). For an unrated game
+    ``rated`` is False and ``after`` equals ``before``."""
+
+    game_id: str
+    variant: str
+    rated: bool
+    players: tuple[str, ...]
+    before: tuple[Rating, ...]
+    after: tuple[Rating, ...]
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    """One step of an account's rating history: after its ``n``-th rated game."""
+
+    n: int
+    game_id: str
+    finished_ms: int
+    before: float
+    rating: float
+    deviation: float
+    volatility: float | None
+
+
+_DDL = (
+    "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS accounts (
+        name_key TEXT PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL, admin INTEGER NOT NULL,
+        created_ms BIGINT NOT NULL, key_hash TEXT NOT NULL, key_ms BIGINT NOT NULL, revoked INTEGER NOT NULL,
+        banned TEXT, cooldown_until_ms BIGINT NOT NULL, cooldown_reason TEXT)""",
+    """CREATE TABLE IF NOT EXISTS account_log (
+        name_key TEXT NOT NULL, at_ms BIGINT NOT NULL, what TEXT NOT NULL, by_name TEXT, detail TEXT)""",
+    """CREATE TABLE IF NOT EXISTS games (
+        id TEXT PRIMARY KEY, variant TEXT NOT NULL, rated INTEGER NOT NULL, players TEXT NOT NULL, clock TEXT NOT NULL,
+        shard TEXT NOT NULL, table_name TEXT NOT NULL, created_ms BIGINT NOT NULL, status TEXT NOT NULL,
+        finish_seq BIGINT, finished_ms BIGINT, winner INTEGER, scores TEXT, termination TEXT, at_fault INTEGER,
+        record TEXT, journal TEXT, seed_hash TEXT, seed TEXT, salt TEXT, void_reason TEXT)""",
+    "CREATE INDEX IF NOT EXISTS games_status ON games (status)",
+    "CREATE INDEX IF NOT EXISTS games_finish ON games (finish_seq)",
+    """CREATE TABLE IF NOT EXISTS game_players (
+        game_id TEXT NOT NULL, seat INTEGER NOT NULL, name_key TEXT NOT NULL, rating_before DOUBLE PRECISION,
+        rating_after DOUBLE PRECISION, PRIMARY KEY (game_id, seat))""",
+    "CREATE INDEX IF NOT EXISTS game_players_account ON game_players (name_key)",
+    """CREATE TABLE IF NOT EXISTS ratings (
+        name_key TEXT NOT NULL, variant TEXT NOT NULL, rating DOUBLE PRECISION NOT NULL,
+        deviation DOUBLE PRECISION NOT NULL, volatility DOUBLE PRECISION, games INTEGER NOT NULL,
+        PRIMARY KEY (name_key, variant))""",
+    "CREATE INDEX IF NOT EXISTS ratings_board ON ratings (variant, rating)",
+    """CREATE TABLE IF NOT EXISTS rating_history (
+        name_key TEXT NOT NULL, variant TEXT NOT NULL, n INTEGER NOT NULL, game_id TEXT NOT NULL,
+        finished_ms BIGINT NOT NULL, rating_before DOUBLE PRECISION NOT NULL, rating DOUBLE PRECISION NOT NULL,
+        deviation DOUBLE PRECISION NOT NULL, volatility DOUBLE PRECISION, PRIMARY KEY (name_key, variant, n))""",
+)
+
+_ACCOUNT_COLS = "name, kind, admin, created_ms, revoked, banned, cooldown_until_ms, cooldown_reason"
+_GAME_COLS = ("id, variant, rated, players, clock, shard, table_name, created_ms, status, finished_ms, winner, scores, "
+              "termination, at_fault, journal, seed_hash, seed, salt, void_reason")
+
+
+class Dialect:
+    """What differs between SQLite and PostgreSQL, and nothing else."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.pg = name == "postgresql"
+
+    def sql(self, q: str) -> str:
+        """``q`` with ``?`` placeholders, as this database wants it (no query holds a literal ``?``)."""
+        return q.replace("?", "%s") if self.pg else q
+
+    def for_update(self, q: str) -> str:
+        """A read whose rows the transaction writes back: locked on PostgreSQL (SQLite's
+        ``BEGIN IMMEDIATE`` already holds the whole database)."""
+        return q + " FOR UPDATE" if self.pg else q
+
+    @property
+    def begin(self) -> str:
+        return "BEGIN" if self.pg else "BEGIN IMMEDIATE"
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class Store:
+    """The arena's database (the module docstring says why it is built so)."""
+
+    def __init__(self, conn: Any, dialect: Dialect, url: str) -> None:
+        self.conn = conn
+        self.dialect = dialect
+        self.url = url
+        self.lock = threading.RLock()
+        self._migrate()
+
+    # -- opening --------------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, url: str) -> Store:
+        """``sqlite:///abs/path.db``, ``sqlite://relative.db``, ``sqlite://:memory:`` or
+        ``postgresql://user@host:port/db`` (libpq's URL: a password belongs in ``~/.pgpass``
+        or ``PGPASSWORD``, not on a command line). A new SQLite file is made 0600 (SQLite gives
+        its ``-wal`` and ``-shm`` files the same mode), in a directory it does not widen."""
+        if url.startswith("sqlite://"):
+            path = url[len("sqlite://"):]
+            if not path:
+                raise StoreError("sqlite:// needs a path: sqlite:///abs/path.db or sqlite://:memory:")
+            if path != ":memory:":
+                p = Path(path)
+                if not p.parent.is_dir():
+                    raise StoreError(f"no directory {p.parent} for the database {p}")
+                if not p.exists():
+                    import os
+
+                    os.close(os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600))
+            try:
+                conn = sqlite3.connect(path, isolation_level=None, timeout=30, check_same_thread=False)
+                if path != ":memory:":
+                    conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=FULL")
+            except sqlite3.DatabaseError as e:
+                raise StoreError(f"{path}: not an arena database ({e})") from e
+            return cls(conn, Dialect("sqlite"), url)
+        if url.startswith(("postgresql://", "postgres://")):
+            try:
+                import psycopg
+            except ImportError as e:
+                raise StoreError("a postgresql:// database needs psycopg: pip install 'okgin[arena-pg]'") from e
+            try:
+                pg = psycopg.connect(url, autocommit=True, connect_timeout=10)
+            except psycopg.Error as e:
+                raise StoreError(f"cannot connect to the PostgreSQL database: {e}") from e
+            return cls(pg, Dialect("postgresql"), url)
+        raise StoreError(f"unknown database URL {url.split(':', 1)[0]!r}: use sqlite:///PATH or postgresql://...")
+
+    def close(self) -> None:
+        with self.lock:
+            self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- plumbing -------------------------------------------------------------------------------
+
+    def _rows(self, q: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        cur = self.conn.execute(self.dialect.sql(q), tuple(args))
+        return [tuple(r) for r in cur.fetchall()]
+
+    def _one(self, q: str, args: Sequence[Any] = ()) -> tuple[Any, ...] | None:
+        rows = self._rows(q, args)
+        return rows[0] if rows else None
+
+    def _exec(self, q: str, args: Sequence[Any] = ()) -> int:
+        cur = self.conn.execute(self.dialect.sql(q), tuple(args))
+        return int(cur.rowcount or 0)
+
+    @contextmanager
+    def _tx(self) -> Iterator[None]:
+        """One transaction, under the store's lock: committed if the block returns, rolled back if it raises."""
+        with self.lock:
+            self.conn.execute(self.dialect.begin)
+            try:
+                yield
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        with self._tx():
+            for ddl in _DDL:
+                self._exec(ddl)
+            row = self._one("SELECT version FROM schema_version")
+            if row is None:
+                self._exec("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+            elif int(row[0]) > SCHEMA_VERSION:
+                raise StoreError(f"this arena database has schema version {row[0]}, newer than this okgin's "
+                                 f"({SCHEMA_VERSION}): upgrade okgin, or restore a backup")
+
+    @property
+    def schema_version(self) -> int:
+        with self.lock:
+            row = self._one("SELECT version FROM schema_version")
+        return int(row[0]) if row else 0
+
+    # -- accounts -------------------------------------------------------------------------------
+
+    @staticmethod
+    def _account(row: tuple[Any, ...]) -> Account:
+        return Account(row[0], row[1], bool(row[2]), int(row[3]), bool(row[4]), row[5], int(row[6]), row[7])
+
+    def _log(self, key: str, at_ms: int, what: str, by: str | None = None, detail: str | None = None) -> None:
+        self._exec("INSERT INTO account_log (name_key, at_ms, what, by_name, detail) VALUES (?, ?, ?, ?, ?)",
+                   (key, at_ms, what, by, detail))
+
+    def add_account(self, name: str, kind: str, admin: bool = False, created_ms: int | None = None) -> str:
+        """A new account; returns its key, which is stored only as a hash (show it once).
+        AccountExists if the name is taken in any case."""
+        check_name(name)
+        if kind not in KINDS:
+            raise StoreError(f"an account is a {' or a '.join(KINDS)}, not {kind!r}")
+        key = keys.new_key()
+        digest = keys.hash_key(key)
+        now = _now_ms() if created_ms is None else created_ms
+        with self._tx():
+            if self._one("SELECT name FROM accounts WHERE name_key = ?", (name.lower(),)):
+                raise AccountExists(f"the account name {name!r} is taken")
+            self._exec("INSERT INTO accounts (name_key, name, kind, admin, created_ms, key_hash, key_ms, revoked, banned, "
+                       "cooldown_until_ms, cooldown_reason) VALUES (?, ?, ?, ?, ?, ?, ?, 0, NULL, 0, NULL)",
+                       (name.lower(), name, kind, int(admin), now, digest, now))
+            self._log(name.lower(), now, "add", None, f"{kind}{' admin' if admin else ''}")
+        return key
+
+    def accounts(self) -> list[Account]:
+        with self.lock:
+            return [self._account(r) for r in self._rows(f"SELECT {_ACCOUNT_COLS} FROM accounts ORDER BY name_key")]
+
+    def account(self, name: str) -> Account | None:
+        if not isinstance(name, str) or not NAME_RE.fullmatch(name):
+            return None
+        with self.lock:
+            row = self._one(f"SELECT {_ACCOUNT_COLS} FROM accounts WHERE name_key = ?", (name.lower(),))
+        return self._account(row) if row else None
+
+    def check_key(self, name: str, key: str) -> Account | None:
+        """The account if ``key`` is its current key; None for an unknown name, a wrong key or a
+        revoked key, after the same scrypt work in each case. A banned account is returned (the
+        caller refuses it with its reason: ``banned`` is not ``auth_failed``)."""
+        stored = None
+        acct = None
+        if isinstance(name, str) and NAME_RE.fullmatch(name):
+            with self.lock:
+                row = self._one(f"SELECT {_ACCOUNT_COLS}, key_hash FROM accounts WHERE name_key = ?", (name.lower(),))
+            if row is not None:
+                acct, stored = self._account(row[:8]), row[8]
+        if acct is None or stored is None or acct.revoked:
+            keys.burn(key if isinstance(key, str) else "")
+            return None
+        return acct if keys.verify_key(key if isinstance(key, str) else "", stored) else None
+
+    def key_hash(self, name: str) -> str | None:
+        """The stored hash of the account's live key (``scrypt$...``), or None for an unknown or
+        revoked account: for a front that runs :func:`arena.keys.verify_key` in a worker thread
+        itself (against :data:`arena.keys.DUMMY_HASH` when this is None, to spend the same work)."""
+        if not isinstance(name, str) or not NAME_RE.fullmatch(name):
+            return None
+        with self.lock:
+            row = self._one("SELECT key_hash, revoked FROM accounts WHERE name_key = ?", (name.lower(),))
+        return None if row is None or row[1] else str(row[0])
+
+    def _require(self, name: str) -> str:
+        if not isinstance(name, str) or not NAME_RE.fullmatch(name) or \
+                not self._one("SELECT name FROM accounts WHERE name_key = ?", (name.lower(),)):
+            raise UnknownAccount(f"no account named {name!r}")
+        return name.lower()
+
+    def revoke(self, name: str, at_ms: int | None = None) -> None:
+        """The account's key stops working at once; :meth:`rotate` gives it a new one."""
+        with self._tx():
+            k = self._require(name)
+            self._exec("UPDATE accounts SET revoked = 1 WHERE name_key = ?", (k,))
+            self._log(k, _now_ms() if at_ms is None else at_ms, "revoke")
+
+    def rotate(self, name: str, at_ms: int | None = None) -> str:
+        """A new key for the account (revoked or not); the old one stops working at once."""
+        key = keys.new_key()
+        digest = keys.hash_key(key)
+        now = _now_ms() if at_ms is None else at_ms
+        with self._tx():
+            k = self._require(name)
+            self._exec("UPDATE accounts SET key_hash = ?, key_ms = ?, revoked = 0 WHERE name_key = ?", (digest, now, k))
+            self._log(k, now, "rotate")
+        return key
+
+    def ban(self, name: str, reason: str, by: str, at_ms: int | None = None) -> None:
+        reason = str(reason).strip()[:200] or "banned"
+        with self._tx():
+            k = self._require(name)
+            self._exec("UPDATE accounts SET banned = ? WHERE name_key = ?", (reason, k))
+            self._log(k, _now_ms() if at_ms is None else at_ms, "ban", by, reason)
+
+    def unban(self, name: str, by: str, at_ms: int | None = None) -> None:
+        with self._tx():
+            k = self._require(name)
+            self._exec("UPDATE accounts SET banned = NULL WHERE name_key = ?", (k,))
+            self._log(k, _now_ms() if at_ms is None else at_ms, "unban", by)
+
+    def set_cooldown(self, name: str, until_ms: int, reason: str) -> None:
+        with self._tx():
+            k = self._require(name)
+            self._exec("UPDATE accounts SET cooldown_until_ms = ?, cooldown_reason = ? WHERE name_key = ?",
+                       (int(until_ms), str(reason)[:200], k))
+
+    def account_log(self, name: str) -> list[tuple[int, str, str | None, str | None]]:
+        """What was done to an account, oldest first: (at_ms, what, by, detail)."""
+        with self.lock:
+            return [(int(r[0]), r[1], r[2], r[3]) for r in self._rows(
+                "SELECT at_ms, what, by_name, detail FROM account_log WHERE name_key = ? ORDER BY at_ms", (name.lower(),))]
+
+    # -- games ----------------------------------------------------------------------------------
+
+    def new_game(self, game: NewGame) -> None:
+        """Record a seated game (status "playing"). StoreError if the id is taken, the variant
+        unknown, the seats not distinct accounts, or their number wrong for the variant."""
+        if game.variant not in MODELS:
+            raise StoreError(f"unknown variant {game.variant!r}")
+        if len(game.players) != (2 if game.variant == "oklahoma" else 3):
+            raise StoreError(f"{game.variant} seats {2 if game.variant == 'oklahoma' else 3} players, not {len(game.players)}")
+        seats = [p.lower() for p in game.players]
+        if len(set(seats)) != len(seats):
+            raise StoreError("an account plays one seat of a game")
+        with self._tx():
+            for p in game.players:
+                self._require(p)
+            if self._one("SELECT id FROM games WHERE id = ?", (game.id,)):
+                raise StoreError(f"a game {game.id!r} exists")
+            self._exec("INSERT INTO games (id, variant, rated, players, clock, shard, table_name, created_ms, status) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'playing')",
+                       (game.id, game.variant, int(game.rated), json.dumps(list(game.players)), json.dumps(game.clock),
+                        game.shard, game.table, int(game.created_ms)))
+            for seat, k in enumerate(seats):
+                self._exec("INSERT INTO game_players (game_id, seat, name_key) VALUES (?, ?, ?)", (game.id, seat, k))
+
+    def _rating_row(self, key: str, variant: str, lock: bool = False) -> Rating:
+        q = "SELECT rating, deviation, volatility, games FROM ratings WHERE name_key = ? AND variant = ?"
+        row = self._one(self.dialect.for_update(q) if lock else q, (key, variant))
+        if row is None:
+            return initial(variant)
+        return Rating(variant, float(row[0]), float(row[1]), int(row[3]), None if row[2] is None else float(row[2]))
+
+    def _apply(self, game_id: str, variant: str, keys_: Sequence[str], ranks: Sequence[int], finished_ms: int,
+               lock: bool) -> tuple[list[Rating], list[Rating]]:
+        """Rate one game: read the seats' ratings (in name order, so two transactions lock in
+        the same order), compute, write ratings, history and the game's before/after."""
+        current = {k: self._rating_row(k, variant, lock) for k in sorted(keys_)}
+        before = [current[k] for k in keys_]
+        after = after_game(before, ranks)
+        for seat, (k, b, a) in enumerate(zip(keys_, before, after, strict=True)):
+            if b.games == 0:
+                self._exec("INSERT INTO ratings (name_key, variant, rating, deviation, volatility, games) "
+                           "VALUES (?, ?, ?, ?, ?, ?)", (k, variant, a.rating, a.deviation, a.volatility, a.games))
+            else:
+                self._exec("UPDATE ratings SET rating = ?, deviation = ?, volatility = ?, games = ? "
+                           "WHERE name_key = ? AND variant = ?", (a.rating, a.deviation, a.volatility, a.games, k, variant))
+            self._exec("INSERT INTO rating_history (name_key, variant, n, game_id, finished_ms, rating_before, rating, "
+                       "deviation, volatility) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       (k, variant, a.games, game_id, finished_ms, b.rating, a.rating, a.deviation, a.volatility))
+            self._exec("UPDATE game_players SET rating_before = ?, rating_after = ? WHERE game_id = ? AND seat = ?",
+                       (b.rating, a.rating, game_id, seat))
+        return before, after
+
+    def finish_game(self, game_id: str, result: GameResult) -> RatingChange | None:
+        """Record how a game ended and, if it is rated, update its players' ratings and
+        history, in one transaction. None (and nothing changes) if the game is unknown or no
+        longer in play (finished or void already): the call is idempotent."""
+        with self._tx():
+            row = self._one(self.dialect.for_update("SELECT variant, rated, players, status FROM games WHERE id = ?"),
+                            (game_id,))
+            if row is None or row[3] != "playing":
+                return None
+            variant, rated, players = row[0], bool(row[1]), tuple(json.loads(row[2]))
+            n = len(players)
+            if len(result.scores) != n or any(s is not None and not 0 <= s < n for s in (result.winner, result.at_fault)):
+                raise StoreError(f"a result of {game_id!r} needs {n} scores and seats in 0..{n - 1}")
+            seq_row = self._one("SELECT MAX(finish_seq) FROM games")
+            seq = 1 + int(seq_row[0]) if seq_row and seq_row[0] is not None else 1
+            self._exec("UPDATE games SET status = 'finished', finish_seq = ?, finished_ms = ?, winner = ?, scores = ?, "
+                       "termination = ?, at_fault = ?, record = ?, journal = ?, seed_hash = ?, seed = ?, salt = ? WHERE id = ?",
+                       (seq, int(result.finished_ms), result.winner, json.dumps([int(s) for s in result.scores]),
+                        result.termination, result.at_fault, None if result.record is None else json.dumps(result.record),
+                        result.journal, result.seed_hash, result.seed, result.salt, game_id))
+            keys_ = [p.lower() for p in players]
+            if not rated:
+                same = [self._rating_row(k, variant) for k in keys_]
+                return RatingChange(game_id, variant, False, players, tuple(same), tuple(same))
+            ranks = game_ranks(result.scores, result.winner, result.at_fault)
+            before, after = self._apply(game_id, variant, keys_, ranks, int(result.finished_ms), lock=True)
+        return RatingChange(game_id, variant, True, players, tuple(before), tuple(after))
+
+    def void_game(self, game_id: str, reason: str, at_ms: int | None = None) -> bool:
+        """Mark a game in play void: no result, no rating change. False (nothing changes) if the
+        game is unknown or no longer in play."""
+        with self._tx():
+            n = self._exec("UPDATE games SET status = 'void', void_reason = ?, finished_ms = ? "
+                           "WHERE id = ? AND status = 'playing'", (str(reason)[:200], at_ms, game_id))
+        return n > 0
+
+    def _game_rows(self, where: str, args: Sequence[Any], tail: str = "", record: bool = False) -> list[GameRow]:
+        cols = _GAME_COLS + (", record" if record else "")
+        rows = self._rows(f"SELECT {cols} FROM games {where} {tail}", args)
+        out = []
+        for r in rows:
+            ratings = self._rows("SELECT rating_before, rating_after FROM game_players WHERE game_id = ? ORDER BY seat", (r[0],))
+            out.append(GameRow(
+                id=r[0], variant=r[1], rated=bool(r[2]), players=tuple(json.loads(r[3])), clock=json.loads(r[4]),
+                shard=r[5], table=r[6], created_ms=int(r[7]), status=r[8], finished_ms=None if r[9] is None else int(r[9]),
+                winner=r[10], scores=tuple(json.loads(r[11])) if r[11] else (), termination=r[12], at_fault=r[13],
+                journal=r[14], seed_hash=r[15], seed=r[16], salt=r[17], void_reason=r[18],
+                before=tuple(x[0] for x in ratings), after=tuple(x[1] for x in ratings),
+                record=json.loads(r[19]) if record and r[19] else None))
+        return out
+
+    def games_in_play(self) -> list[GameRow]:
+        """Games seated and not yet finished or void (what a restarted front must settle)."""
+        with self.lock:
+            return self._game_rows("WHERE status = 'playing'", (), "ORDER BY created_ms, id")
+
+    def game(self, game_id: str) -> GameRow | None:
+        """One game, with its full record."""
+        with self.lock:
+            rows = self._game_rows("WHERE id = ?", (game_id,), record=True)
+        return rows[0] if rows else None
+
+    def recent_games(self, name: str, limit: int = 20) -> list[GameRow]:
+        """An account's finished and void games, the latest first (records not loaded)."""
+        limit = max(0, min(int(limit), 200))
+        with self.lock:
+            return self._game_rows(
+                "WHERE status <> 'playing' AND id IN (SELECT game_id FROM game_players WHERE name_key = ?)",
+                (name.lower(),), f"ORDER BY finished_ms DESC, id DESC LIMIT {limit}")
+
+    # -- ratings --------------------------------------------------------------------------------
+
+    def rating(self, name: str, variant: str) -> Rating:
+        """An account's rating in ``variant`` (the starting rating if it has no rated game)."""
+        if variant not in MODELS:
+            raise StoreError(f"unknown variant {variant!r}")
+        with self.lock:
+            return self._rating_row(name.lower(), variant)
+
+    def leaderboard(self, variant: str, offset: int = 0, limit: int = 50) -> list[tuple[Account, Rating]]:
+        """Accounts with a rated game in ``variant``, highest rating first (ties by name);
+        banned accounts are left out."""
+        if variant not in MODELS:
+            raise StoreError(f"unknown variant {variant!r}")
+        offset, limit = max(0, int(offset)), max(0, min(int(limit), 1000))
+        with self.lock:
+            rows = self._rows(
+                f"SELECT {', '.join('a.' + c.strip() for c in _ACCOUNT_COLS.split(','))}, r.rating, r.deviation, r.volatility, "
+                "r.games FROM ratings r JOIN accounts a ON a.name_key = r.name_key WHERE r.variant = ? AND a.banned IS NULL "
+                f"ORDER BY r.rating DESC, a.name_key LIMIT {limit} OFFSET {offset}", (variant,))
+        return [(self._account(r[:8]), Rating(variant, float(r[8]), float(r[9]), int(r[11]),
+                                              None if r[10] is None else float(r[10]))) for r in rows]
+
+    def history(self, name: str, variant: str) -> list[RatingPoint]:
+        """An account's rating after each of its rated games in ``variant``, oldest first."""
+        with self.lock:
+            rows = self._rows("SELECT n, game_id, finished_ms, rating_before, rating, deviation, volatility "
+                              "FROM rating_history WHERE name_key = ? AND variant = ? ORDER BY n", (name.lower(), variant))
+        return [RatingPoint(int(r[0]), r[1], int(r[2]), float(r[3]), float(r[4]), float(r[5]),
+                            None if r[6] is None else float(r[6])) for r in rows]
+
+    def rebuild_ratings(self) -> int:
+        """Recompute every rating and the whole history from the stored games: every finished
+        rated game, in finish order, from the starting ratings. Returns the games replayed.
+        The same games give the same numbers, to the bit (tests/arena/test_store.py)."""
+        with self._tx():
+            if self.dialect.pg:
+                self._exec("LOCK TABLE games, ratings, rating_history, game_players IN EXCLUSIVE MODE")
+            self._exec("DELETE FROM ratings")
+            self._exec("DELETE FROM rating_history")
+            self._exec("UPDATE game_players SET rating_before = NULL, rating_after = NULL")
+            games = self._rows("SELECT id, variant, players, scores, winner, at_fault, finished_ms FROM games "
+                               "WHERE status = 'finished' AND rated = 1 ORDER BY finish_seq, id")
+            for gid, variant, players, scores, winner, at_fault, finished_ms in games:
+                ranks = game_ranks(json.loads(scores), winner, at_fault)
+                self._apply(gid, variant, [p.lower() for p in json.loads(players)], ranks, int(finished_ms), lock=False)
+        return len(games)
+
+    def ratings_snapshot(self) -> list[tuple[Any, ...]]:
+        """Every rating and history row, sorted: what ``--rebuild`` must reproduce exactly."""
+        with self.lock:
+            return (self._rows("SELECT name_key, variant, rating, deviation, volatility, games FROM ratings "
+                               "ORDER BY name_key, variant")
+                    + self._rows("SELECT name_key, variant, n, game_id, finished_ms, rating_before, rating, deviation, "
+                                 "volatility FROM rating_history ORDER BY name_key, variant, n"))

@@ -1,0 +1,56 @@
+"""okgin arena account / ratings, as a user runs them (the real `okgin` entry point in a
+subprocess): the key is printed once, the database is 0600 in a 0700 state directory, and
+the key never appears on disk."""
+
+from __future__ import annotations
+
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+from arena.store import Store
+
+
+def okgin(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "okgin", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_account_commands_end_to_end(tmp_path: Path) -> None:
+    p = okgin("arena", "account", "list", cwd=tmp_path)
+    assert p.returncode == 1 and "no arena database" in p.stderr
+    p = okgin("arena", "account", "add", "alice", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    key = p.stdout.strip()
+    assert key.startswith("okga_") and "shown once" in p.stderr
+    state = tmp_path / "okgin-arena"
+    assert stat.S_IMODE(state.stat().st_mode) == 0o700
+    assert stat.S_IMODE((state / "arena.db").stat().st_mode) == 0o600
+    for f in state.iterdir():
+        assert key.encode() not in f.read_bytes(), f
+    p = okgin("arena", "account", "add", "Alice", cwd=tmp_path)
+    assert p.returncode == 1 and "taken" in p.stderr
+    p = okgin("arena", "account", "add", "robo", "--bot", "--admin", "--key-file", "robo.key", cwd=tmp_path)
+    assert p.returncode == 0 and p.stdout == "", p.stderr
+    assert stat.S_IMODE((tmp_path / "robo.key").stat().st_mode) == 0o600
+    robo_key = (tmp_path / "robo.key").read_text().strip()
+    p = okgin("arena", "account", "ban", "alice", "--reason", "spam", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    p = okgin("arena", "account", "list", cwd=tmp_path)
+    assert p.returncode == 0
+    lines = p.stdout.splitlines()
+    assert "alice" in lines[1] and "banned: spam" in lines[1]
+    assert "robo" in lines[2] and "bot admin" in lines[2] and "active" in lines[2]
+    p = okgin("arena", "account", "rotate", "robo", cwd=tmp_path)
+    new = p.stdout.strip()
+    with Store.open(f"sqlite:///{state / 'arena.db'}") as s:
+        assert s.check_key("alice", key) is not None and s.check_key("alice", key).banned == "spam"
+        assert s.check_key("robo", robo_key) is None and s.check_key("robo", new).admin
+    p = okgin("arena", "account", "revoke", "nobody", cwd=tmp_path)
+    assert p.returncode == 1 and "no account named 'nobody'" in p.stderr
+    p = okgin("arena", "account", "add", "bad name", cwd=tmp_path)
+    assert p.returncode == 1 and "ASCII" in p.stderr
+    p = okgin("arena", "ratings", cwd=tmp_path)
+    assert p.returncode == 0 and "oklahoma: 0 rated" in p.stdout
+    p = okgin("arena", "ratings", "--rebuild", cwd=tmp_path)
+    assert p.returncode == 0 and "rebuilt from 0 rated games: the same numbers" in p.stdout
