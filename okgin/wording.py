@@ -26,9 +26,9 @@ from .cards import Card
 from .scoring import HandResult
 
 __all__ = [
-    "HIDDEN_CARD", "OUTCOME_WORDS", "ROLE_WORDS", "VARIANT_WORDS", "action_phrase", "event_sentence",
-    "knocker_verb", "outcome_words", "points_words", "result_cell", "result_headline", "result_sentence",
-    "role_words", "scores_verb", "variant_words",
+    "HIDDEN_CARD", "OUTCOME_WORDS", "ROLE_WORDS", "VARIANT_WORDS", "action_phrase", "event_sentence", "game_headline",
+    "knocker_verb", "next_roles_sentence", "outcome_words", "points_words", "result_cell", "result_headline",
+    "result_sentence", "role_draw_sentence", "role_words", "scores_verb", "variant_words", "verb",
 ]
 
 #: The games by their rule variant.
@@ -61,12 +61,19 @@ def outcome_words(outcome: str) -> str:
 
 
 # ----------------------------------------------------------------------------- moves
-def event_sentence(kind: str, who: str, card: str | None = None) -> str:
+def event_sentence(kind: str, who: str, card: str | None = None, outcome: str | None = None) -> str:
     """One move that was played, as its reader saw it: ``kind`` is the move's wire kind,
     ``who`` the mover as the caller writes seats, ``card`` the card as the caller writes
     cards (None when there is none, or the reader may not see it: a stock draw stays
-    hidden from everyone but the drawer)."""
+    hidden from everyone but the drawer). ``outcome``, for the move that ended a hand, is
+    how it ended: a knock with no deadwood is a gin and is called one.
+
+    >>> event_sentence("knock", "You", outcome="gin")
+    'You went gin'
+    """
     c = HIDDEN_CARD if card is None else card
+    if kind == "knock" and outcome in ("gin", "big_gin"):
+        return f"{who} {knocker_verb(outcome)}"
     if kind == "take":
         return f"{who} took the upcard {c}"
     if kind == "pass":
@@ -108,6 +115,15 @@ def action_phrase(action: Action, card: Callable[[Card], str], upcard: Card | No
 
 
 # ---------------------------------------------------------------------------- results
+def verb(who: str, plural: str, singular: str | None = None) -> str:
+    """``who`` and a verb agreeing with it: "You stay" but "Ada stays".
+
+    >>> verb("You", "go", "goes"), verb("Bob", "captain")
+    ('You go', 'Bob captains')
+    """
+    return f"{who} {plural}" if who == "You" else f"{who} {singular or plural + 's'}"
+
+
 def scores_verb(who: str) -> str:
     """ "You score" but "Ada scores"."""
     return f"{who} score" if who == "You" else f"{who} scores"
@@ -170,3 +186,73 @@ def result_cell(r: HandResult, name: Namer) -> str:
     if r.doubled and r.points:
         cell += " x2"
     return cell
+
+
+# ------------------------------------------------------------------------ games
+def game_headline(winner: int, scores: list[int] | tuple[int, ...], name: Namer) -> str:
+    """Who won a game and by what. Two players: "Ada wins 102 to 72!". Three: each loser
+    named beside its score, since a bare list of numbers ("102 to 72, 20") does not say
+    whose they are.
+
+    >>> game_headline(0, [102, 72, 20], lambda s: ["You", "bot-1", "bot-2"][s])
+    'You win with 102, ahead of bot-1 (72) and bot-2 (20)!'
+    """
+    who = verb(name(winner), "win")
+    others = [s for s in range(len(scores)) if s != winner]
+    if len(others) == 1:
+        return f"{who} {scores[winner]} to {scores[others[0]]}!"
+    rest = [f"{name(s)} ({scores[s]})" for s in sorted(others, key=lambda s: -scores[s])]
+    return f"{who} with {scores[winner]}, ahead of " + ", ".join(rest[:-1]) + f" and {rest[-1]}!"
+
+
+# ---------------------------------------------------------------- Gin in the Box
+def _mid(clause: str) -> str:
+    """A clause inside a sentence: "You sit" becomes "you sit" (a name stays as it is)."""
+    return "you" + clause[3:] if clause.startswith("You ") else clause
+
+
+def role_draw_sentence(rounds: list | tuple, roles: tuple[int, int, int] | tuple[int, ...], name: Namer,
+                       card: Callable[[Card], str]) -> list[str]:
+    """The draw for roles at the start of Gin in the Box (docs/rules.md §4, §6.5): one
+    line per round of draws (ties draw again), then who got which role. ``roles`` are
+    the seats in the order (box, captain, sitter).
+
+    >>> for line in role_draw_sentence([[(0, 12), (1, 5), (2, 0)]], (0, 1, 2), lambda s: ["You", "b1", "b2"][s], str):
+    ...     print(line)
+    Draw for roles: You 12, b1 5, b2 0 (highest card: the box).
+    You are in the box; b1 captains; b2 sits out the first hand.
+    """
+    lines = []
+    for i, rnd in enumerate(rounds):
+        drew = ", ".join(f"{name(s)} {card(c)}" for s, c in rnd)
+        lines.append(("Draw for roles: " if i == 0 else "Tie, drawn again: ") + drew + " (highest card: the box).")
+    if len(roles) == 3:
+        box, captain, sitter = roles[0], roles[1], roles[2]
+        line = (f"{verb(name(box), 'are', 'is')} in the box; {_mid(verb(name(captain), 'captain'))}; "
+                f"{_mid(verb(name(sitter), 'sit'))} out the first hand.")
+        lines.append(line)
+    return lines
+
+
+def next_roles_sentence(before: tuple[int, ...], box_won: bool | None, name: Namer) -> str:
+    """Who plays which role in the next hand of Gin in the Box (docs/rules.md §4,
+    "Rotation after a hand"), from the ended hand's roles (box, captain, sitter) and
+    whether the box won it (None: nobody scored, the roles stay).
+
+    >>> n = lambda s: ["You", "b1", "b2"][s]
+    >>> next_roles_sentence((0, 1, 2), True, n)
+    'Next hand: you stay in the box; b2 captains; b1 sits out.'
+    >>> next_roles_sentence((0, 1, 2), False, n)
+    'Next hand: b1 goes into the box; b2 captains; you sit out.'
+    """
+    box, captain, sitter = before[0], before[1], before[2]
+
+    def who(seat: int, plural: str, singular: str | None = None) -> str:
+        return _mid(verb(name(seat), plural, singular))
+
+    if box_won is None:
+        return (f"Next hand, the roles stay: {who(box, 'stay', 'stays')} in the box; {who(captain, 'captain')}; "
+                f"{who(sitter, 'sit')} out.")
+    if box_won:
+        return f"Next hand: {who(box, 'stay', 'stays')} in the box; {who(sitter, 'captain')}; {who(captain, 'sit')} out."
+    return f"Next hand: {who(captain, 'go', 'goes')} into the box; {who(sitter, 'captain')}; {who(box, 'sit')} out."

@@ -22,9 +22,11 @@ from .options import DisplayOptions
 from .widgets.cards import card_label, card_text
 
 
-def event_sentence(state: TableState, ev: Event, opts: DisplayOptions) -> str:
-    """One move of the hand as this viewer saw it (:func:`okgin.wording.event_sentence`)."""
-    return wording.event_sentence(ev.kind, state.name(ev.seat), None if ev.card is None else card_label(ev.card, opts))
+def event_sentence(state: TableState, ev: Event, opts: DisplayOptions, outcome: str | None = None) -> str:
+    """One move of the hand as this viewer saw it (:func:`okgin.wording.event_sentence`);
+    ``outcome``, for the move that ended the hand, says how it ended (a gin is no mere knock)."""
+    return wording.event_sentence(ev.kind, state.name(ev.seat), None if ev.card is None else card_label(ev.card, opts),
+                                  outcome)
 
 
 def action_phrase(action: Action, opts: DisplayOptions, upcard: Card | None = None, top: Card | None = None) -> str:

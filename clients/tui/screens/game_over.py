@@ -9,9 +9,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Footer, Static
 
-from okgin.wording import result_cell
+from okgin.wording import game_headline, result_cell
 
 from ..model import TableState
+from ..names import column_names
 from .base import OkginModalScreen
 
 TERMINATION_TEXT = {
@@ -33,10 +34,12 @@ def headline(state: TableState) -> str:
         if final.get("termination") == "hand_limit":
             return "The game limit was reached at equal scores: a draw."
         return "The game ended with no winner."
-    others = ", ".join(str(scores[s]) for s in range(len(scores)) if s != winner)
-    name = state.name(winner)
-    verb = "win" if name == "You" else "wins"
-    return f"{name} {verb} {scores[winner]} to {others}!" if scores else f"{name} {verb}!"
+    if not scores:
+        name = state.name(winner)
+        return f"{name} {'win' if name == 'You' else 'wins'}!"
+    return game_headline(winner, scores, state.name)
+
+
 
 
 def score_sheet(state: TableState) -> Table:
@@ -48,8 +51,8 @@ def score_sheet(state: TableState) -> Table:
     t.add_column("Result")
     t.add_column("Scored by")
     t.add_column("Pts", justify="right")
-    for s in range(n):
-        t.add_column(state.name(s)[:10], justify="right")
+    for head in column_names([state.name(s) for s in range(n)]):
+        t.add_column(head, justify="right")
     for r in state.results:
         outcome = result_cell(r, state.name)
         totals = list(r.scores_after) or [0] * n

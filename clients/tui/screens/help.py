@@ -70,9 +70,23 @@ so **q** offers to **r**esign this game, deal a **n**ew one, or **q**uit.
 
 One player is **in the box** and plays every hand alone against the **captain**; the
 third **sits out**, sees the captain's hand and may advise it (the captain decides).
-The knock limit is always 10. The winner of a hand scores for itself. If the box wins
-it stays in and captain and sitter swap; if it loses, the captain goes in the box and
-the sitter becomes captain. First to 100 wins.
+The knock limit is always 10. The winner of a hand scores for itself. First to 100 wins.
+
+```text
+ ┌─────────┐   plays    ┌─────────┐   advises   ┌──────────┐
+ │ THE BOX │ ◀────────▶ │ CAPTAIN │ ◀────────── │ SITS OUT │
+ └─────────┘            └─────────┘             └──────────┘
+ box wins:   stays in     sits out next           captains next
+ box loses:  sits out     goes in the box         captains next
+```
+
+- **Draw for roles**: at the start everyone draws a card (king high, ace low). The
+  highest goes in the box, the next captains, the lowest sits out; ties draw again. The
+  log shows the draw through the first hand.
+- **After each hand** the roles move as the picture shows (a drawn hand changes
+  nothing); the hand's summary says who plays what next.
+- **Sitting out**: you see your captain's hand; press a move key to suggest that move,
+  or **m** to write a note. The captain is free to ignore you.
 
 ## House rules
 

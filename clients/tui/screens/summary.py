@@ -15,7 +15,7 @@ from textual.widgets import Button, Footer, Static
 
 from okgin import HandResult
 from okgin.cards import Card
-from okgin.wording import knocker_verb
+from okgin.wording import knocker_verb, next_roles_sentence
 
 from ..describe import result_sentence
 from ..model import TableState
@@ -103,7 +103,32 @@ def summary_text(state: TableState, r: HandResult, opts: DisplayOptions) -> Text
         if v is not None:
             t.append(f"   first to {v.target_score}", style="dim")
         t.append("\n")
+    roles = hand_roles(state, r)
+    over = state.final is not None or (state.view is not None and any(x >= state.view.target_score for x in r.scores_after))
+    if roles is not None and not over:
+        box_won = None if r.winner is None else r.winner == roles[0]
+        t.append("\n" + next_roles_sentence(roles, box_won, state.name) + "\n", style="bold")
     return t
+
+
+def hand_roles(state: TableState, r: HandResult) -> tuple[int, int, int] | None:
+    """Gin in the Box: the seats (box, captain, sitter) of the hand ``r`` ended, from the
+    result itself (the box deals; the captain is the other player), else from the view
+    (a drawn hand names no player, and leaves the roles as they were). None outside
+    the box."""
+    v = state.view
+    if v is None or v.variant != "box" or v.num_seats != 3:
+        return None
+    box = r.dealer
+    players = {x for x in (r.knocker, r.defender) if x is not None}
+    captain = next(iter(players - {box}), None)
+    if captain is None:
+        if "captain" not in v.roles:
+            return None
+        captain = v.roles.index("captain")
+    if captain == box:
+        return None
+    return box, captain, 3 - box - captain
 
 
 class HandSummaryScreen(OkginModalScreen[int]):

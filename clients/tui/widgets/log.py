@@ -8,12 +8,25 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from okgin.wording import outcome_words
+from okgin.wording import outcome_words, role_draw_sentence
 
 from ..describe import event_sentence, result_sentence
 from ..model import TableState
 from ..options import DisplayOptions
-from .cards import join_lines
+from .cards import card_label, join_lines
+
+
+def role_draw_lines(state: TableState, opts: DisplayOptions) -> list[Text]:
+    """Gin in the Box, first hand: the draw for roles (the view's public ``role_draws``)
+    and who got which role, so nobody wonders why they sit out the first hand."""
+    v = state.view
+    if v is None or v.variant != "box" or v.hand_number != 0 or not v.role_draws or v.phase == "game_over":
+        return []
+    if not all(r in v.roles for r in ("box", "captain", "sitter")):
+        return []
+    roles = (v.roles.index("box"), v.roles.index("captain"), v.roles.index("sitter"))
+    lines = role_draw_sentence(v.role_draws, roles, state.name, lambda c: card_label(c, opts))
+    return [Text(line, style="italic") for line in lines]
 
 
 def log_lines(state: TableState, opts: DisplayOptions) -> list[Text]:
@@ -23,8 +36,11 @@ def log_lines(state: TableState, opts: DisplayOptions) -> list[Text]:
     v = state.view
     if v is not None and (v.phase != "game_over" or v.events):
         lines.append(Text(f"Hand {v.hand_number + 1}: {state.name(v.dealer)} dealt.", style="dim"))
-        for ev in v.events:
-            lines.append(Text(event_sentence(state, ev, opts), style="bold" if ev.seat == v.seat else ""))
+        ended = next((r for r in state.results if r.hand_number == v.hand_number), None)
+        for i, ev in enumerate(v.events):
+            final = i == len(v.events) - 1
+            lines.append(Text(event_sentence(state, ev, opts, ended.outcome if ended is not None and final else None),
+                              style="bold" if ev.seat == v.seat else ""))
         if v.advice:
             # One line per hand, however much advice flows: the moves stay in view.
             from ..describe import advice_phrase
@@ -51,6 +67,11 @@ class EventLog(Widget):
     def render(self) -> Text:
         lines = log_lines(self.state, self.options)
         h = max(self.size.height, 1)
+        # The role draw stays in view through the first hand (the moves scroll under it)
+        # while it leaves room for the last few moves.
+        pinned = role_draw_lines(self.state, self.options)
+        if pinned and len(pinned) + 2 <= h:
+            return join_lines([*pinned, *lines[-(h - len(pinned)):]])
         return join_lines(lines[-h:])
 
 
