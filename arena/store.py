@@ -16,7 +16,7 @@ Why these choices:
   the same game changes nothing (the front may report a game again after a restart).
 - **Finish order is stored** (``games.finish_seq``): ratings depend on the order of games, and
   a rebuild replays them in that order. Two games that share a player are finished one after
-  the other (the first holds the player's rating row until it commits, ``FOR UPDATE`` on
+  the other (the first holds the players' account rows until it commits, ``FOR UPDATE`` on
   PostgreSQL, the database lock on SQLite), so the later one gets the higher number.
 - **Keys only as scrypt hashes** (:mod:`arena.keys`). :meth:`Store.check_key` costs one scrypt
   for an unknown name, a wrong key or a revoked key alike, and runs the hash outside the
@@ -201,7 +201,8 @@ _DDL = (
         created_ms BIGINT NOT NULL, key_hash TEXT NOT NULL, key_ms BIGINT NOT NULL, revoked INTEGER NOT NULL,
         banned TEXT, cooldown_until_ms BIGINT NOT NULL, cooldown_reason TEXT)""",
     """CREATE TABLE IF NOT EXISTS account_log (
-        name_key TEXT NOT NULL, at_ms BIGINT NOT NULL, what TEXT NOT NULL, by_name TEXT, detail TEXT)""",
+        name_key TEXT NOT NULL, seq INTEGER NOT NULL, at_ms BIGINT NOT NULL, what TEXT NOT NULL, by_name TEXT, detail TEXT,
+        PRIMARY KEY (name_key, seq))""",
     """CREATE TABLE IF NOT EXISTS games (
         id TEXT PRIMARY KEY, variant TEXT NOT NULL, rated INTEGER NOT NULL, players TEXT NOT NULL, clock TEXT NOT NULL,
         shard TEXT NOT NULL, table_name TEXT NOT NULL, created_ms BIGINT NOT NULL, status TEXT NOT NULL,
@@ -364,8 +365,9 @@ class Store:
         return Account(row[0], row[1], bool(row[2]), int(row[3]), bool(row[4]), row[5], int(row[6]), row[7])
 
     def _log(self, key: str, at_ms: int, what: str, by: str | None = None, detail: str | None = None) -> None:
-        self._exec("INSERT INTO account_log (name_key, at_ms, what, by_name, detail) VALUES (?, ?, ?, ?, ?)",
-                   (key, at_ms, what, by, detail))
+        row = self._one("SELECT COUNT(*) FROM account_log WHERE name_key = ?", (key,))
+        self._exec("INSERT INTO account_log (name_key, seq, at_ms, what, by_name, detail) VALUES (?, ?, ?, ?, ?, ?)",
+                   (key, 1 + int(row[0] if row else 0), at_ms, what, by, detail))
 
     def add_account(self, name: str, kind: str, admin: bool = False, created_ms: int | None = None) -> str:
         """A new account; returns its key, which is stored only as a hash (show it once).
@@ -469,7 +471,7 @@ class Store:
         """What was done to an account, oldest first: (at_ms, what, by, detail)."""
         with self.lock:
             return [(int(r[0]), r[1], r[2], r[3]) for r in self._rows(
-                "SELECT at_ms, what, by_name, detail FROM account_log WHERE name_key = ? ORDER BY at_ms", (name.lower(),))]
+                "SELECT at_ms, what, by_name, detail FROM account_log WHERE name_key = ? ORDER BY seq", (name.lower(),))]
 
     # -- games ----------------------------------------------------------------------------------
 
@@ -536,6 +538,13 @@ class Store:
             n = len(players)
             if len(result.scores) != n or any(s is not None and not 0 <= s < n for s in (result.winner, result.at_fault)):
                 raise StoreError(f"a result of {game_id!r} needs {n} scores and seats in 0..{n - 1}")
+            keys_ = [p.lower() for p in players]
+            if self.dialect.pg:
+                # The players' account rows, in name order (no deadlock between two games): a game
+                # that shares a player waits here until this one commits, then numbers itself after it
+                # and reads the ratings it wrote (a rating row that does not exist yet cannot be locked).
+                self._rows(self.dialect.for_update(
+                    f"SELECT name_key FROM accounts WHERE name_key IN ({', '.join('?' * n)}) ORDER BY name_key"), keys_)
             seq_row = self._one("SELECT MAX(finish_seq) FROM games")
             seq = 1 + int(seq_row[0]) if seq_row and seq_row[0] is not None else 1
             self._exec("UPDATE games SET status = 'finished', finish_seq = ?, finished_ms = ?, winner = ?, scores = ?, "
@@ -543,7 +552,6 @@ class Store:
                        (seq, int(result.finished_ms), result.winner, json.dumps([int(s) for s in result.scores]),
                         result.termination, result.at_fault, None if result.record is None else json.dumps(result.record),
                         result.journal, result.seed_hash, result.seed, result.salt, game_id))
-            keys_ = [p.lower() for p in players]
             if not rated:
                 same = [self._rating_row(k, variant) for k in keys_]
                 return RatingChange(game_id, variant, False, players, tuple(same), tuple(same))

@@ -86,6 +86,9 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("LC_CTYPE", "system", "see LC_ALL", "see LC_ALL"),
     Variable("LANG", "system", "see LC_ALL", "see LC_ALL"),
     Variable("PATH", "system", "where the tournament's preflight looks for a participant's program", "`os.defpath`"),
+    Variable("OKGIN_REQUIRE_PG", "test",
+             "`1`: the PostgreSQL tests of tests/arena/ fail instead of skipping when PostgreSQL or psycopg is missing "
+             "(`.ci/run` sets it)", "they skip, saying what is missing"),
     Variable("OKGIN_SLOW", "test", "`1`: run the long tests too (`@pytest.mark.slow`: fuzzing, load, strength)", "skipped"),
     Variable("OKGIN_TIMEOUT_SCALE", "test", "multiplies every test's timeout (a hang guard; a loaded machine needs more)",
              "`3`"),

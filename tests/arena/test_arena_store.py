@@ -1,0 +1,272 @@
+"""arena.store.Store on SQLite and on a real PostgreSQL server (tests/arena/conftest.py): the
+same tests through the same code. Games, idempotent finishing, voiding, ratings and their
+history in one transaction, rebuild to the bit, the schema version, concurrent finishes."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+
+from arena.ratings import initial
+from arena.store import (
+    SCHEMA_VERSION,
+    AccountExists,
+    GameResult,
+    NewGame,
+    Store,
+    StoreError,
+    UnknownAccount,
+    state_db_url,
+)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return state_db_url(tmp_path)
+    return request.getfixturevalue("pg_url")
+
+
+@pytest.fixture
+def store(url: str) -> Store:
+    s = Store.open(url)
+    yield s
+    s.close()
+
+
+def seat(store: Store, gid: str, variant: str, players: tuple[str, ...], rated: bool = True, t: int = 0) -> None:
+    store.new_game(NewGame(gid, variant, rated, players, {"move_ms": 5000}, "shard-0", f"t-{gid}", t))
+
+
+def result(winner: int | None, scores: tuple[int, ...], t: int, at_fault: int | None = None) -> GameResult:
+    return GameResult(winner, scores, "at_fault" if at_fault is not None else "score", t, at_fault,
+                      {"moves": ["x"] * 3, "winner": winner}, f"journals/{t}.jsonl", "h" * 64, "s" * 32, "a" * 32)
+
+
+def test_accounts(store: Store) -> None:
+    store.add_account("Alice", "human", admin=True, created_ms=5)
+    store.add_account("bot_1", "bot")
+    with pytest.raises(AccountExists):
+        store.add_account("alice", "bot")
+    with pytest.raises(StoreError, match="ASCII"):
+        store.add_account("al ice", "human")
+    with pytest.raises(StoreError, match="ASCII"):
+        store.add_account("a" * 41, "human")
+    with pytest.raises(StoreError):
+        store.add_account("x", "robot")
+    with pytest.raises(UnknownAccount):
+        store.revoke("nobody")
+    a = store.account("ALICE")
+    assert a is not None and a.name == "Alice" and a.admin and a.kind == "human" and a.created_ms == 5
+    assert [x.name for x in store.accounts()] == ["Alice", "bot_1"]
+    store.set_cooldown("bot_1", 12345, "no-show")
+    b = store.account("bot_1")
+    assert b.cooldown_until_ms == 12345 and b.cooldown_reason == "no-show" and not b.admin
+    store.ban("bot_1", "cheating", by="Alice", at_ms=7)
+    assert store.account("bot_1").banned == "cheating"
+    assert store.account_log("bot_1")[-1] == (7, "ban", "Alice", "cheating")
+    assert store.account("no such") is None
+
+
+def test_a_game_from_seating_to_the_record(store: Store) -> None:
+    for n in ("a", "b"):
+        store.add_account(n, "bot")
+    seat(store, "g1", "oklahoma", ("a", "b"), t=10)
+    assert [g.id for g in store.games_in_play()] == ["g1"]
+    with pytest.raises(StoreError, match="exists"):
+        seat(store, "g1", "oklahoma", ("a", "b"))
+    with pytest.raises(StoreError):
+        seat(store, "g2", "oklahoma", ("a", "a"))
+    with pytest.raises(StoreError):
+        seat(store, "g2", "box", ("a", "b"))
+    with pytest.raises(UnknownAccount):
+        seat(store, "g2", "oklahoma", ("a", "zed"))
+    change = store.finish_game("g1", result(1, (40, 125), 20))
+    assert change is not None and change.rated and change.players == ("a", "b")
+    assert change.before == (initial("oklahoma"), initial("oklahoma"))
+    assert change.after[1].rating > 1500 > change.after[0].rating and change.after[0].games == 1
+    assert store.finish_game("g1", result(0, (125, 0), 30)) is None  # idempotent: nothing changes
+    assert store.void_game("g1", "late") is False
+    g = store.game("g1")
+    assert g is not None and g.status == "finished" and g.winner == 1 and g.scores == (40, 125)
+    assert g.record == {"moves": ["x", "x", "x"], "winner": 1} and g.journal == "journals/20.jsonl"
+    assert (g.seed_hash, g.seed, g.salt, g.finished_ms) == ("h" * 64, "s" * 32, "a" * 32, 20)
+    assert g.before == (1500.0, 1500.0) and g.after == (change.after[0].rating, change.after[1].rating)
+    assert g.result_for("a") == "loss" and g.result_for("b") == "win"
+    assert store.games_in_play() == []
+    assert store.rating("a", "oklahoma") == change.after[0]
+    assert store.rating("A", "oklahoma") == change.after[0]
+    assert store.rating("a", "box") == initial("box")
+    hist = store.history("b", "oklahoma")
+    assert len(hist) == 1 and hist[0].game_id == "g1" and hist[0].rating == change.after[1].rating
+    assert [r.rating for _, r in store.leaderboard("oklahoma")] == [change.after[1].rating, change.after[0].rating]
+    assert store.finish_game("nope", result(0, (1, 0), 1)) is None
+
+
+def test_void_and_unrated_games_change_no_rating(store: Store) -> None:
+    for n in ("a", "b", "c"):
+        store.add_account(n, "human")
+    seat(store, "v", "oklahoma", ("a", "b"))
+    assert store.void_game("v", "arena stopped", at_ms=9) is True
+    assert store.void_game("v", "again") is False
+    assert store.finish_game("v", result(0, (100, 0), 10)) is None
+    g = store.game("v")
+    assert g.status == "void" and g.void_reason == "arena stopped" and g.result_for("a") == "void"
+    seat(store, "u", "box", ("a", "b", "c"), rated=False)
+    ch = store.finish_game("u", result(2, (1, 2, 3), 11))
+    assert ch is not None and not ch.rated and ch.after == ch.before
+    assert store.rating("c", "box").games == 0 and store.history("c", "box") == []
+    assert [g.id for g in store.recent_games("a")] == ["u", "v"]
+
+
+def test_a_bad_result_changes_nothing(store: Store) -> None:
+    for n in ("a", "b"):
+        store.add_account(n, "bot")
+    seat(store, "g", "oklahoma", ("a", "b"))
+    with pytest.raises(StoreError):
+        store.finish_game("g", result(2, (1, 0), 5))
+    with pytest.raises(StoreError):
+        store.finish_game("g", result(0, (1, 0, 3), 5))
+    assert store.game("g").status == "playing" and store.rating("a", "oklahoma").games == 0
+
+
+def play_random_games(store: Store, n: int, seed: int) -> None:
+    rng = random.Random(seed)
+    names = [f"p{i}" for i in range(6)]
+    for nm in names:
+        store.add_account(nm, "bot")
+    for i in range(n):
+        box = rng.random() < 0.4
+        players = tuple(rng.sample(names, 3 if box else 2))
+        gid = f"g{i:03d}"
+        seat(store, gid, "box" if box else "oklahoma", players, rated=rng.random() < 0.9, t=i)
+        if rng.random() < 0.1:
+            store.void_game(gid, "no-show", at_ms=i)
+            continue
+        scores = tuple(rng.randrange(0, 130) for _ in players)
+        winner = None if rng.random() < 0.05 else rng.randrange(len(players))
+        fault = rng.randrange(len(players)) if winner is not None and rng.random() < 0.1 else None
+        if fault == winner:
+            fault = None
+        store.finish_game(gid, result(winner, scores, 1000 + i, fault))
+
+
+def test_rebuild_gives_the_same_numbers_to_the_bit(store: Store) -> None:
+    play_random_games(store, 120, seed=26)
+    before = store.ratings_snapshot()
+    assert len(before) > 100
+    games = store.rebuild_ratings()
+    after = store.ratings_snapshot()
+    assert after == before  # floats compared exactly: the same bits
+    assert [(type(x), x) for row in after for x in row] == [(type(x), x) for row in before for x in row]
+    # and a tampered rating is put right by the rebuild
+    store.conn.execute(store.dialect.sql("UPDATE ratings SET rating = ? WHERE name_key = ?"), (9999.0, "p1"))
+    assert store.ratings_snapshot() != before
+    assert store.rebuild_ratings() == games
+    assert store.ratings_snapshot() == before
+
+
+def test_rebuild_counts_the_finished_rated_games(store: Store) -> None:
+    play_random_games(store, 40, seed=3)
+    rows = store.conn.execute("SELECT COUNT(*) FROM games WHERE status = 'finished' AND rated = 1").fetchone()
+    assert store.rebuild_ratings() == rows[0] > 0
+
+
+def test_the_history_chains(store: Store) -> None:
+    play_random_games(store, 60, seed=7)
+    for nm in ("p0", "p3"):
+        for v in ("oklahoma", "box"):
+            hist = store.history(nm, v)
+            assert [h.n for h in hist] == list(range(1, len(hist) + 1))
+            for prev, cur in itertools.pairwise(hist):
+                assert cur.before == prev.rating
+            if hist:
+                assert hist[0].before == 1500.0 and store.rating(nm, v).rating == hist[-1].rating
+                assert store.rating(nm, v).games == len(hist)
+
+
+def test_a_newer_schema_is_refused(url: str) -> None:
+    s = Store.open(url)
+    assert s.schema_version == SCHEMA_VERSION
+    s.conn.execute(s.dialect.sql("UPDATE schema_version SET version = ?"), (SCHEMA_VERSION + 1,))
+    s.close()
+    with pytest.raises(StoreError, match="newer"):
+        Store.open(url)
+
+
+def test_data_survive_reopening(url: str) -> None:
+    with Store.open(url) as s:
+        key = s.add_account("keep", "bot")
+        s.add_account("other", "bot")
+        seat(s, "g", "oklahoma", ("keep", "other"))
+        s.finish_game("g", result(0, (100, 3), 5))
+        snap = s.ratings_snapshot()
+    with Store.open(url) as s:
+        assert s.check_key("keep", key) is not None and s.ratings_snapshot() == snap
+
+
+def test_concurrent_finishes_from_two_connections(url: str) -> None:
+    """Two connections (two fronts, or a front and the CLI) finishing games that share players
+    at once: every game is rated exactly once, and a rebuild agrees."""
+    a, b = Store.open(url), Store.open(url)
+    try:
+        names = [f"c{i}" for i in range(4)]
+        for nm in names:
+            a.add_account(nm, "bot")
+        ids = [f"g{i}" for i in range(40)]
+        for i, gid in enumerate(ids):
+            seat(a, gid, "oklahoma", (names[i % 4], names[(i + 1) % 4]))
+        errors: list[BaseException] = []
+
+        def finish(s: Store, order: list[str]) -> None:
+            try:
+                for gid in order:
+                    s.finish_game(gid, result(int(gid[1:]) % 2, (100, 50), int(gid[1:])))
+            except BaseException as e:  # reported below
+                errors.append(e)
+
+        t1 = threading.Thread(target=finish, args=(a, ids))
+        t2 = threading.Thread(target=finish, args=(b, ids[::-1]))
+        t1.start()
+        t2.start()
+        t1.join(120)
+        t2.join(120)
+        assert not t1.is_alive() and not t2.is_alive() and not errors, errors
+        assert sum(a.rating(nm, "oklahoma").games for nm in names) == 2 * len(ids)
+        snap = a.ratings_snapshot()
+        assert a.rebuild_ratings() == len(ids)
+        assert a.ratings_snapshot() == snap
+    finally:
+        a.close()
+        b.close()
+
+
+def test_the_sqlite_file_is_private(tmp_path: Path) -> None:
+    with Store.open(state_db_url(tmp_path)) as s:
+        s.add_account("x", "bot")
+    for f in tmp_path.iterdir():
+        assert stat.S_IMODE(f.stat().st_mode) == 0o600, f
+    with pytest.raises(StoreError, match="no directory"):
+        Store.open(f"sqlite:///{tmp_path}/missing/arena.db")
+    with pytest.raises(StoreError, match="unknown database URL"):
+        Store.open("mysql://x")
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"not a database" * 100)
+    with pytest.raises(StoreError):
+        Store.open(f"sqlite:///{bad}")
+
+
+def test_records_are_stored_as_json(store: Store) -> None:
+    for n in ("a", "b"):
+        store.add_account(n, "bot")
+    seat(store, "g", "oklahoma", ("a", "b"))
+    rec = {"hands": [{"cards": ["As", "Kd"], "score": 12}], "unicode": "é ♠"}
+    store.finish_game("g", GameResult(0, (1, 0), "score", 1, None, rec))
+    raw = store.conn.execute(store.dialect.sql("SELECT record FROM games WHERE id = ?"), ("g",)).fetchone()[0]
+    assert json.loads(raw) == rec == store.game("g").record
