@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from okgin.protocol import ROLES, ProtocolError, decode, encode, peek_id, request_id, validate
+from okgin.protocol.catalogue import ARENA_CLIENT_TYPES
 
 from .sessions import TAKEN_MESSAGE
 from .table import FINISHED, PLAYING
@@ -74,6 +75,7 @@ class Dispatcher:
         self.nbytes = 0  # the size of the frame being handled (charged to its sender)
         self.refused: dict[bytes, float] = {}  # client-chosen routing id -> when bad_identity was sent
         self.handlers: dict[str, Handler] = {
+            **dict.fromkeys(ARENA_CLIENT_TYPES, self.not_an_arena),  # 1.6: unless an extension (the arena) handles them
             **routes,
             "heartbeat": self.on_heartbeat,
             "ping": self.on_ping,
@@ -205,6 +207,11 @@ class Dispatcher:
             self.sender.raw_send_main(rid, data)
 
     # ---------------------------------------------------------------- session-level
+    def not_an_arena(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
+        raise ProtocolError(
+            "not_an_arena", f"{msg['type']} is an arena's request (protocol.md §19); this is a plain referee"
+        )
+
     def on_heartbeat(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
         pass
 

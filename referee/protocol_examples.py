@@ -40,6 +40,9 @@ from .protocol_kit import ADMIN_KEY, Client, Masker, RefereeInThread, determinis
 
 ROOT = Path(__file__).resolve().parents[1]
 PROTOCOL_MD = ROOT / "protocol.md"
+#: Marked blocks another generator writes, which this one leaves as they are: §19's arena
+#: transcript needs an arena, which the referee may not import (``python -m arena.examples``).
+ELSEWHERE = {"transcript_arena": "python -m arena.examples"}
 # a JSON example (```json) or, for keys transcript_*, a §15 transcript (```text)
 MARK = re.compile(r"^<!-- example: ([a-z0-9_]+) -->\n```(?:json|text)\n(.*?)^```$", re.M | re.S)
 
@@ -183,6 +186,8 @@ def rewrite(text: str, blocks: dict[str, str]) -> str:
 
     def sub(m: re.Match[str]) -> str:
         key = m.group(1)
+        if key in ELSEWHERE and key not in blocks:
+            return m.group(0)
         if key not in blocks:
             raise KeyError(f"protocol.md marks an example {key!r} that no session produces")
         fence = "text" if key.startswith("transcript_") else "json"

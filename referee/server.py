@@ -15,7 +15,8 @@ The referee is split by role, each part owning its own state:
 
 This class wires them together, handing each part only what it uses (a table gets a
 :class:`referee.tablehost.TableHost`: the sends, a clock, the loop, the settings), and
-holds the lifecycle (start, stop, the timer tick). Crash recovery (:mod:`referee.recovery`)
+holds the lifecycle (start, stop, the timer tick). A service may be plugged in
+(:mod:`referee.extension`: the arena's requests, its ``hello``). Crash recovery (:mod:`referee.recovery`)
 gets a :class:`referee.recovery.RecoveryParts`: the lobby's tables and the few functions it calls.
 
 Every request is validated fully before it changes anything; a refused request gets one
@@ -29,13 +30,14 @@ import time
 from typing import Any
 
 from okgin import RuleSet, __version__
-from okgin.protocol import encode
+from okgin.protocol import ProtocolError, encode
 
 from .admindesk import AdminDesk
 from .config import Clock, Policies, RefereeConfig
 from .dispatch import Dispatcher
 from .doors import Doors
 from .entropy import EntropyDesk
+from .extension import Extension, ExtensionParts, refusal
 from .lagging import LagGuard
 from .lobby import Lobby
 from .ratelimit import RateLimiter
@@ -59,7 +61,7 @@ class Referee:
     # times per decision.
     now = staticmethod(time.monotonic)
 
-    def __init__(self, config: RefereeConfig | None = None) -> None:
+    def __init__(self, config: RefereeConfig | None = None, extension: Extension | None = None) -> None:
         self.config = cfg = config or RefereeConfig()
         self.loop: asyncio.AbstractEventLoop = None  # type: ignore[assignment]  # set by start()
         self._recovery: Recovery | None = None
@@ -106,6 +108,21 @@ class Referee:
             "entropy": entropy.on_entropy,
             "entropy_reveal": entropy.on_entropy_reveal,
         }
+        if extension is not None:  # a service on this socket (referee.extension: the arena, 1.6)
+            desk.extension = extension
+
+            def refuse(rid: bytes, err: ProtocolError, rqid: Any) -> None:
+                tr.stats["errors"] += 1
+                sender.raw_send(rid, refusal(err, rqid))
+
+            parts = ExtensionParts(
+                host=host,
+                admit=desk.admit,
+                refuse=refuse,
+                take=desk.take_over,
+                close=desk.disconnect,
+            )
+            routes.update(extension.attach(parts))
         self.dispatcher = Dispatcher(cfg, desk, lobby, sender, host, self.limiter, self.lag, routes)
         tr.handle = self.dispatcher.handle
         # For whoever inspects a running referee (tests, tools): its counters and indexes.

@@ -22,8 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 from okgin.protocol import PROTOCOL_MAJOR, PROTOCOL_MINOR, ProtocolError, encode
 
+from .extension import refuse_plain_hello
+
 if TYPE_CHECKING:
     from .config import RefereeConfig
+    from .extension import Extension
     from .lobby import Lobby
     from .recovery import Recovery
     from .sending import Sender
@@ -96,6 +99,8 @@ class SessionDesk:
         self.sender = sender
         self.lobby: Lobby = None  # type: ignore[assignment]  # wired by the referee
         self.recovery: Recovery | None = None  # crash recovery (referee.recovery), when it is on
+        #: a service plugged into the referee (referee.extension: the arena), which owns every hello then
+        self.extension: Extension | None = None
         self.sessions: dict[str, Session] = {}
         self.conns: dict[bytes, Session] = {}
         self.opened: dict[bytes, int] = {}  # connection -> sessions it opened that are still held
@@ -110,6 +115,10 @@ class SessionDesk:
     def hello(self, rid: bytes, msg: dict[str, Any], rqid: Any) -> None:
         if msg["protocol"] != PROTOCOL_MAJOR:
             raise ProtocolError("version_mismatch", f"this referee speaks protocol {PROTOCOL_MAJOR}, not {msg['protocol']}")
+        if self.extension is not None:
+            self.extension.hello(rid, msg, rqid)  # it admits the connection (admit), now or later
+            return
+        refuse_plain_hello(msg)
         role = msg["role"]
         if role == "admin":
             self.check_admin(msg.get("admin_key"))
@@ -134,6 +143,14 @@ class SessionDesk:
             self.welcome(sess, False, rqid)
             self.lobby.sit(sess, table, seat, None)
             return
+        self.check_caps(rid)
+        sess = self.new_session(rid, msg["name"], role, new_token())
+        sess.events = msg.get("events", True)
+        sess.batch = msg.get("batch_events", False)
+        self.welcome(sess, False, rqid)
+
+    def check_caps(self, rid: bytes) -> None:
+        """Refuse a new session past the referee's caps: in all, and per connection."""
         if len(self.sessions) >= self.config.max_sessions:
             raise ProtocolError("limit_reached", f"this referee holds {len(self.sessions)} sessions, its limit")
         cap = self.config.max_sessions_per_connection
@@ -142,10 +159,27 @@ class SessionDesk:
                 "limit_reached",
                 f"this connection has opened {cap} sessions that are still held, its limit; resume one with its token",
             )
-        sess = self.new_session(rid, msg["name"], role, new_token())
+
+    def admit(self, rid: bytes, msg: dict[str, Any], rqid: Any, name: str, role: str, extra: dict[str, Any]) -> Session:
+        """Open a session an extension has authenticated (referee.extension), and welcome it
+        with the extension's fields ``extra``. Raises ``already_welcomed`` if the connection
+        got a session meanwhile, and ``limit_reached`` past the caps."""
+        if rid in self.conns:
+            raise ProtocolError("already_welcomed", "this connection already has a session")
+        self.check_caps(rid)
+        sess = self.new_session(rid, name, role, new_token())
         sess.events = msg.get("events", True)
         sess.batch = msg.get("batch_events", False)
-        self.welcome(sess, False, rqid)
+        self.welcome(sess, False, rqid, extra)
+        return sess
+
+    def take_over(self, sess: Session) -> None:
+        """A newer session of the same identity won (an extension's accounts): tell ``sess``'s
+        connection ``session_taken`` (and every later message of it), and close ``sess``."""
+        rid = sess.rid
+        self.disconnect(sess)
+        if rid is not None:
+            self.take(rid, sess.token)
 
     def check_admin(self, given: Any) -> None:
         """Admin is closed unless the key matches, or the referee was started with admin
@@ -180,7 +214,7 @@ class SessionDesk:
         """A session restored after a crash whose token was just presented (referee.recovery)."""
         self.sessions[sess.token] = sess
 
-    def welcome(self, sess: Session, resumed: bool, rqid: Any) -> None:
+    def welcome(self, sess: Session, resumed: bool, rqid: Any, extra: dict[str, Any] | None = None) -> None:
         cfg = self.config
         self.host.reply(
             sess,
@@ -198,6 +232,7 @@ class SessionDesk:
                 "referee": self.host.software,
                 "events": sess.events,
                 "batch_events": sess.batch,
+                **(extra or {}),  # an extension's (1.6: the arena's account and presets)
             },
             rqid,
         )
@@ -247,6 +282,8 @@ class SessionDesk:
     # ---------------------------------------------------------------- liveness
     def disconnect(self, sess: Session) -> None:
         """The session's connection is gone: drop queues and watches, hold its seats."""
+        if sess.rid is not None and self.extension is not None:
+            self.extension.gone(sess)
         if sess.rid is not None:
             self.conns.pop(sess.rid, None)
             sess.rid = None

@@ -22,16 +22,47 @@ from .settings import MAX_MS
 from .text import check_text
 
 __all__ = [
-    "ANY_ROLE", "BOTH", "C2R", "CLIENT_TYPES", "DEFAULT_PAGE", "DIRECTIONS", "FIELDS", "HEX32_RE",
-    "MAX_ARRAY_LEN", "MAX_BIN_BYTES", "MAX_CURSOR", "MAX_EXT_BYTES", "MAX_ID", "MAX_MAP_LEN",
-    "MAX_MESSAGE_BYTES", "MAX_NAME", "MAX_OBJECTS", "MAX_PAGE", "MAX_SEED_CHARS", "MAX_STR_BYTES",
-    "MAX_TEXT", "PROTOCOL_MAJOR", "PROTOCOL_MINOR", "R2C", "REFEREE_TYPES", "ROLES",
-    "TABLE_NAME_RE", "TABLE_STATUSES", "TEXT_FIELDS", "Check", "largest_legal_messages",
-    "request_id", "validate",
+    "ANY_ROLE",
+    "ARENA_CLIENT_TYPES",
+    "ARENA_TYPES",
+    "BOTH",
+    "C2R",
+    "CLIENT_TYPES",
+    "DEFAULT_PAGE",
+    "DIRECTIONS",
+    "FIELDS",
+    "HEX32_RE",
+    "MAX_ACCOUNT_KEY",
+    "MAX_ARRAY_LEN",
+    "MAX_BIN_BYTES",
+    "MAX_CURSOR",
+    "MAX_EXT_BYTES",
+    "MAX_ID",
+    "MAX_LEADERBOARD",
+    "MAX_MAP_LEN",
+    "MAX_MESSAGE_BYTES",
+    "MAX_NAME",
+    "MAX_OBJECTS",
+    "MAX_PAGE",
+    "MAX_SEED_CHARS",
+    "MAX_STR_BYTES",
+    "MAX_TEXT",
+    "PROTOCOL_MAJOR",
+    "PROTOCOL_MINOR",
+    "R2C",
+    "REFEREE_TYPES",
+    "ROLES",
+    "TABLE_NAME_RE",
+    "TABLE_STATUSES",
+    "TEXT_FIELDS",
+    "Check",
+    "largest_legal_messages",
+    "request_id",
+    "validate",
 ]
 
 PROTOCOL_MAJOR = 1
-PROTOCOL_MINOR = 5
+PROTOCOL_MINOR = 6
 
 MAX_NAME = 40
 MAX_ID = 64
@@ -49,7 +80,7 @@ MAX_ARRAY_LEN = 16  # legal: 11 (a big_gin's one meld), players 3
 MAX_MAP_LEN = 32  # legal: 13 (a full RulesPartial); the rest is room for newer fields
 MAX_EXT_BYTES = 0  # no extension type is legal
 MAX_OBJECTS = 128  # every key, value, item and container counts; legal: 70 (a full create_table)
-# The largest legal client message is a hello of 2,773 bytes, then a create_table of
+# The largest legal client message is a hello of 3,431 bytes (1.6: with an arena account and key), then a create_table of
 # 2,172 (largest_legal_messages()); the frame limit is that rounded up to a power of two.
 MAX_MESSAGE_BYTES = 4096
 # match() anchors at the start, \Z at the very end ($ would let a trailing newline through, the schema's pattern not)
@@ -67,9 +98,19 @@ DIRECTIONS: dict[str, str] = {
     "close_table": C2R, "table_closed": R2C, "ok": R2C, "error": R2C, "shutdown": R2C,
     "reveal": C2R, "revealed": R2C, "seat_status": R2C,
     "entropy": C2R, "entropy_state": R2C, "entropy_request": R2C, "entropy_reveal": C2R,  # 1.5
+    # 1.6: the arena (protocol.md §19); a plain referee answers the requests not_an_arena
+    "seek": C2R, "sought": R2C, "challenge": C2R, "challenged": R2C, "challenge_offer": R2C,
+    "accept": C2R, "decline": C2R, "challenge_closed": R2C, "cancel": C2R, "lobby": C2R, "lobby_state": R2C,
+    "leaderboard": C2R, "leaderboard_page": R2C, "ban": C2R, "unban": C2R, "game_ready": R2C, "game_over": R2C,
 }
+#: The arena's messages (1.6, protocol.md §19): only an arena sends or accepts them.
+ARENA_TYPES = frozenset({
+    "seek", "sought", "challenge", "challenged", "challenge_offer", "accept", "decline", "challenge_closed", "cancel",
+    "lobby", "lobby_state", "leaderboard", "leaderboard_page", "ban", "unban", "game_ready", "game_over",
+})
 CLIENT_TYPES = frozenset(t for t, d in DIRECTIONS.items() if d in (C2R, BOTH))
 REFEREE_TYPES = frozenset(t for t, d in DIRECTIONS.items() if d in (R2C, BOTH))
+ARENA_CLIENT_TYPES = ARENA_TYPES & CLIENT_TYPES
 
 # Which roles may send which client messages (protocol.md §5).
 ANY_ROLE = frozenset({"player", "spectator", "admin"})
@@ -82,6 +123,10 @@ ROLES: dict[str, frozenset[str]] = {
     "create_table": frozenset({"admin"}), "close_table": frozenset({"admin"}), "reveal": frozenset({"admin"}),
     "entropy": frozenset({"admin"}), "entropy_reveal": frozenset({"player"}),
     "hello": ANY_ROLE,
+    # 1.6: the arena
+    "seek": frozenset({"player"}), "challenge": frozenset({"player"}), "accept": frozenset({"player"}),
+    "decline": frozenset({"player"}), "cancel": frozenset({"player"}), "lobby": ANY_ROLE, "leaderboard": ANY_ROLE,
+    "ban": frozenset({"admin"}), "unban": frozenset({"admin"}),
 }
 
 Check = Callable[[Any], str | None]  # returns None if fine, else what was expected
@@ -198,11 +243,41 @@ def _status(v: Any) -> str | None:
     return None if isinstance(v, str) and v in TABLE_STATUSES else "'waiting', 'playing' or 'finished'"
 
 
+#: hello.key (1.6): an arena account's API key is at most this many characters.
+MAX_ACCOUNT_KEY = 100
+#: leaderboard (1.6): at most this many rows per page.
+MAX_LEADERBOARD = 100
+
+
+def _key(v: Any) -> str | None:
+    return None if isinstance(v, str) and 1 <= len(v) <= MAX_ACCOUNT_KEY else f"a string of 1-{MAX_ACCOUNT_KEY} characters"
+
+
+def _ident(v: Any) -> str | None:
+    return None if isinstance(v, str) and 1 <= len(v) <= MAX_ID else f"a string of 1-{MAX_ID} characters"
+
+
+def _accounts(v: Any) -> str | None:
+    ok = isinstance(v, list) and 1 <= len(v) <= 2 and all(isinstance(x, str) and 1 <= len(x) <= MAX_NAME for x in v)
+    return None if ok else f"a list of 1 or 2 account names (strings of 1-{MAX_NAME} characters)"
+
+
+def _rows(v: Any) -> str | None:
+    ok = isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_LEADERBOARD
+    return None if ok else f"a whole number from 1 to {MAX_LEADERBOARD}"
+
+
+def _offset(v: Any) -> str | None:
+    ok = isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 1_000_000
+    return None if ok else "a whole number from 0 to 1000000"
+
+
 # type -> {field: (check, required)}. ``id`` and ``type`` are checked by validate().
 FIELDS: dict[str, dict[str, tuple[Check, bool]]] = {
     "hello": {"protocol": (_int, True), "minor": (_nnint, False), "role": (_role, True), "name": (_name, True),
               "token": (_opt_str, False), "admin_key": (_str, False), "events": (_bool, False),
-              "batch_events": (_bool, False), "entropy_commit": (_hex32, False)},
+              "batch_events": (_bool, False), "entropy_commit": (_hex32, False),
+              "account": (_name, False), "key": (_key, False)},  # 1.6: the arena
     "heartbeat": {}, "ping": {}, "bye": {},
     "list_tables": {"limit": (_page, False), "cursor": (_cursor, False), "variant": (_variant, False), "status": (_status, False),
                     "open": (_bool, False)},
@@ -225,10 +300,23 @@ FIELDS: dict[str, dict[str, tuple[Check, bool]]] = {
     "reveal": {"table": (_table, True), "game": (_nnint, True)},
     "entropy": {"table": (_table, True), "commitments_hash": (_hex32, False)},
     "entropy_reveal": {"table": (_table, True), "nonce": (_hex32, True)},
+    # 1.6: the arena (protocol.md §19)
+    "seek": {"variant": (_variant, True), "clock": (_name, False), "rated": (_bool, False)},
+    "challenge": {"to": (_accounts, True), "variant": (_variant, True), "clock": (_name, False), "rated": (_bool, False)},
+    "accept": {"challenge": (_ident, True)},
+    "decline": {"challenge": (_ident, True)},
+    "cancel": {"seek": (_ident, False), "challenge": (_ident, False)},
+    "lobby": {},
+    "leaderboard": {"variant": (_variant, True), "offset": (_offset, False), "limit": (_rows, False)},
+    "ban": {"account": (_name, True), "reason": (_text, True)},
+    "unban": {"account": (_name, True)},
 }
 assert set(FIELDS) == CLIENT_TYPES, set(FIELDS) ^ CLIENT_TYPES
 # Fields shown to people and written to journals: checked by okgin.protocol.text (protocol.md §13).
-TEXT_FIELDS: dict[str, tuple[str, ...]] = {"hello": ("name",), "advise": ("text",), "create_table": ("players",)}
+TEXT_FIELDS: dict[str, tuple[str, ...]] = {
+    "hello": ("name", "account"), "advise": ("text",), "create_table": ("players",),
+    "seek": ("clock",), "challenge": ("to", "clock"), "ban": ("account", "reason"), "unban": ("account",),  # 1.6
+}
 
 
 def request_id(msg: dict[str, Any]) -> Any:
@@ -345,7 +433,8 @@ def largest_legal_messages() -> dict[str, dict[str, Any]]:
     knock = {"kind": "knock", "card": "Qs", "melds": melds}
     big: dict[str, dict[str, Any]] = {
         "hello": {"protocol": _BIG_INT, "minor": _BIG_NNINT, "role": "spectator", "name": name, "token": longest_str,
-                  "admin_key": longest_str, "events": True, "batch_events": True, "entropy_commit": "f" * 64},
+                  "admin_key": longest_str, "events": True, "batch_events": True, "entropy_commit": "f" * 64,
+                  "account": name, "key": _WIDE * MAX_ACCOUNT_KEY},
         "heartbeat": {}, "ping": {}, "bye": {}, "list_tables": {},
         "queue": {"variant": variant, "rules": partial("RulesPartial")},
         "join": {"table": table, "seat": _BIG_NNINT, "variant": variant, "rules": partial("RulesPartial"), "any_rules": True},
@@ -363,6 +452,12 @@ def largest_legal_messages() -> dict[str, dict[str, Any]]:
         "reveal": {"table": table, "game": _BIG_NNINT},
         "entropy": {"table": table, "commitments_hash": "f" * 64},
         "entropy_reveal": {"table": table, "nonce": "f" * 64},
+        # 1.6: the arena
+        "seek": {"variant": variant, "clock": name, "rated": True},
+        "challenge": {"to": [name] * 2, "variant": variant, "clock": name, "rated": True},
+        "accept": {"challenge": rid}, "decline": {"challenge": rid}, "cancel": {"seek": rid, "challenge": rid},
+        "lobby": {}, "leaderboard": {"variant": variant, "offset": 1_000_000, "limit": MAX_LEADERBOARD},
+        "ban": {"account": name, "reason": _WIDE * MAX_TEXT}, "unban": {"account": name},
     }
     assert set(big) == CLIENT_TYPES, set(big) ^ CLIENT_TYPES
     for t, fields in big.items():  # fields the schema has and the table above does not name

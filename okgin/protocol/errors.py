@@ -2,7 +2,7 @@
 
 Codes and names are permanent: a minor version may add codes, never change one. The
 hundreds group them (1xxx framing, 2xxx session, 3xxx table, 4xxx game, 5xxx referee)
-so a client can handle a code it does not know.
+so a client can handle a code it does not know; 6xxx (1.6) are the arena's.
 """
 
 from __future__ import annotations
@@ -54,6 +54,14 @@ ERRORS: dict[str, tuple[int, str]] = {
     "bad_advice": (4006, "advice refused"),
     "wrong_seat": (4007, "act naming a seat that is not yours"),
     "internal": (5001, "the referee failed on this request; state unchanged"),
+    # 1.6: the arena (protocol.md §19)
+    "not_an_arena": (6001, "an arena request sent to a plain referee (1.6)"),
+    "no_such_account": (6002, "a challenge naming an account that is unknown or not online (1.6)"),
+    "cooldown": (6003, "a seek or challenge while the account is cooling down after a no-show (1.6)"),
+    "busy": (6004, "a seek, challenge or accept while the account is in a game (1.6)"),
+    "no_such_seek": (6005, "cancel of a seek that is not open (1.6)"),
+    "no_such_challenge": (6006, "accept, decline or cancel of a challenge that is not open to this account (1.6)"),
+    "banned": (6007, "hello with a banned account's key (1.6)"),
 }
 CODES: dict[int, str] = {code: name for name, (code, _) in ERRORS.items()}
 assert len(CODES) == len(ERRORS)
@@ -62,7 +70,9 @@ assert len(CODES) == len(ERRORS)
 class ProtocolError(Exception):
     """A request the referee refuses: becomes one ``error`` message, changes nothing."""
 
-    def __init__(self, name: str, message: str, request: str | None = None, table: str | None = None) -> None:
+    def __init__(
+        self, name: str, message: str, request: str | None = None, table: str | None = None, **extra: Any
+    ) -> None:
         if name not in ERRORS:
             raise ValueError(f"unknown protocol error name {name!r}")
         super().__init__(message)
@@ -71,6 +81,8 @@ class ProtocolError(Exception):
         self.message = message
         self.request = request
         self.table = table
+        #: more fields of the error frame (1.6: ``retry_ms`` of a ``cooldown``)
+        self.extra = extra
 
     def to_wire(self, request_id: Any = None) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -81,6 +93,8 @@ class ProtocolError(Exception):
             "request": self.request,
             "table": self.table,
         }
+        if self.extra:
+            d.update(self.extra)
         if request_id is not None:
             d["id"] = request_id
         return d

@@ -22,9 +22,13 @@ from typing import Any
 from .catalogue import (
     CLIENT_TYPES,
     DIRECTIONS,
+    MAX_ACCOUNT_KEY,
     MAX_CURSOR,
+    MAX_ID,
+    MAX_LEADERBOARD,
     MAX_PAGE,
     MAX_SEED_CHARS,
+    MAX_TEXT,
     PROTOCOL_MAJOR,
     PROTOCOL_MINOR,
     TABLE_STATUSES,
@@ -99,6 +103,11 @@ def obj(props: J, required: list[str] | None = None) -> J:
     if required:
         o["required"] = required
     return o
+
+
+# 1.6: a challenge as its named accounts are offered it (challenge_offer, lobby_state.challenges)
+_OFFER: J = {"challenge": STR, "from": ref("ArenaPlayer"), "to": arr(STR), "variant": {"enum": ["oklahoma", "box"]},
+             "clock": STR, "rated": BOOL, "expires_ms": NNINT}
 
 
 def _defs() -> J:
@@ -252,6 +261,13 @@ def _defs() -> J:
             required=["scores", "hands_won", "winner", "termination"],
         ),
         "ErrorInfo": obj({"code": INT, "name": STR, "message": STR}),
+        # 1.6: the arena (protocol.md §19)
+        "AccountName": {"type": "string", "minLength": 1, "maxLength": 40, "pattern": SCHEMA_PATTERN},
+        "ArenaId": {"type": "string", "minLength": 1, "maxLength": MAX_ID, "description": "a seek, challenge or game id"},
+        "Kind": {"enum": ["human", "bot"]},
+        "ArenaRating": obj({"rating": INT, "deviation": INT, "provisional": BOOL}),
+        "ArenaPlayer": obj({"account": STR, "kind": ref("Kind"), "rating": INT}),
+        "ChallengeOffer": obj(_OFFER),
         "TableInfo": obj(
             {
                 "table": STR,
@@ -300,6 +316,8 @@ def _messages() -> dict[str, J]:
                 "events": BOOL,
                 "batch_events": BOOL,
                 "entropy_commit": ref("Hex32"),  # 1.5
+                "account": ref("AccountName"),  # 1.6: the arena
+                "key": {"type": "string", "minLength": 1, "maxLength": MAX_ACCOUNT_KEY},  # 1.6
             },
             ["protocol", "role", "name"],
         ),
@@ -317,6 +335,10 @@ def _messages() -> dict[str, J]:
                 "referee": STR,
                 "events": BOOL,
                 "batch_events": BOOL,
+                # 1.6: an arena's welcome only
+                "arena": obj({"name": STR, "variants": arr({"enum": ["oklahoma", "box"]}),
+                              "clocks": {"type": "object", "additionalProperties": ref("Clock")}}),
+                "account": nullable(obj({"name": STR, "kind": ref("Kind"), "admin": BOOL})),
             },
             [
                 "protocol", "minor", "token", "role", "name", "resumed", "heartbeat_ms", "liveness", "max_message_bytes",
@@ -461,10 +483,73 @@ def _messages() -> dict[str, J]:
         ),
         "entropy_request": ({"table": tname, "commitments_hash": ref("Hex32")}, ["table", "commitments_hash"]),
         "entropy_reveal": ({"table": table, "nonce": ref("Hex32")}, ["table", "nonce"]),
+        # --- 1.6: the arena (protocol.md §19)
+        "seek": ({"variant": {"enum": ["oklahoma", "box"]}, "clock": ref("AccountName"), "rated": BOOL}, ["variant"]),
+        "sought": ({"seek": STR}, ["seek"]),
+        "challenge": (
+            {"to": {**arr(ref("AccountName")), "minItems": 1, "maxItems": 2}, "variant": {"enum": ["oklahoma", "box"]},
+             "clock": ref("AccountName"), "rated": BOOL},
+            ["to", "variant"],
+        ),
+        "challenged": ({"challenge": STR}, ["challenge"]),
+        "challenge_offer": (_OFFER, list(_OFFER)),
+        "accept": ({"challenge": ref("ArenaId")}, ["challenge"]),
+        "decline": ({"challenge": ref("ArenaId")}, ["challenge"]),
+        "challenge_closed": (
+            {"challenge": STR, "reason": {"enum": ["declined", "expired", "cancelled", "accepted_elsewhere"]},
+             "by": nullable(STR)},
+            ["challenge", "reason", "by"],
+        ),
+        "cancel": ({"seek": ref("ArenaId"), "challenge": ref("ArenaId")}, []),
+        "lobby": ({}, []),
+        "lobby_state": (
+            {
+                "online": arr(obj({"account": STR, "kind": ref("Kind"), "playing": BOOL,
+                                   "ratings": {"type": "object", "additionalProperties": ref("ArenaRating")}})),
+                "seeks": arr(obj({"seek": STR, "account": STR, "kind": ref("Kind"), "variant": {"enum": ["oklahoma", "box"]},
+                                  "clock": STR, "rated": BOOL, "rating": INT})),
+                "challenges": arr(ref("ChallengeOffer")),
+                "me": nullable(obj({
+                    "account": STR, "kind": ref("Kind"),
+                    "ratings": {"type": "object", "additionalProperties": ref("ArenaRating")},
+                    "recent": arr(obj({"game": STR, "variant": {"enum": ["oklahoma", "box"]}, "opponents": arr(STR),
+                                       "result": {"enum": ["win", "loss", "draw", "void"]},
+                                       "rating_change": nullable(INT), "finished_ms": NNINT})),
+                })),
+            },
+            ["online", "seeks", "challenges", "me"],
+        ),
+        "leaderboard": (
+            {"variant": {"enum": ["oklahoma", "box"]}, "offset": {"type": "integer", "minimum": 0, "maximum": 1_000_000},
+             "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LEADERBOARD}},
+            ["variant"],
+        ),
+        "leaderboard_page": (
+            {"variant": {"enum": ["oklahoma", "box"]},
+             "rows": arr(obj({"rank": NNINT, "account": STR, "kind": ref("Kind"), "rating": INT, "deviation": INT,
+                              "provisional": BOOL, "games": NNINT}))},
+            ["variant", "rows"],
+        ),
+        "ban": ({"account": ref("AccountName"), "reason": {"type": "string", "maxLength": MAX_TEXT, "pattern": SCHEMA_PATTERN}},
+                ["account", "reason"]),
+        "unban": ({"account": ref("AccountName")}, ["account"]),
+        "game_ready": (
+            {"game": STR, "endpoint": STR, "server_key": nullable(STR), "table": STR, "token": STR, "seat": NNINT,
+             "variant": {"enum": ["oklahoma", "box"]}, "clock": ref("Clock"), "rated": BOOL,
+             "players": arr(ref("ArenaPlayer")), "show_up_ms": NNINT},
+            ["game", "endpoint", "server_key", "table", "token", "seat", "variant", "clock", "rated", "players",
+             "show_up_ms"],
+        ),
+        "game_over": (
+            {"game": STR, "result": {"enum": ["win", "loss", "draw", "void"]}, "scores": arr(INT), "termination": STR,
+             "rating": nullable(obj({"before": INT, "after": INT, "deviation": INT, "provisional": BOOL}))},
+            ["game", "result", "scores", "termination", "rating"],
+        ),
         # --- generic
         "ok": ({"request": STR}, ["request"]),
         "error": (
-            {"code": INT, "name": STR, "message": STR, "request": nullable(STR), "table": nullable(STR)},
+            {"code": INT, "name": STR, "message": STR, "request": nullable(STR), "table": nullable(STR),
+             "retry_ms": NNINT},  # 1.6: with cooldown
             ["code", "name", "message", "request", "table"],
         ),
         "shutdown": ({"reason": STR}, ["reason"]),

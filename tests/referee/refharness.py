@@ -76,12 +76,12 @@ def validate_message(msg: dict[str, Any], direction: str) -> None:
 class RefereeThread:
     """A real :class:`Referee` serving on 127.0.0.1:0 from a background thread."""
 
-    def __init__(self, **config: Any) -> None:
+    def __init__(self, extension: Any = None, **config: Any) -> None:
         config.setdefault("bind", "tcp://127.0.0.1:0")
         config.setdefault("journal_dir", None)
         config.setdefault("admin_key", ADMIN_KEY)
         self.config = RefereeConfig(**config)
-        self.ref = Referee(self.config)
+        self.ref = Referee(self.config, extension)  # extension: referee.extension (tests/referee/test_ref_extension.py)
         self.loop = asyncio.new_event_loop()
         started = threading.Event()
         self.error: BaseException | None = None

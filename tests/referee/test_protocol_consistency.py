@@ -59,7 +59,7 @@ def test_the_error_table_the_code_and_the_schema_list_the_same_errors() -> None:
     assert doc == code == schema
     assert len(set(code.values())) == len(code), "two errors share a code"
     for name, c in code.items():
-        assert c // 1000 in (1, 2, 3, 4, 5), f"{name}: {c} is in no group of §9"
+        assert c // 1000 in (1, 2, 3, 4, 5, 6), f"{name}: {c} is in no group of §9"  # 6xxx: the arena (1.6)
 
 
 def test_the_errors_lines_name_only_real_errors() -> None:

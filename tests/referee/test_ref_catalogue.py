@@ -10,7 +10,7 @@ import jsonschema
 from refharness import ROOT, SCHEMA, Client, play_until_end
 
 from okgin.protocol import CLIENT_TYPES, DIRECTIONS, ERRORS, REFEREE_TYPES
-from okgin.protocol.catalogue import FIELDS
+from okgin.protocol.catalogue import ARENA_CLIENT_TYPES, ARENA_TYPES, FIELDS, largest_legal_messages
 from okgin.protocol.schema import schema_json
 
 DOC = (ROOT / "protocol.md").read_text()
@@ -120,11 +120,17 @@ def test_every_message_of_the_catalogue(make_referee, make_client):
     pc.wait_for(lambda m: m["type"] == "entropy_request")
     pc.request({"type": "entropy_reveal", "table": "pre", "nonce": nonce.hex()}, "ok")
     a.request({"type": "dance"}, "error", check=False)
+    # 1.6: a plain referee refuses the arena's requests (tests/arena/ plays them at an arena)
+    biggest = largest_legal_messages()
+    for t in sorted(ARENA_CLIENT_TYPES):
+        msg = {k: v for k, v in biggest[t].items() if k != "id"}
+        err = a.request(msg, "error", check=False)
+        assert err["name"] == ("not_an_arena" if t not in ("ban", "unban") else "forbidden"), (t, err)
     b.send({"type": "bye"})
     r.stop()  # sends shutdown to everyone still connected
     for c in clients:
         if c is not b and c is not gone:
             c.wait_for(lambda m: m["type"] == "shutdown")
     received = {m["type"] for c in clients for m in c.received}
-    assert received == set(REFEREE_TYPES), f"never received: {set(REFEREE_TYPES) - received}"
+    assert received == set(REFEREE_TYPES) - ARENA_TYPES, f"never received: {set(REFEREE_TYPES) - ARENA_TYPES - received}"
     assert (sent - {"dance"}) == set(CLIENT_TYPES), f"never sent: {set(CLIENT_TYPES) - sent}"

@@ -290,12 +290,13 @@ def test_too_large_under_a_larger_hard_limit(make_referee, make_client):
 
 
 def test_every_error_code_is_exercised():
-    """Keep this file honest: each code of the catalogue appears in a test above."""
+    """Keep this file honest: each code of the catalogue appears in a test above (the
+    arena's, 6xxx, in tests/arena/, which checks the same of itself)."""
     import inspect
     import sys
 
     src = inspect.getsource(sys.modules[__name__])
-    missing = [n for n in ERRORS if f'"{n}"' not in src]
+    missing = [n for n, (code, _) in ERRORS.items() if code < 6000 and f'"{n}"' not in src]
     assert not missing, f"error codes never triggered here: {missing}"
 
 
