@@ -570,9 +570,17 @@ class Store:
     def _game_rows(self, where: str, args: Sequence[Any], tail: str = "", record: bool = False) -> list[GameRow]:
         cols = _GAME_COLS + (", record" if record else "")
         rows = self._rows(f"SELECT {cols} FROM games {where} {tail}", args)
+        around: dict[str, list[tuple[Any, ...]]] = {r[0]: [] for r in rows}
+        ids = list(around)
+        for i in range(0, len(ids), 500):  # one query per 500 games, not one per game
+            chunk = ids[i:i + 500]
+            for gid, _, before, after in self._rows(
+                    f"SELECT game_id, seat, rating_before, rating_after FROM game_players WHERE game_id IN "
+                    f"({', '.join('?' * len(chunk))}) ORDER BY game_id, seat", chunk):
+                around[gid].append((before, after))
         out = []
         for r in rows:
-            ratings = self._rows("SELECT rating_before, rating_after FROM game_players WHERE game_id = ? ORDER BY seat", (r[0],))
+            ratings = around[r[0]]
             out.append(GameRow(
                 id=r[0], variant=r[1], rated=bool(r[2]), players=tuple(json.loads(r[3])), clock=json.loads(r[4]),
                 shard=r[5], table=r[6], created_ms=int(r[7]), status=r[8], finished_ms=None if r[9] is None else int(r[9]),
