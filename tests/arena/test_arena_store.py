@@ -270,3 +270,59 @@ def test_records_are_stored_as_json(store: Store) -> None:
     store.finish_game("g", GameResult(0, (1, 0), "score", 1, None, rec))
     raw = store.conn.execute(store.dialect.sql("SELECT record FROM games WHERE id = ?"), ("g",)).fetchone()[0]
     assert json.loads(raw) == rec == store.game("g").record
+
+
+CHILD = """
+import sys
+from arena.store import GameResult, NewGame, Store
+s = Store.open(sys.argv[1])
+for n in ("k0", "k1", "k2"):
+    s.add_account(n, "bot")
+print("ready", flush=True)
+i = 0
+while True:
+    i += 1
+    players = (("k0", "k1"), ("k1", "k2"), ("k2", "k0"))[i % 3]
+    s.new_game(NewGame(f"g{i}", "oklahoma", True, players, {}, "s", f"t{i}", i))
+    s.finish_game(f"g{i}", GameResult(i % 2, (100, 50), "normal", i, None, {"i": i}))
+    print(i, flush=True)
+"""
+
+
+def test_kill_9_while_finishing_games_loses_no_finished_game(url: str) -> None:
+    """A process finishing games as fast as it can is killed with SIGKILL at a random moment:
+    every game it reported finished is there, every finished game is rated exactly once, a
+    game caught half-way is either whole or still in play, and a rebuild agrees."""
+    import signal
+    import subprocess
+    import sys
+
+    from bounded import readline
+
+    p = subprocess.Popen([sys.executable, "-c", CHILD, url], stdout=subprocess.PIPE, text=True)
+    try:
+        assert readline(p.stdout, 120, "the store child") == "ready\n"
+        last = 0
+        target = random.Random().randrange(30, 60)
+        while last < target:
+            line = readline(p.stdout, 120, "the store child")
+            assert line, "the child ended"
+            last = int(line)
+        p.send_signal(signal.SIGKILL)
+        p.wait(30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait(30)
+        p.stdout.close()
+    with Store.open(url) as s:
+        finished = [g for g in s.recent_games("k0", 200) + s.recent_games("k1", 200) if g.status == "finished"]
+        ids = {g.id for g in finished}
+        assert {f"g{i}" for i in range(1, last + 1)} <= ids
+        assert all(g.status == "playing" for g in s.games_in_play()) and len(s.games_in_play()) <= 1
+        games = sum(s.rating(n, "oklahoma").games for n in ("k0", "k1", "k2"))
+        total = s.conn.execute("SELECT COUNT(*) FROM games WHERE status = 'finished'").fetchone()[0]
+        assert games == 2 * total
+        snap = s.ratings_snapshot()
+        assert s.rebuild_ratings() == total
+        assert s.ratings_snapshot() == snap
