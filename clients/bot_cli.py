@@ -10,6 +10,12 @@ with the token a tournament organiser handed out and the tournament's gateway as
 one fresh bot (seeded) per entry; this is how ``okgin match --via-referee`` puts the same
 bot, with the same seeds as in-process, on every seat it needs.
 
+With ``--arena ENDPOINT --account A --key-file F`` the bot plays at an arena instead
+(protocol.md §19): it logs in with the account's key (from the 0600 file, or
+``OKGIN_ARENA_KEY``; never on the command line), seeks ``--games`` games of
+``--variant``/``--clock`` and plays each at the shard the arena names
+(:class:`clients.sdk.arena.ArenaClient`), printing the result and the rating change.
+
 Exit status: 0 done, 1 refused or connection lost, 2 bad arguments, 3 another process
 resumed this session with the same token (``session_taken``: the bot stops rather than
 take the seat back).
@@ -18,6 +24,7 @@ take the seat back).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 from pathlib import Path
@@ -27,7 +34,8 @@ from okgin.endpoint import endpoint_arg
 from okgin.launch import add_rule_flag
 
 from .bots import BUILTIN_BOTS, BotNotFound, bot_class, get_bot
-from .sdk import ConnectionLost, RefereeError, SDKError, SessionTaken, play_reserved, run_bot
+from .sdk import ConnectionLost, ErrorMessage, RefereeError, SDKError, SessionTaken, Timeout, play_reserved, run_bot
+from .sdk.arena import ArenaClient, ArenaGame, KeyFileError, arena_key, describe_refusal
 from .sdk.client import DEFAULT_ENDPOINT
 
 EXIT_SESSION_TAKEN = 3  # exit status when another connection took the session (session_taken)
@@ -73,6 +81,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--token-file", type=Path, metavar="FILE", help="read the token from this file's first line instead (keep it mode 0600)"
     )
     p.add_argument("--plan", type=Path, help="JSON list of {token, seed}: reserved seats played in order")
+    a = p.add_argument_group("arena (protocol 1.6): play rated games at an okgin arena instead of a referee")
+    a.add_argument("--arena", metavar="ENDPOINT", type=endpoint_arg, help="the arena's endpoint (replaces --connect)")
+    a.add_argument("--account", help="with --arena: the account to play as (a bot account: okgin arena account add NAME --bot)")
+    a.add_argument("--key-file", type=Path, metavar="FILE",
+                   help="with --arena: the account's API key, first line of FILE (mode 0600); default $OKGIN_ARENA_KEY. "
+                   "Never give a key on the command line")
+    a.add_argument("--clock", metavar="PRESET", help="with --arena: the clock preset to seek (default: the arena's standard)")
+    a.add_argument("--unrated", action="store_true", help="with --arena: seek unrated games")
+    a.add_argument("--accept-challenges", action="store_true",
+                   help="with --arena: accept challenges from other accounts (else they are declined)")
     p.add_argument("--no-thread", action="store_true", help="run the bot on the socket's thread (no heartbeats while it thinks)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     return p
@@ -90,6 +108,11 @@ def main(argv: list[str]) -> int:
     if name == "bot":
         name = cls.__name__
     threaded = not args.no_thread
+    if args.arena is not None:
+        return arena_main(args, name, threaded)
+    if args.account is not None or args.key_file is not None:
+        print("okgin bot: --account and --key-file go with --arena ENDPOINT", file=sys.stderr)
+        return 2
     if args.token_file is not None:
         try:
             args.token = args.token_file.read_text(encoding="utf-8").strip().splitlines()[0].strip()
@@ -137,6 +160,76 @@ def main(argv: list[str]) -> int:
             me = end.view.seat if end.view is not None else None
             verdict = "won" if end.winner is not None and end.winner == me else "lost" if end.winner is not None else "no winner"
             print(f"{end.table} game {end.game}: {verdict} ({end.termination}), scores {end.final.get('scores')}")
+    return 0
+
+
+def arena_main(args: argparse.Namespace, name: str, threaded: bool) -> int:
+    """``okgin bot BOT --arena ENDPOINT --account A --key-file F``: seek and play at an arena.
+
+    Every way it can fail ends in one line on stderr and status 1 (2 for arguments):
+    the key file, the authentication, a ban, a cooldown, an unreachable arena."""
+    if args.account is None:
+        print("okgin bot: --arena needs --account NAME", file=sys.stderr)
+        return 2
+    if args.table is not None or args.token is not None or args.token_file is not None or args.plan is not None:
+        print("okgin bot: --arena plays the games the arena pairs: no --table, --token or --plan", file=sys.stderr)
+        return 2
+    try:
+        key = arena_key(args.key_file)
+    except KeyFileError as e:
+        print(f"okgin bot: {e}", file=sys.stderr)
+        return 2
+    counter = iter(range(10**9))
+
+    def report(game: ArenaGame) -> None:
+        if args.quiet:
+            return
+        over, ready = game.over, game.ready
+        opponents = ", ".join(str(p.get("account")) for p in ready.players if p.get("account") != args.account)
+        if over is None:
+            print(f"arena game {ready.game} vs {opponents}: no result from the arena", flush=True)
+            return
+        change = ""
+        if over.rating is not None:
+            before, after = over.rating.get("before"), over.rating.get("after")
+            change = f", rating {before} -> {after}" + (" (provisional)" if over.rating.get("provisional") else "")
+        print(f"arena game {ready.game} vs {opponents}: {over.result} ({over.termination}), scores {over.scores}{change}",
+              flush=True)
+
+    def on_error(e: ErrorMessage) -> None:
+        print(f"okgin bot: refused: {e.name} ({e.code}): {e.message}", file=sys.stderr)
+
+    async def run() -> None:
+        arena = ArenaClient(args.arena, args.account, key)
+        try:
+            await arena.connect()
+            await arena.play_games(
+                lambda: get_bot(args.bot, f"{args.seed}/{next(counter)}"), args.games, args.variant or "oklahoma", args.clock,
+                False if args.unrated else None, accept_challenges=args.accept_challenges, threaded=threaded,
+                on_error=on_error, on_game=report,
+            )
+        finally:
+            await arena.close()
+
+    try:
+        asyncio.run(run())
+    except RefereeError as e:
+        print(f"okgin bot: {describe_refusal(e)}", file=sys.stderr)
+        return 1
+    except Timeout:
+        print(f"okgin bot: no arena answered at {args.arena} (is it running, and is this its endpoint?)", file=sys.stderr)
+        return 1
+    except SessionTaken:
+        print(f"okgin bot: another connection logged in as {args.account}; stopping", file=sys.stderr)
+        return EXIT_SESSION_TAKEN
+    except ConnectionLost as e:
+        print(f"okgin bot: lost the arena at {args.arena}: {e}", file=sys.stderr)
+        return 1
+    except SDKError as e:
+        print(f"okgin bot: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
     return 0
 
 

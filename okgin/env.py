@@ -54,6 +54,9 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("OKGIN_TOKEN", "read",
              "a reserved seat's token, or a tournament gateway token, for `okgin bot` (`--token`)",
              "none: the bot joins a queue or a table without a reserved seat"),
+    Variable("OKGIN_ARENA_KEY", "read",
+             "an arena account's API key for `okgin bot --arena` and `okgin tui --arena` (instead of `--key-file`); "
+             "never put a key on a command line", "none: `--key-file` is required"),
     Variable("OKGIN_SEAT_TOKEN", "read", "a reserved seat's token for `okgin mcp` (`--token`)", "none"),
     Variable("OKGIN_BROADCAST_TOKEN", "read", "a table's broadcast token for `okgin watch --full`", "none"),
     Variable("OKGIN_CURVE_SERVER_KEY", "read",
@@ -77,6 +80,12 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("OKGIN_TABLE", "bot", "the table of the bot's seat", "set for every bot"),
     Variable("OKGIN_NAME", "bot", "the participant's name", "set for every bot"),
     Variable("OKGIN_SEAT", "bot", "the bot's seat number (the conformance kit only)", "set by the kit"),
+    Variable("OKGIN_ARENA", "bot",
+             "the example bots in C, JavaScript, Rust and Java: an arena's endpoint; they log in with OKGIN_ACCOUNT and "
+             "the key in OKGIN_KEY_FILE, seek, and play each `game_ready` at its shard (protocol.md §19)",
+             "unset: the bot plays at OKGIN_ENDPOINT with OKGIN_TOKEN"),
+    Variable("OKGIN_ACCOUNT", "bot", "with OKGIN_ARENA: the arena account the example bot plays as", "none"),
+    Variable("OKGIN_KEY_FILE", "bot", "with OKGIN_ARENA: the file (mode 0600) holding that account's API key", "none"),
     Variable("NO_COLOR", "system", "any value: `okgin tournament` prints plain progress lines, no colour",
              "colour on a terminal"),
     Variable("TERM", "system", "`dumb`: `okgin tournament` prints plain progress lines", "colour on a terminal"),

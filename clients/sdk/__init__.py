@@ -13,21 +13,29 @@
 - Typed messages (:mod:`clients.sdk.messages`): ``Prompt``, ``MoveEvent``, ``HandEnd``,
   ``GameEnd``, ``AdvisePrompt``, ``AdviceReceived``, ``Snapshot``... carrying the
   engine's ``View``, ``Action``, ``HandResult`` and ``RuleSet``.
+- :class:`ArenaClient` — an account at an okgin arena (protocol 1.6): seek, challenge,
+  lobby, and each ``game_ready`` played at its shard by the bot driver below.
 - :func:`run_bot` / :class:`BotDriver` — drive a :class:`clients.bot.Bot` with the same
   hooks in the same order as :func:`clients.local.play_local`.
 """
 
 from .aio import AsyncClient
+from .arena import ArenaClient, ArenaGame
 from .client import DEFAULT_ENDPOINT, Client
 from .errors import ConnectionLost, RefereeError, SDKError, SessionTaken, Timeout
 from .messages import (
     AdviceReceived,
     AdvisePrompt,
+    ChallengeClosed,
+    ChallengeOffer,
     Disconnected,
     ErrorMessage,
     GameEnd,
+    GameOver,
+    GameReady,
     GameStart,
     HandEnd,
+    LobbyState,
     Message,
     MoveEvent,
     Ok,
@@ -48,9 +56,10 @@ from .messages import (
 from .runner import BotDriver, drive, play_reserved, run_bot, serve
 
 __all__ = [
-    "DEFAULT_ENDPOINT", "AdviceReceived", "AdvisePrompt", "AsyncClient", "BotDriver", "Client", "ConnectionLost",
-    "Disconnected", "ErrorMessage", "GameEnd", "GameStart", "HandEnd", "Message", "MoveEvent", "Ok", "Prompt",
-    "Queued", "Reconnected", "RefereeError", "RematchStatus", "SDKError", "SeatStatus", "Seated", "SessionTaken",
-    "Shutdown", "Snapshot", "TableClosed", "TableCreated", "Timeout", "Unknown", "Welcome", "drive", "parse_message",
+    "DEFAULT_ENDPOINT", "AdviceReceived", "AdvisePrompt", "ArenaClient", "ArenaGame", "AsyncClient", "BotDriver",
+    "ChallengeClosed", "ChallengeOffer", "Client", "ConnectionLost", "Disconnected", "ErrorMessage", "GameEnd",
+    "GameOver", "GameReady", "GameStart", "HandEnd", "LobbyState", "Message", "MoveEvent", "Ok", "Prompt", "Queued",
+    "Reconnected", "RefereeError", "RematchStatus", "SDKError", "SeatStatus", "Seated", "SessionTaken", "Shutdown",
+    "Snapshot", "TableClosed", "TableCreated", "Timeout", "Unknown", "Welcome", "drive", "parse_message",
     "play_reserved", "run_bot", "serve",
 ]

@@ -118,11 +118,14 @@ class AsyncClient:
         reply_timeout: float = 30.0,
         events: bool = True,
         curve: CurveKeys | None = None,
+        account: str | None = None,
+        key: str | None = None,
     ) -> None:
         self.endpoint = endpoint
         # CURVE mode (protocol.md §13): given, or from OKGIN_CURVE_SERVER_KEY/_CLIENT_KEY
         self.curve = curve if curve is not None else CurveKeys.from_env()
-        self.session = Session(name, role, token=token, admin_key=admin_key, events=events)
+        # account/key (1.6): an arena's account and API key (clients.sdk.arena.ArenaClient)
+        self.session = Session(name, role, token=token, admin_key=admin_key, events=events, account=account, key=key)
         self.auto_reconnect = reconnect
         self.reconnect_timeout = reconnect_timeout
         self.reply_timeout = reply_timeout
@@ -146,6 +149,7 @@ class AsyncClient:
     role = _FromSession()
     token = _FromSession()  # set it to resume another process's session (or a reserved seat)
     admin_key = _FromSession()
+    account = _FromSession()  # 1.6: the arena account this session authenticates as
     events = _FromSession()
     heartbeat_s = _FromSession()  # the welcome's heartbeat_ms, in seconds
     liveness = _FromSession()

@@ -21,7 +21,8 @@ class RefereeError(SDKError):
     """The referee answered a request with ``error`` (protocol.md §5.23, §9)."""
 
     def __init__(
-        self, code: int, name: str, message: str, request: str | None = None, table: str | None = None, id: Any = None
+        self, code: int, name: str, message: str, request: str | None = None, table: str | None = None, id: Any = None,
+        retry_ms: int | None = None,
     ) -> None:
         super().__init__(f"{name} ({code}): {message}")
         self.code = code
@@ -30,6 +31,7 @@ class RefereeError(SDKError):
         self.request = request
         self.table = table
         self.id = id
+        self.retry_ms = retry_ms  # 1.6, an arena's ``cooldown``: how long until it lets this account play again
 
     @property
     def group(self) -> str:
@@ -45,6 +47,7 @@ class RefereeError(SDKError):
             msg.get("request"),
             msg.get("table"),
             msg.get("id"),
+            msg.get("retry_ms") if isinstance(msg.get("retry_ms"), int) else None,
         )
 
 

@@ -23,10 +23,11 @@ from okgin import Action, Advice, Event, HandResult, RuleSet, View
 from .errors import RefereeError
 
 __all__ = [
-    "AdviceReceived", "AdvisePrompt", "Disconnected", "EntropyRequest", "ErrorMessage", "GameEnd",
-    "GameStart", "HandEnd", "Heartbeat", "MalformedMessage", "Message", "MoveEvent", "Ok", "Pong",
-    "Prompt", "Queued", "Reconnected", "RematchStatus", "SeatStatus", "Seated", "Shutdown", "Snapshot",
-    "TableClosed", "TableCreated", "Tables", "Unknown", "Welcome", "parse_message",
+    "AdviceReceived", "AdvisePrompt", "ChallengeClosed", "ChallengeOffer", "Challenged", "Disconnected",
+    "EntropyRequest", "ErrorMessage", "GameEnd", "GameOver", "GameReady", "GameStart", "HandEnd", "Heartbeat",
+    "Leaderboard", "LobbyState", "MalformedMessage", "Message", "MoveEvent", "Ok", "Pong", "Prompt", "Queued",
+    "Reconnected", "RematchStatus", "SeatStatus", "Seated", "Shutdown", "Snapshot", "Sought", "TableClosed",
+    "TableCreated", "Tables", "Unknown", "Welcome", "parse_message",
 ]
 
 
@@ -52,6 +53,8 @@ class Welcome(Message):
     protocol: int
     minor: int
     events: bool = True  # 1.1: whether this session's seats receive event messages
+    arena: dict[str, Any] | None = None  # 1.6, at an arena: {name, variants, clocks}
+    account: dict[str, Any] | None = None  # 1.6, at an arena: {name, kind, admin}
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,11 @@ class ErrorMessage(Message):
     table: str | None
 
     def exception(self) -> RefereeError:
-        return RefereeError(self.code, self.name, self.message, self.request, self.table, self.id)
+        retry = self.raw.get("retry_ms")
+        return RefereeError(
+            self.code, self.name, self.message, self.request, self.table, self.id,
+            retry if isinstance(retry, int) and not isinstance(retry, bool) else None,
+        )
 
 
 @dataclass(frozen=True)
@@ -261,6 +268,91 @@ class EntropyRequest(Message):
     commitments_hash: str
 
 
+# ------------------------------------------------------------------ the arena (1.6, §19)
+@dataclass(frozen=True)
+class Sought(Message):
+    """The arena took a ``seek``: its id (for ``cancel``)."""
+
+    seek: str
+
+
+@dataclass(frozen=True)
+class Challenged(Message):
+    """The arena sent a ``challenge`` to the named accounts: its id."""
+
+    challenge: str
+
+
+@dataclass(frozen=True)
+class ChallengeOffer(Message):
+    """Someone challenges this account (``accept`` or ``decline`` it before ``expires_ms``)."""
+
+    challenge: str
+    sender: dict[str, Any]  # the wire's ``from``: {account, kind, rating}
+    to: list[str]
+    variant: str
+    clock: str
+    rated: bool
+    expires_ms: int | None
+
+
+@dataclass(frozen=True)
+class ChallengeClosed(Message):
+    """A challenge to or from this account ended without a game: ``reason`` declined,
+    expired, cancelled, or accepted_elsewhere (an account it needs went into another game)."""
+
+    challenge: str
+    reason: str
+    by: str | None
+
+
+@dataclass(frozen=True)
+class LobbyState(Message):
+    """Who is online, the open seeks, this account's challenges, ratings and recent games."""
+
+    online: list[dict[str, Any]]
+    seeks: list[dict[str, Any]]
+    challenges: list[dict[str, Any]]
+    me: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class Leaderboard(Message):
+    """The reply to ``leaderboard`` (wire type ``leaderboard_page``): ranked rows, best first."""
+
+    variant: str
+    rows: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class GameReady(Message):
+    """A game for this account: connect to ``endpoint`` with ``token`` (a secret) within
+    ``show_up_ms``, as at any referee's reserved seat."""
+
+    game: str
+    endpoint: str
+    server_key: str | None
+    table: str
+    token: str = field(repr=False)
+    seat: int
+    variant: str
+    clock: Any
+    rated: bool
+    players: list[dict[str, Any]]
+    show_up_ms: int | None
+
+
+@dataclass(frozen=True)
+class GameOver(Message):
+    """An arena game of this account ended: its result for this account and the rating."""
+
+    game: str
+    result: str
+    scores: list[int]
+    termination: str
+    rating: dict[str, Any] | None
+
+
 @dataclass(frozen=True)
 class Unknown(Message):
     """A message type this SDK does not know (a newer minor version): ignore it."""
@@ -289,6 +381,10 @@ def _rules(d: Any) -> RuleSet:
     return RuleSet.from_dict(dict(d))
 
 
+def _opt_map(d: Any) -> dict[str, Any] | None:
+    return None if d is None else dict(d)
+
+
 def _actions(xs: Any) -> list[Action]:
     return [Action.from_wire(a) for a in xs]
 
@@ -299,6 +395,7 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
         "heartbeat_ms": int(m["heartbeat_ms"]), "liveness": int(m.get("liveness", 3)),
         "max_message_bytes": int(m.get("max_message_bytes", 65536)), "referee": str(m.get("referee", "")),
         "protocol": int(m.get("protocol", 1)), "minor": int(m.get("minor", 0)), "events": bool(m.get("events", True)),
+        "arena": _opt_map(m.get("arena")), "account": _opt_map(m.get("account")),
     },
     "heartbeat": lambda m: {},
     "pong": lambda m: {"time_ms": int(m.get("time_ms", 0))},
@@ -365,6 +462,29 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "table_closed": lambda m: {"table": m["table"], "reason": m.get("reason", "")},
     "shutdown": lambda m: {"reason": m.get("reason", "")},
     "entropy_request": lambda m: {"table": str(m["table"]), "commitments_hash": str(m["commitments_hash"])},
+    # the arena (1.6)
+    "sought": lambda m: {"seek": str(m["seek"])},
+    "challenged": lambda m: {"challenge": str(m["challenge"])},
+    "challenge_offer": lambda m: {
+        "challenge": str(m["challenge"]), "sender": dict(m["from"]), "to": [str(a) for a in m.get("to", [])],
+        "variant": str(m["variant"]), "clock": str(m.get("clock", "standard")), "rated": bool(m.get("rated", True)),
+        "expires_ms": m.get("expires_ms"),
+    },
+    "challenge_closed": lambda m: {"challenge": str(m["challenge"]), "reason": str(m.get("reason", "")), "by": m.get("by")},
+    "lobby_state": lambda m: {
+        "online": list(m.get("online") or []), "seeks": list(m.get("seeks") or []),
+        "challenges": list(m.get("challenges") or []), "me": _opt_map(m.get("me")),
+    },
+    "leaderboard_page": lambda m: {"variant": str(m["variant"]), "rows": list(m.get("rows") or [])},
+    "game_ready": lambda m: {
+        "game": str(m["game"]), "endpoint": str(m["endpoint"]), "server_key": m.get("server_key"), "table": str(m["table"]),
+        "token": str(m["token"]), "seat": int(m["seat"]), "variant": str(m["variant"]), "clock": m.get("clock"),
+        "rated": bool(m.get("rated", True)), "players": list(m.get("players") or []), "show_up_ms": m.get("show_up_ms"),
+    },
+    "game_over": lambda m: {
+        "game": str(m["game"]), "result": str(m["result"]), "scores": list(m.get("scores") or []),
+        "termination": str(m.get("termination", "")), "rating": _opt_map(m.get("rating")),
+    },
 }
 
 _CLASSES: dict[str, type[Message]] = {
@@ -373,6 +493,8 @@ _CLASSES: dict[str, type[Message]] = {
     "advise_prompt": AdvisePrompt, "advice": AdviceReceived, "hand_end": HandEnd, "game_end": GameEnd,
     "rematch_status": RematchStatus, "seat_status": SeatStatus, "snapshot": Snapshot, "table_created": TableCreated,
     "table_closed": TableClosed, "shutdown": Shutdown, "entropy_request": EntropyRequest,
+    "sought": Sought, "challenged": Challenged, "challenge_offer": ChallengeOffer, "challenge_closed": ChallengeClosed,
+    "lobby_state": LobbyState, "leaderboard_page": Leaderboard, "game_ready": GameReady, "game_over": GameOver,
 }
 
 

@@ -14,7 +14,8 @@ from okgin import Action, RuleSet
 from okgin.protocol import PROTOCOL_MAJOR, PROTOCOL_MINOR
 
 __all__ = [
-    "Rules", "act", "advise", "create_table", "hello", "join", "queue", "rules_map", "simple",
+    "Rules", "accept", "act", "advise", "cancel", "challenge", "create_table", "decline", "hello", "join", "leaderboard",
+    "lobby", "queue", "rules_map", "seek", "simple",
 ]
 
 Rules = RuleSet | dict[str, Any] | None
@@ -94,3 +95,38 @@ def create_table(
 def simple(type_: str, **fields: Any) -> dict[str, Any]:
     """A request whose fields need no conversion (leave, resign, watch, sync, ...)."""
     return _put({"type": type_}, **fields)
+
+
+# ------------------------------------------------------------------ the arena (1.6, protocol.md §19)
+def seek(variant: str = "oklahoma", clock: str | None = None, rated: bool | None = None) -> dict[str, Any]:
+    """Ask the arena for a game of ``variant`` with the clock preset ``clock`` (the
+    arena's default, ``standard``, when None); ``rated`` defaults to true there."""
+    return _put({"type": "seek", "variant": variant}, clock=clock, rated=rated)
+
+
+def challenge(to: list[str], variant: str = "oklahoma", clock: str | None = None, rated: bool | None = None) -> dict[str, Any]:
+    """Challenge named accounts (one for Oklahoma Gin, two for Gin in the Box)."""
+    return _put({"type": "challenge", "to": list(to), "variant": variant}, clock=clock, rated=rated)
+
+
+def accept(challenge_id: str) -> dict[str, Any]:
+    return {"type": "accept", "challenge": challenge_id}
+
+
+def decline(challenge_id: str) -> dict[str, Any]:
+    return {"type": "decline", "challenge": challenge_id}
+
+
+def cancel(seek_id: str | None = None, challenge_id: str | None = None) -> dict[str, Any]:
+    """Withdraw one open seek or challenge (exactly one of the two)."""
+    if (seek_id is None) == (challenge_id is None):
+        raise ValueError("cancel takes a seek or a challenge, not both or neither")
+    return _put({"type": "cancel"}, seek=seek_id, challenge=challenge_id)
+
+
+def lobby() -> dict[str, Any]:
+    return {"type": "lobby"}
+
+
+def leaderboard(variant: str = "oklahoma", offset: int | None = None, limit: int | None = None) -> dict[str, Any]:
+    return _put({"type": "leaderboard", "variant": variant}, offset=offset, limit=limit)

@@ -107,7 +107,8 @@ class Session:
 
     ``grace_s`` is added to the liveness limit, for a driver that must not mistake its own
     scheduling delays for the referee's silence (the tournament's admin link allows 1 s).
-    ``hello_fields`` are sent in every hello (``batch_events``, say).
+    ``hello_fields`` are sent in every hello (``batch_events``, say). ``account`` and
+    ``key`` (protocol 1.6) authenticate the session at an arena.
     """
 
     def __init__(
@@ -120,11 +121,17 @@ class Session:
         events: bool = True,
         hello_fields: dict[str, Any] | None = None,
         grace_s: float = 0.0,
+        account: str | None = None,
+        key: str | None = None,
     ) -> None:
         self.name = name
         self.role = role
         self.token = token
         self.admin_key = admin_key
+        # 1.6, at an arena (protocol.md §19): the account and its API key, sent in every
+        # hello (a resume authenticates again). The key is a secret: it is never shown.
+        self.account = account
+        self.key = key
         self.events = events
         self.hello_fields = dict(hello_fields or {})
         self.grace_s = grace_s
@@ -180,9 +187,12 @@ class Session:
         msg: dict[str, Any] = {
             "type": "hello", "protocol": PROTOCOL_MAJOR, "minor": PROTOCOL_MINOR, "role": self.role, "name": self.name,
         }
-        for key, value in (("token", self.token), ("admin_key", self.admin_key), ("events", None if self.events else False)):
+        for field, value in (
+            ("token", self.token), ("admin_key", self.admin_key), ("events", None if self.events else False),
+            ("account", self.account), ("key", self.key),
+        ):
             if value is not None:
-                msg[key] = value
+                msg[field] = value
         msg.update(self.hello_fields)
         self.lost = None
         self._last_heard = now

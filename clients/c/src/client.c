@@ -38,6 +38,15 @@ static void on_signal(int sig) {
     stop_requested = 1;
 }
 
+void client_handle_signals(void) {
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+bool client_stop_requested(void) { return stop_requested != 0; }
+
 static int64_t now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -338,10 +347,7 @@ int client_run(const options_t *options) {
         c.seated_by_token = true;
         entropy_init(&c.entropy);
     }
-    struct sigaction sa = {0};
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    client_handle_signals();
 
     c.ctx = zmq_ctx_new();
     open_socket(&c);

@@ -20,4 +20,9 @@ typedef struct {
 /* Play until done; returns the process exit status (0 on a normal end). */
 int client_run(const options_t *options);
 
+/* SIGINT and SIGTERM ask the bot to stop (client_run says bye and returns 0). */
+void client_handle_signals(void);
+/* Did a signal ask the bot to stop? */
+bool client_stop_requested(void);
+
 #endif

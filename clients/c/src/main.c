@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
 #include "client.h"
 #include "melds.h"
 
@@ -25,7 +26,11 @@ static const char USAGE[] =
     "  --games N           games to play, then leave (default 1; 0 = until the referee stops)\n"
     "  --give-up-ms MS     stop reconnecting to a silent referee after this long (default 60000)\n"
     "  --verbose           log every move to stderr\n"
-    "  --eval              print the least deadwood of each hand read from stdin\n";
+    "  --eval              print the least deadwood of each hand read from stdin\n"
+    "\n"
+    "At an arena (protocol 1.6): set OKGIN_ARENA (its endpoint), OKGIN_ACCOUNT and\n"
+    "OKGIN_KEY_FILE (the account's key, mode 0600).\n"
+    "The bot then seeks --games games of --variant and plays each where the arena says.\n";
 
 static int eval_hands(void) {
     char line[512];
@@ -43,6 +48,38 @@ static int eval_hands(void) {
         printf("%d %d\n", deadwood(hand), a.deadwood);
     }
     return 0;
+}
+
+/* OKGIN_ARENA set: for each game, sign in to the arena, seek, and play the game it names
+ * at its shard exactly as a reserved seat (the token replaces --token, the shard --connect). */
+static int play_at_arena(const options_t *base, const char *arena) {
+    static char key[128];
+    const char *account = getenv("OKGIN_ACCOUNT");
+    if (account == NULL || *account == '\0' || strlen(account) > 40) {
+        fprintf(stderr, "okgin-bot: OKGIN_ARENA needs OKGIN_ACCOUNT (the account's name, 1 to 40 characters)\n");
+        return 2;
+    }
+    int status = arena_read_key(getenv("OKGIN_KEY_FILE"), key, sizeof key);
+    if (status != 0) return status;
+    arena_options_t ao = {
+        .endpoint = arena, .account = account, .key = key, .variant = base->variant,
+        .clock = NULL /* the arena's default preset */, .name = base->name, .verbose = base->verbose,
+    };
+    client_handle_signals();
+    for (int played = 0; base->games == 0 || played < base->games; played++) {
+        arena_game_t game;
+        status = arena_find_game(&ao, &game);
+        if (status != 0) break;
+        options_t at_table = *base;
+        at_table.endpoint = game.endpoint;
+        at_table.token = game.token;
+        at_table.table = NULL;
+        at_table.games = 1;
+        status = client_run(&at_table);
+        if (status != 0 || client_stop_requested()) break;
+    }
+    memset(key, 0, sizeof key);
+    return status;
 }
 
 static int usage_error(const char *what) {
@@ -84,11 +121,14 @@ int main(int argc, char **argv) {
         else if (strcmp(arg, "--give-up-ms") == 0) o.give_up_ms = atoll(value);
         else return usage_error("unknown option");
     }
-    if (o.endpoint == NULL) return usage_error("--connect ENDPOINT is required");
+    const char *arena_env = getenv("OKGIN_ARENA");
+    if (o.endpoint == NULL && (arena_env == NULL || *arena_env == '\0')) return usage_error("--connect ENDPOINT is required");
     if (strcmp(o.variant, "oklahoma") != 0 && strcmp(o.variant, "box") != 0)
         return usage_error("--variant must be oklahoma or box");
     if (o.games < 0 || o.give_up_ms <= 0) return usage_error("--games must be >= 0 and --give-up-ms > 0");
     size_t name_len = strlen(o.name);
     if (name_len == 0 || name_len > 40) return usage_error("--name must have 1 to 40 characters");
+    const char *arena = getenv("OKGIN_ARENA");
+    if (arena != NULL && *arena != '\0') return play_at_arena(&o, arena);
     return client_run(&o);
 }

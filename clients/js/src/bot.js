@@ -4,6 +4,7 @@
 
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { ArenaError, findGame, readKey } from "./arena.js";
 import { parseCard, rowsOf } from "./cards.js";
 import { Client } from "./client.js";
 import { bestArrangement, deadwood } from "./melds.js";
@@ -20,7 +21,11 @@ const USAGE = `usage: okgin-bot --connect ENDPOINT [--token TOKEN | --table NAME
   --games N           games to play, then leave (default 1; 0 = until the referee stops)
   --give-up-ms MS     stop reconnecting to a silent referee after this long (default 60000)
   --verbose           log every move to stderr
-  --eval              print the least deadwood of each hand read from stdin`;
+  --eval              print the least deadwood of each hand read from stdin
+
+At an arena (protocol 1.6): set OKGIN_ARENA (its endpoint), OKGIN_ACCOUNT and
+OKGIN_KEY_FILE (the account's key, mode 0600). The bot then seeks --games games of
+--variant and plays each where the arena says.`;
 
 function evalHands() {
   const out = [];
@@ -65,10 +70,12 @@ async function main(argv) {
   if (values.eval) return evalHands();
   const games = Number(values.games);
   const giveUpMs = Number(values["give-up-ms"]);
-  if (!values.connect) return usageError("--connect ENDPOINT is required");
+  const arena = process.env.OKGIN_ARENA;
+  if (!values.connect && !arena) return usageError("--connect ENDPOINT is required");
   if (!["oklahoma", "box"].includes(values.variant)) return usageError("--variant must be oklahoma or box");
   if (!Number.isInteger(games) || games < 0 || !(giveUpMs > 0)) return usageError("--games must be >= 0 and --give-up-ms > 0");
   if (values.name.length < 1 || values.name.length > 40) return usageError("--name must have 1 to 40 characters");
+  if (arena) return playAtArena(values, arena, games, giveUpMs);
   const client = new Client({
     endpoint: values.connect,
     token: values.token,
@@ -85,6 +92,38 @@ async function main(argv) {
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
   return client.run();
+}
+
+// OKGIN_ARENA set: for each game, sign in to the arena, seek, and play the game it names at
+// its shard exactly as a reserved seat (the token replaces --token, the shard --connect).
+async function playAtArena(values, arena, games, giveUpMs) {
+  const account = process.env.OKGIN_ACCOUNT;
+  if (!account || account.length > 40) return usageError("OKGIN_ARENA needs OKGIN_ACCOUNT (the account's name, 1 to 40 characters)");
+  let stopRequested = false;
+  let client = null;
+  const stop = () => {
+    stopRequested = true;
+    if (client) client.stopRequested = true;
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  try {
+    const key = readKey(process.env.OKGIN_KEY_FILE);
+    const log = (text) => values.verbose && process.stderr.write(`okgin-bot[js ${values.name}] ${text}\n`);
+    for (let played = 0; games === 0 || played < games; played++) {
+      const game = await findGame({ endpoint: arena, account, key, variant: values.variant, log, stopped: () => stopRequested });
+      client = new Client({ endpoint: game.endpoint, token: game.token, variant: values.variant, name: values.name, games: 1, giveUpMs, verbose: values.verbose });
+      if (stopRequested) client.stopRequested = true;
+      const status = await client.run();
+      client = null;
+      if (status !== 0 || stopRequested) return status;
+    }
+    return 0;
+  } catch (e) {
+    if (!(e instanceof ArenaError)) throw e;
+    if (e.status !== 0) process.stderr.write(`okgin-bot: ${e.message}\n`);
+    return e.status;
+  }
 }
 
 process.exitCode = await main(process.argv.slice(2));

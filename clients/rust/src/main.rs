@@ -1,6 +1,7 @@
 //! okgin-bot (Rust): an example bot for the okgin referee. It plays Oklahoma Gin and Gin
 //! in the Box in every role with the "simple player" strategy; see ../README.md.
 
+mod arena;
 mod cards;
 mod client;
 mod entropy;
@@ -25,7 +26,11 @@ const USAGE: &str = "usage: okgin-bot --connect ENDPOINT [--token TOKEN | --tabl
   --games N           games to play, then leave (default 1; 0 = until the referee stops)
   --give-up-ms MS     stop reconnecting to a silent referee after this long (default 60000)
   --verbose           log every move to stderr
-  --eval              print the least deadwood of each hand read from stdin";
+  --eval              print the least deadwood of each hand read from stdin
+
+At an arena (protocol 1.6): set OKGIN_ARENA (its endpoint), OKGIN_ACCOUNT and
+OKGIN_KEY_FILE (the account's key, mode 0600). The bot then seeks --games games of
+--variant and plays each where the arena says.";
 
 fn usage_error(what: &str) -> ! {
     eprintln!("okgin-bot: {}\n\n{}", what, USAGE);
@@ -44,6 +49,67 @@ fn eval_hands() -> i32 {
                 return 2;
             }
         }
+    }
+    0
+}
+
+/// OKGIN_ARENA set: for each game, sign in to the arena, seek, and play the game it names
+/// at its shard exactly as a reserved seat (the token replaces --token, the shard --connect).
+fn play_at_arena(opt: client::Options, arena: String) -> i32 {
+    let account = std::env::var("OKGIN_ACCOUNT").unwrap_or_default();
+    if account.is_empty() || account.chars().count() > 40 {
+        usage_error("OKGIN_ARENA needs OKGIN_ACCOUNT (the account's name, 1 to 40 characters)");
+    }
+    let key = match arena::read_key(std::env::var("OKGIN_KEY_FILE").ok()) {
+        Ok(k) => k,
+        Err(e) => {
+            eprintln!("okgin-bot: {}", e);
+            return 2;
+        }
+    };
+    let ao = arena::ArenaOptions {
+        endpoint: arena,
+        account,
+        key,
+        variant: opt.variant.clone(),
+        name: opt.name.clone(),
+        verbose: opt.verbose,
+    };
+    let mut played = 0;
+    while opt.games == 0 || played < opt.games {
+        let game = match arena::find_game(&ao) {
+            Ok(g) => g,
+            Err((status, why)) => {
+                if !why.is_empty() {
+                    eprintln!("okgin-bot: {}", why);
+                }
+                return status;
+            }
+        };
+        if opt.verbose {
+            eprintln!("okgin-bot[rust {}] playing arena game {}", opt.name, game.game);
+        }
+        let at_table = client::Options {
+            endpoint: game.endpoint,
+            name: opt.name.clone(),
+            token: Some(game.token),
+            table: None,
+            variant: opt.variant.clone(),
+            games: 1,
+            give_up: opt.give_up,
+            verbose: opt.verbose,
+        };
+        let status = match client::Client::new(at_table) {
+            Ok(mut c) => c.run(),
+            Err(e) => {
+                eprintln!("okgin-bot: cannot create a ZeroMQ socket: {}", e);
+                2
+            }
+        };
+        if status != 0 || client::STOP.load(Ordering::SeqCst) {
+            return status;
+        }
+        played += 1;
     }
     0
 }
@@ -90,7 +156,8 @@ fn main() {
             }
         }
     }
-    if opt.endpoint.is_empty() {
+    let arena = std::env::var("OKGIN_ARENA").ok().filter(|a| !a.is_empty());
+    if opt.endpoint.is_empty() && arena.is_none() {
         usage_error("--connect ENDPOINT is required");
     }
     if opt.variant != "oklahoma" && opt.variant != "box" {
@@ -103,6 +170,9 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGINT, handler as libc::sighandler_t);
         libc::signal(libc::SIGTERM, handler as libc::sighandler_t);
+    }
+    if let Some(arena) = arena {
+        exit(play_at_arena(opt, arena));
     }
     let status = match client::Client::new(opt) {
         Ok(mut c) => c.run(),

@@ -24,7 +24,11 @@ public final class Main {
               --games N           games to play, then leave (default 1; 0 = until the referee stops)
               --give-up-ms MS     stop reconnecting to a silent referee after this long (default 60000)
               --verbose           log every move to stderr
-              --eval              print the least deadwood of each hand read from stdin""";
+              --eval              print the least deadwood of each hand read from stdin
+
+            At an arena (protocol 1.6): set OKGIN_ARENA (its endpoint), OKGIN_ACCOUNT and
+            OKGIN_KEY_FILE (the account's key, mode 0600). The bot then seeks --games games of
+            --variant and plays each where the arena says.""";
 
     private Main() {}
 
@@ -93,7 +97,8 @@ public final class Main {
                 return usageError(arg + " needs a number");
             }
         }
-        if (endpoint == null || endpoint.isEmpty()) {
+        String arena = System.getenv("OKGIN_ARENA");
+        if ((endpoint == null || endpoint.isEmpty()) && (arena == null || arena.isEmpty())) {
             return usageError("--connect ENDPOINT is required");
         }
         if (!variant.equals("oklahoma") && !variant.equals("box")) {
@@ -104,6 +109,9 @@ public final class Main {
         }
         if (name.isEmpty() || name.length() > 40) {
             return usageError("--name must have 1 to 40 characters");
+        }
+        if (arena != null && !arena.isEmpty()) {
+            return playAtArena(arena, name, variant, games, giveUpMs, verbose);
         }
         Client client = new Client(new Client.Options(endpoint, name, token, table, variant, games, giveUpMs, verbose));
         Thread main = Thread.currentThread();
@@ -117,6 +125,56 @@ public final class Main {
             }
         }));
         return client.run();
+    }
+
+    private static volatile boolean stopRequested;
+    private static volatile Client current;
+
+    /**
+     * OKGIN_ARENA set: for each game, sign in to the arena, seek, and play the game it names at
+     * its shard exactly as a reserved seat (the token replaces --token, the shard --connect).
+     */
+    private static int playAtArena(String arena, String name, String variant, int games, long giveUpMs, boolean verbose) {
+        String account = System.getenv("OKGIN_ACCOUNT");
+        if (account == null || account.isEmpty() || account.length() > 40) {
+            return usageError("OKGIN_ARENA needs OKGIN_ACCOUNT (the account's name, 1 to 40 characters)");
+        }
+        Thread main = Thread.currentThread();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            // SIGINT / SIGTERM: let the loop say bye and close, for at most two seconds.
+            stopRequested = true;
+            Client c = current;
+            if (c != null) {
+                c.stopRequested = true;
+            }
+            try {
+                main.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }));
+        try {
+            Arena.Options o = new Arena.Options(arena, account, Arena.readKey(System.getenv("OKGIN_KEY_FILE")), variant, name,
+                    verbose);
+            for (int played = 0; games == 0 || played < games; played++) {
+                Arena.Game game = Arena.findGame(o, () -> stopRequested);
+                Client client = new Client(new Client.Options(game.endpoint(), name, game.token(), null, variant, 1, giveUpMs,
+                        verbose));
+                current = client;
+                client.stopRequested = stopRequested;
+                int status = client.run();
+                current = null;
+                if (status != 0 || stopRequested) {
+                    return status;
+                }
+            }
+            return 0;
+        } catch (Arena.ArenaException e) {
+            if (e.status != 0) {
+                System.err.println("okgin-bot: " + e.getMessage());
+            }
+            return e.status;
+        }
     }
 
     public static void main(String[] args) throws IOException {
