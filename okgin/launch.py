@@ -32,13 +32,16 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 __all__ = [
-    "ENDPOINT_PREFIX", "LOOPBACK_ANY_PORT", "ArgumentContainer", "add_rule_flag", "bot_argv", "endpoint_from_line",
-    "endpoint_line", "okgin_argv", "referee_argv",
+    "ARENA_PREFIX", "ENDPOINT_PREFIX", "LOOPBACK_ANY_PORT", "ArgumentContainer", "add_rule_flag", "bot_argv",
+    "endpoint_from_line", "endpoint_line", "okgin_argv", "referee_argv",
 ]
 
 #: What ``okgin referee`` prints as the first line of its standard output, before the
 #: endpoint it really bound (protocol.md §2): the line a launcher waits for.
 ENDPOINT_PREFIX = "okgin referee listening on "
+
+#: What ``okgin arena`` prints first, before its front's endpoint (protocol.md §19).
+ARENA_PREFIX = "okgin arena listening on "
 
 #: Loopback, any free port: the referee binds first and then prints the port it got.
 LOOPBACK_ANY_PORT = "tcp://127.0.0.1:0"
@@ -59,19 +62,21 @@ def referee_argv(journal_dir: str | os.PathLike[str], *extra: str, bind: str = L
     return [*base, "--bind", bind, "--journal-dir", os.fspath(journal_dir), *extra]
 
 
-def endpoint_line(endpoint: str) -> str:
-    """The line ``okgin referee`` prints once it is bound (without its newline)."""
-    return ENDPOINT_PREFIX + endpoint
+def endpoint_line(endpoint: str, prefix: str = ENDPOINT_PREFIX) -> str:
+    """The line ``okgin referee`` (or, with :data:`ARENA_PREFIX`, ``okgin arena``) prints
+    once it is bound (without its newline)."""
+    return prefix + endpoint
 
 
-def endpoint_from_line(line: str | bytes) -> str | None:
+def endpoint_from_line(line: str | bytes, prefix: str = ENDPOINT_PREFIX) -> str | None:
     """The endpoint in a referee's first line of output, or None when the line is not
-    the endpoint line (the referee failed to start and said why, or printed nothing)."""
+    the endpoint line (the referee failed to start and said why, or printed nothing).
+    ``prefix``: :data:`ARENA_PREFIX` to read ``okgin arena``'s."""
     text = line.decode(errors="replace") if isinstance(line, bytes) else line
     text = text.strip()
-    if not text.startswith(ENDPOINT_PREFIX):
+    if not text.startswith(prefix):
         return None
-    endpoint = text[len(ENDPOINT_PREFIX):].strip()
+    endpoint = text[len(prefix):].strip()
     return endpoint if endpoint and not any(c.isspace() for c in endpoint) else None
 
 

@@ -174,18 +174,21 @@ class LocalReferee:
 
     @classmethod
     async def start(cls, workdir: Path, label: str, admin_key: str | None = None, timeout: float = 60.0,
-                    ipc: Path | None = None) -> LocalReferee:
-        """``ipc``: also bind this Unix socket (sandboxed bots have no network; .sandbox)."""
+                    ipc: Path | None = None, args: Sequence[str] = (), bind: str | None = None) -> LocalReferee:
+        """``ipc``: also bind this Unix socket (sandboxed bots have no network; .sandbox).
+        ``args``: more ``okgin referee`` flags (the arena's shards: CURVE); ``bind``: its
+        endpoint (default loopback, a free port)."""
         journal_dir = private_dir(workdir / f"journals-{label}")
         log_path = workdir / f"referee-{label}.log"
-        extra: list[str] = []
+        extra: list[str] = list(args)
         if ipc is not None:
             with contextlib.suppress(FileNotFoundError):
                 ipc.unlink()  # a dead referee's socket: bind would take it over anyway
             extra += ["--also-bind", f"ipc://{ipc}"]
         env = {"OKGIN_ADMIN_KEY": admin_key} if admin_key else None
         with open_private(log_path, "ab") as log:  # the child keeps its own copy
-            proc = await spawn(referee_argv(journal_dir, *extra), env=env, stdout_pipe=True, log=log)
+            argv = referee_argv(journal_dir, *extra) if bind is None else referee_argv(journal_dir, *extra, bind=bind)
+            proc = await spawn(argv, env=env, stdout_pipe=True, log=log)
         assert proc.stdout is not None
         # The referee prints its real endpoint on its first line (protocol.md §2).
         try:

@@ -281,7 +281,10 @@ def _defs() -> J:
                 "clock": ref("Clock"),
                 "policies": ref("Policies"),
                 "full_feed": BOOL,
-            }
+                "seated": arr(BOOL),  # 1.6
+            },
+            required=["table", "variant", "origin", "status", "game", "players", "spectators", "rules", "clock", "policies",
+                      "full_feed"],
         ),
     }
     return d

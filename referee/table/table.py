@@ -115,6 +115,9 @@ class Table:
             "game": self.game_no, "players": self.players(), "spectators": len(self.seating.watchers),
             "rules": self.rules_wire, "clock": self.clock.to_wire(), "policies": self.policies.to_wire(),
             "full_feed": self.full_feed_delay_ms is not None,
+            # 1.6: which seats a session holds now (a reserved seat's name shows while it is empty:
+            # the arena tells a player who never came from one who did, protocol.md §19)
+            "seated": [s is not None for s in self.seating.seats],
         }
 
     def seated_msg(self, seat: int) -> dict[str, Any]:

@@ -1,0 +1,171 @@
+"""``okgin arena``'s settings: embedded defaults, an ``arena.toml``, then command-line flags.
+
+Every key has a default (the table in docs/arena.md), so ``okgin arena`` alone runs a
+loopback arena with a SQLite database in ``./okgin-arena/`` and one shard per core. An
+unknown key in the file is an error naming it (a typo must not silently run defaults).
+
+```toml
+name = "friday arena"
+bind = "tcp://0.0.0.0:7118"     # not loopback: needs [curve] (or --insecure)
+state = "/var/lib/okgin-arena"
+db = "postgresql://okgin@db.internal:5432/arena"
+shards = 4
+show_up_ms = 30000
+
+[curve]
+keys = "/etc/okgin-arena/keys"  # server.key_secret of the front and its shards
+
+[clocks.standard]
+move_ms = 60000
+```
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from okgin.protocol import ProtocolError
+from okgin.protocol.settings import Clock
+from okgin.rules import RuleError, RuleSet
+
+__all__ = [
+    "DEFAULT_BIND", "DEFAULT_CLOCKS", "ArenaConfig", "ConfigError", "is_loopback", "load_config",
+]
+
+DEFAULT_BIND = "tcp://127.0.0.1:7118"
+#: The clock presets a seek or challenge names (protocol.md §19, welcome.arena.clocks).
+DEFAULT_CLOCKS: dict[str, Clock] = {
+    "standard": Clock(move_ms=60_000, grace_ms=1000),
+    "blitz": Clock(move_ms=10_000, grace_ms=500),
+}
+
+
+class ConfigError(ValueError):
+    """A setting refused, with a sentence naming the key."""
+
+
+@dataclass(frozen=True)
+class ArenaConfig:
+    """Everything ``okgin arena`` needs. Times in milliseconds."""
+
+    name: str = "okgin arena"
+    bind: str = DEFAULT_BIND
+    state: Path = Path("okgin-arena")
+    db: str | None = None  # None: sqlite in the state directory
+    shards: int = field(default_factory=lambda: os.cpu_count() or 1)
+    insecure: bool = False
+    curve_keys: str | None = None  # a directory with server.key / server.key_secret (okgin referee --gen-keys)
+    clocks: dict[str, Clock] = field(default_factory=lambda: dict(DEFAULT_CLOCKS))
+    show_up_ms: int = 30_000
+    disconnect_grace_ms: int = 30_000
+    cooldown_ms: int = 30_000  # a first no-show's cooldown; doubled for each further one
+    max_cooldown_ms: int = 3_600_000
+    heartbeat_ms: int = 5000
+    liveness: int = 3
+    match_every_ms: int = 500  # how often open seeks are paired
+    #: rule options every arena game is played with, over the variant's defaults (docs/rules.md §8)
+    rules: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        return ("oklahoma", "box")
+
+
+_INTS = ("shards", "show_up_ms", "disconnect_grace_ms", "cooldown_ms", "max_cooldown_ms", "heartbeat_ms", "liveness",
+         "match_every_ms")
+_STRS = ("name", "bind", "state", "db")
+_TOP = {*_INTS, *_STRS, "insecure", "curve", "clocks", "rules"}
+
+
+def is_loopback(endpoint: str) -> bool:
+    """Whether a ZeroMQ endpoint is reachable from this host only (ipc:// or a loopback tcp address)."""
+    if endpoint.startswith(("ipc://", "inproc://")):
+        return True
+    if not endpoint.startswith("tcp://"):
+        return False
+    host = endpoint[len("tcp://"):].rsplit(":", 1)[0].strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # an interface name or "*": every address
+
+
+def _int(key: str, v: Any, lo: int, hi: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        raise ConfigError(f"{key} must be a whole number from {lo} to {hi}, got {v!r}")
+    return v
+
+
+def load_config(path: str | os.PathLike[str] | None = None, **overrides: Any) -> ArenaConfig:
+    """The settings of ``path`` (a TOML file, or None for the defaults), with the command
+    line's ``overrides`` (None values ignored) laid over them, checked."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            with open(path, "rb") as f:
+                data = tomllib.load(f)
+        except OSError as e:
+            raise ConfigError(f"cannot read {path}: {e.strerror}") from None
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"{path} is not TOML: {e}") from None
+    unknown = sorted(set(data) - _TOP)
+    if unknown:
+        raise ConfigError(f"unknown setting {unknown[0]!r} (known: {', '.join(sorted(_TOP))})")
+    kw: dict[str, Any] = {}
+    for k in _INTS:
+        if k in data:
+            kw[k] = _int(k, data[k], 1 if k in ("shards", "liveness") else 0, 10**9)
+    for k in _STRS:
+        if k in data:
+            if not isinstance(data[k], str) or not data[k]:
+                raise ConfigError(f"{k} must be a non-empty string")
+            kw[k] = Path(data[k]) if k == "state" else data[k]
+    if "insecure" in data:
+        if not isinstance(data["insecure"], bool):
+            raise ConfigError("insecure must be true or false")
+        kw["insecure"] = data["insecure"]
+    curve = data.get("curve", {})
+    if not isinstance(curve, dict) or set(curve) - {"keys"}:
+        raise ConfigError("[curve] takes one key: keys (a directory holding server.key_secret)")
+    if "keys" in curve:
+        kw["curve_keys"] = str(curve["keys"])
+    if "clocks" in data:
+        clocks = data["clocks"]
+        if not isinstance(clocks, dict) or not clocks:
+            raise ConfigError("[clocks.NAME] tables: at least one clock preset")
+        made: dict[str, Clock] = {}
+        for name, c in clocks.items():
+            if not isinstance(c, dict) or not 1 <= len(name) <= 40 or not name.isascii():
+                raise ConfigError(f"clocks.{name}: a table of move_ms, bank_ms, increment_ms, grace_ms under an ASCII name")
+            try:
+                made[name] = Clock().merge(c)
+            except ProtocolError as e:
+                raise ConfigError(f"clocks.{name}: {e.message}") from None
+        kw["clocks"] = made
+    if "rules" in data:
+        rules = data["rules"]
+        if not isinstance(rules, dict) or "variant" in rules:
+            raise ConfigError("[rules]: rule options (docs/rules.md §8) without 'variant' (a seek names it)")
+        for v in ("oklahoma", "box"):
+            try:
+                RuleSet.from_dict({**rules, "variant": v})
+            except (RuleError, TypeError, ValueError) as e:
+                raise ConfigError(f"[rules]: {e}") from None
+        kw["rules"] = dict(rules)
+    cfg = ArenaConfig(**kw)
+    over = {k: v for k, v in overrides.items() if v is not None}
+    if "state" in over:
+        over["state"] = Path(over["state"])
+    cfg = replace(cfg, **over)
+    if cfg.shards < 1:
+        raise ConfigError("shards must be at least 1")
+    if "standard" not in cfg.clocks:
+        raise ConfigError("the clock presets must include 'standard' (a seek naming none asks for it)")
+    return cfg

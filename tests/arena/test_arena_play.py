@@ -1,0 +1,80 @@
+"""A real arena (``okgin arena`` with a real shard process) and two bots: sign in, seek,
+``game_ready``, play at the shard, ``game_over`` with the rating change, the game and the
+ratings in the store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from arenakit import ArenaProcess, Client, add_accounts, arena_hello, play_game
+
+from arena.store import Store, state_db_url
+
+
+@pytest.fixture
+def arena_dir(tmp_path: Path) -> Path:
+    return tmp_path / "arena"
+
+
+def signed_in(endpoint: str, account: str, key: str) -> Client:
+    c = Client(endpoint, validate="all")
+    w = arena_hello(c, account, key)
+    assert w["type"] == "welcome", w
+    assert w["account"] == {"name": account, "kind": "bot", "admin": False} and w["name"] == account
+    assert set(w["arena"]["clocks"]) >= {"standard"} and w["arena"]["variants"] == ["oklahoma", "box"]
+    return c
+
+
+def test_two_bots_seek_and_play_a_rated_game(arena_dir: Path) -> None:
+    keys = add_accounts(arena_dir, "ann", "bob")
+    arena = ArenaProcess(arena_dir)
+    clients: list[Client] = []
+    try:
+        ann, bob = signed_in(arena.endpoint, "ann", keys["ann"]), signed_in(arena.endpoint, "bob", keys["bob"])
+        clients += [ann, bob]
+        s1 = ann.request({"type": "seek", "variant": "oklahoma"}, "sought")
+        bob.request({"type": "seek", "variant": "oklahoma", "clock": "standard", "rated": True}, "sought")
+        ready = {a: c.wait_for(lambda m: m["type"] == "game_ready") for a, c in (("ann", ann), ("bob", bob))}
+        assert ready["ann"]["game"] == ready["bob"]["game"] and ready["ann"]["table"] == ready["bob"]["table"]
+        assert {ready["ann"]["seat"], ready["bob"]["seat"]} == {0, 1}
+        assert ready["ann"]["token"] != ready["bob"]["token"]
+        assert [p["account"] for p in ready["ann"]["players"]][ready["ann"]["seat"]] == "ann"
+        assert ready["ann"]["endpoint"] != arena.endpoint  # played at a shard
+        # the seek is gone once paired
+        err = ann.request({"type": "cancel", "seek": s1["seek"]}, "error")
+        assert err["name"] == "no_such_seek"
+        assert ann.request({"type": "seek", "variant": "oklahoma"}, "error")["name"] == "busy"
+        ends = play_game(ready)
+        assert ends["ann"]["seed"] is not None and ends["ann"]["salt"]  # the deal revealed at the end
+        over = {a: c.wait_for(lambda m: m["type"] == "game_over") for a, c in (("ann", ann), ("bob", bob))}
+        game = ready["ann"]["game"]
+        assert {o["game"] for o in over.values()} == {game}
+        results = sorted(o["result"] for o in over.values())
+        assert results in (["loss", "win"], ["draw", "draw"])
+        for a, o in over.items():
+            assert o["scores"] == ends[a]["final"]["scores"]
+            assert o["rating"]["before"] == 1500 and o["rating"]["provisional"] is True
+            if o["result"] == "win":
+                assert o["rating"]["after"] > 1500
+        lobby = ann.request({"type": "lobby"}, "lobby_state")
+        assert lobby["me"]["recent"][0]["game"] == game
+        assert {row["account"] for row in lobby["online"]} == {"ann", "bob"}
+        board = ann.request({"type": "leaderboard", "variant": "oklahoma"}, "leaderboard_page")
+        assert sorted(r["account"] for r in board["rows"]) == ["ann", "bob"]
+    finally:
+        for c in clients:
+            c.close()
+        assert arena.stop() == 0, arena.stderr()
+    store = Store.open(state_db_url(arena_dir))
+    try:
+        row = store.game(game)
+        assert row is not None and row.status == "finished" and row.rated
+        assert row.record is not None and row.journal and Path(row.journal).is_file()
+        assert row.seed_hash and row.salt
+        winner: Any = row.winner
+        assert winner is None or row.players[winner] in ("ann", "bob")
+        assert store.rating("ann", "oklahoma").games == 1
+    finally:
+        store.close()
