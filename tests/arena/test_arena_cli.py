@@ -54,3 +54,31 @@ def test_account_commands_end_to_end(tmp_path: Path) -> None:
     assert p.returncode == 0 and "oklahoma: 0 rated" in p.stdout
     p = okgin("arena", "ratings", "--rebuild", cwd=tmp_path)
     assert p.returncode == 0 and "rebuilt from 0 rated games: the same numbers" in p.stdout
+
+
+def test_ratings_command_shows_boards_history_and_rebuilds(tmp_path: Path) -> None:
+    from arena.store import GameResult, NewGame
+
+    db = tmp_path / "arena.db"
+    with Store.open(f"sqlite:///{db}") as s:
+        for n in ("ann", "bob", "cat"):
+            s.add_account(n, "bot" if n == "bob" else "human")
+        for i in range(6):
+            s.new_game(NewGame(f"g{i}", "oklahoma", True, ("ann", "bob"), {}, "s", "t", i))
+            s.finish_game(f"g{i}", GameResult(0 if i < 5 else 1, (100, 10), "normal", i))
+        s.new_game(NewGame("b", "box", True, ("ann", "bob", "cat"), {}, "s", "t", 9))
+        s.finish_game("b", GameResult(2, (1, 2, 100), "normal", 9))
+    p = okgin("arena", "ratings", "--variant", "oklahoma", "--db", f"sqlite:///{db}", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0].startswith("oklahoma: 2 rated") and "ann" in lines[1] and "bob" in lines[2] and "bot" in lines[2]
+    assert "?" in lines[1]  # 6 games: still provisional
+    p = okgin("arena", "ratings", "--history", "ann", "--db", f"sqlite:///{db}", cwd=tmp_path)
+    steps = [ln for ln in p.stdout.splitlines() if ln.startswith("  ") and " -> " in ln]
+    assert p.returncode == 0 and len(steps) == 7 and "(box)" in p.stdout
+    p = okgin("arena", "ratings", "--rebuild", "--variant", "box", "--db", f"sqlite:///{db}", cwd=tmp_path)
+    assert p.returncode == 0 and "rebuilt from 7 rated games: the same numbers" in p.stdout and "cat" in p.stdout
+    with Store.open(f"sqlite:///{db}") as s:
+        s.conn.execute("UPDATE ratings SET rating = 3000 WHERE name_key = 'cat'")
+    p = okgin("arena", "ratings", "--rebuild", "--db", f"sqlite:///{db}", cwd=tmp_path)
+    assert "the ratings CHANGED" in p.stdout
