@@ -93,5 +93,5 @@ class AdminDesk:
         t = self.lobby.tables.get(name)
         if t is None:
             raise ProtocolError("no_such_table", f"no table named {name!r}", table=name)
-        self.host.reply_ok(sess, "close_table", rqid)
+        self.host.reply_ok(sess, "close_table", rqid, t.name)
         self.lobby.close_table(t, f"closed by {sess.name}")

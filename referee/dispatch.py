@@ -245,7 +245,7 @@ class Dispatcher:
         t, seat = self.lobby.table_of(sess, msg["table"])
         if t.status != PLAYING:
             raise ProtocolError("no_game", f"no game is running at table {t.name!r}", table=t.name)
-        self.host.reply_ok(sess, "resign", rqid)
+        self.host.reply_ok(sess, "resign", rqid, t.name)
         t.forfeit(seat, "resigned")
 
     def on_rematch(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
@@ -253,6 +253,12 @@ class Dispatcher:
         if t.game_no == 0:
             raise ProtocolError("no_game", f"no game has been played at table {t.name!r} yet", table=t.name)
         if t.status == PLAYING:
+            if t.consented_game == t.game_no:
+                # 1.6: this game started on every seat's consent, so this rematch crossed its
+                # start (a client that answered a rematch_status sent before its first
+                # rematch was read): it asked for what is running, and changes nothing
+                self.host.reply_ok(sess, "rematch", rqid, t.name)
+                return
             raise ProtocolError("game_in_progress", f"game {t.game_no} is still running at table {t.name!r}", table=t.name)
         if t.status != FINISHED:
             # a seat is free: consent is given to the players at a full table (§5.18),
@@ -262,6 +268,6 @@ class Dispatcher:
                 f"table {t.name!r} has a free seat: ask for a rematch once it is full (a rematch_status will ask you)",
                 table=t.name,
             )
-        self.host.reply_ok(sess, "rematch", rqid)
+        self.host.reply_ok(sess, "rematch", rqid, t.name)
         t.rematch(seat)
 

@@ -61,4 +61,4 @@ class EntropyDesk:
                                 table=t.name)
         if sess.entropy_nonce is None:
             sess.entropy_nonce = nonce
-        self.host.reply_ok(sess, "entropy_reveal", rqid)
+        self.host.reply_ok(sess, "entropy_reveal", rqid, t.name)

@@ -336,10 +336,10 @@ class Lobby:
             if not sess.queues:
                 raise ProtocolError("not_queued", "you are in no quick-match queue")
             self.unqueue(sess)
-            self.host.reply_ok(sess, "leave", rqid)
+            self.host.reply_ok(sess, "leave", rqid, None)
             return
         t, seat = self.table_of(sess, msg["table"])
-        self.host.reply_ok(sess, "leave", rqid)
+        self.host.reply_ok(sess, "leave", rqid, t.name)
         if t.status == PLAYING:
             t.forfeit(seat, "resigned")
         self.unseat(sess, t)

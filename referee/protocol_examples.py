@@ -125,6 +125,11 @@ def sessions(ref: RefereeInThread, ctx: zmq.Context[zmq.Socket[bytes]]) -> dict[
     seats[1].ask({"type": "resign", "id": 8, "table": "final-1"})
     seats[0].wait(lambda m: m["type"] == "game_end")
     ex["reveal"] = list(admin.ask({"type": "reveal", "id": 30, "table": "final-1", "game": 1}))
+    # a rematch: finalist-0 asks (1.6: the ok names the table), both seats hear who is ready;
+    # a second rematch from a seat that is ready already is answered ok and changes nothing
+    ex["rematch"] = list(seats[0].ask({"type": "rematch", "id": 9, "table": "final-1"}))
+    ex["rematch"].append(seats[0].wait(lambda m: m["type"] == "rematch_status"))
+    ex["rematch"] += seats[0].ask({"type": "rematch", "id": 10, "table": "final-1"})
     # 1.5: a participant's nonce at a tournament's preflight table (5.27)
     from okgin.schedule import nonce_commitment
 

@@ -31,11 +31,20 @@ from .config import Clock, RefereeConfig
 from .server import Referee
 from .table import deals as _deals
 
-__all__ = ["ADMIN_KEY", "TIMEOUT_MS", "WIDTH", "Client", "Masker", "RefereeInThread", "deterministic_secrets", "fmt"]
+__all__ = [
+    "ADMIN_KEY", "MASKED_REMAINING_MS", "MASKED_TIME_MS", "TIMEOUT_MS", "WIDTH", "Client", "Masker", "RefereeInThread",
+    "deterministic_secrets", "fmt",
+]
 
 WIDTH = 110
 TIMEOUT_MS = 10000  # for failures only: every expected message comes at once
 ADMIN_KEY = "example-admin-key"
+#: What stands for a whole number that varies between runs (protocol.md §1): a number, so
+#: that every example validates against the schema (issue 29: ``"time_ms": "<time_ms>"``
+#: put a string in an integer field). A pong's ``time_ms``, and the ``remaining_ms`` of a
+#: prompt sent again after its move's time ran for a while.
+MASKED_TIME_MS = 123456789
+MASKED_REMAINING_MS = 59000
 
 
 # ---------------------------------------------------------------------- formatting
@@ -64,11 +73,11 @@ class Masker:
             elif k == "admin_key" and isinstance(v, str):
                 v = "<admin key>"
             elif k == "time_ms" and m.get("type") == "pong":
-                v = "<time_ms>"
+                v = MASKED_TIME_MS  # an int stands for an int: the examples validate (§1)
             elif k == "referee" and isinstance(v, str):
                 v = "okgin <version>"
             elif k == "clock" and isinstance(v, dict) and v.get("remaining_ms") not in (None, v.get("move_ms")):
-                v = {**v, "remaining_ms": "<remaining_ms>"}  # a prompt sent again: its move's time ran meanwhile
+                v = {**v, "remaining_ms": MASKED_REMAINING_MS}  # a prompt sent again: its move's time ran meanwhile
             elif keep_view:
                 pass
             elif k == "view" and isinstance(v, dict):

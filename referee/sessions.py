@@ -247,6 +247,7 @@ class SessionDesk:
             self.take(sess.rid, sess.token)
         sess.rid = rid
         self.conns[rid] = sess
+        heard = sess.last_recv  # before this hello: did the client speak after its game's end?
         sess.last_recv = self.host.now()
         self.welcome(sess, True, rqid)
         tables = self.lobby.tables
@@ -257,7 +258,7 @@ class SessionDesk:
                     t.journal.write("reconnect", seat=seat)
                 t.seat_status(seat, True, None)
             self.host.send(sess, t.snapshot(seat, False))
-            t.send_missed_end(seat, sess)
+            t.send_missed_end(seat, sess, heard)
             t.send_prompt_to(seat)
 
     def take(self, rid: bytes, token: str) -> None:

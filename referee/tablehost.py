@@ -80,8 +80,9 @@ class TableHost(Protocol):
         """After sends made outside a drain (timers): let the transport read again."""
 
     @property
-    def reply_ok(self) -> Callable[[Session, str, Any], None]:
-        """Answer a request with ``ok`` (with its id, if it had one)."""
+    def reply_ok(self) -> Callable[[Session, str, Any, str | None], None]:
+        """Answer a request with ``ok`` (with its id, if it had one, and *1.6* the table it
+        concerned, if any)."""
 
 
 class Host:
@@ -119,5 +120,8 @@ class Host:
             msg["id"] = rqid
         self.send(sess, msg)
 
-    def reply_ok(self, sess: Session, request: str, rqid: Any) -> None:
-        self.reply(sess, {"type": "ok", "request": request}, rqid)
+    def reply_ok(self, sess: Session, request: str, rqid: Any, table: str | None) -> None:
+        msg: dict[str, Any] = {"type": "ok", "request": request}
+        if table is not None:
+            msg["table"] = table  # 1.6: a client with requests at several tables knows which
+        self.reply(sess, msg, rqid)

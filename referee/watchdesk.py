@@ -134,7 +134,7 @@ class WatchDesk:
             t.remove_watcher(sess)
         else:
             sess.watches.pop(name)
-        self.host.reply_ok(sess, "unwatch", rqid)
+        self.host.reply_ok(sess, "unwatch", rqid, name)
 
     def on_sync(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
         name = msg["table"]

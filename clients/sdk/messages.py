@@ -70,6 +70,7 @@ class Pong(Message):
 @dataclass(frozen=True)
 class Ok(Message):
     request: str | None
+    table: str | None = None  # 1.6: the table the request concerned, when it named one
 
 
 @dataclass(frozen=True)
@@ -399,7 +400,7 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     },
     "heartbeat": lambda m: {},
     "pong": lambda m: {"time_ms": int(m.get("time_ms", 0))},
-    "ok": lambda m: {"request": m.get("request")},
+    "ok": lambda m: {"request": m.get("request"), "table": m.get("table")},
     "error": lambda m: {
         "code": int(m.get("code", 0)), "name": str(m.get("name", "unknown")), "message": str(m.get("message", "")),
         "request": m.get("request"), "table": m.get("table"),

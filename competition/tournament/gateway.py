@@ -295,7 +295,7 @@ class Gateway:
             return
         if r.entropy_nonce is None:
             r.entropy_nonce = nonce
-        await self._reply(route, {"type": "ok", "id": rid, "request": "entropy_reveal"})
+        await self._reply(route, {"type": "ok", "id": rid, "request": "entropy_reveal", "table": r.entropy_table})
 
     # ----------------------------------------------------------------- relaying
     async def _to_bot(self, r: _Remote, msg: dict[str, Any]) -> None:

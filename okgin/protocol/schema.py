@@ -417,12 +417,12 @@ def _messages() -> dict[str, J]:
                 "winner": nullable(seat),
                 "at_fault": nullable(seat),
                 "seed": nullable(ref("Seed")),  # null: the table defers the reveal (1.4)
-                "salt": nullable(ref("Salt")),  # 1.4; absent from a 1.3 referee's
+                "salt": nullable(ref("Salt")),  # 1.4 (a 1.3 referee's had none); required since 1.6 said so
                 "seed_hash": STR,
                 "view": view,
                 "events": held,
             },
-            ["table", "game", "n", "final", "termination", "winner", "at_fault", "seed", "seed_hash", "view"],
+            ["table", "game", "n", "final", "termination", "winner", "at_fault", "seed", "salt", "seed_hash", "view"],
         ),
         "resign": ({"table": table}, ["table"]),
         "rematch": ({"table": table}, ["table"]),
@@ -549,7 +549,7 @@ def _messages() -> dict[str, J]:
             ["game", "result", "scores", "termination", "rating"],
         ),
         # --- generic
-        "ok": ({"request": STR}, ["request"]),
+        "ok": ({"request": STR, "table": tname}, ["request"]),  # 1.6: table, when the request concerned one
         "error": (
             {"code": INT, "name": STR, "message": STR, "request": nullable(STR), "table": nullable(STR),
              "retry_ms": NNINT},  # 1.6: with cooldown

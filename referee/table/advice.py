@@ -65,7 +65,7 @@ class Advice:
         wire = None if action is None else action.to_wire()
         if journal is not None:
             journal.write("advice", seat=seat, action=wire, text=text, seq=p.seq)
-        ok: dict[str, Any] = {"type": "ok", "request": "advise"}
+        ok: dict[str, Any] = {"type": "ok", "request": "advise", "table": self.name}
         if rqid is not None:
             ok["id"] = rqid
         self.feed.send(sess, encode(ok))

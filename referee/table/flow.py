@@ -68,11 +68,14 @@ class GameFlow:
         self.journal: Journal | None = None
         self.views = ViewCache()
         self.prompts = Prompts(name, clock, self.num_seats, self.views, feed)
-        #: The ``game_end`` a seated session missed because it was disconnected when the
-        #: game ended (within its grace): seat -> (that session, the message's fields).
-        #: A resume delivers it after the snapshot; without it a client waiting for the
-        #: end of its game would wait for ever (protocol.md §10).
-        self.missed_end: dict[int, tuple[Session, dict[str, Any]]] = {}
+        #: The last game's ``game_end`` per seat, which the seat's session may have missed:
+        #: seat -> (that session, the message's fields, the session's ``last_recv`` when it
+        #: was last sent). A resume sends it again after the snapshot while the referee
+        #: has heard nothing from the session since (protocol.md §10, 1.6): a session
+        #: that was disconnected when the game ended, and a quick restart whose old
+        #: connection the referee still took for alive, both learn how their game ended.
+        #: Without it a client waiting for the end of its game would wait for ever.
+        self.missed_end: dict[int, tuple[Session, dict[str, Any], float]] = {}
         #: set when the table's saved state changed (a game ended): the shell saves it
         self.changed = False
         self.advice = Advice(name, advice_caps, feed)
@@ -331,8 +334,8 @@ class GameFlow:
             "seed_hash": secrets.seed_hash,
         }
         for seat, sess in enumerate(self.seating.seats):
-            if sess is not None and sess.rid is None:
-                self.missed_end[seat] = (sess, base)
+            if sess is not None:
+                self.missed_end[seat] = (sess, base, sess.last_recv)
         self.feed.broadcast(
             lambda seat: frame(base, ("view", self.views.packed(seat))),
             lambda: {**base, "view": self.full_view()},

@@ -71,6 +71,9 @@ class Table:
         self.flow = GameFlow(name, rules, clock, policies, self.seating, self.feed, self.secrets, caps)
         self._timer: asyncio.TimerHandle | None = None  # the pending prompt's deadline
         self._armed: tuple[int, float] | None = None  # (seq, deadline) that timer is for
+        #: the number of the last game that started on every seat's consent (§5.18): a
+        #: ``rematch`` that crossed its start is answered ``ok`` (1.6), not refused
+        self.consented_game = 0
 
     # ------------------------------------------------------------------ the parts' state, read-only
     def set_status(self, status: TableStatus) -> None:
@@ -167,6 +170,9 @@ class Table:
         self.feed.held[seat].clear()
         if self.status == FINISHED:
             self.flow.status = WAITING
+            # 1.6: the consent of whoever stays was cleared (§5.18); say so, or a player
+            # who sent rematch waits for a game that can no longer start on it
+            self.send_rematch_status()
         self._changed()
         return True
 
@@ -214,15 +220,27 @@ class Table:
                 self.host.send_bytes(other, data)
 
     def rematch(self, seat: int) -> None:
-        """``seat`` asks for another game (protocol.md §5.18); it starts when all have."""
+        """``seat`` asks for another game (protocol.md §5.18); it starts when all have.
+
+        A seat that is ready already changes nothing and nobody is told again (1.6): a
+        ``rematch_status`` sent before a seat's ``rematch`` was read shows it not ready,
+        and a client that answers it with a second ``rematch`` must not be punished."""
         ready = self.seating.rematch_ready
+        if ready[seat]:
+            return
         ready[seat] = True
+        self.send_rematch_status()
+        if self.full and all(ready):
+            self.consented_game = self.game_no + 1
+            self.start_game()
+
+    def send_rematch_status(self) -> None:
+        """Every seated player hears who is ready for the next game (§5.18)."""
+        ready = self.seating.rematch_ready
         status = encode({"type": "rematch_status", "table": self.name, "ready": list(ready), "game": self.game_no + 1})
         for s in self.seating.seats:
             if s is not None:
                 self.host.send_bytes(s, status)
-        if self.full and all(ready):
-            self.start_game()
 
     def close(self, reason: str) -> list[Session]:
         """Abandon the game, tell seats and watchers ``table_closed``, empty the table.
@@ -297,14 +315,22 @@ class Table:
         self.flow.send_prompt_to(seat, self.host.now())
         self.flush()
 
-    def send_missed_end(self, seat: int, sess: Session) -> None:
-        """After a resume's snapshot: the ``game_end`` this session missed while it was
-        disconnected, if its game ended then (each missed end is delivered once; a
-        batched seat's ``events`` is empty, the snapshot covered them)."""
+    def send_missed_end(self, seat: int, sess: Session, heard: float) -> None:
+        """After a resume's snapshot: the last game's ``game_end`` again, if the session
+        may have missed it (protocol.md §10).
+
+        ``heard`` is when the referee last heard from the session before this resume's
+        ``hello``. If that is no later than when the ``game_end`` was last sent to it,
+        nothing shows the client had it: it was disconnected when the game ended, or
+        its process died and was restarted before the referee noticed (*1.6*; 1.3-1.5
+        sent it only in the first case, so a quick restart never learned the result).
+        It is sent again on every such resume; a session that spoke after receiving it
+        (a heartbeat will do) is not sent it again. A batched seat's ``events`` is
+        empty: the snapshot covered them."""
         missed = self.flow.missed_end.get(seat)
-        if missed is None or missed[0] is not sess:
+        if missed is None or missed[0] is not sess or heard > missed[2]:
             return
-        del self.flow.missed_end[seat]
+        self.flow.missed_end[seat] = (sess, missed[1], sess.last_recv)
         data = frame(missed[1], ("view", self.flow.views.packed(seat)))
         if sess.batched:
             data = with_field(data, "events", pack_array([]))
