@@ -5,7 +5,8 @@ A bot is named one of three ways wherever the project takes a bot (``okgin match
 
 - a built-in name from :data:`BUILTIN_BOTS` (``random``, ``simple``, ``eaai-simple``,
   ``strong``, and ``strong-v1``, the ``strong`` of before issue 30, kept as the yardstick
-  its successors are tested against);
+  its successors are tested against; and the levels of :mod:`clients.bots.levels`,
+  ``beginner`` to ``master``, for ``okgin play``);
 - ``package.module:Class`` for an importable class;
 - ``path/to/file.py:Class`` for a class in a file that is not on the import path.
 
@@ -31,7 +32,24 @@ BUILTIN_BOTS: dict[str, str] = {
     "eaai-simple": "clients.bots.eaai_simple:EaaiSimpleBot",
     "strong": "clients.bots.strong:StrongBot",
     "strong-v1": "clients.bots.strong:StrongV1Bot",
+    # graded opponents for people, weakest first (clients/bots/levels.py, okgin play --bot)
+    "beginner": "clients.bots.levels:BeginnerBot",
+    "casual": "clients.bots.levels:CasualBot",
+    "club": "clients.bots.levels:ClubBot",
+    "expert": "clients.bots.levels:ExpertBot",
+    "master": "clients.bots.levels:MasterBot",
 }
+
+#: The levels of ``okgin play --bot``, weakest first (:mod:`clients.bots.levels`): name,
+#: how it plays, and its Elo against ``simple`` with the 95% interval, as measured in
+#: bench/strength.md ("Levels").
+LEVELS: tuple[tuple[str, str, str], ...] = (
+    ("beginner", "the EAAI baseline: melds only, knocks at once", "-30 [-48, -12]"),
+    ("casual", "okgin's simple player", "0"),
+    ("club", "looks ahead, does not read you, knocks at once", "?"),
+    ("expert", "reads your discards, times its knocks (strong-v1)", "+106 [+90, +122]"),
+    ("master", "today's strong (for now strong-v1 itself)", "+106 [+90, +122]"),
+)
 
 
 class BotNotFound(LookupError):
@@ -105,4 +123,4 @@ def get_bot(name: str, seed: int | str | None = None) -> Bot:
     return bot
 
 
-__all__ = ["BUILTIN_BOTS", "BotNotFound", "bot_class", "get_bot"]
+__all__ = ["BUILTIN_BOTS", "LEVELS", "BotNotFound", "bot_class", "get_bot"]

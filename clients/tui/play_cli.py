@@ -23,14 +23,26 @@ if TYPE_CHECKING:
     from .house import House
 
 
+def _levels_epilog() -> str:
+    """The graded opponents, weakest first, with their measured strength."""
+    from clients.bots import LEVELS
+
+    rows = [f"  {name:<9} {elo:>14}  {what}" for name, what, elo in LEVELS]
+    return ("levels for --bot, weakest first (Elo against simple, 95% interval: bench/strength.md):\n"
+            + "\n".join(rows))
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="okgin play",
         description="Play Oklahoma Gin (or Gin in the Box) in the terminal against the built-in bots. "
         "Keys are shown at the bottom of the screen; press ? for the rules.",
+        epilog=_levels_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--bot", action="append", metavar="NAME", help="opponent: random, simple or strong (default: the strongest "
-                   "installed); give it twice for Gin in the Box to choose both")
+    p.add_argument("--bot", action="append", metavar="NAME", help="opponent: a level below, or any built-in bot (random, "
+                   "simple, eaai-simple, strong, strong-v1; default: the strongest installed); give it twice for Gin in "
+                   "the Box to choose both")
     p.add_argument("--variant", choices=("oklahoma", "box"), default="oklahoma",
                    help="oklahoma: 2 players (default); box: 3 players")
     add_rule_flags(p)

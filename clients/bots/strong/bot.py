@@ -31,6 +31,7 @@ from okgin import DRAW_DISCARD, DRAW_STOCK, PASS, TAKE, Action, RuleSet, View
 from ...bot import Bot
 from .evaluation import DeadwoodEvaluator, Evaluator
 from .fastdw import dad_value
+from .ginchase import GinChaseEvaluator
 from .knocking import estimate, game_equity, sample_opponent
 from .knowledge import Knowledge, read_view
 from .opponent import history_of, sample_hands
@@ -78,6 +79,15 @@ class Params:
     keep_knock_hand: bool = True
     #: Take/keep margin: taking a discard shows the opponent a card, so it must win by this much.
     take_margin: float = 0.0
+    # ---- since v1 (issue 30); each is off here and set in CURRENT once it passed an SPRT
+    #: At knock limits up to ``chase_limit``, judge hands by ``chase_weight`` per unmelded
+    #: card plus its points (:mod:`ginchase`): how far from gin, not how many points.
+    chase_limit: int = -1
+    chase_weight: int = 0
+    #: Below this knock limit, draw by the simple rule (take a card only if it joins a meld).
+    value_draws_from: int = 0
+    #: Below this knock limit, judge hands by their deadwood now (no lookahead).
+    lookahead_from: int = 0
 
 
 #: ``strong-v1``: the strong bot as it was before issue 30 (bench/strength.md).
@@ -123,8 +133,12 @@ class StrongBot(Bot):
             return legal[0]
         p = self.params
         k = read_view(view) if p.inference else _uninformed(view)
-        evaluator = Evaluator if p.lookahead else DeadwoodEvaluator
-        ev = evaluator(k, knock_bonus=p.knock_bonus, gin_bonus=p.gin_bonus, danger_weight=p.danger_weight)
+        ev: Evaluator
+        if p.chase_weight > 0 and view.knock_limit <= p.chase_limit:
+            ev = GinChaseEvaluator(k, weight=p.chase_weight, danger_weight=p.danger_weight)
+        else:
+            evaluator = Evaluator if p.lookahead and view.knock_limit >= p.lookahead_from else DeadwoodEvaluator
+            ev = evaluator(k, knock_bonus=p.knock_bonus, gin_bonus=p.gin_bonus, danger_weight=p.danger_weight)
         hand = k.hand
         if p.hazard and view.phase != "offer" and k.opp_hidden > 0:
             ev.hazard = self._hazard(k, view)
@@ -138,7 +152,7 @@ class StrongBot(Bot):
 
     def _take(self, ev: Evaluator, hand: int, card: int) -> bool:
         p = self.params
-        if not p.value_draws:
+        if not p.value_draws or ev.k.knock_limit < p.value_draws_from:
             from ..simple import joins_meld
 
             return joins_meld(hand, card)
