@@ -107,6 +107,7 @@ class Shard:
     games: set[str] = field(default_factory=set)
     dead: bool = False
     restarts: int = 0
+    exited: asyncio.Future[int] | None = None  # the process's exit (a kill -9 is seen at once, not after liveness)
 
 
 def result_from_journal(path: Path | None, finished_ms: int) -> GameResult | None:
@@ -173,6 +174,8 @@ class ShardPool:
         self.tasks: dict[str, asyncio.Task[None]] = {}  # game id -> its task
         self.specs: dict[str, GameSpec] = {}
         self.stopping = False
+        self.replacing: set[asyncio.Task[None]] = set()  # shards being restarted
+        self.over: set[str] = set()  # games whose players were told game_over (free to play again)
         self.curve: CurveClient | None = None
         if cfg.curve_keys:
             self.curve = CurveClient.load(Path(cfg.curve_keys) / "server.key")
@@ -198,6 +201,8 @@ class ShardPool:
             raise
         shard = Shard(label, self.public(local.endpoint), link, local, local.journal_dir, server_key, restarts=restarts)
         link.on_gone(functools.partial(self.lost, shard))
+        shard.exited = asyncio.ensure_future(local.proc.wait())
+        shard.exited.add_done_callback(lambda f: None if f.cancelled() else link.mark_gone(f"exited with {f.result()}"))
         return shard
 
     def shard_bind(self) -> str:
@@ -222,9 +227,13 @@ class ShardPool:
         if self.stopping:
             return
         if shard.restarts < MAX_RESTARTS:
-            asyncio.get_running_loop().create_task(self.replace(shard))
+            task = asyncio.get_running_loop().create_task(self.replace(shard))
+            self.replacing.add(task)
+            task.add_done_callback(self.replacing.discard)
 
     async def replace(self, shard: Shard) -> None:
+        if shard.exited is not None:
+            shard.exited.cancel()
         if shard.local is not None:
             await shard.local.stop()
         await shard.link.close()
@@ -249,6 +258,8 @@ class ShardPool:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         for s in self.shards:
+            if s.exited is not None:
+                s.exited.cancel()
             await s.link.close()
             if s.local is not None:
                 await s.local.stop()
@@ -265,6 +276,9 @@ class ShardPool:
         settled = False
         try:
             shard = self.pick()
+            if shard is None and self.replacing:  # every shard is being restarted: wait for one
+                await asyncio.wait(set(self.replacing), timeout=60.0)
+                shard = self.pick()
             if shard is None:
                 self.void(spec, "no_shard", stored=False)
                 settled = True
@@ -285,6 +299,14 @@ class ShardPool:
                 shard.games.discard(spec.id)
             self.tasks.pop(spec.id, None)
             self.specs.pop(spec.id, None)
+            self.release(spec)
+            self.over.discard(spec.id)
+
+    def release(self, spec: GameSpec) -> None:
+        """The players are free again: before they hear game_over, so that a client that
+        seeks at once on it is not told it is busy (the table is closed afterwards)."""
+        if spec.id not in self.over:
+            self.over.add(spec.id)
             self.ended(spec)
 
     async def run(self, spec: GameSpec, shard: Shard) -> bool:
@@ -377,6 +399,7 @@ class ShardPool:
         return True
 
     def game_over(self, spec: GameSpec, res: GameResult, change: RatingChange | None) -> None:
+        self.release(spec)
         for seat, p in enumerate(spec.players):
             rating = None
             if change is not None and change.rated:
@@ -391,6 +414,7 @@ class ShardPool:
     def void(self, spec: GameSpec, reason: str, stored: bool = True) -> None:
         if stored:
             self.store.void_game(spec.id, reason, self.now_ms())
+        self.release(spec)
         for p in spec.players:
             self.notify(p.account, {"type": "game_over", "game": spec.id, "result": "void",
                                     "scores": [0] * len(spec.players), "termination": reason, "rating": None})

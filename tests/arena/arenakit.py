@@ -152,3 +152,27 @@ def play_game(ready: dict[str, dict[str, Any]], choose: Callable[[dict[str, Any]
     return ends
 
 
+
+
+def take_seats(ready: dict[str, dict[str, Any]]) -> dict[str, Client]:
+    """Each account's ``game_ready`` -> its connection to the shard, seated."""
+    seats = {}
+    for account, gr in ready.items():
+        c = Client(gr["endpoint"], validate="sample")
+        c.request({"type": "hello", "protocol": 1, "minor": PROTOCOL_MINOR, "role": "player", "name": account,
+                   "token": gr["token"]}, "welcome")
+        seats[account] = c
+    return seats
+
+
+def resign_game(ready: dict[str, dict[str, Any]], loser: str) -> dict[str, dict[str, Any]]:
+    """Everyone sits, ``loser`` resigns once the game has started; each seat's game_end."""
+    seats = take_seats(ready)
+    try:
+        table = ready[loser]["table"]
+        seats[loser].wait_for(lambda m: m["type"] == "game_start")
+        seats[loser].request({"type": "resign", "table": table}, "ok")
+        return {a: c.wait_for(lambda m: m["type"] == "game_end") for a, c in seats.items()}
+    finally:
+        for c in seats.values():
+            c.close()
