@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 
 from .bots import BUILTIN_BOTS, BotNotFound, bot_class
 from .evaluation import EVAL_PROTOCOL, REFERENCE_AGENTS, REFERENCE_FILE, SPECS, EvalResult, evaluate, format_table, load_reference
+from .match_referee import CommandBot
 
 __all__ = ["build_parser", "main"]
 
@@ -19,10 +21,21 @@ def build_parser() -> argparse.ArgumentParser:
         description=f"Evaluate an agent by okgin's protocol {EVAL_PROTOCOL}: fixed published deals, every seating of each, "
         "games to 100, win rate and net points per hand with 95%% intervals clustered by deal, "
         "beside the reference agents' results.",
-        epilog=f"AGENT is a built-in bot ({', '.join(BUILTIN_BOTS)}), package.module:Class or path/to/file.py:Class. "
+        epilog=f"AGENT is a built-in bot ({', '.join(BUILTIN_BOTS)}), package.module:Class or path/to/file.py:Class; "
+        "or, with --command, a program in any language that keeps protocol.md §18's launch contract, "
+        "played through a referee. "
         + ", ".join(f"{v}: {s.deals} deals" for v, s in SPECS.items()) + ". docs/research.md describes the protocol.",
     )
     p.add_argument("agent", nargs="?", metavar="AGENT", help="the agent to evaluate")
+    p.add_argument("--command", metavar="CMD",
+                   help="the agent is this program (words split as a shell would, no shell run), started once per game "
+                   "with OKGIN_ENDPOINT and OKGIN_TOKEN; {endpoint}, {name}, {table} are replaced in its words")
+    p.add_argument("--mcp-agent", metavar="CMD",
+                   help="the agent is a language-model agent: this MCP host program, started once per game with the MCP "
+                   "seat's command in OKGIN_MCP_SERVER (JSON words) and the seat token in OKGIN_SEAT_TOKEN; adds the "
+                   "refused move rate and the text per decision")
+    p.add_argument("--name", default="command", help="the --command or --mcp-agent agent's name (default: command)")
+    p.add_argument("--timeout", type=float, help="give up a --command evaluation after this many seconds")
     p.add_argument("--variant", choices=[*SPECS, "both"], default="both", help="default: both")
     p.add_argument("--against", default=",".join(REFERENCE_AGENTS), metavar="A,B",
                    help=f"opponents (default {','.join(REFERENCE_AGENTS)})")
@@ -38,9 +51,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     a = build_parser().parse_args(argv)
-    if (a.agent is None) == (not a.reference):
-        print("okgin eval: name an AGENT, or give --reference (not both)", file=sys.stderr)
+    if sum(x for x in (a.agent is not None, a.command is not None, a.mcp_agent is not None, a.reference)) != 1:
+        print("okgin eval: name an AGENT, or give --command, --mcp-agent or --reference (one of them)", file=sys.stderr)
         return 2
+    command: CommandBot | None = None
+    if a.command is not None or a.mcp_agent is not None:
+        try:
+            words = shlex.split(a.command if a.command is not None else a.mcp_agent)
+            command = CommandBot(tuple(words), a.name, mcp=a.mcp_agent is not None)
+        except ValueError as e:
+            print(f"okgin eval: --command: {e}", file=sys.stderr)
+            return 2
     if a.deals is not None and a.deals < 1:
         print("okgin eval: --deals must be at least 1", file=sys.stderr)
         return 2
@@ -48,9 +69,9 @@ def main(argv: list[str] | None = None) -> int:
         print("okgin eval: --jobs must be at least 1", file=sys.stderr)
         return 2
     opponents = [o.strip() for o in a.against.split(",") if o.strip()]
-    agents = list(REFERENCE_AGENTS) if a.reference else [a.agent]
+    agents: list[str | CommandBot] = list(REFERENCE_AGENTS) if a.reference else [command or a.agent]
     try:
-        for name in {*agents, *opponents}:
+        for name in {*(x for x in agents if isinstance(x, str)), *opponents}:
             bot_class(name)  # an unknown bot is an error before any game is played
     except BotNotFound as e:
         print(f"okgin eval: {e}", file=sys.stderr)
@@ -60,10 +81,12 @@ def main(argv: list[str] | None = None) -> int:
     for variant in variants:
         for agent in agents:
             for opp in opponents:
-                def tick(done: int, total: int, what: str = f"{variant}: {agent} vs {opp}") -> None:
+                label = agent.name if isinstance(agent, CommandBot) else agent
+
+                def tick(done: int, total: int, what: str = f"{variant}: {label} vs {opp}") -> None:
                     print(f"\r{what}: {done}/{total} games", end="", file=sys.stderr, flush=True)
 
-                results.append(evaluate(agent, opp, variant, a.deals, a.jobs, tick if a.progress else None))
+                results.append(evaluate(agent, opp, variant, a.deals, a.jobs, tick if a.progress else None, a.timeout))
                 if a.progress:
                     print(file=sys.stderr)
     if a.reference:
@@ -73,7 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.json:
         print(json.dumps({"protocol": EVAL_PROTOCOL, "results": [r.to_json() for r in results]}, indent=1))
     else:
-        reference = [] if a.reference else [r for r in load_reference() if r.agent != a.agent]
+        mine = {r.agent for r in results}
+        reference = [] if a.reference else [r for r in load_reference() if r.agent not in mine]
         print(format_table(results, reference), end="")
     return 0
 

@@ -15,6 +15,19 @@ fixes all four, per variant:
   the Box sitter or in a drawn hand), each with a 95% interval clustered by deal
   (okgin.stats: every seating of a deal shares its cards), Student's t below 30 deals.
 
+The agent is a built-in bot, a Python class (``module:Class``, ``file.py:Class``), played
+in-process, or a program in any language (:class:`clients.match_referee.CommandBot`),
+played through a referee subprocess exactly as ``okgin match --via-referee`` plays: same
+deals, same seatings, same statistics.
+
+A **language-model agent** plays through the MCP seat (``okgin mcp``): a CommandBot with
+``mcp=True`` is an MCP host given the seat's command, and the seat counts what it did.
+Its rows add the **refused move rate** (moves the seat refused, as illegal, unreadable,
+negated or ambiguous, over every move it was sent) and the **text per decision**: the
+characters of every tool answer and of the instructions the agent was shown, over the
+moves it played, and that divided by 4 as tokens (:data:`CHARS_PER_TOKEN`, the usual
+rule of thumb for English; no tokenizer is assumed, since each model has its own).
+
 A run with fewer deals (``deals=``) is marked non-standard. Reference results for the
 built-in agents (``random``, ``simple``, ``strong``) are kept in
 ``clients/eval_reference.json``, written by ``okgin eval --reference``.
@@ -34,6 +47,7 @@ from okgin.rules import EVENT_MAX_HANDS
 from okgin.stats import cluster_mean
 
 from .match import GameSummary, bot_stats, run_match, seatings
+from .match_referee import CommandBot, run_match_via_referee
 
 __all__ = [
     "EVAL_PROTOCOL", "REFERENCE_AGENTS", "REFERENCE_FILE", "SPECS", "EvalResult", "EvalSpec", "evaluate",
@@ -41,6 +55,7 @@ __all__ = [
 ]
 
 EVAL_PROTOCOL = "okgin-eval-1"
+CHARS_PER_TOKEN = 4  # tokens of text are estimated as characters / 4 (see the module doc)
 REFERENCE_AGENTS = ("random", "simple", "strong")
 REFERENCE_FILE = Path(__file__).with_name("eval_reference.json")
 
@@ -89,6 +104,13 @@ class EvalResult:
     points_per_hand: float
     points_ci: tuple[float, float]
     forfeits: int  # games the agent lost by its own illegal move
+    # A language-model agent through the MCP seat only (None otherwise):
+    refused_rate: float | None = None  # moves refused / moves sent
+    chars_per_decision: float | None = None  # characters of text shown / moves played
+
+    @property
+    def tokens_per_decision(self) -> float | None:
+        return None if self.chars_per_decision is None else self.chars_per_decision / CHARS_PER_TOKEN
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON: an interval too wide to state (one deal) is null, never Infinity."""
@@ -127,23 +149,44 @@ def net_points_per_hand(games: Sequence[GameSummary], index: int) -> tuple[float
     return cm.mean, cm.interval(), len(nets)
 
 
-def evaluate(agent: str, opponent: str, variant: str, deals: int | None = None, jobs: int = 1,
-             progress: Callable[[int, int], None] | None = None) -> EvalResult:
+def evaluate(agent: str | CommandBot, opponent: str, variant: str, deals: int | None = None, jobs: int = 1,
+             progress: Callable[[int, int], None] | None = None, timeout: float | None = None) -> EvalResult:
     """Play the protocol's games of ``agent`` against ``opponent`` (built-in names or
-    ``module:Class`` / ``file.py:Class`` specs, as ``okgin match`` takes them)."""
+    ``module:Class`` / ``file.py:Class`` specs, as ``okgin match`` takes them; the agent
+    may also be a :class:`CommandBot`, played through a referee, ``timeout`` seconds at
+    most)."""
     spec = SPECS[variant]
     n = spec.deals if deals is None else deals
     if n < 1:
         raise ValueError("deals must be at least 1")
-    bots = [agent] + [opponent] * (spec.seats - 1)
-    res = run_match(bots, games=spec.games(n), seed=spec.seed, rules=spec.rules, jobs=jobs, progress=progress)
+    if isinstance(agent, CommandBot):
+        res = run_match_via_referee([agent] + [opponent] * (spec.seats - 1), games=spec.games(n), seed=spec.seed,
+                                    rules=spec.rules, jobs=jobs, progress=progress, timeout=timeout)
+        usage = res.extra.get("mcp")
+        agent = agent.name
+    else:
+        usage = None
+        bots = [agent] + [opponent] * (spec.seats - 1)
+        res = run_match(bots, games=spec.games(n), seed=spec.seed, rules=spec.rules, jobs=jobs, progress=progress)
     st = bot_stats(0, res.bots[0], res.games)
     pph, pci, hands = net_points_per_hand(res.games, 0)
     return EvalResult(
         protocol=EVAL_PROTOCOL, variant=variant, agent=agent, opponent=opponent, deals=n, standard=n == spec.deals,
         games=len(res.games), hands=hands, win_rate=st.win_rate, win_ci=st.win_ci, points_per_hand=pph,
-        points_ci=pci, forfeits=st.forfeits,
+        points_ci=pci, forfeits=st.forfeits, **mcp_figures(usage),
     )
+
+
+def mcp_figures(usage: dict[str, int] | None) -> dict[str, float | None]:
+    """The refused move rate and characters per decision from the MCP seat's counts
+    (:func:`clients.match_referee.mcp_usage`); nothing for other agents."""
+    if usage is None:
+        return {}
+    sent = usage["moves"] + usage["refused"]
+    return {
+        "refused_rate": usage["refused"] / sent if sent else 0.0,
+        "chars_per_decision": usage["chars"] / usage["moves"] if usage["moves"] else float(usage["chars"]),
+    }
 
 
 def load_reference(path: Path = REFERENCE_FILE) -> list[EvalResult]:
@@ -177,6 +220,9 @@ def format_table(rows: Sequence[EvalResult], reference: Sequence[EvalResult] = (
                 else:  # one deal: no spread between deals to measure
                     pts = f"{x.points_per_hand:+6.2f} [one deal: none]"
                 out.append(f"  {(x.agent + tag)[:18]:<18} {x.opponent[:10]:<10} {x.games:>5} {win:>22} {pts:>26}{flag}")
+                if x.refused_rate is not None and x.chars_per_decision is not None:
+                    out.append(f"  {'':<18} MCP seat: refused moves {x.refused_rate:.1%}, {x.chars_per_decision:,.0f} characters "
+                               f"(~{x.tokens_per_decision:,.0f} tokens) of text per decision")
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 

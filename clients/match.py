@@ -551,10 +551,12 @@ class ForkLanes:
             _WORK.clear()
 
 
-def check_bots(bots: Sequence[BotSpec], rules: RuleSet) -> None:
-    """Fail early, with a sentence, on a wrong number of bots or an unloadable one."""
-    if len(bots) != rules.num_players:
-        raise ValueError(f"{rules.variant} is played by {rules.num_players} bots, got {len(bots)}")
+def check_bots(bots: Sequence[BotSpec], rules: RuleSet, count: int | None = None) -> None:
+    """Fail early, with a sentence, on a wrong number of bots or an unloadable one
+    (``count``: how many bots play, when ``bots`` are only those to load)."""
+    n = len(bots) if count is None else count
+    if n != rules.num_players:
+        raise ValueError(f"{rules.variant} is played by {rules.num_players} bots, got {n}")
     for b in bots:
         if isinstance(b, str):
             get_bot(b, "check")  # raises BotNotFound with the reason

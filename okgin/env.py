@@ -84,6 +84,10 @@ VARIABLES: tuple[Variable, ...] = (
              "the example bots in C, JavaScript, Rust and Java: an arena's endpoint; they log in with OKGIN_ACCOUNT and "
              "the key in OKGIN_KEY_FILE, seek, and play each `game_ready` at its shard (protocol.md §19)",
              "unset: the bot plays at OKGIN_ENDPOINT with OKGIN_TOKEN"),
+    Variable("OKGIN_MCP_SERVER", "bot",
+             "`okgin eval --mcp-agent`: the MCP seat's command as a JSON list of words, for the agent (an MCP host) to "
+             "start over stdio with its environment (which holds the seat's token in OKGIN_SEAT_TOKEN)",
+             "set for an MCP agent"),
     Variable("OKGIN_ACCOUNT", "bot", "with OKGIN_ARENA: the arena account the example bot plays as", "none"),
     Variable("OKGIN_KEY_FILE", "bot", "with OKGIN_ARENA: the file (mode 0600) holding that account's API key", "none"),
     Variable("NO_COLOR", "system", "any value: `okgin tournament` prints plain progress lines, no colour",

@@ -104,6 +104,15 @@ def bot_argv(bot: str, endpoint: str, *extra: str, name: str | None = None, toke
     return [*argv, *extra]
 
 
+def mcp_argv(endpoint: str, *, name: str, stats: str | os.PathLike[str] | None = None) -> list[str]:
+    """``okgin mcp --connect ENDPOINT --name NAME`` (the seat's token goes in
+    ``OKGIN_SEAT_TOKEN``), with ``--stats FILE`` for ``okgin eval``'s counts."""
+    argv = okgin_argv("mcp", "--connect", endpoint, "--name", name)
+    if stats is not None:
+        argv += ["--stats", os.fspath(stats)]
+    return argv
+
+
 class ArgumentContainer(Protocol):
     """An argparse parser or argument group: anything with ``add_argument``."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 
 from clients.sdk import DEFAULT_ENDPOINT, RefereeError, SDKError
@@ -47,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_rule_flag(p, help="with --table: a rule option the join asks for (repeatable), e.g. target_score=50")
     p.add_argument("--any-rules", action="store_true",
                    help="with --table: sit at an existing table whatever its rules (the state tool shows them)")
+    p.add_argument("--stats", metavar="FILE",
+                   help="at the end, write the agent's tool calls, moves played and refused and the characters of text "
+                   "it was shown, as JSON (okgin eval --mcp-agent reads it)")
     p.add_argument("--connect-timeout", type=float, default=30.0, metavar="S",
                    help="seconds to wait for the referee and the seat at start-up (default %(default)s)")
     return p
@@ -69,10 +73,14 @@ async def _serve(args: argparse.Namespace, token: str | None, rules: RuleSet | N
         await seat.close()
         return 1
     print(f"okgin mcp: seated at table {seat.table} as seat {seat.seat}; serving MCP on stdio", file=sys.stderr)
+    server = build_server(seat)
     try:
-        await build_server(seat).run_stdio_async()
+        await server.run_stdio_async()
     finally:
         await seat.close()
+        if args.stats:
+            with open(args.stats, "w", encoding="utf-8") as f:
+                json.dump(server.usage.to_json(), f)
     return 0
 
 

@@ -11,6 +11,7 @@ both are accepted, so ``pip install 'okgin[research]'`` works with either.
 from __future__ import annotations
 
 import json
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.types import CallToolResult, ToolAnnotations
@@ -94,16 +95,57 @@ def argument_errors(tool: str, error: ValidationError) -> str:
     return f"Wrong arguments for {tool}: " + "; ".join(lines) + ". The tool's input schema lists each argument and its type."
 
 
+@dataclass
+class Usage:
+    """What the agent asked of the seat and read from it, for ``okgin eval --mcp-agent``:
+    tool calls, moves played (``play`` and ``advise`` accepted), moves refused (illegal,
+    unreadable, negated, ambiguous: the seat's own refusals and wrong arguments), and the
+    characters of text every tool answer put before the agent (its text content; the
+    structured content repeats it as fields)."""
+
+    calls: int = 0
+    moves: int = 0
+    refused: int = 0
+    chars: int = 0
+
+    def to_json(self) -> dict[str, int]:
+        return asdict(self)
+
+
+def _text_of(result: Any) -> str:
+    """The text content of a tool's answer, whatever shape the SDK returns it in."""
+    if isinstance(result, str):
+        return result
+    if isinstance(result, CallToolResult):
+        return "".join(getattr(c, "text", "") for c in result.content)
+    if isinstance(result, (list, tuple)):
+        return "".join(_text_of(x) for x in result)
+    return str(getattr(result, "text", ""))
+
+
 class _Server(_BaseServer):
-    """The SDK's server, with argument errors as sentences (:func:`argument_errors`)."""
+    """The SDK's server, with argument errors as sentences (:func:`argument_errors`), and
+    every call counted in :attr:`usage`."""
+
+    usage: Usage
 
     async def call_tool(self, name: str, arguments: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        usage = self.usage
+        usage.calls += 1
+        moving = name in ("play", "advise")
         try:
-            return await super().call_tool(name, arguments, *args, **kwargs)
+            result = await super().call_tool(name, arguments, *args, **kwargs)
         except ToolError as e:
             if isinstance(e.__cause__, ValidationError):
-                raise ToolError(argument_errors(name, e.__cause__)) from None
-            raise
+                e = ToolError(argument_errors(name, e.__cause__))
+            if moving:
+                usage.refused += 1
+            usage.chars += len(str(e))
+            raise e from None
+        if moving:
+            usage.moves += 1
+        usage.chars += len(_text_of(result))
+        return result
 
 
 def build_server(seat: McpSeat) -> Any:
@@ -113,6 +155,7 @@ def build_server(seat: McpSeat) -> Any:
     if seat.rules is not None:  # known once seated: the host may put them in the model's context
         instructions += "\n\nThe rules of this table:\n" + rules_text(seat.rules)
     server = _Server("okgin", instructions=instructions)
+    server.usage = Usage(chars=len(instructions))  # the instructions are text the agent reads too
 
     async def guarded(coro: Any) -> str:
         try:

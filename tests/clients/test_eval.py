@@ -95,3 +95,45 @@ def test_docs_show_the_stored_reference() -> None:
     text = (Path(__file__).resolve().parents[2] / "docs" / "research.md").read_text(encoding="utf-8")
     block = text.split("<!-- eval-reference -->\n```text\n", 1)[1].split("```\n<!-- /eval-reference -->", 1)[0]
     assert block == format_table(load_reference())
+
+
+def _c_bot() -> str:
+    """clients/c built with its Makefile, as its README tells a user (skipped without make)."""
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    if shutil.which("make") is None or shutil.which("pkg-config") is None:
+        pytest.skip("make or pkg-config missing: cannot build clients/c")
+    c_dir = Path(__file__).resolve().parents[2] / "clients" / "c"
+    proc = subprocess.run(["make", "-s"], cwd=c_dir, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return str(c_dir / "build" / "okgin-bot")
+
+
+@pytest.mark.timeout(300)
+def test_a_command_agent_in_c_is_evaluated_through_a_referee(capsys: pytest.CaptureFixture[str]) -> None:
+    """AGENT as a program of another language (issue 29 item 2): the C example bot, started
+    once per game with its seat token in OKGIN_TOKEN, on the protocol's own deals and
+    seatings against random, through a real referee subprocess; then the same by the
+    command line, beside the reference rows."""
+    from clients.match_referee import CommandBot
+
+    agent = CommandBot((_c_bot(), "--connect", "{endpoint}", "--name", "{name}"), "c-simple")
+    r = evaluate(agent, "random", "oklahoma", deals=1, timeout=240)
+    assert (r.agent, r.opponent, r.games, r.deals, r.standard, r.forfeits) == ("c-simple", "random", 2, 1, False, 0)
+    assert r.hands > 0 and r.win_rate == 1.0 and r.points_per_hand > 0  # the simple player never loses to random
+    assert main(["--command", f"{agent.argv[0]} --connect {{endpoint}} --name {{name}}", "--name", "c-simple",
+                 "--variant", "oklahoma", "--against", "random", "--deals", "1", "--timeout", "240"]) == 0
+    text = capsys.readouterr().out
+    assert "c-simple" in text and "non-standard: 1 deals" in text and "simple (ref)" in text
+
+
+def test_a_command_never_carries_the_token(capsys: pytest.CaptureFixture[str]) -> None:
+    from clients.match_referee import CommandBot
+
+    with pytest.raises(ValueError, match="OKGIN_TOKEN"):
+        CommandBot(("bot", "--token", "{token}"))
+    assert main(["--command", "bot --token {token}", "--deals", "1"]) == 2
+    assert "OKGIN_TOKEN" in capsys.readouterr().err
+    assert main(["simple", "--command", "bot", "--deals", "1"]) == 2
