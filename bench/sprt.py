@@ -99,13 +99,21 @@ def git_commit() -> str:
 
 
 def play_sequential(work: MatchWork, order: Chunk, test: Sprt, batch: int, jobs: int,
-                    progress: Callable[[int, float, Paired], None] | None = None) -> tuple[list[GameSummary], str | None]:
+                    progress: Callable[[int, float, Paired], None] | None = None,
+                    deadline: float | None = None,
+                    games: list[GameSummary] | None = None) -> tuple[list[GameSummary], str | None]:
     """Play ``order`` (two seatings per deal) in batches of ``batch`` deals until the test
-    decides; the games up to the deciding pair, and the decision (None: not reached)."""
-    games: list[GameSummary] = []
+    decides; the games up to the deciding pair, and the decision (None: not reached).
+
+    ``deadline`` (a ``time.monotonic()`` value) stops it after the batch running then;
+    ``games``, if given, is filled as pairs complete, so a caller interrupted with
+    Ctrl-C still holds every complete pair played."""
+    games = [] if games is None else games
     lanes = ForkLanes(jobs) if jobs > 1 else None
     step = 2 * batch
     for start in range(0, len(order), step):
+        if deadline is not None and time.monotonic() >= deadline:
+            break
         part = order[start:start + step]
         if lanes is None:
             done = work.play(part)
@@ -125,12 +133,12 @@ def play_sequential(work: MatchWork, order: Chunk, test: Sprt, batch: int, jobs:
 
 
 def summary(cand: str, base: str, rules: RuleSet, test: Sprt, games: list[GameSummary], decision: str | None,
-            elapsed: float, command: str) -> tuple[str, dict[str, Any]]:
+            elapsed: float, command: str, stopped: str = "game limit") -> tuple[str, dict[str, Any]]:
     p = deal_pairs(games)
     llr = test.llr(p.counts)
     lo, hi = p.elo_interval()
     wins = sum(1 for g in games if g.winner == 0)
-    verdict = {"H1": "H1 accepted (pass)", "H0": "H0 accepted (fail)", None: "inconclusive (game limit)"}[decision]
+    verdict = {"H1": "H1 accepted (pass)", "H0": "H0 accepted (fail)", None: f"inconclusive ({stopped})"}[decision]
     default = RuleSet(variant=rules.variant, max_hands=EVENT_MAX_HANDS).to_dict()
     changed = {k: v for k, v in rules.to_dict().items() if v != default.get(k)}
     rule_text = rules.variant + ("" if not changed else ", " + ", ".join(f"{k}={v}" for k, v in sorted(changed.items())))
@@ -150,7 +158,7 @@ def summary(cand: str, base: str, rules: RuleSet, test: Sprt, games: list[GameSu
         "alpha": test.alpha, "beta": test.beta, "games": len(games), "pairs": p.units, "cells": list(p.counts),
         "elo": round(p.elo(), 2), "elo_low95": round(lo, 2), "elo_high95": round(hi, 2), "llr": round(llr, 4),
         "lower": round(test.lower, 4), "upper": round(test.upper, 4), "decision": decision, "wins": wins,
-        "elapsed_s": round(elapsed, 1), "command": command,
+        "elapsed_s": round(elapsed, 1), "command": command, "stopped": None if decision else stopped,
     }
     return text, data
 
@@ -167,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=10, help="deals per batch between progress lines (default 10)")
     ap.add_argument("--seed", default="sprt", help="the match seed (okgin match --seed): the deals")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--max-minutes", type=float, help="stop without a verdict after the batch running at this time")
     add_rule_flag(ap)
     args = ap.parse_args(argv)
     if args.max_games < 2 or args.batch < 1 or args.jobs < 1:
@@ -186,9 +195,19 @@ def main(argv: list[str] | None = None) -> int:
               f"LLR {llr:.2f} [{test.lower:.2f}, {test.upper:.2f}]", file=sys.stderr, flush=True)
 
     t0 = time.perf_counter()
-    games, decision = play_sequential(work, order, test, args.batch, args.jobs, progress)
+    deadline = None if args.max_minutes is None else time.monotonic() + 60 * args.max_minutes
+    games: list[GameSummary] = []
+    stopped = "game limit"
+    try:
+        games, decision = play_sequential(work, order, test, args.batch, args.jobs, progress, deadline, games)
+        if decision is None and len(games) < len(order):
+            stopped = "time limit"
+    except KeyboardInterrupt:  # the summary of the complete pairs so far
+        decision, stopped = None, "interrupted"
+        games = games[: len(games) // 2 * 2]
     command = "python3 bench/sprt.py " + shlex.join(argv if argv is not None else sys.argv[1:])
-    text, data = summary(args.candidate, args.baseline, rules, test, games, decision, time.perf_counter() - t0, command)
+    text, data = summary(args.candidate, args.baseline, rules, test, games, decision, time.perf_counter() - t0, command,
+                         stopped)
     print(text)
     print(json.dumps(data, sort_keys=True))
     return 0

@@ -65,3 +65,9 @@ def test_summary_and_limit(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["games"] == 6 and data["decision"] is None and len(data["cells"]) == 5
     text = "\n".join(out[:-1])
     assert "inconclusive" in text and "pentanomial" in text and "bench/sprt.py simple eaai-simple" in text
+
+
+def test_a_time_limit_stops_without_a_verdict(capsys: pytest.CaptureFixture[str]) -> None:
+    assert sprt.main(["simple", "random", "--max-minutes", "0", "--elo1", "50", "--seed", "q"]) == 0
+    data = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert data["games"] == 0 and data["decision"] is None and data["stopped"] == "time limit"
