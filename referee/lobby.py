@@ -256,6 +256,23 @@ class Lobby:
                 self.host.send(s, t.seated_msg(i))
             t.start_game()
 
+    def join_settings(self, msg: dict[str, Any]) -> tuple[Clock, Policies]:
+        """The clock and policies a ``join`` asks for a table it creates (1.6, protocol.md
+        §5.8), laid over the referee's defaults. A player may choose a humane clock for a
+        table of people (okgin tui asks for a bank with an increment, and the away clock
+        ``pause``), but not none at all where the operator gave every table one: a silent
+        player could then hold a game for ever (docs/operations.md)."""
+        clock = self.config.clock.merge(msg.get("clock"))
+        try:
+            policies = self.config.policies.merge(msg.get("policies"))
+        except TypeError as e:
+            raise ProtocolError("bad_message", f"bad policies: {e}") from None
+        if self.config.clock.limited and not clock.limited:
+            raise ProtocolError(
+                "bad_message", "this referee gives every table a clock: a join's clock needs move_ms or bank_ms above 0"
+            )
+        return clock, policies
+
     def on_join(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
         name = msg["table"]
         t = self.tables.get(name)
@@ -265,6 +282,7 @@ class Lobby:
         named = partial.get("variant") if isinstance(partial, dict) else None
         variant = msg.get("variant") or (named if named in ("oklahoma", "box") else "oklahoma")
         rules = self.rules(variant, partial)  # checked also at an existing table, any_rules or not (bad_rules)
+        clock, policies = self.join_settings(msg)  # checked whatever the table (1.6); used only by a join that creates it
         if t is None:
             if want is not None and want >= rules.num_players:
                 raise ProtocolError("bad_seat", f"{variant} has seats 0-{rules.num_players - 1}, not {want}", table=name)
@@ -275,7 +293,7 @@ class Lobby:
                     "limit_reached", f"you have made {cap} tables that are still open, your limit; leave one first", table=name
                 )
             self.check_table_limit()
-            t = self.create_table(name, variant, rules, origin="named")
+            t = self.create_table(name, variant, rules, clock=clock, policies=policies, origin="named")
             sess.tables_made += 1
             self.made_by[name] = sess
             self.sit(sess, t, 0 if want is None else want, rqid)

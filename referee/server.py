@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from okgin import RuleSet, __version__
@@ -43,12 +45,28 @@ from .lobby import Lobby
 from .ratelimit import RateLimiter
 from .recovery import Recovery, RecoveryParts, open_recovery
 from .sessions import SessionDesk
+from .stalls import StallMeter
 from .table import Table
 from .tablehost import Host
 from .transport import DRAIN_MAX, SHUTDOWN_LINGER_MS, Transport
 from .watchdesk import WatchDesk
 
 __all__ = ["DRAIN_MAX", "SHUTDOWN_LINGER_MS", "Referee"]
+
+
+def tick_period(cfg: RefereeConfig) -> float:
+    """Seconds between lifecycle ticks (heartbeats out, silent peers gone): at most 1 s,
+    so the referee reads its clock at least that often (referee.stalls)."""
+    return min(1.0, max(0.01, cfg.heartbeat_ms / 4000))
+
+
+def credit_stall(tables: Mapping[str, Table], desk: SessionDesk, lost_s: float) -> None:
+    """The referee did not run for ``lost_s`` (referee.stalls): charge it to nobody. Every
+    running move's clock and every grace timer is moved on, and no session is taken for
+    silent because of it (protocol.md §7)."""
+    for t in tables.values():
+        t.credit_stall(lost_s)
+    desk.credit_stall(lost_s)
 
 
 class Referee:
@@ -70,6 +88,10 @@ class Referee:
         # calls the dispatcher, which reaches the tables, which send through the transport;
         # the desk and the lobby each call the other) are closed by wiring an attribute
         # after both ends exist: Transport.handle and .conns, SessionDesk.lobby.
+        # The referee's clock: it notices when the loop did not run (referee.stalls), and
+        # then moves every running clock on before anyone reads the time (credit_stall).
+        self.stalls = StallMeter(tick_period(cfg))
+        self.now = self.stalls.now  # the class's monotonic, made stall-aware
         self.transport = tr = Transport(cfg, self.now)
         sender = tr.sender
         #: what a table may use of the referee (referee.tablehost): handed to every table
@@ -80,6 +102,7 @@ class Referee:
         self.doors = Doors(cfg, tr, desk.conns, desk.disconnect)
         self.lobby = lobby = Lobby(cfg, host, desk.sessions, desk.maybe_forget, self.doors.close_table)
         desk.lobby = lobby
+        self.stalls.on_stall = partial(credit_stall, lobby.tables, desk)
         limited = cfg.rate_limit_per_s > 0 or cfg.rate_limit_bytes_per_s > 0
         self.limiter = (
             RateLimiter(
@@ -177,6 +200,7 @@ class Referee:
         )
         _, self.recovery_summary = open_recovery(self.config, parts, self._attach_recovery)
         self.transport.serve()
+        self.stalls.restart()
         self._schedule_tick()
         return endpoint
 
@@ -217,13 +241,12 @@ class Referee:
         await self.stop()
 
     def _schedule_tick(self) -> None:
-        period = min(1.0, max(0.01, self.config.heartbeat_ms / 4000))
-        self._tick_handle = self.loop.call_later(period, self._tick)
+        self._tick_handle = self.loop.call_later(tick_period(self.config), self._tick)
 
     def _tick(self) -> None:
         if self.transport.sock is None:
             return
-        self.desk.tick()
+        self.desk.tick()  # reads the clock, so a stall is credited at the latest here
         self._schedule_tick()
 
     # ================================================================ for embedding programs and tests

@@ -256,6 +256,7 @@ class SessionDesk:
             if t.cancel_grace(seat):
                 if t.journal is not None:
                     t.journal.write("reconnect", seat=seat)
+                t.seat_back(seat)
                 t.seat_status(seat, True, None)
             self.host.send(sess, t.snapshot(seat, False))
             t.send_missed_end(seat, sess, heard)
@@ -291,11 +292,15 @@ class SessionDesk:
         lobby = self.lobby
         lobby.unqueue(sess)
         lobby.unwatch_all(sess)
+        # Silent since its last message and the heartbeat it then owed us (protocol.md §10):
+        # the away clock (§8) stops a seat's move from then, not from when we noticed.
+        since = min(self.host.now(), sess.last_recv + self.config.heartbeat_ms / 1000)
         for name, seat in list(sess.seats.items()):
             t = lobby.tables[name]
             if t.journal is not None:
                 t.journal.write("disconnect", seat=seat)
             t.start_grace(seat, t.policies.disconnect_grace_ms / 1000, self.grace_expired)
+            t.seat_away(seat, since)
             t.seat_status(seat, False, t.policies.disconnect_grace_ms)
         self.maybe_forget(sess)
 
@@ -344,6 +349,12 @@ class SessionDesk:
                     self.opened.pop(sess.opened_by, None)
             if self.recovery is not None:
                 self.recovery.session_forgotten(sess)
+
+    def credit_stall(self, lost_s: float) -> None:
+        """The referee did not run for ``lost_s`` (referee.stalls): nobody was silent for
+        that time, since nobody could reach us."""
+        for sess in self.conns.values():
+            sess.last_recv += lost_s
 
     def tick(self) -> None:
         """Heartbeats out, silent peers declared gone (protocol.md §10)."""

@@ -299,9 +299,11 @@ class AsyncClient:
 
     # ------------------------------------------------------------ requests
     async def join(self, table: str, seat: int | None = None, variant: str | None = None, rules: rq.Rules = None,
-                   any_rules: bool = False) -> Seated:
-        """See :func:`clients.sdk.requests.join` (``any_rules``: sit whatever the table's rules)."""
-        return _typed(await self.request(rq.join(table, seat, variant, rules, any_rules)), Seated)
+                   any_rules: bool = False, clock: dict[str, Any] | None = None,
+                   policies: dict[str, Any] | None = None) -> Seated:
+        """See :func:`clients.sdk.requests.join` (``any_rules``: sit whatever the table's
+        rules; ``clock``, ``policies``: a table this join creates, protocol 1.6)."""
+        return _typed(await self.request(rq.join(table, seat, variant, rules, any_rules, clock, policies)), Seated)
 
     async def queue(self, variant: str = "oklahoma", rules: rq.Rules = None) -> Queued:
         """The quick-match queue of ``variant`` (``seated`` and ``game_start`` follow)."""

@@ -45,12 +45,16 @@ def hello(name: str, role: str, token: str | None = None, admin_key: str | None 
 
 
 def join(
-    table: str, seat: int | None = None, variant: str | None = None, rules: Rules = None, any_rules: bool = False
+    table: str, seat: int | None = None, variant: str | None = None, rules: Rules = None, any_rules: bool = False,
+    clock: dict[str, Any] | None = None, policies: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A join asks for ``variant`` (default oklahoma) with ``rules`` (default: its defaults):
     an existing table with other rules refuses it with ``rules_mismatch`` listing them.
-    ``any_rules`` (protocol 1.4): sit whatever the existing table's rules are."""
-    return _put({"type": "join", "table": table}, seat=seat, variant=variant, rules=rules_map(rules), any_rules=any_rules or None)
+    ``any_rules`` (protocol 1.4): sit whatever the existing table's rules are. ``clock``
+    and ``policies`` (1.6, partial maps): the settings of the table if this join creates
+    it (ignored at an existing table); send them only to a referee of minor 6 or more."""
+    return _put({"type": "join", "table": table}, seat=seat, variant=variant, rules=rules_map(rules), any_rules=any_rules or None,
+                clock=clock, policies=policies)
 
 
 def queue(variant: str = "oklahoma", rules: Rules = None) -> dict[str, Any]:

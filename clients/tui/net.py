@@ -27,6 +27,7 @@ from clients.sdk import AsyncClient, ConnectionLost, Disconnected, Reconnected, 
 from clients.sdk import Timeout as SDKTimeout
 from clients.sdk import messages as sdk
 from okgin import Action, env
+from okgin.protocol.settings import PEOPLE_CLOCK, PEOPLE_POLICIES
 
 from .backend import Backend
 from .messages import ConnectionChanged, Notice, RefereeMessage
@@ -54,6 +55,20 @@ async def list_tables(endpoint: str, name: str = "okgin-tui") -> list[dict[str, 
         return await client.list_tables()
     finally:
         await client.close()
+
+
+def people_settings(client: AsyncClient) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The clock and policies of a table a person creates from the TUI (issue 28 item 3):
+    a bank of 10 minutes and 5 s a move (no limit per move) and a clock that stops while
+    a player's connection is gone (``okgin.protocol.settings.PEOPLE_CLOCK``,
+    ``PEOPLE_POLICIES``; docs/rules.md §7.1). Only a referee of protocol 1.6 or later knows
+    them; an older one gives its own defaults, as before."""
+    welcome = client.welcome
+    if welcome is None or welcome.minor < 6:
+        return None, None
+    c = PEOPLE_CLOCK
+    return ({"move_ms": c.move_ms, "bank_ms": c.bank_ms, "increment_ms": c.increment_ms},
+            {"away_clock": PEOPLE_POLICIES.away_clock})
 
 
 class NetworkBackend(Backend):
@@ -201,7 +216,9 @@ class NetworkBackend(Backend):
             admin = AsyncClient(self.endpoint, self.name, "admin", admin_key=key, reconnect=False)
             try:
                 await admin.connect(HELLO_TIMEOUT_S)
-                made = await admin.create_table(table=s.table, variant=s.variant, rules=s.rules or None, clock=s.clock)
+                people = people_settings(admin)
+                made = await admin.create_table(table=s.table, variant=s.variant, rules=s.rules or None,
+                                                clock=s.clock or people[0], policies=people[1])
             finally:
                 await admin.close()
             self.table = made.table
@@ -213,8 +230,9 @@ class NetworkBackend(Backend):
             # mode create: the table was just made above with its rules, so sit whatever they are;
             # mode join: ask for the chosen rules, so a squatted name is refused (rules_mismatch
             # lists the table's rules and _refused shows them) rather than silently seating us.
+            clock, policies = people_settings(client) if create else (None, None)
             reply = await client.join(self.table, s.seat, s.variant if create else None, (s.rules or None) if create else None,
-                                      any_rules=not create)
+                                      any_rules=not create, clock=clock, policies=policies)
             self._feed(app, reply)
 
     async def _on_message(self, app: OkginApp, msg: Any) -> None:

@@ -283,7 +283,7 @@ FIELDS: dict[str, dict[str, tuple[Check, bool]]] = {
                     "open": (_bool, False)},
     "queue": {"variant": (_variant, False), "rules": (_map, False)},
     "join": {"table": (_table, True), "seat": (_nnint, False), "variant": (_variant, False), "rules": (_map, False),
-             "any_rules": (_bool, False)},
+             "any_rules": (_bool, False), "clock": (_map, False), "policies": (_map, False)},  # clock, policies: 1.6
     "leave": {"table": (_table, False)},
     "act": {"table": (_table, True), "seq": (_nnint, True), "action": (_map, True), "seat": (_nnint, False)},
     "advise": {"table": (_table, True), "seq": (_nnint, True), "action": (_opt_map, False), "text": (_text, False)},
@@ -437,7 +437,8 @@ def largest_legal_messages() -> dict[str, dict[str, Any]]:
                   "account": name, "key": _WIDE * MAX_ACCOUNT_KEY},
         "heartbeat": {}, "ping": {}, "bye": {}, "list_tables": {},
         "queue": {"variant": variant, "rules": partial("RulesPartial")},
-        "join": {"table": table, "seat": _BIG_NNINT, "variant": variant, "rules": partial("RulesPartial"), "any_rules": True},
+        "join": {"table": table, "seat": _BIG_NNINT, "variant": variant, "rules": partial("RulesPartial"), "any_rules": True,
+                 "clock": partial("ClockPartial"), "policies": partial("PoliciesPartial")},  # clock, policies: 1.6
         "leave": {"table": table},
         "act": {"table": table, "seq": _BIG_NNINT, "action": knock, "seat": _BIG_NNINT},
         "advise": {"table": table, "seq": _BIG_NNINT, "action": knock, "text": _WIDE * MAX_TEXT},

@@ -135,6 +135,7 @@ def _defs() -> J:
         "illegal": {"enum": ["reprompt", "forfeit"]},
         "illegal_limit": {"type": "integer", "minimum": 1, "maximum": 1000},
         "disconnect_grace_ms": MS,
+        "away_clock": {"enum": ["run", "pause"]},  # 1.6, okgin/protocol/settings.py; sent only when "pause"
     }
     layout = obj({"melds": arr(cards), "deadwood_cards": cards, "deadwood": NNINT})
     defence = obj(
@@ -247,7 +248,7 @@ def _defs() -> J:
              "bank_ms": nullable(arr(INT)), "banks_ms": nullable(arr(INT)),  # 1.4
              "increment_ms": NNINT, "grace_ms": NNINT}
         ),
-        "Policies": obj(policy_props),
+        "Policies": obj(policy_props, required=[k for k in policy_props if k != "away_clock"]),  # sent only when "pause"
         "PoliciesPartial": closed(obj(policy_props, required=[])),
         "Final": obj(
             {
@@ -367,7 +368,7 @@ def _messages() -> dict[str, J]:
         ),
         "join": (
             {"table": table, "seat": NNINT, "variant": {"enum": ["oklahoma", "box"]}, "rules": ref("RulesPartial"),
-             "any_rules": BOOL},
+             "any_rules": BOOL, "clock": ref("ClockPartial"), "policies": ref("PoliciesPartial")},  # clock, policies: 1.6
             ["table"],
         ),
         "seated": (

@@ -18,7 +18,9 @@ from typing import Any, TypeVar
 
 from .errors import ProtocolError
 
-__all__ = ["ILLEGAL_POLICIES", "MAX_MS", "TIMEOUT_POLICIES", "Clock", "Policies"]
+__all__ = [
+    "AWAY_CLOCKS", "ILLEGAL_POLICIES", "MAX_MS", "PEOPLE_CLOCK", "PEOPLE_POLICIES", "TIMEOUT_POLICIES", "Clock", "Policies",
+]
 
 S = TypeVar("S", "Clock", "Policies")
 MAX_MS = 7 * 24 * 3600 * 1000  # a week: any larger time setting is a mistake
@@ -66,6 +68,10 @@ class Clock:
 
 TIMEOUT_POLICIES = ("forfeit", "default_move")
 ILLEGAL_POLICIES = ("forfeit", "reprompt")
+#: What the clock of a disconnected seat to act does (protocol.md §8, 1.6): ``run`` on
+#: (a competition's choice: a bot's connection is its own business), or ``pause`` until
+#: it is back (people's tables: a lost connection must not cost the game on time).
+AWAY_CLOCKS = ("run", "pause")
 
 
 @dataclass(frozen=True)
@@ -76,6 +82,7 @@ class Policies:
     illegal: str = "reprompt"
     illegal_limit: int = 3
     disconnect_grace_ms: int = 30000
+    away_clock: str = "run"  # 1.6
 
     def __post_init__(self) -> None:
         if self.timeout not in TIMEOUT_POLICIES:
@@ -87,10 +94,28 @@ class Policies:
                 "bad_message", f"policies.illegal_limit must be a whole number from 1 to 1000, got {self.illegal_limit!r}"
             )
         _ms("policies.disconnect_grace_ms", self.disconnect_grace_ms)
+        if self.away_clock not in AWAY_CLOCKS:
+            raise ProtocolError("bad_message", f"policies.away_clock must be 'run' or 'pause', got {self.away_clock!r}")
 
     def to_wire(self) -> dict[str, Any]:
-        return asdict(self)
+        """The wire map; ``away_clock`` only when it is ``pause`` (1.6: absent means ``run``,
+        so a table of 1.5's behaviour is described as a 1.5 referee described it)."""
+        d = asdict(self)
+        if self.away_clock == "run":
+            del d["away_clock"]
+        return d
 
     def merge(self, partial: dict[str, Any] | None) -> Policies:
         """These policies with a client's partial map laid over them (checked by ``__post_init__``)."""
         return _merged(self, partial, "policy", lambda k, v: v)
+
+
+#: The time control of a table a person creates to play people (``okgin tui`` sends it
+#: with the ``join`` that creates a table; protocol.md §5.8, docs/rules.md §7.1): no limit
+#: per move, a bank of 10 minutes a game and 5 s more after each move. Why a bank and not
+#: today's 60 s a move: a person may think long over one hard discard and fast over the
+#: rest, and should lose on time only after being slow all game, warned as the bank runs low.
+PEOPLE_CLOCK = Clock(move_ms=0, bank_ms=600_000, increment_ms=5_000, grace_ms=1000)
+#: The policies that go with it: a seat whose connection drops has its clock stopped while
+#: it is away (the grace, 30 s, is then all that can end its game).
+PEOPLE_POLICIES = Policies(away_clock="pause")

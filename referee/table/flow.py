@@ -68,6 +68,7 @@ class GameFlow:
         self.journal: Journal | None = None
         self.views = ViewCache()
         self.prompts = Prompts(name, clock, self.num_seats, self.views, feed)
+        self.prompts.pause_away = policies.away_clock == "pause"
         #: The last game's ``game_end`` per seat, which the seat's session may have missed:
         #: seat -> (that session, the message's fields, the session's ``last_recv`` when it
         #: was last sent). A resume sends it again after the snapshot while the referee
@@ -154,7 +155,9 @@ class GameFlow:
             raise ProtocolError(
                 "stale_seq", f"seq {msg['seq']} is not the pending prompt's (seq {p.seq}); this answer is ignored"
             )
-        elapsed = int((now - p.start) * 1000)
+        if p.paused_since is not None:  # its seat is back (a resume runs first; this is a safety net)
+            self.prompts.resume(seat, now)
+        elapsed = p.spent_ms(now)
         if self.prompts.clocks.late(p.allowance_ms, elapsed):
             assert p.allowance_ms is not None
             self.timeout(p, now)
@@ -268,8 +271,10 @@ class GameFlow:
     def deadline_passed(self, seq: int, now: float) -> bool:
         """The move timer of prompt ``seq`` fired; False if that prompt was answered since."""
         p = self.pending
-        if p is None or p.seq != seq:
+        if p is None or p.seq != seq or p.deadline is None:
             return False
+        if now < p.deadline:
+            return False  # moved on since the timer was set (a stall was credited): the shell sets it again
         self.timeout(p, now)
         return True
 
@@ -277,7 +282,7 @@ class GameFlow:
         """A late move: forfeit, or the referee's default move (protocol.md §8)."""
         game = self.game
         assert game is not None
-        elapsed = int((now - p.start) * 1000)
+        elapsed = p.spent_ms(now)
         if self.journal is not None:
             self.journal.write("timeout", seat=p.seat, seq=p.seq, ms=elapsed, policy=self.policies.timeout)
         self.prompts.pending = None
@@ -366,6 +371,27 @@ class GameFlow:
         self.n += 1
         if self.journal is not None:
             self.journal.write("hand_end", result=result.to_wire(), n=self.n)
+
+    # ------------------------------------------------------------------ time nobody is charged (protocol.md §7, §8)
+    def seat_away(self, seat: int, since: float) -> None:
+        """``seat``'s connection is gone since ``since``: remember it, and stop its move's
+        clock if the table's away clock pauses."""
+        self.seating.away_since[seat] = since
+        self.prompts.pause(seat, since)
+
+    def seat_back(self, seat: int, now: float) -> None:
+        """``seat`` resumed: its stopped move clock (if any) runs again."""
+        self.seating.away_since.pop(seat, None)
+        self.prompts.resume(seat, now)
+
+    def credit_stall(self, lost_s: float) -> None:
+        """The referee did not run for ``lost_s``: the running move is charged none of it.
+        The ``last_recv`` stamps of ``missed_end`` move on like the connected sessions'
+        own (referee.sessions.SessionDesk.credit_stall), so they still compare."""
+        self.prompts.credit(lost_s)
+        for seat, (sess, fields, stamp) in list(self.missed_end.items()):
+            if sess.rid is not None:
+                self.missed_end[seat] = (sess, fields, stamp + lost_s)
 
     def restart_clock(self, seq: int, now: float) -> None:
         """The seat to act is back after a restart: its move's clock starts ``now``."""

@@ -27,7 +27,7 @@ __all__ = ["Pending", "Prompts"]
 class Pending:
     """The prompt waiting for an answer: whose, which ``seq``, since when, until when."""
 
-    __slots__ = ("advised", "allowance_ms", "deadline", "refused", "seat", "seq", "start")
+    __slots__ = ("advised", "allowance_ms", "deadline", "paused_since", "refused", "seat", "seq", "start")
 
     def __init__(self, seat: int, seq: int, start: float, allowance_ms: int | None) -> None:
         self.seat = seat
@@ -40,12 +40,19 @@ class Pending:
         self.refused = 0
         #: advice accepted for this prompt (Gin in the Box)
         self.advised = 0
+        #: since when the move's clock is stopped, its seat being away (policy away_clock
+        #: ``pause``, protocol.md §8); None: it runs. ``deadline`` is None meanwhile.
+        self.paused_since: float | None = None
+
+    def spent_ms(self, now: float) -> int:
+        """The time this move has used so far (a stopped clock stands where it stopped)."""
+        return int(((now if self.paused_since is None else self.paused_since) - self.start) * 1000)
 
 
 class Prompts:
     """One table's pending prompt, ``seq`` and clocks (see the module docstring)."""
 
-    __slots__ = ("_untimed_clock", "clock", "clocks", "feed", "name", "pending", "seq", "views")
+    __slots__ = ("_untimed_clock", "clock", "clocks", "feed", "name", "pause_away", "pending", "seq", "views")
 
     def __init__(self, name: str, clock: Clock, num_seats: int, views: ViewCache, feed: Feed) -> None:
         self.name = name
@@ -56,6 +63,8 @@ class Prompts:
         self.pending: Pending | None = None
         self.clocks = GameClocks(clock, num_seats, None)  # no bank before the first game (its snapshot says so)
         self._untimed_clock: bytes | None = None  # the packed clock of an untimed prompt (frame)
+        #: policy away_clock ``pause``: a seat's move clock stops while the seat is away
+        self.pause_away = False
 
     def prompt(
         self,
@@ -80,6 +89,9 @@ class Prompts:
         if p.allowance_ms is not None:
             p.deadline = self.clocks.deadline(start, p.allowance_ms)
         self.pending = p
+        since = self.feed.seating.away_since.get(seat)
+        if since is not None:
+            self.pause(seat, since)
         self.send_prompt(game, game_no, now, error, lead)
 
     def send_prompt(
@@ -135,7 +147,7 @@ class Prompts:
             self.feed.send(sess, frame(fields, legal, view))
 
     def clock_state(self, p: Pending, now: float) -> dict[str, Any]:
-        spent = int((now - p.start) * 1000)
+        spent = p.spent_ms(now)
         return self.clocks.state(p.allowance_ms, spent, self.clocks.banks_now(p.seat, spent))
 
     def banks_now(self, now: float) -> list[int] | None:
@@ -143,7 +155,44 @@ class Prompts:
         p = self.pending
         if p is None:
             return self.clocks.banks()
-        return self.clocks.banks_now(p.seat, int((now - p.start) * 1000))
+        return self.clocks.banks_now(p.seat, p.spent_ms(now))
+
+    # ------------------------------------------------------------------ time nobody is charged (protocol.md §7, §8)
+    def pause(self, seat: int, since: float) -> bool:
+        """``seat`` is away since ``since``: at a table whose away clock pauses, its
+        pending move's clock stops there (not before the move began, and not for a move
+        that was already late by then). True if a clock stopped."""
+        p = self.pending
+        if not self.pause_away or p is None or p.seat != seat or p.paused_since is not None:
+            return False
+        since = max(since, p.start)
+        if p.deadline is not None and p.deadline <= since:
+            return False  # late before it went away: the timeout policy rules
+        p.paused_since = since
+        p.deadline = None
+        return True
+
+    def resume(self, seat: int, now: float) -> None:
+        """``seat`` is back: its stopped move clock runs again from where it stood."""
+        p = self.pending
+        if p is None or p.seat != seat or p.paused_since is None:
+            return
+        p.start += now - p.paused_since
+        p.paused_since = None
+        if p.allowance_ms is not None:
+            p.deadline = self.clocks.deadline(p.start, p.allowance_ms)
+
+    def credit(self, lost_s: float) -> None:
+        """The referee did not run for ``lost_s`` (referee.stalls): the pending move's
+        clock moves on by as much, charged to nobody."""
+        p = self.pending
+        if p is None:
+            return
+        p.start += lost_s
+        if p.deadline is not None:
+            p.deadline += lost_s
+        if p.paused_since is not None:
+            p.paused_since += lost_s
 
     def frame(self, p: Pending, game_no: int, error: ProtocolError | None, now: float) -> bytes:
         """The ``prompt`` frame of ``p`` (with ``error``: a re-prompt after a refused answer)."""

@@ -23,8 +23,8 @@ class Seating:
     """The seats and watchers of one table (see the module docstring)."""
 
     __slots__ = (
-        "call_later", "game_tokens", "grace_timers", "names", "num_seats", "rematch_ready", "reserved_tokens", "seats",
-        "table", "watchers",
+        "away_since", "call_later", "game_tokens", "grace_calls", "grace_timers", "names", "num_seats", "rematch_ready",
+        "reserved_tokens", "seats", "table", "watchers",
     )
 
     def __init__(
@@ -50,6 +50,11 @@ class Seating:
         #: still seated from before): they may never watch the full feed (Lobby.on_watch).
         self.game_tokens: set[str] = set()
         self.grace_timers: dict[int, asyncio.TimerHandle] = {}
+        #: what each grace timer calls, to set it again later (:meth:`delay_graces`)
+        self.grace_calls: dict[int, tuple[Callable[[int, Session], Any], Session]] = {}
+        #: seat -> since when (the referee's clock) its connection is gone, while it is
+        #: (the away clock of protocol.md §8 stops a seat's move from then)
+        self.away_since: dict[int, float] = {}
 
     # ------------------------------------------------------------------ questions
     def players(self) -> list[str | None]:
@@ -108,6 +113,7 @@ class Seating:
             return None
         self.seats[seat] = None
         self.cancel_grace(seat)
+        self.away_since.pop(seat, None)
         self.rematch_ready = [False] * self.num_seats
         return seat
 
@@ -156,9 +162,21 @@ class Seating:
         sess = self.seats[seat]
         assert sess is not None
         self.grace_timers[seat] = self.call_later(delay_s, expired, seat, sess)
+        self.grace_calls[seat] = (expired, sess)
+
+    def delay_graces(self, lost_s: float, loop_now: float) -> None:
+        """Every running grace ends ``lost_s`` later (the referee did not run for that
+        long, referee.stalls: a seat cannot come back to a referee that is not there)."""
+        for seat, h in list(self.grace_timers.items()):
+            fn, sess = self.grace_calls[seat]
+            h.cancel()
+            self.grace_timers[seat] = self.call_later(max(0.0, h.when() + lost_s - loop_now), fn, seat, sess)
+        for seat in self.away_since:
+            self.away_since[seat] += lost_s
 
     def cancel_grace(self, seat: int) -> bool:
         """Stop the seat's grace timer; True if one was running (the seat was disconnected)."""
+        self.grace_calls.pop(seat, None)
         h = self.grace_timers.pop(seat, None)
         if h is None:
             return False
@@ -168,8 +186,10 @@ class Seating:
     def grace_ended(self, seat: int) -> None:
         """The grace timer of ``seat`` fired (it no longer needs cancelling)."""
         self.grace_timers.pop(seat, None)
+        self.grace_calls.pop(seat, None)
 
     def stop_timers(self) -> None:
         for h in self.grace_timers.values():
             h.cancel()
         self.grace_timers.clear()
+        self.grace_calls.clear()

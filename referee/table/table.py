@@ -337,11 +337,54 @@ class Table:
         self.host.send_bytes(sess, data)
 
     def _on_timer(self, seq: int) -> None:
+        now = self.host.now()  # first: a stall of the referee is credited here if it was not yet (referee.stalls)
         if self._armed is not None and self._armed[0] == seq:
             self._timer = self._armed = None  # spent
-        if self.flow.deadline_passed(seq, self.host.now()):
+        if self._still_there(now) and self.flow.deadline_passed(seq, now):
             self.flush()
             self.host.kick()
+        else:
+            self.flush()  # sets the timer again if the move's deadline moved on (a stall, a stopped clock)
+
+    def _still_there(self, now: float) -> bool:
+        """At a table whose away clock pauses: whether the seat to act is still heard
+        from. One that has been silent for more than a heartbeat when its move falls due
+        is not ruled late yet: the timer waits until the liveness check says whether it
+        is gone (its clock then stops from when it fell silent, :meth:`seat_away`) or
+        alive (then the timeout stands)."""
+        p = self.flow.pending
+        if p is None or not self.flow.prompts.pause_away:
+            return True
+        sess = self.seating.seats[p.seat]
+        if sess is None or sess.rid is None:
+            return True
+        cfg = self.host.config
+        beat = cfg.heartbeat_ms / 1000
+        if now - sess.last_recv <= beat:
+            return True
+        if p.deadline is not None:
+            p.deadline = max(p.deadline, sess.last_recv + beat * cfg.liveness + beat)
+        return False
+
+    # ------------------------------------------------------------------ time nobody is charged (protocol.md §7, §8)
+    def seat_away(self, seat: int, since: float) -> None:
+        """The seat's connection is gone, silent since ``since``: at a table whose away
+        clock pauses, its move's clock stops from then (protocol.md §8)."""
+        self.flow.seat_away(seat, since)
+        self.flush()
+
+    def seat_back(self, seat: int) -> None:
+        """The seat resumed its session: a stopped move clock runs again."""
+        self.flow.seat_back(seat, self.host.now())
+        self.flush()
+
+    def credit_stall(self, lost_s: float) -> None:
+        """The referee did not run for ``lost_s`` (referee.stalls): every clock and grace
+        of this table moves on by as much. Sends nothing, sets timers only (the move
+        timer is set again when it fires early: :meth:`_on_timer`)."""
+        self.flow.credit_stall(lost_s)
+        if self.seating.grace_timers:
+            self.seating.delay_graces(lost_s, self.host.loop.time())
 
     def _release_full(self) -> None:
         self.feed.release_full()

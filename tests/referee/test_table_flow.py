@@ -278,12 +278,17 @@ def test_box_advice_reaches_the_captain_and_is_capped_per_prompt() -> None:
     assert e.value.name == "limit_reached" and flow.feed.sends == []
 
 
+NOW = [50.0]  # make_table's clock: tests move it on
+
+
 def make_table(clock: Clock | None = None, policies: Policies | None = None) -> tuple[Table, Timers, list[bytes]]:
-    """A Table with the referee's own Host, its sends recorded and its loop a :class:`Timers`."""
+    """A Table with the referee's own Host, its sends recorded and its loop a :class:`Timers`;
+    its clock reads ``NOW[0]`` (50.0 at the start)."""
     timers = Timers()
     out: list[bytes] = []
+    NOW[0] = 50.0
     host = Host(
-        RefereeConfig(journal_dir=None), "test", lambda: 50.0, encode, lambda sess, msg: out.append(encode(msg)),
+        RefereeConfig(journal_dir=None), "test", lambda: NOW[0], encode, lambda sess, msg: out.append(encode(msg)),
         lambda sess, data: out.append(data), lambda: None,
     )
     host.loop = timers  # type: ignore[assignment]  # (only call_at and call_later are used)
@@ -306,6 +311,7 @@ def test_the_shell_sends_in_order_and_keeps_one_move_timer_on_the_pending_prompt
     assert q is not None and [(h.when, h.args) for h in timers.live()] == [(52.0, (q.seq,))]  # the old one cancelled
     fired = timers.live()[0]
     fired.cancelled = True  # (it runs: a loop's handle is spent)
+    NOW[0] = 52.0
     fired.fn(*fired.args)  # the deadline fires: the default policy forfeits
     assert t.status == "finished" and timers.live() == []
 
@@ -318,3 +324,62 @@ def test_a_snapshot_shows_no_banks_before_the_first_game_and_the_running_bank_du
         t.sit(s, i)
     t.start_game()
     assert t.snapshot(None, False)["clocks"] == [4000, 4000]  # (the host's clock stands still)
+
+
+# ---------------------------------------------------------------- issue 28: time nobody is charged (protocol.md §7, §8)
+def seated_table(policies: Policies | None = None) -> tuple[Table, Timers, list[Session]]:
+    t, timers, _out = make_table(clock=Clock(move_ms=10_000, grace_ms=1000), policies=policies)
+    players = [Session(f"k{i}", f"p{i}", "player", rid=b"r%d" % i) for i in range(2)]
+    for i, s in enumerate(players):
+        t.sit(s, i)
+    t.start_game()
+    return t, timers, players
+
+
+def test_a_stall_of_the_referee_moves_the_running_move_on_and_its_timer_fires_again_later() -> None:
+    """The referee did not run for 20 s (referee.stalls): the move's 10 s are still there
+    after it, the timer that fires at the old deadline is set again, and an answer right
+    after the stall is a move, not a timeout. Fails on the old main (no credit_stall)."""
+    t, timers, players = seated_table()
+    p = t.pending
+    assert p is not None and p.deadline == 61.0
+    NOW[0] = 55.0  # 5 s thought, then the referee stops for 20 s
+    t.credit_stall(20.0)
+    NOW[0] = 75.5  # past the old deadline
+    assert p.deadline == 81.0
+    old = timers.live()[0]
+    old.cancelled = True
+    old.fn(*old.args)  # the old timer fires late: not a timeout
+    assert t.status == "playing" and t.pending is p
+    assert [(h.when, h.args) for h in timers.live()] == [(81.0, (p.seq,))]
+    assert t.flow.prompts.clock_state(p, NOW[0])["remaining_ms"] == 4500  # 10 s - 5 s - 0.5 s
+    t.on_act(players[p.seat], p.seat, act_msg(t.flow), None)
+    assert t.pending is not None and t.pending.seq != p.seq and t.status == "playing"
+
+
+def test_the_away_clock_pauses_a_disconnected_seat_at_a_table_of_people_and_runs_at_others() -> None:
+    t, timers, _players = seated_table(Policies(away_clock="pause"))
+    p = t.pending
+    assert p is not None
+    NOW[0] = 53.0
+    t.seat_away(p.seat, 52.0)  # silent since 52 (its last message and a heartbeat)
+    assert p.deadline is None and timers.live() == []  # no timeout while away: the grace rules
+    NOW[0] = 200.0
+    assert t.flow.prompts.clock_state(p, NOW[0])["remaining_ms"] == 8000  # stopped at 2 s spent
+    t.seat_back(p.seat)
+    assert p.deadline == 209.0 and [(h.when, h.args) for h in timers.live()] == [(209.0, (p.seq,))]
+    # At a table that runs the clock (competitions: the default), away changes nothing.
+    t2, timers2, _ = seated_table()
+    p2 = t2.pending
+    assert p2 is not None
+    t2.seat_away(p2.seat, 50.5)
+    assert p2.deadline == 61.0 and len(timers2.live()) == 1
+
+
+def test_a_move_already_late_when_its_seat_went_away_is_not_paused() -> None:
+    t, _timers, _players = seated_table(Policies(away_clock="pause"))
+    p = t.pending
+    assert p is not None
+    NOW[0] = 70.0
+    t.seat_away(p.seat, 65.0)  # silent only after its deadline (61)
+    assert p.deadline == 61.0 and p.paused_since is None

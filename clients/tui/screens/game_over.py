@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Footer, Static
 
-from okgin.wording import game_headline, result_cell
+from okgin.wording import game_headline, result_cell, verb
 
 from ..model import TableState
 from ..names import column_names
@@ -25,11 +25,40 @@ TERMINATION_TEXT = {
 }
 
 
+#: A forfeit's headline says first who lost and why (issue 28: a time forfeit read
+#: "ann wins 0 to 0!", as if the game had been played out).
+FORFEIT_TEXT = {
+    "timeout": ("lost on time", "lose on time"),
+    "illegal": ("forfeited: too many illegal moves", "forfeit: too many illegal moves"),
+    "disconnect": ("forfeited: not back before the seat's grace ran out", "forfeit: not back before your grace ran out"),
+    "resigned": ("resigned", "resigned"),
+}
+
+
+def forfeit_headline(state: TableState) -> str | None:
+    """"bob lost on time: You win." (the scores too, if any hand was finished); None if
+    the game did not end by a forfeit with a known loser and winner."""
+    final = state.final or {}
+    why = FORFEIT_TEXT.get(final.get("termination", ""))
+    loser, winner = final.get("loser"), final.get("winner")
+    if why is None or not isinstance(loser, int) or not isinstance(winner, int):
+        return None
+    lost = state.name(loser)
+    text = f"{lost} {why[1] if lost == 'You' else why[0]}: {verb(state.name(winner), 'win')}"
+    scores = final.get("scores") or []
+    if state.results and len(scores) > winner:
+        return text + f", {scores[winner]} to " + ", ".join(str(x) for i, x in enumerate(scores) if i != winner) + "."
+    return text + "."
+
+
 def headline(state: TableState) -> str:
     v = state.view
     final = state.final or {}
     winner = final.get("winner", v.winner if v is not None else None)
     scores = final.get("scores") or (list(v.scores) if v is not None else [])
+    forfeit = forfeit_headline(state)
+    if forfeit is not None:
+        return forfeit
     if winner is None:
         if final.get("termination") == "hand_limit":
             return "The game limit was reached at equal scores: a draw."
@@ -76,7 +105,7 @@ class GameOverScreen(OkginModalScreen[None]):
             yield Static(Text(headline(st), style="bold"), id="headline")
             extra = Text()
             term = final.get("termination")
-            if term and term != "normal":
+            if term and term != "normal" and forfeit_headline(st) is None:  # a forfeit's headline says it already
                 loser = final.get("loser", final.get("seat"))
                 who = state_name(st, loser)
                 extra.append(f"Ended early: {who + ' ' if who else ''}{TERMINATION_TEXT.get(term, term)}.\n")
@@ -92,7 +121,10 @@ class GameOverScreen(OkginModalScreen[None]):
             if extra.plain:
                 yield Static(extra, id="final-extra")
             with VerticalScroll(id="sheet"):
-                yield Static(score_sheet(st), id="score-sheet")
+                if st.results:
+                    yield Static(score_sheet(st), id="score-sheet")
+                else:  # not an empty table of hands under the headline
+                    yield Static(Text("No hand was finished.", style="dim"), id="score-sheet")
             with Horizontal(classes="dialog-buttons"):
                 if not st.spectator and st.replay is None:
                     yield Button("Rematch (r)", id="rematch", variant="primary", compact=True)

@@ -31,7 +31,7 @@ from ..widgets.cards import card_label
 from ..widgets.hand import HandWidget
 from ..widgets.log import EventLog, HandsList
 from ..widgets.piles import DISCARD, STOCK, PilesWidget
-from ..widgets.players import OpponentsWidget, Scoreboard, clock_of
+from ..widgets.players import LOW_TIME_S, OpponentsWidget, Scoreboard, clock_of, remaining_ms, time_level
 from ..widgets.topbar import TopBar
 from .base import OkginScreen
 
@@ -141,6 +141,8 @@ class TableScreen(OkginScreen[None]):
         self.watch(self.app, "state", self._state_changed, init=False)
         self.watch(self.app, "options", self._options_changed, init=False)
         self._last_hand: tuple[int, int, int | None, Any | None] | None = None
+        #: the low-time warning given for the open prompt: (its seq, the level warned of)
+        self._time_warned: tuple[int | None, int] = (None, 0)
         self._render_state()
         self.set_interval(1.0, self._tick)
         self.query_one(HandWidget).focus()
@@ -193,6 +195,7 @@ class TableScreen(OkginScreen[None]):
         self._last_hand = key
         box = self.query_one("#handbox")
         box.border_title = self._hand_title()
+        self._warn_low_time()
         self._update_prompt()
         self._update_banner()
         self._refresh_keys()
@@ -265,7 +268,39 @@ class TableScreen(OkginScreen[None]):
             self._update_banner()
         if any(c is not None and c.running for c in st.clocks):
             self.query_one("#handbox").border_title = self._hand_title()
+            self._warn_low_time()
             self.query_one(OpponentsWidget).refresh()
+
+    def my_time_ms(self) -> int | None:
+        """What is left of the player's running move, now (None: not our move, or no clock)."""
+        st = self.state
+        v = st.view
+        if v is None or v.seat is None or not st.my_turn or v.seat >= len(st.clocks):
+            return None
+        clock = st.clocks[v.seat]
+        if clock is None or not clock.running:
+            return None
+        return remaining_ms(clock, self.okgin_app.clock())
+
+    def _warn_low_time(self) -> None:
+        """The hand's frame in yellow under 30 s to move and red under 10 s, with the bell
+        and a toast as each is crossed (issue 28: "your time 0:04" used to be the only
+        sign). The level a move starts at colours at once but rings only if critical, so
+        a table of 20 s moves does not ring at every move."""
+        level = time_level(self.my_time_ms())
+        box = self.query_one("#handbox")
+        box.set_class(level == 1, "-low-time")
+        box.set_class(level == 2, "-critical-time")
+        seq = self.state.seq
+        warned_seq, warned = self._time_warned
+        if seq != warned_seq:
+            self._time_warned = (seq, min(level, 1))  # a fresh move: its starting level is no news
+            warned = min(level, 1)
+        if level > warned:
+            self._time_warned = (seq, level)
+            self.app.bell()
+            limit = LOW_TIME_S[level - 1]
+            self.notify(f"Less than {limit} s left to move!", severity="error" if level == 2 else "warning", timeout=4)
 
     def _update_prompt(self) -> None:
         st = self.state

@@ -20,16 +20,37 @@ from ..options import DisplayOptions
 from .cards import cards_text, join_lines
 
 
-def format_clock(clock: ClockReading | None, now: float | None = None) -> str | None:
-    """``m:ss`` of a seat's bank, counted down locally while the referee says it runs."""
+def remaining_ms(clock: ClockReading | None, now: float | None = None) -> int | None:
+    """A seat's time left at ``now``, counted down locally while the referee says it runs
+    (None: no clock)."""
     if clock is None or clock.remaining_ms is None:
         return None
     ms = clock.remaining_ms
     if clock.running and clock.received:
         ms -= int(((now if now is not None else time.monotonic()) - clock.received) * 1000)
-    ms = max(ms, 0)
+    return max(ms, 0)
+
+
+def format_clock(clock: ClockReading | None, now: float | None = None) -> str | None:
+    """``m:ss`` of a seat's bank, counted down locally while the referee says it runs."""
+    ms = remaining_ms(clock, now)
+    if ms is None:
+        return None
     s = ms // 1000
     return f"{s // 60}:{s % 60:02d}"
+
+
+#: Seconds left to move at which the table warns its player (issue 28): the hand's frame
+#: turns yellow below the first and red below the second, and the terminal's bell rings
+#: as each is crossed (docs/rules.md §7.1).
+LOW_TIME_S = (30, 10)
+
+
+def time_level(ms: int | None) -> int:
+    """0: time enough (or no clock); 1: low (under 30 s); 2: critical (under 10 s)."""
+    if ms is None:
+        return 0
+    return sum(ms < s * 1000 for s in LOW_TIME_S)
 
 
 def open_hand_text(cards: tuple[int, ...], opts: DisplayOptions) -> Text:
