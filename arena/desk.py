@@ -42,6 +42,7 @@ from .store import Account, Store, StoreError, UnknownAccount
 
 if TYPE_CHECKING:
     from referee.sessions import Session
+    from referee.tablehost import Host
 
 __all__ = ["MAX_CHALLENGES", "MAX_LOBBY", "MAX_SEEKS", "RATE_PER_WINDOW", "RATE_WINDOW_MS", "ArenaDesk", "Online"]
 
@@ -110,7 +111,7 @@ class ArenaDesk:
         return routes
 
     @property
-    def host(self) -> Any:
+    def host(self) -> Host:
         assert self.parts is not None
         return self.parts.host
 
@@ -298,7 +299,7 @@ class ArenaDesk:
         self.book.get(msg["challenge"], entry.account.name)
         self.ready_to_play(entry)
         c = self.book.accept(msg["challenge"], entry.account.name)
-        self.host.reply_ok(sess, "accept", rqid)
+        self.host.reply_ok(sess, "accept", rqid, None)
         if c is None:
             return
         for name in c.accounts:
@@ -311,7 +312,7 @@ class ArenaDesk:
         entry = self.me(sess)
         self.charge(entry)
         c = self.book.decline(msg["challenge"], entry.account.name)
-        self.host.reply_ok(sess, "decline", rqid)
+        self.host.reply_ok(sess, "decline", rqid, None)
         self.tell_closed(c.accounts, c.id, "declined", entry.account.name)
 
     def on_cancel(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
@@ -322,10 +323,10 @@ class ArenaDesk:
         if "seek" in msg:
             if entry.seeks.pop(msg["seek"], None) is None:
                 raise ProtocolError("no_such_seek", f"you have no open seek {msg['seek']!r}")
-            self.host.reply_ok(sess, "cancel", rqid)
+            self.host.reply_ok(sess, "cancel", rqid, None)
             return
         c = self.book.cancel(msg["challenge"], entry.account.name)
-        self.host.reply_ok(sess, "cancel", rqid)
+        self.host.reply_ok(sess, "cancel", rqid, None)
         self.tell_closed(c.to, c.id, "cancelled", entry.account.name)
 
     def on_lobby(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
@@ -375,7 +376,7 @@ class ArenaDesk:
         except (UnknownAccount, StoreError):
             raise ProtocolError("no_such_account", f"no account {msg['account']!r} here") from None
         self.checker.forget(msg["account"])
-        self.host.reply_ok(sess, "ban", rqid)
+        self.host.reply_ok(sess, "ban", rqid, None)
         entry = self.online.get(msg["account"].lower())
         if entry is not None:
             err = ProtocolError("banned", f"account {entry.account.name} was banned: {msg['reason'] or 'banned'}")
@@ -389,7 +390,7 @@ class ArenaDesk:
             self.store.unban(msg["account"], admin.account.name)
         except (UnknownAccount, StoreError):
             raise ProtocolError("no_such_account", f"no account {msg['account']!r} here") from None
-        self.host.reply_ok(sess, "unban", rqid)
+        self.host.reply_ok(sess, "unban", rqid, None)
 
     # ------------------------------------------------------------------ pairing and games
     def schedule(self) -> None:
