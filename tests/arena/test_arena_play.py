@@ -78,3 +78,44 @@ def test_two_bots_seek_and_play_a_rated_game(arena_dir: Path) -> None:
         assert store.rating("ann", "oklahoma").games == 1
     finally:
         store.close()
+
+
+def test_an_abandoned_game_is_a_rated_loss_after_the_grace(arena_dir: Path) -> None:
+    """A player who leaves its game (its connection to the shard gone) loses it once the
+    disconnect grace has run out, and the loss is rated: leaving cannot save a rating."""
+    from arenakit import FAST_RULES, take_seats
+
+    keys = add_accounts(arena_dir, "ann", "bob")
+    arena = ArenaProcess(arena_dir, toml=f"disconnect_grace_ms = 1000\n[rules]\n{FAST_RULES}")
+    try:
+        ann, bob = signed_in(arena.endpoint, "ann", keys["ann"]), signed_in(arena.endpoint, "bob", keys["bob"])
+        ann.request({"type": "seek", "variant": "oklahoma"}, "sought")
+        bob.request({"type": "seek", "variant": "oklahoma"}, "sought")
+        ready = {a: c.wait_for(lambda m: m["type"] == "game_ready") for a, c in (("ann", ann), ("bob", bob))}
+        seats = take_seats(ready)
+        seats["bob"].wait_for(lambda m: m["type"] == "game_start")
+        seats["bob"].send({"type": "bye"})  # bob walks away from the table (silence does the same, later)
+        seats["bob"].close()
+        end = seats["ann"].wait_for(lambda m: m["type"] == "game_end", timeout_ms=60000)
+        assert (end["termination"], end["at_fault"]) == ("disconnect", ready["bob"]["seat"])
+        over = bob.wait_for(lambda m: m["type"] == "game_over", timeout_ms=60000)
+        assert over["result"] == "loss" and over["rating"]["after"] < over["rating"]["before"]
+        assert ann.wait_for(lambda m: m["type"] == "game_over")["result"] == "win"
+        seats["ann"].close()
+        ann.close()
+        bob.close()
+    finally:
+        assert arena.stop() == 0, arena.stderr()
+
+
+def test_off_loopback_the_arena_needs_curve_or_insecure(tmp_path: Path) -> None:
+    """A key must never cross a network in clear: a non-loopback bind without CURVE is
+    refused before anything is bound or started."""
+    import subprocess
+
+    from okgin.launch import okgin_argv
+
+    out = subprocess.run(okgin_argv("arena", "--state", str(tmp_path / "s"), "--bind", "tcp://192.0.2.1:7118"),
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "needs CURVE" in out.stderr and "--insecure" in out.stderr, out
+    assert out.stdout == ""
