@@ -34,7 +34,7 @@ from okgin.protocol.settings import Clock
 from okgin.rules import RuleError, RuleSet
 
 __all__ = [
-    "DEFAULT_BIND", "DEFAULT_CLOCKS", "ArenaConfig", "ConfigError", "is_loopback", "load_config",
+    "DEFAULT_BIND", "DEFAULT_CLOCKS", "ArenaConfig", "ConfigError", "RemoteShard", "is_loopback", "load_config",
 ]
 
 DEFAULT_BIND = "tcp://127.0.0.1:7118"
@@ -47,6 +47,18 @@ DEFAULT_CLOCKS: dict[str, Clock] = {
 
 class ConfigError(ValueError):
     """A setting refused, with a sentence naming the key."""
+
+
+@dataclass(frozen=True)
+class RemoteShard:
+    """A referee shard on another machine, started there by its operator (``okgin referee
+    --curve-keys DIR --allow any`` with an admin key): the arena reaches it as an admin with
+    the shared secret ``admin_key_file`` holds, over CURVE with the shard's public key
+    ``server_key`` (its ``server.key``), and sends players to ``endpoint``."""
+
+    endpoint: str
+    admin_key_file: str
+    server_key: str
 
 
 @dataclass(frozen=True)
@@ -70,6 +82,7 @@ class ArenaConfig:
     match_every_ms: int = 500  # how often open seeks are paired
     #: rule options every arena game is played with, over the variant's defaults (docs/rules.md §8)
     rules: dict[str, Any] = field(default_factory=dict)
+    remote_shards: tuple[RemoteShard, ...] = ()
 
     @property
     def variants(self) -> tuple[str, ...]:
@@ -79,7 +92,7 @@ class ArenaConfig:
 _INTS = ("shards", "show_up_ms", "disconnect_grace_ms", "cooldown_ms", "max_cooldown_ms", "heartbeat_ms", "liveness",
          "match_every_ms")
 _STRS = ("name", "bind", "state", "db")
-_TOP = {*_INTS, *_STRS, "insecure", "curve", "clocks", "rules"}
+_TOP = {*_INTS, *_STRS, "insecure", "curve", "clocks", "rules", "remote_shards"}
 
 
 def is_loopback(endpoint: str) -> bool:
@@ -121,7 +134,7 @@ def load_config(path: str | os.PathLike[str] | None = None, **overrides: Any) ->
     kw: dict[str, Any] = {}
     for k in _INTS:
         if k in data:
-            kw[k] = _int(k, data[k], 1 if k in ("shards", "liveness") else 0, 10**9)
+            kw[k] = _int(k, data[k], 1 if k == "liveness" else 0, 10**9)
     for k in _STRS:
         if k in data:
             if not isinstance(data[k], str) or not data[k]:
@@ -159,13 +172,26 @@ def load_config(path: str | os.PathLike[str] | None = None, **overrides: Any) ->
             except (RuleError, TypeError, ValueError) as e:
                 raise ConfigError(f"[rules]: {e}") from None
         kw["rules"] = dict(rules)
+    if "remote_shards" in data:
+        remotes = data["remote_shards"]
+        if not isinstance(remotes, list):
+            raise ConfigError("[[remote_shards]]: a list of tables of endpoint, admin_key_file, server_key")
+        made_r = []
+        for i, r in enumerate(remotes):
+            if not isinstance(r, dict) or set(r) != {"endpoint", "admin_key_file", "server_key"} or not all(
+                    isinstance(v, str) and v for v in r.values()):
+                raise ConfigError(f"remote_shards[{i}] needs exactly endpoint, admin_key_file and server_key (strings)")
+            if not r["endpoint"].startswith("tcp://"):
+                raise ConfigError(f"remote_shards[{i}].endpoint must be tcp://HOST:PORT")
+            made_r.append(RemoteShard(r["endpoint"], r["admin_key_file"], r["server_key"]))
+        kw["remote_shards"] = tuple(made_r)
     cfg = ArenaConfig(**kw)
     over = {k: v for k, v in overrides.items() if v is not None}
     if "state" in over:
         over["state"] = Path(over["state"])
     cfg = replace(cfg, **over)
-    if cfg.shards < 1:
-        raise ConfigError("shards must be at least 1")
+    if cfg.shards < 0 or cfg.shards + len(cfg.remote_shards) < 1:
+        raise ConfigError("shards must be at least 1 (or 0 with [[remote_shards]])")
     if "standard" not in cfg.clocks:
         raise ConfigError("the clock presets must include 'standard' (a seek naming none asks for it)")
     return cfg

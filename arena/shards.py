@@ -52,11 +52,12 @@ import zmq.asyncio
 
 from competition.tournament.link import AdminLink, CurveClient, RefereeGone, RequestFailed
 from competition.tournament.procs import LocalReferee
-from competition.tournament.records import find_journal, journal_outcome
+from competition.tournament.records import FeedRecorder, find_journal, journal_outcome
 from okgin.protocol.settings import Clock
+from okgin.rules import RuleSet
 from referee.private import private_dir
 
-from .config import ArenaConfig
+from .config import ArenaConfig, RemoteShard
 from .store import GameResult, NewGame, RatingChange, Store
 
 __all__ = [
@@ -67,6 +68,7 @@ log = logging.getLogger("okgin.arena")
 
 FORFEITS = ("timeout", "illegal", "disconnect", "resigned")
 MAX_RESTARTS = 5  # per slot: a shard that keeps dying is not restarted for ever
+MAX_FEED = 20_000  # feed messages kept per game of a remote shard (a game is bounded by max_pile_draws and the clock)
 
 
 @dataclass(frozen=True)
@@ -184,6 +186,24 @@ class ShardPool:
     async def start(self) -> None:
         for i in range(self.cfg.shards):
             self.shards.append(await self.start_shard(f"s{i}"))
+        for i, remote in enumerate(self.cfg.remote_shards):
+            self.shards.append(await self.join_remote(f"r{i}", remote))
+
+    async def join_remote(self, label: str, remote: RemoteShard) -> Shard:
+        """A shard on another machine: reached as admin with the shared secret (its admin key),
+        always over CURVE (the key and the games cross a network). Its games' records are
+        rebuilt from the public feed (its journals are on its own machine)."""
+        try:
+            secret = Path(remote.admin_key_file).read_text().strip()
+            curve = CurveClient.load(remote.server_key)
+            server_key = _public_key(Path(remote.server_key).read_text())
+        except (OSError, ValueError) as e:
+            raise RuntimeError(f"remote shard {remote.endpoint}: {e}") from None
+        link = AdminLink(self.ctx, remote.endpoint, f"arena-{label}", secret, curve=curve)
+        await link.connect(timeout=30.0)
+        shard = Shard(label, remote.endpoint, link, None, None, server_key)
+        link.on_gone(functools.partial(self.lost, shard))
+        return shard
 
     async def start_shard(self, label: str, restarts: int = 0) -> Shard:
         args: list[str] = ["--heartbeat-ms", str(self.cfg.heartbeat_ms)]
@@ -224,7 +244,7 @@ class ShardPool:
             return
         shard.dead = True
         log.warning("arena: shard %s lost (%s)", shard.label, why)
-        if self.stopping:
+        if self.stopping or shard.local is None:  # a remote shard is its operator's to restart
             return
         if shard.restarts < MAX_RESTARTS:
             task = asyncio.get_running_loop().create_task(self.replace(shard))
@@ -323,9 +343,12 @@ class ShardPool:
                                     table, self.now_ms()))
         started = asyncio.Event()
         done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        seen: list[dict[str, Any]] = []  # the public feed: a remote shard's game's record is rebuilt from it
 
         def feed(msg: dict[str, Any]) -> None:
             kind = msg.get("type")
+            if shard.journal_dir is None and len(seen) < MAX_FEED:
+                seen.append(msg)
             if kind == "game_start":
                 started.set()
             elif kind in ("game_end", "table_closed", "_referee_gone") and not done.done():
@@ -352,7 +375,7 @@ class ShardPool:
                 await self.no_shows(spec, shard)
                 return True
             end = await done
-            return await self.finish(spec, shard, end)
+            return await self.finish(spec, shard, end, seen)
         finally:
             link.unsubscribe(table)
             if not shard.dead and not self.stopping:
@@ -371,7 +394,7 @@ class ShardPool:
             self.no_show(account)
         self.void(spec, "no_show")
 
-    async def finish(self, spec: GameSpec, shard: Shard, end: dict[str, Any]) -> bool:
+    async def finish(self, spec: GameSpec, shard: Shard, end: dict[str, Any], seen: list[dict[str, Any]]) -> bool:
         kind = end.get("type")
         now = self.now_ms()
         path = find_journal(shard.journal_dir, spec.table) if shard.journal_dir is not None else None
@@ -388,10 +411,11 @@ class ShardPool:
                 return True
             from_journal = result_from_journal(path, now)
             final = end.get("final") or {}
+            record = from_journal.record if from_journal is not None else _feed_record(seen, end)
             res = GameResult(
                 winner=end.get("winner"), scores=tuple(int(x) for x in final.get("scores") or []), termination=term,
-                finished_ms=now, at_fault=end.get("at_fault"),
-                record=from_journal.record if from_journal is not None else None, journal=str(path or ""),
+                finished_ms=now, at_fault=end.get("at_fault"), record=record,
+                journal=str(path or "") if path is not None else f"{shard.endpoint} {spec.table}",
                 seed_hash=str(end.get("seed_hash") or ""), seed=str(end.get("seed") or ""), salt=str(end.get("salt") or ""),
             )
         change = await asyncio.to_thread(self.store.finish_game, spec.id, res)
@@ -418,6 +442,26 @@ class ShardPool:
         for p in spec.players:
             self.notify(p.account, {"type": "game_over", "game": spec.id, "result": "void",
                                     "scores": [0] * len(spec.players), "termination": reason, "rating": None})
+
+
+def _feed_record(seen: list[dict[str, Any]], end: dict[str, Any]) -> dict[str, Any] | None:
+    """A game's record rebuilt from its public feed (a remote shard's: its journal is on its
+    own machine), checked by the engine against the referee's final scores
+    (:class:`competition.tournament.records.FeedRecorder`); None if it cannot be."""
+    start = next((m for m in seen if m.get("type") == "game_start"), None)
+    if start is None or end.get("seed") is None:
+        return None
+    try:
+        rec = FeedRecorder(RuleSet.from_dict(start["rules"]), str(end["seed"]))
+        for m in seen:
+            rec.feed(m)
+        record, problem = rec.record()
+    except Exception as e:  # a feed that does not replay is logged, never fatal
+        log.warning("arena: no record from the feed of %s: %s", end.get("table"), e)
+        return None
+    if problem is not None:
+        log.warning("arena: the feed of %s: %s", end.get("table"), problem)
+    return record
 
 
 def _result(res: GameResult, seat: int, n: int) -> str:

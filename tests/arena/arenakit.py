@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import zmq
-from bounded import readline
+from bounded import dealer, readline
 
 from arena.store import Store, state_db_url
 from okgin.launch import ARENA_PREFIX, endpoint_from_line, okgin_argv
@@ -34,13 +34,13 @@ FAST_RULES = 'target_score = 20\nmax_hands = 6\n'
 class ArenaProcess:
     """``okgin arena`` in a child process; ``stop()`` sends SIGINT (Ctrl+C), ``kill()`` SIGKILL."""
 
-    def __init__(self, state: Path, shards: int = 1, toml: str = "", extra: tuple[str, ...] = ()) -> None:
+    def __init__(self, state: Path, shards: int | None = 1, toml: str = "", extra: tuple[str, ...] = ()) -> None:
         self.state = state
         state.mkdir(parents=True, exist_ok=True, mode=0o700)
         cfg = state.parent / f"{state.name}.toml"
         cfg.write_text(toml or f"show_up_ms = 20000\n[rules]\n{FAST_RULES}")
-        argv = okgin_argv("arena", "--state", str(state), "--shards", str(shards), "--bind", "tcp://127.0.0.1:0",
-                          "--config", str(cfg), *extra)
+        flags = () if shards is None else ("--shards", str(shards))  # None: the config's
+        argv = okgin_argv("arena", "--state", str(state), *flags, "--bind", "tcp://127.0.0.1:0", "--config", str(cfg), *extra)
         self.log = open(state.parent / f"{state.name}.stderr", "w")
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=self.log, text=True, stdin=subprocess.DEVNULL)
         assert self.proc.stdout is not None
@@ -107,7 +107,7 @@ def play_game(ready: dict[str, dict[str, Any]], choose: Callable[[dict[str, Any]
     ``stop_after``: account -> prompts it answers before it goes silent (never comes back)."""
     seats: dict[str, Client] = {}
     for account, gr in ready.items():
-        c = Client(gr["endpoint"], validate="sample")
+        c = shard_client(gr)
         w = c.request({"type": "hello", "protocol": 1, "minor": PROTOCOL_MINOR, "role": "player", "name": account,
                        "token": gr["token"]}, "welcome")
         assert w["name"] == account
@@ -154,11 +154,21 @@ def play_game(ready: dict[str, dict[str, Any]], choose: Callable[[dict[str, Any]
 
 
 
+def shard_client(gr: dict[str, Any]) -> Client:
+    """A client of the shard a ``game_ready`` names: over CURVE when it gives a ``server_key``."""
+    c = Client(gr["endpoint"], validate="sample")
+    if gr.get("server_key"):
+        c.sock.close(0)
+        public, secret = zmq.curve_keypair()
+        c.sock = dealer(gr["endpoint"], ctx=Client.ctx, curve=(gr["server_key"].encode(), public, secret))
+    return c
+
+
 def take_seats(ready: dict[str, dict[str, Any]]) -> dict[str, Client]:
     """Each account's ``game_ready`` -> its connection to the shard, seated."""
     seats = {}
     for account, gr in ready.items():
-        c = Client(gr["endpoint"], validate="sample")
+        c = shard_client(gr)
         c.request({"type": "hello", "protocol": 1, "minor": PROTOCOL_MINOR, "role": "player", "name": account,
                    "token": gr["token"]}, "welcome")
         seats[account] = c
