@@ -118,7 +118,7 @@ def _cpu() -> float:
 
 
 def config(workdir: Path, name: str, games: int, slots: int, sandbox: bool) -> Any:
-    bot = {"command": [str(C_BOT), "--connect", "{endpoint}", "--token", "{token}"]}
+    bot = {"command": [str(C_BOT), "--connect", "{endpoint}"]}  # the token: $OKGIN_TOKEN
     data = {
         "tournament": {"name": name, "games_per_pairing": games, "concurrency": slots, "referees": 1,
                        "stall_timeout": 120, "sandbox": sandbox, "seed": "bench-cluster"},

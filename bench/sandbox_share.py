@@ -67,7 +67,7 @@ def main() -> int:
         tmp = Path(d)
         os.chmod(tmp, 0o755)
         rows.append(run("quiet", {"bot": "simple"}, args.games, 1, tmp))
-        hog = {"command": [sys.executable, str(HOG), "{endpoint}", "{token}", "busy", str(args.children)]}
+        hog = {"command": [sys.executable, str(HOG), "{endpoint}", "busy", str(args.children)]}
         for cpus in (int(c) for c in args.cpus.split(",")):
             rows.append(run(f"busy{args.children}-cpus{cpus}", hog, args.games, cpus, tmp))
     print(f"{'run':<20} {'cpus':>4} {'games':>5} {'moves':>6} {'mean ms':>8} {'slowest ms':>10}  limits")

@@ -1,7 +1,7 @@
 """Tournament throughput: games per second of one bot against itself, by referee count.
 
     python bench/tournament.py [--games 40] [--referees 1,2,N] [--concurrency K] [--bot simple]
-                               [--command "clients/c/build/okgin-bot --connect {endpoint} --token {token}"]
+                               [--command "clients/c/build/okgin-bot --connect {endpoint}"]
                                [--no-sandbox]
     python bench/tournament.py --sandbox-cost [--starts 50] [--games 40]
 
@@ -156,7 +156,7 @@ def sandbox_cost(starts: int, games: int) -> int:
             r = result["starts"][key]
             print(f"  start to hello, {kind} bot, {'sandboxed' if sandboxed else 'bare'}: median {r['median_ms']:.1f} ms, "
                   f"p99 {r['p99_ms']:.1f} ms ({r['n']} starts)", flush=True)
-    command = f"{C_BOT} --connect {{endpoint}} --token {{token}}"
+    command = f"{C_BOT} --connect {{endpoint}}"  # the token: $OKGIN_TOKEN
     with tempfile.TemporaryDirectory(prefix="okgin-bench-") as tmp:
         for sandboxed in (False, True):
             r = one_run(Path(tmp), 1, games, 2, "simple", command, sandbox=sandboxed, tag="-sb" if sandboxed else "-bare")
@@ -174,7 +174,7 @@ def main() -> int:
     p.add_argument("--referees", default=f"1,2,{cores}", help="referee counts to try (default 1,2,cores)")
     p.add_argument("--concurrency", type=int, default=0, help="games at once (default: 2 per referee, at least 2)")
     p.add_argument("--bot", default="simple", help="built-in bot for both seats (default simple)")
-    p.add_argument("--command", help="a bot command instead of --bot ({endpoint} and {token} are filled in)")
+    p.add_argument("--command", help="a bot command instead of --bot ({endpoint} filled in; the token is in $OKGIN_TOKEN)")
     p.add_argument("--no-sandbox", action="store_true", help="run the bots unconfined (tournament.sandbox = false)")
     p.add_argument("--sandbox-cost", action="store_true",
                    help="measure the sandbox: bot start to hello, and games/s, with and without")

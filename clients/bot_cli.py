@@ -51,8 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
                 "okgin bot NAME --connect tcp://GATEWAY:PORT --token TOKEN --games 0"),
     )
     p.add_argument("bot", metavar="BOT")
-    p.add_argument("--connect", default=DEFAULT_ENDPOINT, metavar="ENDPOINT", type=endpoint_arg,
-                   help="referee endpoint, HOST:PORT or tcp://HOST:PORT (default %(default)s)")
+    p.add_argument("--connect", default=env.get("OKGIN_ENDPOINT") or DEFAULT_ENDPOINT, metavar="ENDPOINT",
+                   type=endpoint_arg, help="referee endpoint, HOST:PORT or tcp://HOST:PORT (default $OKGIN_ENDPOINT, "
+                   f"as a tournament or the conformance kit sets it, else {DEFAULT_ENDPOINT})")
     p.add_argument("--table", help="sit at this named table (created if new); default: the quick-match queue")
     p.add_argument("--seat", type=int, help="with --table: the seat wanted")
     p.add_argument("--name", help="display name (default: the bot's name)")

@@ -85,9 +85,9 @@ def bot_argv(bot: str, endpoint: str, *extra: str, name: str | None = None, toke
              no_thread: bool = False) -> list[str]:
     """``okgin bot BOT --connect ENDPOINT`` with the options given, then ``extra``.
 
-    ``token`` puts a seat token on the command line, which any local user can read: only
-    the conformance kit's opponents (its ``{token}`` placeholder, on a test host) do that.
-    Tournaments pass the token in ``OKGIN_TOKEN``, and ``okgin match`` in a plan file."""
+    ``token`` puts a seat token on the command line, which any local user can read: no
+    launcher of okgin's does. Tournaments and the conformance kit pass the token in
+    ``OKGIN_TOKEN``, and ``okgin match`` in a plan file."""
     argv = okgin_argv("bot", bot, "--connect", endpoint)
     if plan is not None:
         argv += ["--plan", os.fspath(plan)]

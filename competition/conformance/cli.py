@@ -4,9 +4,11 @@
 
 The kit starts a referee on loopback, then runs COMMAND once per game as a player with
 a reserved seat, against built-in bots, and reports pass or fail per protocol feature.
-In COMMAND, ``{endpoint}``, ``{token}``, ``{table}``, ``{name}``, ``{game}`` and
-``{seat}`` are replaced; the same values are in the environment as ``OKGIN_ENDPOINT``,
-``OKGIN_TOKEN``, ``OKGIN_TABLE``, ``OKGIN_NAME``, ``OKGIN_SEAT``. The bot must connect
+In COMMAND, ``{endpoint}``, ``{table}``, ``{name}``, ``{game}`` and ``{seat}`` are
+replaced; the same values are in the environment as ``OKGIN_ENDPOINT``, ``OKGIN_TABLE``,
+``OKGIN_NAME``, ``OKGIN_SEAT``, and the seat token as ``OKGIN_TOKEN``. A ``{token}``
+placeholder still works for a bot that can only take its token as an argument, with a
+warning: a command line is readable by every local user. The bot must connect
 to the endpoint, say ``hello`` with the token (that seats it), play the game and exit
 with status 0 after ``game_end``. Exit status: 0 all required features passed, 1 some
 failed, 2 the kit could not run.
@@ -26,15 +28,17 @@ from .checks import judge
 from .report import dump_json, text_report
 from .runner import Kit, KitConfig, KitError, remove_work_dir
 
+TOKEN_PLACEHOLDER = "{token}"
+
 EPILOG = """\
-the bot's side: connect a DEALER to {endpoint}, say hello with {token} (that seats it at
-the game's table; OKGIN_ENDPOINT and OKGIN_TOKEN carry the same), play the game, and
+the bot's side: connect a DEALER to {endpoint} (or $OKGIN_ENDPOINT), say hello with the
+token in $OKGIN_TOKEN (that seats it at the game's table), play the game, and
 exit with status 0 after game_end. The kit's exit status: 0 every required feature
 passed, 1 something failed (the report names the first offending message), 2 the kit
 could not run.
 
 examples:
-  okgin conformance -- ./clients/c/build/okgin-bot --connect {endpoint} --token {token}
+  okgin conformance -- ./clients/c/build/okgin-bot --connect {endpoint}
   okgin conformance --variant box --games 5 -- node clients/js/src/bot.js --connect {endpoint}
   okgin conformance -- python3 mybot.py          # reads OKGIN_ENDPOINT and OKGIN_TOKEN
 
@@ -86,7 +90,7 @@ def main(argv: list[str]) -> int:
     if command and command[0] == "--":
         command = command[1:]
     if not command:
-        parser.error("give the bot's command after --, e.g. okgin conformance -- ./mybot --connect {endpoint} --token {token}")
+        parser.error("give the bot's command after --, e.g. okgin conformance -- ./mybot --connect {endpoint}")
     if args.games < 1 or args.jobs < 1 or args.heartbeat_ms < 10 or args.liveness < 1:
         parser.error("--games and --jobs must be at least 1, --heartbeat-ms at least 10, --liveness at least 1")
     if not args.no_probes and 0 < args.move_ms < args.heartbeat_ms * args.liveness + 2000:
@@ -95,6 +99,10 @@ def main(argv: list[str]) -> int:
             f"({args.liveness * args.heartbeat_ms} ms) to notice the silence, and its clock runs meanwhile; give at least "
             f"{args.heartbeat_ms * args.liveness + 2000}"
         )
+    for where, words in (("COMMAND", command), ("--opponent-command", shlex.split(args.opponent_command or ""))):
+        if any(TOKEN_PLACEHOLDER in w for w in words):
+            print(f"okgin conformance: warning: {{token}} in {where} puts each game's seat token on a command line, which "
+                  "every local user can read (/proc/PID/cmdline); the bot can read $OKGIN_TOKEN instead", file=sys.stderr)
     variants = ("oklahoma", "box") if args.variant == "both" else (args.variant,)
     for v in variants:
         try:

@@ -429,9 +429,12 @@ class Kit:
     async def _start_referee(self, work: Path, admin_key: str) -> Child:
         cfg = self.cfg
         argv = referee_argv(work / "journals", "--heartbeat-ms", str(cfg.heartbeat_ms), "--liveness", str(cfg.liveness),
-                            "--admin-key", admin_key, command=cfg.referee_command)
+                            command=cfg.referee_command)
+        # The admin key goes in the referee's environment, not its command line, which
+        # every local user can read in /proc/PID/cmdline.
+        env = {**os.environ, "OKGIN_ADMIN_KEY": admin_key}
         with open(work / "referee.stderr", "wb") as err:
-            proc = Child(subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL))
+            proc = Child(subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL, env=env))
         assert proc.popen.stdout is not None
         stdout = proc.popen.stdout
         try:
@@ -570,7 +573,7 @@ class Kit:
     def _opponent_argv(self) -> list[str]:
         if self.cfg.opponent_command:
             return list(self.cfg.opponent_command)
-        return bot_argv(self.cfg.opponent, "{endpoint}", token="{token}", name="{name}")
+        return bot_argv(self.cfg.opponent, "{endpoint}", name="{name}")  # the token: $OKGIN_TOKEN, never argv
 
 
 async def _first(awaitable: Awaitable[Any], bot: Child | None, timeout: float) -> bool:

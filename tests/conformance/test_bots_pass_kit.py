@@ -40,7 +40,7 @@ def kit_runs(built_bots) -> dict[str, KitRun]:
             "--name",
             f"{lang}-bot",
             "--",
-            *built_bots[lang].argv("--connect", "{endpoint}", "--token", "{token}", "--name", "{name}"),
+            *built_bots[lang].argv("--connect", "{endpoint}", "--name", "{name}"),  # the token: $OKGIN_TOKEN
         ]
         for lang in LANGUAGES
     }
