@@ -22,7 +22,9 @@ every named account has accepted, and closes on a decline, a cancel by its maker
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import heapq
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -39,7 +41,7 @@ GAP_EVERY_MS = 10_000
 GAP_MAX = 800
 SEATS = {"oklahoma": 2, "box": 3}
 #: The Box: partners are looked for among this many nearest seeks (bounded work per seek).
-MAX_CANDIDATES = 24
+MAX_CANDIDATES = 8
 CHALLENGE_TTL_MS = 60_000
 
 
@@ -95,28 +97,92 @@ def acceptable(group: Iterable[Seek], now_ms: int) -> bool:
     return span <= gap(now_ms - min(s.since_ms for s in g))
 
 
+class _Bucket:
+    """One bucket's open seeks sorted by (rating, since, id), so that the seeks nearest a
+    rating come out in order without sorting the bucket for every seek (a bucket of 1,000
+    seeks cost 120 ms per pairing pass that way, and the Box's 400 ms: bench figures in
+    tests/arena/test_matching.py's docstring)."""
+
+    def __init__(self, seeks: list[Seek]) -> None:
+        self.items = sorted(seeks, key=_key)
+        self.keys = [_key(x) for x in self.items]
+        self.oldest = min((x.since_ms for x in seeks), default=0)
+
+    def remove(self, seek: Seek) -> None:
+        i = bisect_left(self.keys, _key(seek))
+        if i < len(self.items) and self.items[i] is seek:
+            del self.items[i]
+            del self.keys[i]
+
+    def nearest(self, s: Seek, bound: float) -> Iterator[Seek]:
+        """The bucket's seeks by distance from ``s``'s rating (ties: the oldest, then the
+        lowest id), up to ``bound`` points away; ``s`` itself included."""
+        items, r = self.items, s.rating
+        n = len(items)
+        pos = {"L": bisect_left(self.keys, (r,)) - 1, "R": bisect_left(self.keys, (r,))}
+
+        def run_left(rating: float) -> Iterator[Seek]:
+            while pos["L"] >= 0 and items[pos["L"]].rating == rating:
+                yield items[pos["L"]]
+                pos["L"] -= 1
+
+        def run_right(rating: float) -> Iterator[Seek]:
+            while pos["R"] < n and items[pos["R"]].rating == rating:
+                yield items[pos["R"]]
+                pos["R"] += 1
+
+        while True:
+            dl = r - items[pos["L"]].rating if pos["L"] >= 0 else float("inf")
+            dr = items[pos["R"]].rating - r if pos["R"] < n else float("inf")
+            d = min(dl, dr)
+            if d > bound:
+                return
+            runs: list[Iterator[Seek]] = []
+            if dr == d:
+                runs.append(run_right(r + d))
+            if dl == d:
+                # walked downwards a run is newest first: take it whole (one rating's seeks), oldest first
+                runs.append(iter(list(run_left(r - d))[::-1]))
+            yield from heapq.merge(*runs, key=lambda c: (c.since_ms, c.id))
+
+
+def _key(s: Seek) -> tuple[float, int, str]:
+    return (s.rating, s.since_ms, s.id)
+
+
 def pair(seeks: Iterable[Seek], now_ms: int) -> list[Pairing]:
     """The pairings to make now (see the module docstring). The same seeks give the same
-    pairings in whatever order they are passed."""
+    pairings in whatever order they are passed. Work per seek is bounded by the seeks
+    within reach of its rating (the widest gap any seek of its bucket may have now)."""
     order = sorted(seeks, key=lambda s: (s.since_ms, s.id))
-    buckets: dict[tuple[str, str, bool], list[Seek]] = {}
+    grouped: dict[tuple[str, str, bool], list[Seek]] = {}
+    by_account: dict[str, list[Seek]] = {}
     for s in order:
-        buckets.setdefault(s.bucket, []).append(s)
+        grouped.setdefault(s.bucket, []).append(s)
+        by_account.setdefault(s.account, []).append(s)
+    buckets = {k: _Bucket(v) for k, v in grouped.items()}
     used: set[str] = set()  # accounts paired in this call
     out: list[tuple[int, Pairing]] = []
     for s in order:  # the oldest seek first, whatever its bucket
         if s.account in used:
             continue
+        bucket = buckets[s.bucket]
         need = SEATS.get(s.variant, 2) - 1
-        cands = [c for c in buckets[s.bucket] if c.account not in used and c.account != s.account]
-        cands.sort(key=lambda c: (abs(c.rating - s.rating), c.since_ms, c.id))
+        bound = gap(now_ms - min(bucket.oldest, s.since_ms))
+        cands = (c for c in bucket.nearest(s, bound) if c.account != s.account)
         chosen: tuple[Seek, ...] | None = None
         if need == 1:
             chosen = next(((c,) for c in cands if acceptable((s, c), now_ms)), None)
         else:
+            near: list[Seek] = []
+            for c in cands:
+                if all(c.account != x.account for x in near):
+                    near.append(c)
+                if len(near) >= MAX_CANDIDATES:
+                    break
             best: tuple[float, tuple[Seek, ...]] | None = None
-            for combo in combinations(cands[:MAX_CANDIDATES], need):
-                if len({c.account for c in combo}) < need or not acceptable((s, *combo), now_ms):
+            for combo in combinations(near, need):
+                if not acceptable((s, *combo), now_ms):
                     continue
                 rs = [s.rating, *(c.rating for c in combo)]
                 span = max(rs) - min(rs)
@@ -125,7 +191,10 @@ def pair(seeks: Iterable[Seek], now_ms: int) -> list[Pairing]:
             chosen = best[1] if best is not None else None
         if chosen is None:
             continue
-        used.update([s.account, *(c.account for c in chosen)])
+        for acct in [s.account, *(c.account for c in chosen)]:
+            used.add(acct)
+            for x in by_account[acct]:
+                buckets[x.bucket].remove(x)
         out.append((s.since_ms, Pairing((s, *chosen))))
     out.sort(key=lambda p: (p[0], p[1].seeks[0].id))
     return [p for _, p in out]
