@@ -73,9 +73,6 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("OKGIN_ASCII", "read", "`1`: the TUI draws suits as S H D C and plain lines (`--ascii`)",
              "`0`, unless the terminal's encoding cannot show the suit symbols"),
     Variable("OKGIN_FOUR_COLOUR", "read", "`1`: the TUI gives each suit its own colour (`--four-colour`)", "`0`"),
-    Variable("OKGIN_ARENA_DB", "read",
-             "the arena's database URL (`sqlite:///PATH` or `postgresql://USER@HOST:PORT/DB`) for `okgin arena` and its "
-             "`account` and `ratings` commands, when neither `--db` nor `--state` is given", "STATE/arena.db (SQLite)"),
     Variable("OKGIN_ENDPOINT", "bot", "the endpoint the bot connects to (its seat door in a sandbox)", "set for every bot"),
     Variable("OKGIN_TABLE", "bot", "the table of the bot's seat", "set for every bot"),
     Variable("OKGIN_NAME", "bot", "the participant's name", "set for every bot"),

@@ -82,3 +82,25 @@ def test_ratings_command_shows_boards_history_and_rebuilds(tmp_path: Path) -> No
         s.conn.execute("UPDATE ratings SET rating = 3000 WHERE name_key = 'cat'")
     p = okgin("arena", "ratings", "--rebuild", "--db", f"sqlite:///{db}", cwd=tmp_path)
     assert "the ratings CHANGED" in p.stdout
+
+
+def test_account_commands_find_the_database_as_the_arena_does(tmp_path: Path, capsys, monkeypatch) -> None:
+    """--config arena.toml gives the account commands the arena's own database (its state, or its
+    db URL), with --state/--db over it, exactly as `okgin arena --config` resolves it."""
+    from arena import accounts
+    from arena.config import load_config
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.toml").write_text(f'state = "{tmp_path / "st"}"\n')
+    (tmp_path / "b.toml").write_text(f'db = "sqlite:///{tmp_path / "other.db"}"\n')
+    assert accounts.main(["add", "ann", "--config", "a.toml"]) == 0
+    assert accounts.main(["add", "bea", "--config", "b.toml"]) == 0
+    assert accounts.main(["add", "cy", "--config", "a.toml", "--state", str(tmp_path / "st2")]) == 0
+    capsys.readouterr()
+    for toml, state, who in (("a.toml", None, "ann"), ("b.toml", None, "bea"), ("a.toml", str(tmp_path / "st2"), "cy")):
+        cfg = load_config(tmp_path / toml, state=state)
+        with Store.open(cfg.db or f"sqlite:///{cfg.state / 'arena.db'}") as s:
+            assert [a.name for a in s.accounts()] == [who]
+    (tmp_path / "bad.toml").write_text("shards = 'many'\n")
+    assert accounts.main(["list", "--config", "bad.toml"]) == 1
+    assert "shards" in capsys.readouterr().err
