@@ -9,6 +9,7 @@ the SQLite file; WAL lets both read). Clients are the referee tests' raw DEALER 
 
 from __future__ import annotations
 
+import ctypes
 import signal
 import subprocess
 import sys
@@ -31,6 +32,13 @@ __all__ = ["ArenaProcess", "Client", "arena_hello", "play_game", "simple_choice"
 FAST_RULES = 'target_score = 20\nmax_hands = 6\n'
 
 
+def _die_with_test() -> None:
+    """In the child: SIGKILL it when the test process dies, so that a test that fails (or is
+    killed) never leaves an arena and its shards running (Linux; elsewhere a no-op)."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+
+
 class ArenaProcess:
     """``okgin arena`` in a child process; ``stop()`` sends SIGINT (Ctrl+C), ``kill()`` SIGKILL."""
 
@@ -42,7 +50,8 @@ class ArenaProcess:
         flags = () if shards is None else ("--shards", str(shards))  # None: the config's
         argv = okgin_argv("arena", "--state", str(state), *flags, "--bind", "tcp://127.0.0.1:0", "--config", str(cfg), *extra)
         self.log = open(state.parent / f"{state.name}.stderr", "w")
-        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=self.log, text=True, stdin=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=self.log, text=True, stdin=subprocess.DEVNULL,
+                                     preexec_fn=_die_with_test)
         assert self.proc.stdout is not None
         first = readline(self.proc.stdout, 120.0, "okgin arena")
         ep = endpoint_from_line(first, ARENA_PREFIX)

@@ -19,6 +19,8 @@ from arenakit import ArenaProcess, Client, add_accounts, arena_hello, play_game,
 from arena.store import Store, state_db_url
 from okgin.launch import okgin_argv
 
+OVER_MS = 120_000  # game_over follows a fsynced transaction: on a loaded machine it may take a while
+
 
 def sign_in(endpoint: str, account: str, key: str) -> Client:
     c = Client(endpoint, validate="sample")
@@ -52,7 +54,7 @@ def test_a_killed_shard_voids_its_game_and_is_replaced(tmp_path: Path) -> None:
         seats["a"].wait_for(lambda m: m["type"] == "game_start")
         os.kill(shard, signal.SIGKILL)
         for c in (a, b):
-            over = c.wait_for(lambda m: m["type"] == "game_over", timeout_ms=60000)
+            over = c.wait_for(lambda m: m["type"] == "game_over", timeout_ms=OVER_MS)
             assert (over["result"], over["termination"], over["rating"]) == ("void", "shard_lost", None)
         for c in seats.values():
             c.close()
@@ -65,7 +67,7 @@ def test_a_killed_shard_voids_its_game_and_is_replaced(tmp_path: Path) -> None:
         ready = paired(a, b)
         assert ready["a"]["endpoint"] != ready["a"]["endpoint"].replace(":", ";")
         play_game(ready)
-        assert a.wait_for(lambda m: m["type"] == "game_over", timeout_ms=60000)["result"] in ("win", "loss", "draw")
+        assert a.wait_for(lambda m: m["type"] == "game_over", timeout_ms=OVER_MS)["result"] in ("win", "loss", "draw")
         a.close()
         b.close()
     finally:
@@ -83,26 +85,34 @@ def test_a_killed_arena_loses_no_finished_game(tmp_path: Path) -> None:
     state = tmp_path / "arena"
     keys = add_accounts(state, "a", "b", "c", "d")
     arena = ArenaProcess(state, shards=2)
-    a, b = sign_in(arena.endpoint, "a", keys["a"]), sign_in(arena.endpoint, "b", keys["b"])
-    c, d = sign_in(arena.endpoint, "c", keys["c"]), sign_in(arena.endpoint, "d", keys["d"])
-    # 1. a game played to its end and recorded
-    ready = paired(a, b)
-    play_game({"a": ready["a"], "b": ready["b"]})
-    done = a.wait_for(lambda m: m["type"] == "game_over")["game"]
-    # 2. a game that ends while the arena cannot hear (frozen), and 3. one cut short by the kill
-    ready_ab = by_challenge(a, b, "b")
-    c.request({"type": "seek", "variant": "oklahoma", "clock": "blitz"}, "sought")
-    d.request({"type": "seek", "variant": "oklahoma", "clock": "blitz"}, "sought")
-    ready_cd = {"c": c.wait_for(lambda m: m["type"] == "game_ready"), "d": d.wait_for(lambda m: m["type"] == "game_ready")}
-    cut = take_seats(ready_cd)
-    cut["c"].wait_for(lambda m: m["type"] == "game_start")
-    os.kill(arena.proc.pid, signal.SIGSTOP)
+    killed = False
     try:
-        play_game({"a": ready_ab["a"], "b": ready_ab["b"]})  # the shard is alive: the game ends there
+        a, b = sign_in(arena.endpoint, "a", keys["a"]), sign_in(arena.endpoint, "b", keys["b"])
+        c, d = sign_in(arena.endpoint, "c", keys["c"]), sign_in(arena.endpoint, "d", keys["d"])
+        # 1. a game played to its end and recorded
+        ready = paired(a, b)
+        play_game({"a": ready["a"], "b": ready["b"]})
+        done = a.wait_for(lambda m: m["type"] == "game_over", timeout_ms=OVER_MS)["game"]
+        b.wait_for(lambda m: m["type"] == "game_over", timeout_ms=OVER_MS)
+        # 2. a game that ends while the arena cannot hear (frozen), and 3. one cut short by the kill
+        ready_ab = by_challenge(a, b, "b")
+        c.request({"type": "seek", "variant": "oklahoma", "clock": "blitz"}, "sought")
+        d.request({"type": "seek", "variant": "oklahoma", "clock": "blitz"}, "sought")
+        ready_cd = {"c": c.wait_for(lambda m: m["type"] == "game_ready"),
+                    "d": d.wait_for(lambda m: m["type"] == "game_ready")}
+        cut = take_seats(ready_cd)
+        cut["c"].wait_for(lambda m: m["type"] == "game_start")
+        os.kill(arena.proc.pid, signal.SIGSTOP)
+        try:
+            play_game({"a": ready_ab["a"], "b": ready_ab["b"]})  # the shard is alive: the game ends there
+        finally:
+            arena.kill()  # SIGKILL (its shards die with it)
+            killed = True
+        for x in (a, b, c, d, *cut.values()):
+            x.close()
     finally:
-        arena.kill()  # SIGKILL (its shards die with it)
-    for x in (a, b, c, d, *cut.values()):
-        x.close()
+        if not killed:
+            arena.stop()
     arena2 = ArenaProcess(state)
     try:
         assert "1 game(s) recorded from their journals, 1 voided" in _wait_stderr(arena2, "recorded from")

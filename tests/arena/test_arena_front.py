@@ -135,9 +135,9 @@ def test_challenge_decline_cancel_accept(world: World) -> None:
     error(bob.request({"type": "seek", "variant": "oklahoma"}), "busy")
     ends = resign_game(ready, "bob")
     assert ends["ann"]["termination"] == "resigned"
-    over = ann.wait_for(lambda m: m["type"] == "game_over")
+    over = ann.wait_for(lambda m: m["type"] == "game_over", timeout_ms=120000)
     assert over["result"] == "win" and over["termination"] == "resigned" and over["rating"]["after"] > 1500
-    assert bob.wait_for(lambda m: m["type"] == "game_over")["result"] == "loss"
+    assert bob.wait_for(lambda m: m["type"] == "game_over", timeout_ms=120000)["result"] == "loss"
 
 
 def test_seek_limits_and_presets(world: World) -> None:
@@ -179,7 +179,7 @@ def test_a_no_show_voids_the_game_and_cools_the_account_down(world: World) -> No
     try:
         over = eve.wait_for(lambda m: m["type"] == "game_over", timeout_ms=60000)
         assert (over["result"], over["termination"], over["rating"]) == ("void", "no_show", None)
-        assert fay.wait_for(lambda m: m["type"] == "game_over")["result"] == "void"
+        assert fay.wait_for(lambda m: m["type"] == "game_over", timeout_ms=120000)["result"] == "void"
     finally:
         for c in seats.values():
             c.close()

@@ -48,7 +48,7 @@ def test_two_bots_seek_and_play_a_rated_game(arena_dir: Path) -> None:
         assert ann.request({"type": "seek", "variant": "oklahoma"}, "error")["name"] == "busy"
         ends = play_game(ready)
         assert ends["ann"]["seed"] is not None and ends["ann"]["salt"]  # the deal revealed at the end
-        over = {a: c.wait_for(lambda m: m["type"] == "game_over") for a, c in (("ann", ann), ("bob", bob))}
+        over = {a: c.wait_for(lambda m: m["type"] == "game_over", timeout_ms=120000) for a, c in (("ann", ann), ("bob", bob))}
         game = ready["ann"]["game"]
         assert {o["game"] for o in over.values()} == {game}
         results = sorted(o["result"] for o in over.values())
@@ -100,7 +100,7 @@ def test_an_abandoned_game_is_a_rated_loss_after_the_grace(arena_dir: Path) -> N
         assert (end["termination"], end["at_fault"]) == ("disconnect", ready["bob"]["seat"])
         over = bob.wait_for(lambda m: m["type"] == "game_over", timeout_ms=60000)
         assert over["result"] == "loss" and over["rating"]["after"] < over["rating"]["before"]
-        assert ann.wait_for(lambda m: m["type"] == "game_over")["result"] == "win"
+        assert ann.wait_for(lambda m: m["type"] == "game_over", timeout_ms=120000)["result"] == "win"
         seats["ann"].close()
         ann.close()
         bob.close()
