@@ -42,7 +42,9 @@ class Evaluator:
             float(d) - (knock_bonus if 0 < d <= limit else 0.0) - (gin_bonus + knock_bonus if d == 0 else 0.0) for d in range(120)
         ]
         self._dw: dict[int, int] = {}
-        self._exp: dict[int, float] = {}
+        # expected(hand10), memoised; public because a subclass with another judgement of
+        # hands (ginchase.GinChaseEvaluator) fills the same cache
+        self.expected_memo: dict[int, float] = {}
         self._dad: dict[int, int] = {}
 
         self._danger: dict[int, float] = {}
@@ -76,7 +78,7 @@ class Evaluator:
     # ------------------------------------------------------------ expectation
     def expected(self, hand10: int) -> float:
         """Expected utility of the deadwood after one more draw from the stock."""
-        e = self._exp.get(hand10)
+        e = self.expected_memo.get(hand10)
         if e is not None:
             return e
         k = self.k
@@ -102,7 +104,7 @@ class Evaluator:
                 total += p * u
                 mass += p
         e = total + (1.0 - mass) * base
-        self._exp[hand10] = e
+        self.expected_memo[hand10] = e
         return e
 
     # ------------------------------------------------------------------ safety

@@ -145,7 +145,7 @@ class GinChaseEvaluator(Evaluator):
         self.weighted = weighted(weight)
 
     def expected(self, hand10: int) -> float:
-        e = self._exp.get(hand10)
+        e = self.expected_memo.get(hand10)
         if e is not None:
             return e
         k = self.k
@@ -165,7 +165,7 @@ class GinChaseEvaluator(Evaluator):
                 total += p * u
                 mass += p
         e = total + (1.0 - mass) * base
-        self._exp[hand10] = e
+        self.expected_memo[hand10] = e
         return e
 
     def _candidates(self, hand11: int, margin: int = 5) -> list[int]:
