@@ -66,11 +66,16 @@ from .messages import (
 from .runner import BotDriver, ErrorHook, drive
 
 __all__ = [
-    "ENV_KEY", "GAME_OVER_WAIT", "ArenaClient", "ArenaGame", "KeyFileError", "arena_key", "describe_refusal", "private_key_file",
-    "read_key", "shard_curve",
+    "BUSY_PATIENCE", "ENV_KEY", "GAME_OVER_WAIT", "HELLO_TIMEOUT", "ArenaClient", "ArenaGame", "KeyFileError",
+    "arena_key", "describe_refusal", "private_key_file", "read_key", "shard_curve",
 ]
 
 ENV_KEY = "OKGIN_ARENA_KEY"
+#: How long to wait for the arena's welcome: it checks a key with a slow hash (scrypt) off
+#: its loop, and a busy arena queues the checks, so allow more than a referee's hello.
+HELLO_TIMEOUT = 30.0
+#: How long :meth:`ArenaClient.seek_again` retries ``busy`` after a game.
+BUSY_PATIENCE = 10.0
 #: How long, after its game ended at the shard, to wait for the arena's ``game_over``
 #: (the arena hears of the end from the shard, a moment after the players).
 GAME_OVER_WAIT = 30.0
@@ -160,6 +165,11 @@ class ArenaGame:
 class ArenaClient:
     """An asyncio client of an okgin arena. See the module docstring.
 
+    An arena holds no session after its connection goes (protocol.md §19): a session it
+    lost cannot be resumed with its token, so by default (``reconnect`` False) a silent or
+    forgotten connection ends in :class:`~clients.sdk.errors.ConnectionLost`, and the
+    program signs in again with a new client (the lobby does).
+
     ``role`` ``spectator`` may connect without an account (``account``/``key`` None): it
     may ask for the ``lobby`` and the ``leaderboard`` only.
 
@@ -178,7 +188,7 @@ class ArenaClient:
         context: zmq.asyncio.Context | zmq.Context | None = None,
         curve: CurveKeys | None = None,
         reply_timeout: float = 30.0,
-        reconnect: bool = True,
+        reconnect: bool = False,
     ) -> None:
         self.endpoint = endpoint
         self.account = account
@@ -192,11 +202,16 @@ class ArenaClient:
         return f"ArenaClient({self.endpoint!r}, account={self.account!r})"
 
     # ------------------------------------------------------------------ session
-    async def connect(self, timeout: float = 10.0) -> Welcome:
+    async def connect(self, timeout: float = HELLO_TIMEOUT) -> Welcome:
         """Say hello with the account and key. Refusals raise :class:`RefereeError`
         (``auth_failed``, ``banned``...: :func:`describe_refusal` words them); no answer
-        within ``timeout`` raises :class:`~clients.sdk.errors.Timeout`."""
-        return await self.client.connect(timeout)
+        within ``timeout`` raises :class:`~clients.sdk.errors.Timeout`. The account's
+        name becomes the welcome's spelling (names are looked up in any case)."""
+        welcome = await self.client.connect(timeout)
+        name = (welcome.account or {}).get("name")
+        if isinstance(name, str) and name:
+            self.account = name
+        return welcome
 
     async def close(self) -> None:
         await self.client.close()
@@ -228,6 +243,22 @@ class ArenaClient:
         """Ask for a game; returns the seek's id. ``game_ready`` comes when it is paired."""
         reply = await self.client.request(rq.seek(variant, clock, rated))
         return _typed(reply, Sought).seek
+
+    async def seek_again(self, variant: str = "oklahoma", clock: str | None = None, rated: bool | None = None,
+                         patience: float = BUSY_PATIENCE) -> str:
+        """:meth:`seek` right after a game: an arena may still count this account as
+        playing for a moment after its ``game_over`` (it frees the players as it files
+        the game), so ``busy`` is retried for up to ``patience`` seconds."""
+        deadline = time.monotonic() + patience
+        delay = 0.1
+        while True:
+            try:
+                return await self.seek(variant, clock, rated)
+            except RefereeError as e:
+                if e.name != "busy" or time.monotonic() + delay > deadline:
+                    raise
+            await asyncio.sleep(delay)
+            delay = min(1.0, delay * 2)
 
     async def challenge(
         self, to: list[str], variant: str = "oklahoma", clock: str | None = None, rated: bool | None = None
@@ -335,7 +366,7 @@ class ArenaClient:
         Refusals of ``seek`` (``cooldown``, ``banned``...) raise :class:`RefereeError`."""
         played: list[ArenaGame] = []
         while games <= 0 or len(played) < games:
-            seek = await self.seek(variant, clock, rated)
+            seek = await self.seek_again(variant, clock, rated) if played else await self.seek(variant, clock, rated)
             ready: GameReady | None = None
             while ready is None:
                 msg = await self.wait_for(lambda m: isinstance(m, GameReady | ChallengeOffer | ErrorMessage), None)

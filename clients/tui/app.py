@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App
@@ -23,6 +24,9 @@ from .backend import Backend
 from .messages import Bell, ConnectionChanged, GameEnded, HandEnded, Notice, RefereeError, RefereeMessage, StateChanged
 from .model import CONNECTED, LOST, TableState
 from .options import DisplayOptions
+
+if TYPE_CHECKING:
+    from clients.sdk.curve import CurveKeys
 
 CSS_PATH = Path(__file__).with_name("okgin.tcss")
 
@@ -59,6 +63,8 @@ class OkginApp(App[int]):
                 raise ValueError(f"unknown theme {theme!r}; known: {', '.join(sorted(self.available_themes))}")
             self.theme = theme
         self.lobby_args = lobby or {}
+        self.arena_args: dict | None = None  # okgin tui --arena: endpoint, account, key (start "arena")
+        self.arena_lobby: object | None = None  # the ArenaLobbyScreen under the table, in arena mode
         self.exit_note: str | None = None  # printed after the app closes (how to resume)
         self.cursor_blink = cursor_blink  # off in snapshot tests: a blinking cursor is not reproducible
         self.backend = backend or Backend()
@@ -111,6 +117,13 @@ class OkginApp(App[int]):
 
             self.push_screen(LobbyScreen(**self.lobby_args))
             return
+        if self.start == "arena":  # okgin tui --arena: the arena's lobby; games on the table screen above it
+            from .screens.arena_lobby import ArenaLobbyScreen
+
+            assert self.arena_args is not None
+            self.arena_lobby = ArenaLobbyScreen(**self.arena_args)
+            self.push_screen(self.arena_lobby)
+            return
         if self.start == "sessions":  # okgin tui --resume with several saved seats
             from .screens.sessions import SessionsScreen
 
@@ -130,6 +143,49 @@ class OkginApp(App[int]):
         self.state = TableState(notice=f"Connecting to {endpoint}…", endpoint=endpoint)
         self.switch_screen(TableScreen())
         self.start_backend()
+
+    def play_arena_game(self, ready: object, account: str, curve: CurveKeys | None = None) -> None:
+        """From the arena's lobby: play the game of ``ready`` (a ``game_ready``) at its
+        shard with its seat token, on a table screen above the lobby."""
+        from clients.sdk.arena import shard_curve
+        from clients.sdk.messages import GameReady
+
+        from .net import NetworkBackend
+        from .screens.table import TableScreen
+        from .seating import Seating
+
+        assert isinstance(ready, GameReady)
+        self._reset_table()
+        self.backend = NetworkBackend(ready.endpoint, account, Seating(mode="token", variant=ready.variant, table=ready.table),
+                                      token=ready.token, curve=shard_curve(ready, curve))
+        self.state = TableState(notice=f"Arena game {ready.game}: connecting to its table…", endpoint=ready.endpoint)
+        self.push_screen(TableScreen())
+        self.start_backend()
+
+    @property
+    def in_arena(self) -> bool:
+        """Playing (or between games) under the arena's lobby (``okgin tui --arena``)."""
+        return self.arena_lobby is not None
+
+    def _reset_table(self) -> None:
+        self._pending_summaries.clear()
+        self._seen_hands.clear()
+        self._acked_hand = -1
+        self._table_ready = None
+        self.outcome = None
+
+    async def back_to_lobby(self) -> None:
+        """Arena mode: leave the table (its game over, or given up) for the lobby."""
+        from .screens.arena_lobby import ArenaLobbyScreen
+
+        await self.backend.close()
+        self.backend = Backend()
+        self._reset_table()
+        self.state = TableState()
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, ArenaLobbyScreen):
+            self.pop_screen()
+        if isinstance(self.arena_lobby, ArenaLobbyScreen):
+            self.arena_lobby.back_from_game()
 
     def start_backend(self) -> None:
         self._backend_worker()
@@ -165,6 +221,9 @@ class OkginApp(App[int]):
             self.state = replace(self.state, error=str(e))
 
     async def rematch(self) -> None:
+        if self.in_arena:  # an arena game has no rematch: the lobby finds the next one
+            await self.back_to_lobby()
+            return
         try:
             await self.backend.rematch()
         except Exception as e:
@@ -196,6 +255,17 @@ class OkginApp(App[int]):
 
             self.push_screen(LocalQuitScreen(self.local_journal), self._local_quit)
             return
+        if self.in_arena and isinstance(self.backend, NetworkBackend):
+            # At an arena's table, q goes back to the lobby (asking first while the game runs:
+            # leaving it forfeits after the disconnect grace, and a forfeit is a rated loss).
+            if not running:
+                self.run_worker(self.back_to_lobby())
+                return
+            from .screens.quit_confirm import QuitConfirmScreen
+
+            grace = st.extra.get("disconnect_grace_ms")
+            self.push_screen(QuitConfirmScreen(grace if isinstance(grace, int) else None, None), self._leave_arena_game)
+            return
         if isinstance(self.backend, NetworkBackend) and running:
             from .screens.quit_confirm import QuitConfirmScreen
 
@@ -204,6 +274,10 @@ class OkginApp(App[int]):
                              lambda leave: self.exit(0) if leave else None)
             return
         self.exit(0)
+
+    def _leave_arena_game(self, leave: bool | None) -> None:
+        if leave:
+            self.run_worker(self.back_to_lobby())
 
     def _local_quit(self, choice: str | None) -> None:
         if choice == "quit":

@@ -3,6 +3,11 @@
 ``okgin tui --connect tcp://HOST:PORT`` joins the quick-match queue (``--table T`` joins
 or creates the named table instead); without ``--connect`` the lobby opens, where the
 endpoint, name, game, rules and table are chosen with the keyboard or the mouse.
+
+``okgin tui --arena ENDPOINT --account A --key-file F`` opens an arena's lobby instead
+(protocol 1.6): who is online, seeks, challenges, your ratings; each game it finds is
+played on the same table screen, then back to the lobby. The key comes from the file
+(mode 0600) or ``OKGIN_ARENA_KEY``, never from the command line.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
+from pathlib import Path
 
 from okgin import RuleError
 from okgin.endpoint import endpoint_arg
@@ -70,6 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", choices=("oklahoma", "box"), default="oklahoma", help="game for quick match or a new table")
     add_rule_flags(p)  # the rules asked for at quick match or a table made by this join
     p.add_argument("--token", help="resume a session (the token printed when you last quit)")
+    p.add_argument("--arena", metavar="ENDPOINT", type=endpoint_arg,
+                   help="an okgin arena's endpoint: open its lobby (with --account and --key-file) instead of a referee's")
+    p.add_argument("--account", help="with --arena: your account's name")
+    p.add_argument("--key-file", type=Path, metavar="FILE",
+                   help="with --arena: your account's API key, first line of FILE (mode 0600); default $OKGIN_ARENA_KEY")
     p.add_argument("--resume", nargs="?", const=0, type=int, metavar="N",
                    help="resume a saved session (kept in $XDG_STATE_HOME/okgin/sessions.json): the only one, number N, "
                         "or choose one on a list when several are saved")
@@ -89,6 +100,11 @@ def main(argv: list[str]) -> int:
     opts = options_from_env(args.ascii, args.four_colour)
     if err := theme_error(args.theme):
         print(f"okgin tui: {err}", file=sys.stderr)
+        return 2
+    if args.arena is not None:
+        return arena_main(args, opts)
+    if args.account is not None or args.key_file is not None:
+        print("okgin tui: --account and --key-file go with --arena ENDPOINT", file=sys.stderr)
         return 2
     if args.resume is not None:
         picked = _pick_saved(args.resume, interactive=sys.stdin.isatty() and sys.stdout.isatty())
@@ -112,6 +128,25 @@ def main(argv: list[str]) -> int:
     app = OkginApp(backend, state=TableState(connection=CONNECTING, notice=f"Connecting to {args.connect}…"), options=opts,
                    theme=args.theme)
     return _finish(app, app.run())
+
+
+def arena_main(args: argparse.Namespace, opts: object) -> int:
+    """``okgin tui --arena ENDPOINT --account A --key-file F``: the arena's lobby."""
+    from clients.sdk.arena import KeyFileError, arena_key
+
+    from .app import OkginApp
+
+    if not args.account:
+        print("okgin tui: --arena needs --account NAME", file=sys.stderr)
+        return 2
+    try:
+        key = arena_key(args.key_file)
+    except KeyFileError as e:
+        print(f"okgin tui: {e}", file=sys.stderr)
+        return 2
+    app = OkginApp(start="arena", options=opts, theme=args.theme)  # type: ignore[arg-type]
+    app.arena_args = {"endpoint": args.arena, "account": args.account, "key": key}
+    return app.run() or 0
 
 
 def _pick_saved(n: int, interactive: bool = False):

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from clients.sdk import AsyncClient, ConnectionLost, Disconnected, Reconnected, RefereeError, SDKError
 from clients.sdk import Timeout as SDKTimeout
 from clients.sdk import messages as sdk
+from clients.sdk.curve import CurveKeys
 from okgin import Action, env
 from okgin.protocol.settings import PEOPLE_CLOCK, PEOPLE_POLICIES
 
@@ -86,8 +87,9 @@ class NetworkBackend(Backend):
     description = "referee over the network"
 
     def __init__(self, endpoint: str, name: str, seating: Seating, token: str | None = None, retry: bool = True,
-                 store: SessionStore | None = None) -> None:
+                 store: SessionStore | None = None, curve: CurveKeys | None = None) -> None:
         self.endpoint = endpoint
+        self.curve = curve  # an arena's CURVE shard (game_ready.server_key); None: OKGIN_CURVE_* or plain TCP
         self.name = name[:40] or "player"
         self.seating = seating
         self.token = token  # the session's identity once welcomed (or a reserved seat's)
@@ -120,7 +122,7 @@ class NetworkBackend(Backend):
             self._connection(app, CONNECTING, f"Connecting to {self.endpoint}…")
             self.client = AsyncClient(
                 self.endpoint, self.name, "spectator" if self.seating.mode == "watch" else "player",
-                token=self.token, reply_timeout=10.0,
+                token=self.token, reply_timeout=10.0, curve=self.curve,
             )
             try:
                 welcome = await self.client.connect(HELLO_TIMEOUT_S)

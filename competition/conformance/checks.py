@@ -24,6 +24,7 @@ from .trace import C2R, GameTrace, Record, show
 
 # key: (title, required). Order is the report's.
 FEATURES: dict[str, tuple[str, bool]] = {
+    "arena": ("arena handshake (hello with account and key, seek, heartbeats, game_ready, then its table)", True),
     "handshake": ("handshake and version (hello, protocol 1, seat token, welcome)", True),
     "messages": ("every message one msgpack map per frame, valid per the schema", True),
     "errors": ("no error from the referee except those the kit provoked", True),
@@ -527,12 +528,39 @@ def _role(m: dict[str, Any], seat: int) -> str | None:
     return roles[seat] if isinstance(roles, list) and seat < len(roles) else None
 
 
+def _arena(gt: GameTrace, feature: Feature, hb: int) -> None:
+    """--arena: what the stand-in arena saw of this game's bot (.arenadesk), then whether
+    it reached the table game_ready named."""
+    visit = gt.arena
+    label = gt.label
+    before = len(feature.failures)
+    for why in visit.problems:
+        feature.failures.append(Finding(label, why, show(visit.hello) if why.startswith("hello") else show(visit.seek)))
+    if visit.hello is None:
+        feature.failures.append(Finding(label, "the bot never said hello to the arena (OKGIN_ARENA)"))
+    elif visit.seek is None and not visit.problems:
+        feature.failures.append(Finding(label, "the bot never sent seek after the arena's welcome", show(visit.hello)))
+    elif visit.ready_at is not None and gt.hello_after is None:
+        feature.failures.append(Finding(label, "the bot never said hello at the table with game_ready's endpoint and token"))
+    if visit.wait_window is not None:
+        t0, t1 = visit.wait_window
+        if not any(t0 <= t <= t1 + hb / 1000 for t in visit.heartbeats):
+            feature.failures.append(Finding(
+                label, f"no heartbeat to the arena while waiting {(t1 - t0) * 1000:.0f} ms for game_ready (heartbeat_ms {hb})"))
+    if len(feature.failures) == before and gt.hello_after is not None:
+        feature.count += 1
+
+
 def judge(result: RunResult) -> Verdict:
     cfg = result.config
     feats = {k: Feature(k, title, req) for k, (title, req) in FEATURES.items()}
     info: dict[str, int] = {}
     for gt in result.games:
         _Game(gt, feats, cfg.heartbeat_ms, cfg.liveness, info).run()
+        if gt.arena is not None:
+            _arena(gt, feats["arena"], cfg.heartbeat_ms)
+    for why in result.arena_strangers:
+        feats["arena"].failures.append(Finding("(no game)", why))
     for conn, msg in result.orphans:
         feats["handshake"].failures.append(
             Finding(
@@ -547,6 +575,8 @@ def judge(result: RunResult) -> Verdict:
         features = [f for f in features if f.key != "big_gin"]
     if not cfg.probes:
         features = [f for f in features if f.key not in ("illegal_recovery", "reconnect")]
+    if not cfg.arena:
+        features = [f for f in features if f.key != "arena"]
     problems = []
     for f in features:
         if f.status == "fail":

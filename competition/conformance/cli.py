@@ -4,11 +4,14 @@
 
 The kit starts a referee on loopback, then runs COMMAND once per game as a player with
 a reserved seat, against built-in bots, and reports pass or fail per protocol feature.
-In COMMAND, ``{endpoint}``, ``{table}``, ``{name}``, ``{game}`` and ``{seat}`` are
-replaced; the same values are in the environment as ``OKGIN_ENDPOINT``, ``OKGIN_TABLE``,
-``OKGIN_NAME``, ``OKGIN_SEAT``, and the seat token as ``OKGIN_TOKEN``. A ``{token}``
-placeholder still works for a bot that can only take its token as an argument, with a
-warning: a command line is readable by every local user. The bot must connect
+In COMMAND, ``{endpoint}``, ``{table}``, ``{name}``, ``{game}``, ``{seat}`` and
+``{variant}`` are replaced; the same values are in the environment as ``OKGIN_ENDPOINT``,
+``OKGIN_TABLE``, ``OKGIN_NAME``, ``OKGIN_SEAT``, and the seat token as ``OKGIN_TOKEN``. A
+``{token}`` placeholder still works for a bot that can only take its token as an argument,
+with a warning: a command line is readable by every local user. With ``--arena`` the bot
+gets ``OKGIN_ARENA``, ``OKGIN_ACCOUNT`` and ``OKGIN_KEY_FILE`` instead (``{arena}``,
+``{account}``, ``{key_file}``): the kit's stand-in arena checks its handshake and hands it
+its table (competition/conformance/arenadesk.py). The bot must connect
 to the endpoint, say ``hello`` with the token (that seats it), play the game and exit
 with status 0 after ``game_end``. Exit status: 0 all required features passed, 1 some
 failed, 2 the kit could not run.
@@ -41,6 +44,8 @@ examples:
   okgin conformance -- ./clients/c/build/okgin-bot --connect {endpoint}
   okgin conformance --variant box --games 5 -- node clients/js/src/bot.js --connect {endpoint}
   okgin conformance -- python3 mybot.py          # reads OKGIN_ENDPOINT and OKGIN_TOKEN
+  okgin conformance --arena -- ./clients/c/build/okgin-bot --variant {variant}
+  okgin conformance --arena -- okgin bot simple --arena {arena} --account {account} --key-file {key_file} --variant {variant}
 
 probes (on by default; --no-probes turns them off):
   idle wait     the first game of each variant starts 3 heartbeats after the bot sat down
@@ -76,6 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--exit-timeout", type=float, default=10.0,
                    help="seconds the bot has to exit after game_end (default %(default)s)")
     p.add_argument("--no-probes", action="store_true", help="no idle wait, illegal-move or silent-drop probes")
+    p.add_argument("--arena", action="store_true",
+                   help="check the arena handshake too (protocol 1.6): each game's bot gets OKGIN_ARENA, OKGIN_ACCOUNT and "
+                   "OKGIN_KEY_FILE (placeholders {arena} {account} {key_file} {variant}) instead of an endpoint and a "
+                   "token, and must hello there with the account and key, seek, and play the game_ready it is given")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     p.add_argument("--keep", metavar="DIR", help="keep logs and journals in DIR (default: a temporary directory, removed)")
     p.add_argument("-v", "--verbose", action="store_true", help="one line per game as it ends")
@@ -128,6 +137,7 @@ def main(argv: list[str]) -> int:
         probes=not args.no_probes,
         work_dir=args.keep,
         verbose=args.verbose,
+        arena=args.arena,
     )
     kit = Kit(cfg)
     try:

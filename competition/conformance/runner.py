@@ -50,10 +50,11 @@ from okgin.launch import bot_argv, endpoint_from_line, referee_argv
 from okgin.protocol import ProtocolError, decode, decode_from_referee, encode
 from okgin.protocol.session import Due, Kind, RequestId, Session
 
+from .arenadesk import ArenaDesk
 from .proxy import Connection, Proxy
 from .trace import C2R, Fault, GameTrace
 
-PLACEHOLDERS = ("endpoint", "token", "table", "name", "game", "seat")
+PLACEHOLDERS = ("endpoint", "token", "table", "name", "game", "seat", "arena", "account", "key_file", "variant")
 VARIANT_SEATS = {"oklahoma": 2, "box": 3}
 ILLEGAL_AT_ACT = 3
 SILENCE_AT_ACT = 6
@@ -91,6 +92,9 @@ class KitConfig:
     work_dir: str | None = None
     referee_command: tuple[str, ...] | None = None
     verbose: bool = False
+    # --arena: each game's bot is started with OKGIN_ARENA/OKGIN_ACCOUNT/OKGIN_KEY_FILE (the kit's
+    # stand-in arena, .arenadesk) instead of OKGIN_ENDPOINT/OKGIN_TOKEN, and finds its table there
+    arena: bool = False
 
 
 @dataclass
@@ -104,6 +108,8 @@ class RunResult:
     work_dir: str = ""
     orphans: list[tuple[int, dict[str, Any] | None]] = field(default_factory=list)
     not_zmtp: list[str] = field(default_factory=list)
+    arena_endpoint: str = ""  # --arena: the kit's stand-in arena
+    arena_strangers: list[str] = field(default_factory=list)  # hellos there for accounts the kit did not hand out
 
 
 def fill(argv: Sequence[str], values: dict[str, str]) -> list[str]:
@@ -274,6 +280,7 @@ class Kit:
         self.result = RunResult(cfg, [])
         self.hello_seen: dict[str, asyncio.Event] = {}
         self._procs: list[Child] = []
+        self.desk: ArenaDesk | None = None
 
     # -- frame handler (called by the proxy) ----------------------------------------
     def on_open(self, conn: Connection) -> None:
@@ -308,7 +315,9 @@ class Kit:
             self.by_conn[conn.id] = gt
             gt.connections.append(conn.id)
             if gt.hello_after is None:
-                gt.hello_after = time.monotonic() - gt.started
+                # --arena: the launch contract's "hello within" counts from game_ready
+                since = gt.arena.ready_at if gt.arena is not None and gt.arena.ready_at is not None else gt.started
+                gt.hello_after = time.monotonic() - since
             ev = self.hello_seen.get(gt.token)
             if ev is not None:
                 ev.set()
@@ -407,6 +416,9 @@ class Kit:
             host, port = self.result.endpoint.removeprefix("tcp://").rsplit(":", 1)
             proxy = Proxy(host, int(port), self)
             self.result.proxy_endpoint = await proxy.start()
+            if cfg.arena:
+                self.desk = ArenaDesk(ctx, cfg.heartbeat_ms, cfg.liveness)
+                self.result.arena_endpoint = await self.desk.start()
             sem = asyncio.Semaphore(max(1, cfg.jobs))
             plan = [(v, i) for i in range(cfg.games) for v in cfg.variants]
 
@@ -416,6 +428,9 @@ class Kit:
 
             self.result.games = list(await asyncio.gather(*(one(v, i) for v, i in plan)))
         finally:
+            if self.desk is not None:
+                self.result.arena_strangers = list(self.desk.strangers)
+                await self.desk.stop()
             if proxy is not None:
                 await proxy.stop()
             await admin.stop()
@@ -508,10 +523,16 @@ class Kit:
             "game": str(index + 1),
             "seat": str(seat),
         }
+        values["variant"] = variant
+        env = env_for(gt.token, self.result.proxy_endpoint, cfg.name, seat)
+        if self.desk is not None:
+            # The bot learns its table from the stand-in arena's game_ready, not from the kit.
+            account, key_file = self._arena_visit(gt, gdir, names, len(tokens), index)
+            values.update(endpoint="", token="", arena=self.desk.endpoint, account=account, key_file=str(key_file))
+            env = {k: v for k, v in env.items() if k not in ("OKGIN_ENDPOINT", "OKGIN_TOKEN", "OKGIN_TABLE", "OKGIN_SEAT")}
+            env.update(OKGIN_ARENA=self.desk.endpoint, OKGIN_ACCOUNT=account, OKGIN_KEY_FILE=str(key_file))
         gt.started = time.monotonic()
-        bot = self._launch(
-            fill(cfg.command, values), env_for(gt.token, self.result.proxy_endpoint, cfg.name, seat), gdir / "bot.log"
-        )
+        bot = self._launch(fill(cfg.command, values), env, gdir / "bot.log")
         opponents: list[Child] = []
         try:
             if index == 0 and cfg.probes:
@@ -569,6 +590,28 @@ class Kit:
                 file=sys.stderr,
             )
         return gt
+
+    def _arena_visit(self, gt: GameTrace, gdir: Path, names: list[str], seats: int, index: int) -> tuple[str, Path]:
+        """--arena: this game's account, its key in a 0600 file, and the stand-in arena
+        told to expect them (and what game_ready to send)."""
+        assert self.desk is not None
+        cfg = self.cfg
+        account = f"conf-{gt.variant[0]}{index + 1}-{secrets.token_hex(3)}"
+        key = "okga_" + secrets.token_urlsafe(32)
+        key_file = gdir / "arena.key"
+        fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(key + "\n")
+        game = {
+            "game": f"conf-{gt.table}", "endpoint": self.result.proxy_endpoint, "server_key": None, "table": gt.table,
+            "token": gt.token, "seat": gt.seat, "variant": gt.variant, "clock": {"move_ms": cfg.move_ms, "grace_ms": 1000},
+            "rated": True, "show_up_ms": int(HELLO_WITHIN_S * 1000),
+            "players": [{"account": account if s == gt.seat else names[s], "kind": "bot", "rating": 1500}
+                        for s in range(seats)],
+        }
+        wait = 3 * cfg.heartbeat_ms / 1000 if (index == 0 and cfg.probes) else 0.0
+        gt.arena = self.desk.expect(account, key, gt.variant, game, wait)
+        return account, key_file
 
     def _opponent_argv(self) -> list[str]:
         if self.cfg.opponent_command:

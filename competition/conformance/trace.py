@@ -72,6 +72,7 @@ class GameTrace:
     stopped_by_term: bool = False  # still running after game_end; SIGTERM ended it within the grace
     hello_after: float | None = None  # seconds from the bot's start to its first hello with the token
     stderr_tail: str = ""
+    arena: Any = None  # --arena: the bot's visit to the kit's stand-in arena (.arenadesk.ArenaVisit)
 
     @property
     def label(self) -> str:

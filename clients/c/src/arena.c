@@ -12,7 +12,7 @@
 #include "wire.h"
 
 #define ARENA_MINOR 6      /* hello.account and hello.key are protocol 1.6 */
-#define WELCOME_WAIT_MS 10000 /* an arena that says nothing this long after hello is unreachable */
+#define WELCOME_WAIT_MS 30000 /* an arena that says nothing this long after hello is unreachable */
 
 static int64_t now_ms(void) {
     struct timespec ts;

@@ -7,7 +7,7 @@ import { Dealer } from "zeromq";
 import { decode, encode } from "@msgpack/msgpack";
 
 const ARENA_MINOR = 6; // hello.account and hello.key are protocol 1.6
-const WELCOME_WAIT_MS = 10000; // an arena that says nothing this long after hello is unreachable
+const WELCOME_WAIT_MS = 30000; // an arena that says nothing this long after hello is unreachable
 
 /** A one-line reason the bot cannot go on (the exit status goes with it). */
 export class ArenaError extends Error {

@@ -14,7 +14,7 @@ use crate::wire;
 /// `hello.account` and `hello.key` are protocol 1.6.
 const ARENA_MINOR: u32 = 6;
 /// An arena that says nothing this long after `hello` is unreachable.
-const WELCOME_WAIT: Duration = Duration::from_secs(10);
+const WELCOME_WAIT: Duration = Duration::from_secs(30);
 
 pub struct ArenaOptions {
     pub endpoint: String,

@@ -93,7 +93,8 @@ def score_sheet(state: TableState) -> Table:
 class GameOverScreen(OkginModalScreen[None]):
     BINDINGS = [
         Binding("r", "rematch", "Rematch"),
-        Binding("q", "app.quit", "Quit"),
+        Binding("r", "lobby", "Back to lobby"),
+        Binding("q", "quit", "Quit"),
         Binding("escape", "close", "Back to table"),
     ]
 
@@ -126,9 +127,12 @@ class GameOverScreen(OkginModalScreen[None]):
                 else:  # not an empty table of hands under the headline
                     yield Static(Text("No hand was finished.", style="dim"), id="score-sheet")
             with Horizontal(classes="dialog-buttons"):
-                if not st.spectator and st.replay is None:
+                if self.okgin_app.in_arena:  # an arena game: no rematch, the lobby finds the next game
+                    yield Button("Back to lobby (r)", id="rematch", variant="primary", compact=True)
+                elif not st.spectator and st.replay is None:
                     yield Button("Rematch (r)", id="rematch", variant="primary", compact=True)
-                yield Button("Quit (q)", id="quit", compact=True)
+                if not self.okgin_app.in_arena:
+                    yield Button("Quit (q)", id="quit", compact=True)
         yield Footer()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -139,12 +143,25 @@ class GameOverScreen(OkginModalScreen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         st: TableState = self.okgin_app.state
+        arena = self.okgin_app.in_arena
         if action == "rematch":
-            return not st.spectator and st.replay is None
+            return not st.spectator and st.replay is None and not arena
+        if action == "lobby":
+            return arena
         return True
+
+    async def action_quit(self) -> None:
+        """Quit; at an arena, q goes back to its lobby instead (quit from there)."""
+        if self.okgin_app.in_arena:
+            await self.okgin_app.back_to_lobby()
+        else:
+            self.app.exit(0)
 
     async def action_rematch(self) -> None:
         await self.okgin_app.rematch()
+
+    async def action_lobby(self) -> None:
+        await self.okgin_app.back_to_lobby()
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -105,6 +105,7 @@ class TableScreen(OkginScreen[None]):
         Binding("f", "four_colour", "4 colours", show=False),
         Binding("T", "app.next_theme", "Theme", show=False),
         Binding("r", "rematch", "Rematch"),
+        Binding("r", "lobby", "Back to lobby"),  # an arena game (okgin tui --arena): no rematch, the lobby
         Binding("question_mark,f1", "help", "Help", key_display="?"),
         Binding("q", "quit_table", "Quit"),
         Binding("ctrl+t", "show_token", "Session token", show=False),
@@ -330,6 +331,8 @@ class TableScreen(OkginScreen[None]):
         if st.game_over:
             if st.spectator:  # only the players can ask for a rematch
                 return (("quit_table", "Quit (q)", "default"),)
+            if self.okgin_app.in_arena:
+                return (("lobby", "Back to lobby (r)", "primary"),)
             return (("rematch", "Rematch (r)", "primary"), ("quit_table", "Quit (q)", "default"))
         if v is None:
             return ()
@@ -393,7 +396,9 @@ class TableScreen(OkginScreen[None]):
         if action == "advise_note":
             return st.can_advise
         if action == "rematch":
-            return st.game_over and st.replay is None and not st.spectator
+            return st.game_over and st.replay is None and not st.spectator and not self.okgin_app.in_arena
+        if action == "lobby":
+            return st.game_over and self.okgin_app.in_arena
         if action == "sort":
             return bool(self.query_one(HandWidget).order)
         return True
@@ -499,6 +504,9 @@ class TableScreen(OkginScreen[None]):
 
     async def action_rematch(self) -> None:
         await self.okgin_app.rematch()
+
+    async def action_lobby(self) -> None:
+        await self.okgin_app.back_to_lobby()
 
     def action_show_token(self) -> None:
         """The session token, with its warning (the token is the seat)."""

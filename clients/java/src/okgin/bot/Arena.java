@@ -18,7 +18,7 @@ import org.zeromq.ZMQ;
  */
 final class Arena {
     static final int ARENA_MINOR = 6; // hello.account and hello.key are protocol 1.6
-    static final long WELCOME_WAIT_MS = 10_000; // an arena that says nothing this long after hello is unreachable
+    static final long WELCOME_WAIT_MS = 30_000; // an arena that says nothing this long after hello is unreachable
 
     /** A one-line reason the bot cannot go on, with its exit status. */
     static final class ArenaException extends Exception {

@@ -1,0 +1,330 @@
+"""The arena under load (issue 26 item 8): many connected bots seeking and playing rated
+games through one ``okgin arena`` and its shards. Figures only, never assertions; the
+last line is one JSON object.
+
+Setup: a temporary state directory, ``--bots`` bot accounts added through the store (one
+scrypt each), and ``okgin arena --shards S`` as a process (games short: target score
+``--target`` and at most ``--max-hands`` hands, as the arena's ``[rules]``). The bots are
+``--procs`` driver processes (this file, ``--driver``), each running its share of bots on
+one asyncio loop over raw DEALER sockets: hello with the account and key (``limit_reached``
+while the arena's key checks queue up is retried), then for ever: ``seek``, wait for
+``game_ready``, a new connection to the shard with the seat token, play the game
+(``--think-ms`` before each act; knock when legal, else pass / draw from the stock, else the
+first legal action), and seek again after ``game_end``.
+
+Measured over a window of ``--seconds`` after ``--warmup``:
+
+- **games/s**: ``game_end`` messages received by seat 0 of each game, per second;
+- **prompt latency**: per act, *act sent -> the referee's ``event`` for that move received
+  by the same seat* (events on). The referee sends the table's next prompt in the same
+  handler as that event, so this is the time a move takes through the shard as a player
+  sees it, without the think time; p50 and p99;
+- **matchmaking wait**: *seek sent -> game_ready received*; p50 and p99.
+
+Two scenarios, in the same run: (1) ``--bots`` bots with ``--think-ms`` on ``--shards``
+shards; (2) saturation, ``--sat-bots`` bots with no think time, on 1 shard and then on 2
+(a new arena each), and the ratio of their games/s (the issue's target: >= 1.7x).
+
+    python bench/arena.py                       # 1,000 bots, 100 ms think, 2 shards; then 1 vs 2 shards
+    python bench/arena.py --quick               # 100 bots, short windows
+    python bench/arena.py --skip-saturation     # scenario 1 only
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import zmq
+import zmq.asyncio
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from okgin.launch import ARENA_PREFIX, endpoint_from_line, okgin_argv
+from okgin.protocol import decode_from_referee, encode
+
+HEARTBEAT_S = 2.0
+
+
+# ------------------------------------------------------------------ the driver process
+def choose(legal: list[dict[str, Any]]) -> dict[str, Any]:
+    kinds = {a.get("kind") for a in legal}
+    for k in ("big_gin", "knock", "pass", "draw_stock"):
+        if k in kinds:
+            return next(a for a in legal if a.get("kind") == k)
+    return legal[0]
+
+
+class Stats:
+    def __init__(self) -> None:
+        self.latency: list[float] = []
+        self.waits: list[float] = []
+        self.games = 0
+        self.errors: dict[str, int] = {}
+        self.measuring = False
+
+
+async def recv(sock: zmq.asyncio.Socket, timeout: float) -> dict[str, Any] | None:
+    if await sock.poll(int(timeout * 1000)) == 0:
+        return None
+    return decode_from_referee(await sock.recv())
+
+
+async def one_bot(ctx: zmq.asyncio.Context, arena: str, account: str, key: str, think: float, st: Stats,
+                  stop: asyncio.Event) -> None:
+    a = ctx.socket(zmq.DEALER)
+    a.setsockopt(zmq.LINGER, 0)
+    a.connect(arena)
+    rid = 0
+
+    def nid() -> int:
+        nonlocal rid
+        rid += 1
+        return rid
+
+    last_a = time.monotonic()
+    try:
+        while not stop.is_set():  # sign in (the arena's key checks queue: limit_reached)
+            await a.send(encode({"type": "hello", "id": nid(), "protocol": 1, "minor": 6, "role": "player", "name": account,
+                                 "account": account, "key": key}))
+            m = await recv(a, 120)
+            if m is not None and m.get("type") == "welcome":
+                break
+            st.errors[str(m and m.get("name"))] = st.errors.get(str(m and m.get("name")), 0) + 1
+            await asyncio.sleep(1.0 + 2.0 * random.random())  # the key checks queue up: back off, spread out
+        while not stop.is_set():
+            t_seek = time.monotonic()
+            await a.send(encode({"type": "seek", "id": nid(), "variant": "oklahoma"}))
+            last_a = t_seek
+            ready = None
+            while ready is None and not stop.is_set():
+                m = await recv(a, HEARTBEAT_S)
+                if time.monotonic() - last_a > HEARTBEAT_S:
+                    await a.send(encode({"type": "heartbeat"}))
+                    last_a = time.monotonic()
+                if m is None:
+                    continue
+                if m.get("type") == "game_ready":
+                    ready = m
+                elif m.get("type") == "error":
+                    name = str(m.get("name"))
+                    st.errors[name] = st.errors.get(name, 0) + 1
+                    if name in ("busy", "rate_limited", "limit_reached"):
+                        await asyncio.sleep(0.3)
+                        await a.send(encode({"type": "seek", "id": nid(), "variant": "oklahoma"}))
+            if ready is None:
+                return
+            if st.measuring:
+                st.waits.append(time.monotonic() - t_seek)
+            await play(ctx, ready, account, think, st, stop, a)
+    finally:
+        a.close(0)
+
+
+async def play(ctx: zmq.asyncio.Context, ready: dict[str, Any], account: str, think: float, st: Stats, stop: asyncio.Event,
+               arena: zmq.asyncio.Socket) -> None:
+    s = ctx.socket(zmq.DEALER)
+    s.setsockopt(zmq.LINGER, 0)
+    s.connect(ready["endpoint"])
+    seat = ready["seat"]
+    sent: float | None = None
+    last = time.monotonic()
+    try:
+        await s.send(encode({"type": "hello", "id": 1, "protocol": 1, "minor": 6, "role": "player", "name": account,
+                             "token": ready["token"]}))
+        while not stop.is_set():
+            m = await recv(s, HEARTBEAT_S)
+            now = time.monotonic()
+            if now - last > HEARTBEAT_S:
+                await s.send(encode({"type": "heartbeat"}))
+                await arena.send(encode({"type": "heartbeat"}))
+                last = now
+            if m is None:
+                continue
+            t = m.get("type")
+            if t == "prompt":
+                if think > 0:
+                    await asyncio.sleep(think)
+                await s.send(encode({"type": "act", "table": m["table"], "seq": m["seq"], "action": choose(m["legal"])}))
+                sent = time.monotonic()
+            elif t == "event" and sent is not None and (m.get("move") or {}).get("seat") == seat:
+                if st.measuring:
+                    st.latency.append(time.monotonic() - sent)
+                sent = None
+            elif t == "game_end":
+                if st.measuring and seat == 0:
+                    st.games += 1
+                return
+            elif t == "error" and m.get("name") not in ("stale_seq",):
+                st.errors[str(m.get("name"))] = st.errors.get(str(m.get("name")), 0) + 1
+    finally:
+        s.close(0)
+
+
+async def driver(arena: str, accounts: list[tuple[str, str]], think: float, warmup: float, seconds: float) -> dict[str, Any]:
+    ctx = zmq.asyncio.Context()
+    st = Stats()
+    stop = asyncio.Event()
+    tasks = [asyncio.create_task(one_bot(ctx, arena, a, k, think, st, stop)) for a, k in accounts]
+    print("driver: started", file=sys.stderr, flush=True)
+    await asyncio.sleep(warmup)
+    st.measuring = True
+    t0 = time.monotonic()
+    await asyncio.sleep(seconds)
+    st.measuring = False
+    elapsed = time.monotonic() - t0
+    out = {"games": st.games, "seconds": elapsed, "latency": st.latency, "waits": st.waits, "errors": st.errors}
+    print(json.dumps(out), flush=True)
+    stop.set()
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    ctx.term()
+    return out
+
+
+# ------------------------------------------------------------------ the parent
+def make_accounts(state: Path, n: int) -> list[tuple[str, str]]:
+    """``n`` bot accounts and their keys; kept in ``keys.json`` (0600) beside the state, so
+    ``--state DIR`` reuses them (each new key costs a scrypt: minutes for a thousand)."""
+    from arena.store import Store, state_db_url
+
+    state.mkdir(parents=True, exist_ok=True, mode=0o700)
+    saved = state.parent / "keys.json"
+    keys: dict[str, str] = json.loads(saved.read_text()) if saved.exists() else {}
+    store = Store.open(state_db_url(state))
+    try:
+        for i in range(n):
+            name = f"b{i:04d}"
+            if name not in keys:
+                keys[name] = store.add_account(name, "bot")
+    finally:
+        store.close()
+    fd = os.open(saved, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        json.dump(keys, f)
+    return [(f"b{i:04d}", keys[f"b{i:04d}"]) for i in range(n)]
+
+
+def start_arena(state: Path, shards: int, args: argparse.Namespace) -> tuple[subprocess.Popen[str], str]:
+    cfg = state.parent / f"{state.name}-{shards}.toml"
+    cfg.write_text(f"show_up_ms = 60000\n[rules]\ntarget_score = {args.target}\nmax_hands = {args.max_hands}\n")
+    proc = subprocess.Popen(okgin_argv("arena", "--state", str(state), "--shards", str(shards), "--bind",
+                                       "tcp://127.0.0.1:0", "--config", str(cfg)),
+                            stdout=subprocess.PIPE, stderr=open(state.parent / f"arena-{shards}.stderr", "w"), text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()  # the arena prints its endpoint first (or exits)
+    ep = endpoint_from_line(line, ARENA_PREFIX)
+    if ep is None:
+        proc.kill()
+        raise SystemExit(f"okgin arena did not start: {line!r}")
+    return proc, ep
+
+
+def stop_arena(proc: subprocess.Popen[str]) -> None:
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(30)
+
+
+def pct(xs: list[float], q: float) -> float | None:
+    if not xs:
+        return None
+    xs = sorted(xs)
+    return round(xs[min(len(xs) - 1, int(q * len(xs)))] * 1000, 1)
+
+
+def scenario(state: Path, accounts: list[tuple[str, str]], shards: int, think_ms: int,
+             args: argparse.Namespace) -> dict[str, Any]:
+    proc, ep = start_arena(state, shards, args)
+    try:
+        per = -(-len(accounts) // args.procs)
+        drivers = []
+        for i in range(args.procs):
+            part = accounts[i * per:(i + 1) * per]
+            if not part:
+                continue
+            spec = state.parent / f"driver-{shards}-{i}.json"  # the keys: in a 0600 file, not on a command line
+            fd = os.open(spec, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w") as f:
+                json.dump({"arena": ep, "accounts": part, "think": think_ms / 1000, "warmup": args.warmup,
+                           "seconds": args.seconds}, f)
+            drivers.append(subprocess.Popen([sys.executable, __file__, "--driver", str(spec)], stdout=subprocess.PIPE,
+                                            text=True))
+        results = []
+        for d in drivers:
+            out, _ = d.communicate(timeout=args.warmup + args.seconds + 600)
+            results.append(json.loads(out.strip().splitlines()[-1]))
+    finally:
+        stop_arena(proc)
+    lat = [x for r in results for x in r["latency"]]
+    waits = [x for r in results for x in r["waits"]]
+    games = sum(r["games"] for r in results)
+    seconds = statistics.mean(r["seconds"] for r in results)
+    errors: dict[str, int] = {}
+    for r in results:
+        for k, v in r["errors"].items():
+            errors[k] = errors.get(k, 0) + v
+    row = {"bots": len(accounts), "shards": shards, "think_ms": think_ms, "games": games,
+           "games_per_s": round(games / seconds, 2), "moves": len(lat), "latency_p50_ms": pct(lat, 0.5),
+           "latency_p99_ms": pct(lat, 0.99), "wait_p50_ms": pct(waits, 0.5), "wait_p99_ms": pct(waits, 0.99),
+           "errors": errors}
+    print(f"  {len(accounts)} bots, {shards} shard(s), think {think_ms} ms: {row['games_per_s']} games/s, "
+          f"{row['moves']} moves; latency p50 {row['latency_p50_ms']} ms p99 {row['latency_p99_ms']} ms; "
+          f"matchmaking wait p50 {row['wait_p50_ms']} ms p99 {row['wait_p99_ms']} ms; errors {errors}", flush=True)
+    return row
+
+
+def main() -> None:
+    if "--driver" in sys.argv:
+        spec = json.loads(Path(sys.argv[sys.argv.index("--driver") + 1]).read_text())
+        asyncio.run(driver(spec["arena"], [tuple(a) for a in spec["accounts"]], spec["think"], spec["warmup"],
+                           spec["seconds"]))
+        return
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--bots", type=int, default=1000)
+    p.add_argument("--think-ms", type=int, default=100)
+    p.add_argument("--shards", type=int, default=2)
+    p.add_argument("--sat-bots", type=int, default=200)
+    p.add_argument("--procs", type=int, default=4, help="driver processes")
+    p.add_argument("--warmup", type=float, default=60.0, help="seconds before measuring (sign-in: one scrypt per bot)")
+    p.add_argument("--seconds", type=float, default=30.0)
+    p.add_argument("--target", type=int, default=20, help="the games' target score")
+    p.add_argument("--max-hands", type=int, default=6)
+    p.add_argument("--skip-saturation", action="store_true")
+    p.add_argument("--state", metavar="DIR", help="keep the arena's state and the accounts' keys here (reused next time)")
+    p.add_argument("--quick", action="store_true", help="100 bots, 40 at saturation, 20 s warmup, 10 s windows")
+    args = p.parse_args()
+    if args.quick:
+        args.bots, args.sat_bots, args.warmup, args.seconds = 100, 40, 20.0, 10.0
+    with tempfile.TemporaryDirectory(prefix="okgin-bench-arena-") as tmp:
+        state = Path(args.state or tmp) / "arena"
+        t = time.monotonic()
+        accounts = make_accounts(state, max(args.bots, args.sat_bots))
+        print(f"bench/arena.py: {len(accounts)} accounts in {time.monotonic() - t:.0f} s; cpus {os.cpu_count()}", flush=True)
+        out: dict[str, Any] = {"load": scenario(state, accounts[:args.bots], args.shards, args.think_ms, args)}
+        if not args.skip_saturation:
+            one = scenario(state, accounts[:args.sat_bots], 1, 0, args)
+            two = scenario(state, accounts[:args.sat_bots], 2, 0, args)
+            ratio = round(two["games_per_s"] / one["games_per_s"], 2) if one["games_per_s"] else None
+            print(f"  saturation: 2 shards / 1 shard = {ratio}x games/s", flush=True)
+            out |= {"saturation_1": one, "saturation_2": two, "ratio": ratio}
+        print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
