@@ -42,6 +42,13 @@ SLICE_S = 0.002
 MAX_TAKEN = 10_000
 
 
+def opt_in(sess: Session, msg: dict[str, Any]) -> None:
+    """A hello's 1.6 opt-ins (checked by the catalogue): ``advice_wait``, and its minor."""
+    sess.advice_wait = bool(msg.get("advice_wait", False)) and sess.role == "player"
+    minor = msg.get("minor")
+    sess.minor = minor if isinstance(minor, int) and not isinstance(minor, bool) else 0
+
+
 def new_token() -> str:
     """128 random bits as 32 hex digits (protocol.md §13)."""
     return secrets.token_hex(16)
@@ -70,6 +77,10 @@ class Session:
     entropy_commit: str | None = None
     entropy_asked: str | None = None
     entropy_nonce: str | None = None
+    # 1.6: a person or an agent (hello.advice_wait): sitting out at a table with an advice
+    # window, the captain's prompt waits for its advice; the minor its hello said
+    advice_wait: bool = False
+    minor: int = 0
 
     @property
     def batched(self) -> bool:
@@ -128,7 +139,7 @@ class SessionDesk:
                 self.recovery.claim(token)  # a session or reserved seat restored after a crash
             sess = self.sessions.get(token)
             if sess is not None:
-                self.resume(sess, rid, role, rqid, msg.get("events", True), msg.get("batch_events", False))
+                self.resume(sess, rid, role, rqid, msg.get("events", True), msg.get("batch_events", False), msg)
                 return
             res = self.lobby.reserved.get(token)
             if res is None:
@@ -139,6 +150,7 @@ class SessionDesk:
             sess = self.new_session(rid, msg["name"], role, token)
             sess.events = msg.get("events", True)
             sess.batch = msg.get("batch_events", False)
+            opt_in(sess, msg)
             sess.entropy_commit = msg.get("entropy_commit")
             self.welcome(sess, False, rqid)
             self.lobby.sit(sess, table, seat, None)
@@ -147,6 +159,7 @@ class SessionDesk:
         sess = self.new_session(rid, msg["name"], role, new_token())
         sess.events = msg.get("events", True)
         sess.batch = msg.get("batch_events", False)
+        opt_in(sess, msg)
         self.welcome(sess, False, rqid)
 
     def check_caps(self, rid: bytes) -> None:
@@ -170,6 +183,7 @@ class SessionDesk:
         sess = self.new_session(rid, name, role, new_token())
         sess.events = msg.get("events", True)
         sess.batch = msg.get("batch_events", False)
+        opt_in(sess, msg)
         self.welcome(sess, False, rqid, extra)
         return sess
 
@@ -232,16 +246,21 @@ class SessionDesk:
                 "referee": self.host.software,
                 "events": sess.events,
                 "batch_events": sess.batch,
+                **({"advice_wait": True} if sess.advice_wait else {}),  # 1.6: granted
                 **(extra or {}),  # an extension's (1.6: the arena's account and presets)
             },
             rqid,
         )
 
-    def resume(self, sess: Session, rid: bytes, role: str, rqid: Any, events: bool, batch: bool) -> None:
+    def resume(
+        self, sess: Session, rid: bytes, role: str, rqid: Any, events: bool, batch: bool, msg: dict[str, Any] | None = None
+    ) -> None:
         if role != sess.role:
             raise ProtocolError("forbidden", f"this token belongs to a {sess.role} session, not {role}")
         sess.events = events
         sess.batch = batch
+        if msg is not None:
+            opt_in(sess, msg)
         if sess.rid is not None and sess.rid != rid:
             self.conns.pop(sess.rid, None)
             self.take(sess.rid, sess.token)

@@ -101,6 +101,10 @@ class McpSeat:
         if table is None and token is None:
             raise ValueError("give a table to join, or a reserved seat's token")
         self.client = AsyncClient(endpoint, name=name, token=token)
+        # An agent thinks in seconds: as the sitter of Gin in the Box, its captain's prompt
+        # may wait for its advice (protocol 1.6, a table with an advice window; an older
+        # referee ignores the field).
+        self.client.session.hello_fields["advice_wait"] = True
         self.endpoint = endpoint
         self.table = table
         self.name = name
@@ -305,9 +309,11 @@ class McpSeat:
         if self.prompt is not None:
             return f"{where}: IT IS YOUR TURN. Answer with the play tool."
         if self.advise_prompt is not None:
+            window = self.advise_prompt.window_ms
             return (
                 f"{where}: you sit out this hand; your captain (seat {self.advise_prompt.captain}) is to act. "
                 "You may send advice with the advise tool."
+                + (f" Your captain waits up to {window / 1000:g} s for it." if window else "")
             )
         if self.view is None:
             seated = sum(1 for p in self.players if p)

@@ -170,6 +170,9 @@ class AdvisePrompt(Message):
     captain: int
     legal: list[Action]
     view: View
+    #: 1.6: the captain's prompt waits this long for your advice (you are a person or an
+    #: agent, ``hello.advice_wait``, at a table with an advice window); None: it does not wait
+    window_ms: int | None = None
 
 
 @dataclass(frozen=True)
@@ -430,7 +433,7 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     },
     "advise_prompt": lambda m: {
         "table": m["table"], "game": m["game"], "seq": m["seq"], "captain": m["captain"],
-        "legal": _actions(m["legal"]), "view": View.from_wire(m["view"]),
+        "legal": _actions(m["legal"]), "view": View.from_wire(m["view"]), "window_ms": m.get("window_ms"),
     },
     "advice": lambda m: {
         "table": m["table"], "game": m["game"], "seq": m["seq"],

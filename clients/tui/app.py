@@ -219,6 +219,8 @@ class OkginApp(App[int]):
             await self.backend.advise(action, text)
         except Exception as e:
             self.state = replace(self.state, error=str(e))
+            if str(e).lower().startswith("your captain already played"):  # advice_late (1.6): say so where one looks
+                self.notify("Your captain already played: that advice came too late.", severity="warning", timeout=4)
 
     async def rematch(self) -> None:
         if self.in_arena:  # an arena game has no rematch: the lobby finds the next one

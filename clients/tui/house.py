@@ -29,8 +29,10 @@ STRENGTH_ORDER = ("strong", "simple", "random")
 HUMAN_SEAT = 0
 #: Seconds per move of a hand the human watches (it sits out): a person can follow it.
 DEFAULT_PACE = 0.8
-#: Seconds a built-in captain waits for its human sitter's advice before it moves.
-DEFAULT_ADVICE_WINDOW = 2.0
+#: Seconds a captain's prompt waits for its human sitter's advice (the table's advice
+#: window, protocol 1.6: the referee holds the prompt, and the TUI counts it down); the
+#: advice cuts it short. 2 s was too short for a person (issue 28: 29 of 74 got in).
+DEFAULT_ADVICE_WINDOW = 5.0
 
 
 @dataclass
@@ -255,8 +257,12 @@ class House:
         self.endpoint = await ref.start()
         try:
             names = [self.human, *self.bot_names()]
+            # Gin in the Box: the captain's prompt waits for the human sitter's advice (the TUI
+            # says advice_wait in its hello); a bot sitter never holds a captain up.
+            window = int(self.pacing.advice_window * 1000) if self.rules.variant == "box" else 0
             t = ref.create_table(
-                table=self.table, variant=self.rules.variant, rules=self.rules, seed=self.seed, reserved=True, players=names
+                table=self.table, variant=self.rules.variant, rules=self.rules, seed=self.seed, reserved=True, players=names,
+                policies={"advice_window_ms": window} if window else None,
             )
             self._tokens = t.reserved_tokens
             self._ready.set()
@@ -311,9 +317,11 @@ def _paced_drive(client: Any, driver: Any, pacing: Pacing) -> list[Any]:
             inbox.hold(lambda: pacing.may_move(view), None)
         captain = view.roles[seat] == "captain"
         if captain and pacing.advice_window > 0:
+            # The referee held this prompt for the advice window (the advice, if any, is in):
+            # the waiting is done.
             if pacing.on_wait:
                 pacing.on_wait("advice", seat)
-            inbox.hold(lambda: driver.has_advice(seq) or inbox.has_advice(seq), pacing.advice_window)
+            inbox.hold(lambda: driver.has_advice(seq) or inbox.has_advice(seq), 0)
         elif pacing.pace > 0:
             if pacing.on_wait:
                 pacing.on_wait("pace", seat)

@@ -124,6 +124,9 @@ class NetworkBackend(Backend):
                 self.endpoint, self.name, "spectator" if self.seating.mode == "watch" else "player",
                 token=self.token, reply_timeout=10.0, curve=self.curve,
             )
+            # A person plays here: as the sitter of Gin in the Box, its captain's prompt may
+            # wait for its advice (protocol 1.6; an older referee ignores the field).
+            self.client.session.hello_fields["advice_wait"] = True
             try:
                 welcome = await self.client.connect(HELLO_TIMEOUT_S)
                 break

@@ -53,8 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"Gin in the Box: the bots' pause before each move of a hand you sit out, so you can follow it "
                    f"(default {DEFAULT_PACE:g}; 0: as fast as they play)")
     p.add_argument("--advice-window", type=float, default=DEFAULT_ADVICE_WINDOW, metavar="SECONDS",
-                   help="Gin in the Box: how long a bot captain waits for your advice when you sit out "
-                   f"(default {DEFAULT_ADVICE_WINDOW:g})")
+                   help="Gin in the Box: how long your captain's move waits for your advice when you sit out, "
+                   f"counted down on the table; your advice cuts it short (default {DEFAULT_ADVICE_WINDOW:g}, at most 120)")
     p.add_argument("--auto-continue", type=float, default=None, metavar="SECONDS",
                    help="close each hand's summary by itself after SECONDS (default: it waits for a key)")
     add_display_flags(p)
@@ -85,9 +85,10 @@ def main(argv: list[str]) -> int:
 
     from .house import House, Pacing, best_available_bot
 
-    for label, v in (("--pace", args.pace), ("--advice-window", args.advice_window), ("--auto-continue", args.auto_continue)):
-        if v is not None and not 0 <= v <= 600:
-            print(f"okgin play: {label} takes 0-600 seconds, not {v:g}", file=sys.stderr)
+    for label, v, most in (("--pace", args.pace, 600), ("--advice-window", args.advice_window, 120),
+                           ("--auto-continue", args.auto_continue, 600)):
+        if v is not None and not 0 <= v <= most:
+            print(f"okgin play: {label} takes 0-{most} seconds, not {v:g}", file=sys.stderr)
             return 2
     try:
         rules = preset(args.preset).apply(args.variant) if args.preset else RuleSet(variant=args.variant)

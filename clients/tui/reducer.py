@@ -106,7 +106,10 @@ def reduce(state: TableState, msg: sdk.Message, now: float = 0.0) -> tuple[Table
             error=err.get("message") if isinstance(err, dict) else None,
         ), out
     if isinstance(msg, sdk.AdvisePrompt):
-        return replace(state, view=msg.view, advice_legal=tuple(msg.legal), extra={**state.extra, "advice_seq": msg.seq}), out
+        # 1.6: the captain waits for our advice until ``advice_until`` (on ``now``'s clock)
+        until = now + msg.window_ms / 1000 if msg.window_ms else None
+        return replace(state, view=msg.view, advice_legal=tuple(msg.legal),
+                       extra={**state.extra, "advice_seq": msg.seq, "advice_until": until}), out
     if isinstance(msg, sdk.AdviceReceived):
         v = state.view
         if v is None:

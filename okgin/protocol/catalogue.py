@@ -277,7 +277,8 @@ FIELDS: dict[str, dict[str, tuple[Check, bool]]] = {
     "hello": {"protocol": (_int, True), "minor": (_nnint, False), "role": (_role, True), "name": (_name, True),
               "token": (_opt_str, False), "admin_key": (_str, False), "events": (_bool, False),
               "batch_events": (_bool, False), "entropy_commit": (_hex32, False),
-              "account": (_name, False), "key": (_key, False)},  # 1.6: the arena
+              "account": (_name, False), "key": (_key, False),  # 1.6: the arena
+              "advice_wait": (_bool, False)},  # 1.6: a person or an agent, whose advice a captain waits for
     "heartbeat": {}, "ping": {}, "bye": {},
     "list_tables": {"limit": (_page, False), "cursor": (_cursor, False), "variant": (_variant, False), "status": (_status, False),
                     "open": (_bool, False)},
@@ -434,7 +435,7 @@ def largest_legal_messages() -> dict[str, dict[str, Any]]:
     big: dict[str, dict[str, Any]] = {
         "hello": {"protocol": _BIG_INT, "minor": _BIG_NNINT, "role": "spectator", "name": name, "token": longest_str,
                   "admin_key": longest_str, "events": True, "batch_events": True, "entropy_commit": "f" * 64,
-                  "account": name, "key": _WIDE * MAX_ACCOUNT_KEY},
+                  "account": name, "key": _WIDE * MAX_ACCOUNT_KEY, "advice_wait": True},
         "heartbeat": {}, "ping": {}, "bye": {}, "list_tables": {},
         "queue": {"variant": variant, "rules": partial("RulesPartial")},
         "join": {"table": table, "seat": _BIG_NNINT, "variant": variant, "rules": partial("RulesPartial"), "any_rules": True,

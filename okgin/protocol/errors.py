@@ -53,6 +53,7 @@ ERRORS: dict[str, tuple[int, str]] = {
     "no_game": (4005, "no game is running at that table"),
     "bad_advice": (4006, "advice refused"),
     "wrong_seat": (4007, "act naming a seat that is not yours"),
+    "advice_late": (4008, "advice for a move the captain has already made (1.6; before, stale_seq)"),
     "internal": (5001, "the referee failed on this request; state unchanged"),
     # 1.6: the arena (protocol.md §19)
     "not_an_arena": (6001, "an arena request sent to a plain referee (1.6)"),

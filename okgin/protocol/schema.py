@@ -136,6 +136,7 @@ def _defs() -> J:
         "illegal_limit": {"type": "integer", "minimum": 1, "maximum": 1000},
         "disconnect_grace_ms": MS,
         "away_clock": {"enum": ["run", "pause"]},  # 1.6, okgin/protocol/settings.py; sent only when "pause"
+        "advice_window_ms": {"type": "integer", "minimum": 0, "maximum": 120000},  # 1.6; sent only when not 0
     }
     layout = obj({"melds": arr(cards), "deadwood_cards": cards, "deadwood": NNINT})
     defence = obj(
@@ -248,7 +249,8 @@ def _defs() -> J:
              "bank_ms": nullable(arr(INT)), "banks_ms": nullable(arr(INT)),  # 1.4
              "increment_ms": NNINT, "grace_ms": NNINT}
         ),
-        "Policies": obj(policy_props, required=[k for k in policy_props if k != "away_clock"]),  # sent only when "pause"
+        # away_clock, advice_window_ms (1.6): sent only when not their defaults
+        "Policies": obj(policy_props, required=[k for k in policy_props if k not in ("away_clock", "advice_window_ms")]),
         "PoliciesPartial": closed(obj(policy_props, required=[])),
         "Final": obj(
             {
@@ -322,6 +324,7 @@ def _messages() -> dict[str, J]:
                 "entropy_commit": ref("Hex32"),  # 1.5
                 "account": ref("AccountName"),  # 1.6: the arena
                 "key": {"type": "string", "minLength": 1, "maxLength": MAX_ACCOUNT_KEY},  # 1.6
+                "advice_wait": BOOL,  # 1.6: a person or an agent (protocol.md §5.14)
             },
             ["protocol", "role", "name"],
         ),
@@ -339,6 +342,7 @@ def _messages() -> dict[str, J]:
                 "referee": STR,
                 "events": BOOL,
                 "batch_events": BOOL,
+                "advice_wait": {"const": True},  # 1.6: sent only when granted
                 # 1.6: an arena's welcome only
                 "arena": obj({"name": STR, "variants": arr({"enum": ["oklahoma", "box"]}),
                               "clocks": {"type": "object", "additionalProperties": ref("Clock")}}),
@@ -393,7 +397,8 @@ def _messages() -> dict[str, J]:
             ["table", "game", "n", "move", "auto", "view"],
         ),
         "advise_prompt": (
-            {**game_fields, "seq": NNINT, "captain": seat, "legal": arr(ref("Action")), "view": view, "events": held},
+            {**game_fields, "seq": NNINT, "captain": seat, "legal": arr(ref("Action")), "view": view, "events": held,
+             "window_ms": NNINT},  # window_ms: 1.6, only while the captain's prompt waits for this sitter
             ["table", "game", "seq", "captain", "legal", "view"],
         ),
         "advise": (

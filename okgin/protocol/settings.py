@@ -19,7 +19,8 @@ from typing import Any, TypeVar
 from .errors import ProtocolError
 
 __all__ = [
-    "AWAY_CLOCKS", "ILLEGAL_POLICIES", "MAX_MS", "PEOPLE_CLOCK", "PEOPLE_POLICIES", "TIMEOUT_POLICIES", "Clock", "Policies",
+    "AWAY_CLOCKS", "ILLEGAL_POLICIES", "MAX_ADVICE_WINDOW_MS", "MAX_MS", "PEOPLE_CLOCK", "PEOPLE_POLICIES",
+    "TIMEOUT_POLICIES", "Clock", "Policies",
 ]
 
 S = TypeVar("S", "Clock", "Policies")
@@ -72,6 +73,8 @@ ILLEGAL_POLICIES = ("forfeit", "reprompt")
 #: (a competition's choice: a bot's connection is its own business), or ``pause`` until
 #: it is back (people's tables: a lost connection must not cost the game on time).
 AWAY_CLOCKS = ("run", "pause")
+#: The longest advice window a table may have (protocol.md §8, 1.6): two minutes.
+MAX_ADVICE_WINDOW_MS = 120_000
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,7 @@ class Policies:
     illegal_limit: int = 3
     disconnect_grace_ms: int = 30000
     away_clock: str = "run"  # 1.6
+    advice_window_ms: int = 0  # 1.6: Gin in the Box, how long a captain's prompt waits for a person's advice
 
     def __post_init__(self) -> None:
         if self.timeout not in TIMEOUT_POLICIES:
@@ -96,6 +100,11 @@ class Policies:
         _ms("policies.disconnect_grace_ms", self.disconnect_grace_ms)
         if self.away_clock not in AWAY_CLOCKS:
             raise ProtocolError("bad_message", f"policies.away_clock must be 'run' or 'pause', got {self.away_clock!r}")
+        w = self.advice_window_ms
+        if isinstance(w, bool) or not isinstance(w, int) or not 0 <= w <= MAX_ADVICE_WINDOW_MS:
+            raise ProtocolError(
+                "bad_message", f"policies.advice_window_ms must be a whole number from 0 to {MAX_ADVICE_WINDOW_MS}, got {w!r}"
+            )
 
     def to_wire(self) -> dict[str, Any]:
         """The wire map; ``away_clock`` only when it is ``pause`` (1.6: absent means ``run``,
@@ -103,6 +112,8 @@ class Policies:
         d = asdict(self)
         if self.away_clock == "run":
             del d["away_clock"]
+        if not self.advice_window_ms:  # 1.6: sent only when on
+            del d["advice_window_ms"]
         return d
 
     def merge(self, partial: dict[str, Any] | None) -> Policies:

@@ -69,6 +69,7 @@ class GameFlow:
         self.views = ViewCache()
         self.prompts = Prompts(name, clock, self.num_seats, self.views, feed)
         self.prompts.pause_away = policies.away_clock == "pause"
+        self.prompts.advice_window = policies.advice_window_ms / 1000
         #: The last game's ``game_end`` per seat, which the seat's session may have missed:
         #: seat -> (that session, the message's fields, the session's ``last_recv`` when it
         #: was last sent). A resume sends it again after the snapshot while the referee
@@ -275,6 +276,9 @@ class GameFlow:
             return False
         if now < p.deadline:
             return False  # moved on since the timer was set (a stall was credited): the shell sets it again
+        if p.held_until is not None:  # the advice window ended: the captain's prompt goes out
+            assert self.game is not None
+            return self.prompts.release(self.game, self.game_no, now)
         self.timeout(p, now)
         return True
 
@@ -378,6 +382,9 @@ class GameFlow:
         clock if the table's away clock pauses."""
         self.seating.away_since[seat] = since
         self.prompts.pause(seat, since)
+        game, p = self.game, self.pending
+        if game is not None and game.roles is not None and p is not None and p.held_until is not None and seat == game.roles[2]:
+            self.prompts.release(game, self.game_no, since)  # no advice will come from a sitter that is gone
 
     def seat_back(self, seat: int, now: float) -> None:
         """``seat`` resumed: its stopped move clock (if any) runs again."""
@@ -406,7 +413,7 @@ class GameFlow:
         self.status = FINISHED if self.seating.full else WAITING
 
     # ------------------------------------------------------------------ advice
-    def advise(self, sess: Session, seat: int, msg: dict[str, Any], rqid: Any) -> None:
+    def advise(self, sess: Session, seat: int, msg: dict[str, Any], rqid: Any, now: float = 0.0) -> None:
         """The sitter's advice to its captain (Gin in the Box, protocol.md §5.13)."""
         game = self.game
         if game is None or self.status != PLAYING:
@@ -417,7 +424,13 @@ class GameFlow:
             raise ProtocolError("forbidden", f"only the player sitting out (seat {game.roles[2]}) may advise the captain")
         p = self.pending
         if p is None or p.seat != game.roles[1] or msg["seq"] != p.seq:
-            now = "no prompt is pending" if p is None else f"the pending prompt is seq {p.seq} for seat {p.seat}"
-            raise ProtocolError("stale_seq", f"advice for seq {msg['seq']} is stale: {now}")
+            pending = "no prompt is pending" if p is None else f"the pending prompt is seq {p.seq} for seat {p.seat}"
+            if sess.minor >= 6 and msg["seq"] < self.prompts.seq:
+                # 1.6: say it plainly (a 1.5 client keeps the stale_seq it knows)
+                raise ProtocolError(
+                    "advice_late", f"your captain already played: advice for seq {msg['seq']} came too late ({pending})"
+                )
+            raise ProtocolError("stale_seq", f"advice for seq {msg['seq']} is stale: {pending}")
         self.advice.take(game, self.game_no, p, self.journal, sess, seat, msg, rqid)
         self.views.touch()
+        self.prompts.release(game, self.game_no, now)  # a captain waiting for this advice is prompted now (1.6)

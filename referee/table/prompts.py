@@ -27,7 +27,7 @@ __all__ = ["Pending", "Prompts"]
 class Pending:
     """The prompt waiting for an answer: whose, which ``seq``, since when, until when."""
 
-    __slots__ = ("advised", "allowance_ms", "deadline", "paused_since", "refused", "seat", "seq", "start")
+    __slots__ = ("advised", "allowance_ms", "deadline", "held_until", "paused_since", "refused", "seat", "seq", "start")
 
     def __init__(self, seat: int, seq: int, start: float, allowance_ms: int | None) -> None:
         self.seat = seat
@@ -43,6 +43,11 @@ class Pending:
         #: since when the move's clock is stopped, its seat being away (policy away_clock
         #: ``pause``, protocol.md §8); None: it runs. ``deadline`` is None meanwhile.
         self.paused_since: float | None = None
+        #: Gin in the Box (1.6): until when this captain's prompt waits for its sitter's
+        #: advice (the table's advice window, the sitter a person or an agent); None: sent.
+        #: While it waits its clock stands still (``paused_since``) and ``deadline`` is
+        #: the window's end.
+        self.held_until: float | None = None
 
     def spent_ms(self, now: float) -> int:
         """The time this move has used so far (a stopped clock stands where it stopped)."""
@@ -52,7 +57,7 @@ class Pending:
 class Prompts:
     """One table's pending prompt, ``seq`` and clocks (see the module docstring)."""
 
-    __slots__ = ("_untimed_clock", "clock", "clocks", "feed", "name", "pause_away", "pending", "seq", "views")
+    __slots__ = ("_untimed_clock", "advice_window", "clock", "clocks", "feed", "name", "pause_away", "pending", "seq", "views")
 
     def __init__(self, name: str, clock: Clock, num_seats: int, views: ViewCache, feed: Feed) -> None:
         self.name = name
@@ -65,6 +70,8 @@ class Prompts:
         self._untimed_clock: bytes | None = None  # the packed clock of an untimed prompt (frame)
         #: policy away_clock ``pause``: a seat's move clock stops while the seat is away
         self.pause_away = False
+        #: policies.advice_window_ms, in seconds (1.6): 0, no window
+        self.advice_window = 0.0
 
     def prompt(
         self,
@@ -89,10 +96,41 @@ class Prompts:
         if p.allowance_ms is not None:
             p.deadline = self.clocks.deadline(start, p.allowance_ms)
         self.pending = p
+        if fresh and self.waits_for_advice(game):
+            p.held_until = p.deadline = now + self.advice_window
+            p.paused_since = start
         since = self.feed.seating.away_since.get(seat)
         if since is not None:
             self.pause(seat, since)
         self.send_prompt(game, game_no, now, error, lead)
+
+    def waits_for_advice(self, game: Game) -> bool:
+        """Whether the captain's prompt now waits for its sitter's advice (1.6, protocol.md
+        §5.14): the table has an advice window, and the sitter is connected and said in its
+        ``hello`` that it is a person or an agent (``advice_wait``). A bot sitter never
+        holds a captain up."""
+        if not self.advice_window or game.roles is None or game.current_player != game.roles[1]:
+            return False
+        sitter = self.feed.seating.seats[game.roles[2]]
+        return sitter is not None and sitter.rid is not None and sitter.advice_wait
+
+    def release(self, game: Game, game_no: int, now: float) -> bool:
+        """The captain's held prompt goes out now (advice came, the window ended, or its
+        sitter left): its clock starts now. False if it was not held."""
+        p = self.pending
+        if p is None or p.held_until is None:
+            return False
+        p.held_until = None
+        p.paused_since = None
+        p.start = now
+        p.deadline = None if p.allowance_ms is None else self.clocks.deadline(now, p.allowance_ms)
+        sess = self.feed.seating.seats[p.seat]
+        since = self.feed.seating.away_since.get(p.seat)
+        if since is not None:
+            self.pause(p.seat, now)
+        elif sess is not None and sess.rid is not None:
+            self.feed.sends.append((sess, self.frame(p, game_no, None, now)))
+        return True
 
     def send_prompt(
         self, game: Game, game_no: int, now: float, error: ProtocolError | None = None,
@@ -109,7 +147,8 @@ class Prompts:
         if p is None:
             return
         sess = self.feed.seating.seats[p.seat]
-        data = self.frame(p, game_no, error, now) if sess is not None and sess.rid is not None else None
+        send = sess is not None and sess.rid is not None and p.held_until is None  # a held prompt waits (1.6)
+        data = self.frame(p, game_no, error, now) if send else None
         sends = self.feed.sends
         if lead:
             sends.extend(lead)
@@ -117,7 +156,7 @@ class Prompts:
             assert sess is not None
             sends.append((sess, data))
         if game.roles is not None and p.seat == game.roles[1]:
-            self.send_advise_prompt(game, game_no)
+            self.send_advise_prompt(game, game_no, now)
 
     def send_to(self, game: Game, game_no: int, seat: int, now: float) -> None:
         """Resend what ``seat`` is waiting to answer, if anything (resume, ``sync``)."""
@@ -126,12 +165,12 @@ class Prompts:
             return
         if p.seat == seat:
             sess = self.feed.seating.seats[seat]
-            if sess is not None and sess.rid is not None:
+            if sess is not None and sess.rid is not None and p.held_until is None:
                 self.feed.send(sess, self.frame(p, game_no, None, now))
         elif game.roles is not None and seat == game.roles[2]:
-            self.send_advise_prompt(game, game_no)
+            self.send_advise_prompt(game, game_no, now)
 
-    def send_advise_prompt(self, game: Game, game_no: int) -> None:
+    def send_advise_prompt(self, game: Game, game_no: int, now: float | None = None) -> None:
         p = self.pending
         if p is None or game.roles is None or p.seat != game.roles[1]:
             return
@@ -139,7 +178,9 @@ class Prompts:
         sess = self.feed.seating.seats[sitter]
         if sess is None or sess.rid is None:
             return
-        fields = {"type": "advise_prompt", "table": self.name, "game": game_no, "seq": p.seq, "captain": p.seat}
+        fields: dict[str, Any] = {"type": "advise_prompt", "table": self.name, "game": game_no, "seq": p.seq, "captain": p.seat}
+        if p.held_until is not None and now is not None:  # 1.6: the captain waits this long for you
+            fields["window_ms"] = max(0, int((p.held_until - now) * 1000))
         legal, view = ("legal", self.views.legal_packed()), ("view", self.views.packed(sitter))
         if sess.batched:
             self.feed.send(sess, frame(fields, legal, view, ("events", self.feed.take_held(sitter))))
@@ -175,7 +216,7 @@ class Prompts:
     def resume(self, seat: int, now: float) -> None:
         """``seat`` is back: its stopped move clock runs again from where it stood."""
         p = self.pending
-        if p is None or p.seat != seat or p.paused_since is None:
+        if p is None or p.seat != seat or p.paused_since is None or p.held_until is not None:
             return
         p.start += now - p.paused_since
         p.paused_since = None
@@ -193,6 +234,8 @@ class Prompts:
             p.deadline += lost_s
         if p.paused_since is not None:
             p.paused_since += lost_s
+        if p.held_until is not None:
+            p.held_until += lost_s
 
     def frame(self, p: Pending, game_no: int, error: ProtocolError | None, now: float) -> bytes:
         """The ``prompt`` frame of ``p`` (with ``error``: a re-prompt after a refused answer)."""

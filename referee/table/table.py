@@ -291,7 +291,7 @@ class Table:
     def on_advise(self, sess: Session, seat: int, msg: dict[str, Any], rqid: Any) -> None:
         """The sitter's advice: :meth:`referee.table.flow.GameFlow.advise`."""
         try:
-            self.flow.advise(sess, seat, msg, rqid)
+            self.flow.advise(sess, seat, msg, rqid, self.host.now())
         finally:
             self.flush()
 

@@ -132,3 +132,54 @@ def test_a_join_may_not_ask_for_no_clock_where_the_operator_gives_every_table_on
         c.close()
     finally:
         ref.stop()
+
+
+# ---------------------------------------------------------------- advice that works for a person or an agent (1.6)
+def test_the_captain_waits_for_its_person_sitter_and_late_advice_is_told_so(tmp_path: Path) -> None:
+    """Gin in the Box at a table with a 20 s advice window: the sitter (``advice_wait``,
+    a person or an agent) gets its advise_prompt with the window, the captain nothing until
+    the advice comes; then the advice and the prompt. Advice for a move already made is
+    ``advice_late``. On the old main the captain was prompted at once (29 of 74 pieces of
+    advice got in before bot captains moved) and late advice was a bare ``stale_seq``."""
+    from .hkit import admin, reserved_table
+
+    ref = RefProc(tmp_path, "--untimed")
+    clients: list[Raw] = []
+    try:
+        adm = admin(ref.endpoint)
+        tokens = reserved_table(adm, "advice", 11, "box", policies={"advice_window_ms": 20000})
+        for i, tok in enumerate(tokens):
+            c = Raw(ref.endpoint)
+            w = c.hello(f"p{i}", token=tok, minor=6, advice_wait=True)
+            assert w.get("advice_wait") is True
+            clients.append(c)
+        # The sitter's advise_prompt carries the window; the captain has no prompt yet.
+        ap: dict[str, Any] | None = None
+        sitter = clients[0]
+        deadline = time.monotonic() + 20
+        while ap is None and time.monotonic() < deadline:
+            for c in clients:
+                if c.sock.poll(50):
+                    m = c.recv()
+                    if m.get("type") == "advise_prompt":
+                        ap, sitter = m, c
+        assert ap is not None and 0 < ap["window_ms"] <= 20000
+        captain = clients[ap["captain"]]
+        assert not [m for m in captain.received if m.get("type") == "prompt" and m["seq"] == ap["seq"]]
+        assert not captain.sock.poll(300)  # it waits (bounded look: the window is 20 s)
+        sitter.send({"type": "advise", "id": 7, "table": "advice", "seq": ap["seq"], "text": "keep the hearts"})
+        assert sitter.wait_for(lambda m: m.get("id") == 7)["type"] == "ok"
+        adv = captain.wait_for(lambda m: m.get("type") in ("advice", "prompt"))
+        assert adv["type"] == "advice" and adv["text"] == "keep the hearts"
+        p = prompt_of(captain)
+        assert p["seq"] == ap["seq"]
+        captain.send({"type": "act", "table": "advice", "seq": p["seq"], "action": simple_choice(p["legal"])})
+        captain.wait_for(lambda m: m.get("type") == "event")
+        sitter.send({"type": "advise", "id": 8, "table": "advice", "seq": ap["seq"], "text": "too late"})
+        late = sitter.wait_for(lambda m: m.get("id") == 8)
+        assert late["type"] == "error" and late["name"] == "advice_late" and "already played" in late["message"]
+        adm.close()
+    finally:
+        for x in clients:
+            x.close()
+        ref.stop()

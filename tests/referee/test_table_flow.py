@@ -383,3 +383,69 @@ def test_a_move_already_late_when_its_seat_went_away_is_not_paused() -> None:
     NOW[0] = 70.0
     t.seat_away(p.seat, 65.0)  # silent only after its deadline (61)
     assert p.deadline == 61.0 and p.paused_since is None
+
+
+# ---------------------------------------------------------------- issue 28: an advice window for a person or an agent (1.6)
+def to_captain(flow: GameFlow, players: list[Session], now: float) -> Any:
+    """Play on (whoever is prompted) until the captain's prompt is pending; return it."""
+    game = flow.game
+    assert game is not None and game.roles is not None
+    for _ in range(200):
+        p = flow.pending
+        assert p is not None
+        if p.seat == game.roles[1]:
+            return p
+        flow.act(players[p.seat], p.seat, act_msg(flow), None, now)
+    raise AssertionError("the captain was never prompted")
+
+
+def test_a_captains_prompt_waits_for_a_persons_advice_then_goes_out_with_it() -> None:
+    flow, players = make_flow(policies=Policies(advice_window_ms=5000), variant="box", clock=Clock(move_ms=10_000))
+    for s in players:
+        s.advice_wait, s.minor = True, 6  # people (or agents) all
+    sent = start(flow, 1.0)
+    game = flow.game
+    assert game is not None and game.roles is not None
+    captain, sitter = game.roles[1], game.roles[2]
+    p = to_captain(flow, players, 1.0)
+    sent += take(flow)
+    # Held: no prompt for the captain yet; the sitter's advise_prompt says how long it waits.
+    assert not [m for who, m in sent if who == f"p{captain}" and m["type"] == "prompt" and m["seq"] == p.seq]
+    ap = [m for who, m in sent if who == f"p{sitter}" and m["type"] == "advise_prompt"]
+    assert ap and ap[-1]["window_ms"] == 5000 and p.held_until == 6.0 and p.deadline == 6.0
+    # The advice comes at 3.0: ok, the advice, and only now the captain's prompt, with its whole move.
+    msg = {"type": "advise", "table": "t", "seq": p.seq, "action": flow.views.legal()[0]}
+    flow.advise(players[sitter], sitter, msg, 9, 3.0)
+    sent = take(flow)
+    assert [(who, m["type"]) for who, m in sent] == [(f"p{sitter}", "ok"), (f"p{captain}", "advice"), (f"p{captain}", "prompt")]
+    assert sent[-1][1]["clock"]["remaining_ms"] == 10_000 and p.held_until is None and p.deadline == 14.0
+    # The captain plays; advice for that move now is late, and says so (1.5 sessions: stale_seq).
+    flow.act(players[captain], captain, act_msg(flow), None, 4.0)
+    take(flow)
+    late = {**msg, "seq": p.seq}
+    with pytest.raises(ProtocolError) as e:
+        flow.advise(players[sitter], sitter, late, 10, 4.5)
+    assert e.value.name == "advice_late" and "already played" in e.value.message
+    players[sitter].minor = 5
+    with pytest.raises(ProtocolError) as e:
+        flow.advise(players[sitter], sitter, late, 11, 4.5)
+    assert e.value.name == "stale_seq"
+
+
+def test_without_advice_the_window_ends_and_a_bot_sitter_never_holds_the_captain() -> None:
+    flow, players = make_flow(policies=Policies(advice_window_ms=2000), variant="box")
+    start(flow)
+    game = flow.game
+    assert game is not None and game.roles is not None
+    captain, sitter = game.roles[1], game.roles[2]
+    p = to_captain(flow, players, 1.0)  # the sitter is a bot (no advice_wait): sent at once
+    assert p.held_until is None
+    players[sitter].advice_wait = True  # from the next prompt on, a person sits out
+    flow.act(players[captain], captain, act_msg(flow), None, 2.0)
+    q = to_captain(flow, players, 2.0)
+    assert q.held_until == 4.0
+    take(flow)
+    assert flow.deadline_passed(q.seq, 3.9) is False  # not yet
+    assert flow.deadline_passed(q.seq, 4.0) is True  # the window ends: the prompt goes out
+    assert [(who, m["type"]) for who, m in take(flow)] == [(f"p{captain}", "prompt")]
+    assert flow.status == "playing" and q.held_until is None and q.deadline is None  # untimed: no timeout

@@ -160,3 +160,18 @@ async def test_tools_have_hints_descriptions_and_clear_argument_errors() -> None
         assert "http" not in out and "pydantic" not in out, out
     with pytest.raises(ToolError, match="confirm=true"):
         await server.call_tool("resign", {"confirm": False})
+
+
+def test_an_mcp_sitter_asks_its_captain_to_wait_and_is_told_how_long() -> None:
+    """Issue 28 item 4: the MCP seat's sitter is an agent, so its hello says advice_wait
+    (protocol 1.6) and the status tells the agent how long its captain waits."""
+    from clients.sdk import AdvisePrompt
+
+    seat = McpSeat("tcp://127.0.0.1:9", table="t")
+    assert seat.client.session.hello(0.0)["advice_wait"] is True
+    g = Game(RuleSet(variant="box"), seed=5)
+    _box, captain, sitter = g.roles
+    seat.seat = sitter
+    seat._on(AdvisePrompt(type="advise_prompt", table="t", game=1, seq=1, captain=captain, legal=g.legal_actions(),
+                          view=g.view(sitter), window_ms=15000))
+    assert "waits up to 15 s" in seat.describe()

@@ -45,7 +45,9 @@ Network game: if your terminal closes or crashes, the referee holds your seat fo
 Time: `okgin play` has no clock. A table you create from `okgin tui` gives each player
 10 minutes a game plus 5 s a move; your time shows above your hand, whose frame turns
 yellow under 30 s and red under 10 s (with the bell). If your connection drops there,
-your clock stops until you are back; a referee outage never costs you time.
+your clock stops until you are back; a referee outage never costs you time. In Gin in
+the Box, when you sit out, your captain's move may wait a few seconds for your advice
+(counted down above the hand); advice after it moved gets "your captain already played".
 
 `okgin play` (against the bots): the game runs on your computer and ends when you leave,
 so **q** offers to **r**esign this game, deal a **n**ew one, or **q**uit.

@@ -49,6 +49,15 @@ SORT_NOTES = {
 }
 
 
+def advice_wait_s(st: TableState, now: float) -> int | None:
+    """The whole seconds the captain still waits for our advice (protocol 1.6), while we
+    may advise; None when it does not wait (a window over, or none)."""
+    until = st.extra.get("advice_until")
+    if not isinstance(until, int | float) or not st.can_advise or now >= until:
+        return None
+    return math.ceil(until - now)
+
+
 def away_text(st: TableState, now: float) -> str:
     """"ann disconnected — seat forfeits in 38 s" for each other seat whose connection is
     gone (``now`` on the reducer's monotonic clock); "" when everyone is here."""
@@ -241,6 +250,9 @@ class TableScreen(OkginScreen[None]):
         if st.spectator or v.hand is None:
             return "Spectating" if st.spectator else ""
         if st.is_sitter:
+            wait = advice_wait_s(st, self.okgin_app.clock())
+            if wait is not None:  # 1.6: the captain waits for our advice; the seconds go down
+                return f"{st.name(v.hand_of)}'s hand (your captain) · waits {wait} s for your advice"
             pace = self.okgin_app.pace  # okgin play: the bots' pace while you watch
             return f"{st.name(v.hand_of)}'s hand (your captain)" + (f" · a move every {pace:g} s" if pace else "")
         title = f"Your hand ({st.role and {'dealer': 'dealer', 'nondealer': 'non-dealer'}.get(st.role, st.role)})"
@@ -267,6 +279,8 @@ class TableScreen(OkginScreen[None]):
         st = self.state
         if st.extra.get("away"):
             self._update_banner()
+        if st.extra.get("advice_until") and st.can_advise:
+            self.query_one("#handbox").border_title = self._hand_title()
         if any(c is not None and c.running for c in st.clocks):
             self.query_one("#handbox").border_title = self._hand_title()
             self._warn_low_time()
