@@ -33,8 +33,8 @@ def sitter_state():
 
 def test_the_advise_prompts_window_is_kept_on_the_reducers_clock() -> None:
     g, st = sitter_state()
-    msg = sdk.AdvisePrompt(type="advise_prompt", table="t1", game=1, seq=5, captain=g.roles[1], legal=list(st.advice_legal), view=st.view,
-                           window_ms=7000)
+    msg = sdk.AdvisePrompt(type="advise_prompt", table="t1", game=1, seq=5, captain=g.roles[1],
+                           legal=list(st.advice_legal), view=st.view, window_ms=7000)
     out, _ = reduce(st, msg, 100.0)
     assert out.extra["advice_until"] == 107.0 and out.extra["advice_seq"] == 5
     out, _ = reduce(st, replace(msg, window_ms=None), 100.0)
