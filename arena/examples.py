@@ -29,7 +29,7 @@ import zmq
 from okgin.protocol.catalogue import PROTOCOL_MINOR
 from referee.protocol_examples import MARK, PROTOCOL_MD
 from referee.protocol_kit import Client, Masker
-from referee.protocol_transcripts import Transcript, _is
+from referee.protocol_transcripts import Transcript, is_a
 
 from .config import load_config
 from .server import Arena
@@ -73,7 +73,7 @@ def script(t: Transcript, ctx: zmq.Context[zmq.Socket[bytes]], endpoint: str, ke
     def hello(label: str, c: Client, extra: dict[str, Any], keep: tuple[str, ...] | None = None) -> dict[str, Any]:
         msg = {"type": "hello", "id": 1, "protocol": 1, "minor": PROTOCOL_MINOR, "role": "player", **extra}
         t.send(label, c, msg)
-        return t.recv([(label, c)], _is("welcome"), keep=keep, full=("clocks",))[0]
+        return t.recv([(label, c)], is_a("welcome"), keep=keep, full=("clocks",))[0]
 
     ann, bob = Client(ctx, endpoint), Client(ctx, endpoint)
     t.comment("ann and bob are bot accounts (okgin arena account add NAME --bot printed their keys once); each\n"
@@ -82,18 +82,18 @@ def script(t: Transcript, ctx: zmq.Context[zmq.Socket[bytes]], endpoint: str, ke
     hello("C1", bob, {"name": "bob", "account": "bob", "key": keys["bob"]}, keep=("type", "id", "name", "account"))
     t.comment("A seek waits for an opponent near in rating (the gap widens with waiting); it can be cancelled.")
     t.send("C0", ann, {"type": "seek", "id": 2, "variant": "oklahoma", "clock": "blitz", "rated": True})
-    sought = t.recv([("C0", ann)], _is("sought"))[0]
+    sought = t.recv([("C0", ann)], is_a("sought"))[0]
     t.send("C0", ann, {"type": "cancel", "id": 3, "seek": sought["seek"]})
-    t.recv([("C0", ann)], _is("ok"))
+    t.recv([("C0", ann)], is_a("ok"))
     t.comment("A challenge names its opponent; bob is offered it and accepts.")
     t.send("C0", ann, {"type": "challenge", "id": 4, "to": ["bob"], "variant": "oklahoma", "clock": "standard", "rated": True})
-    t.recv([("C0", ann)], _is("challenged"))
-    offer = t.recv([("C1", bob)], _is("challenge_offer"))[0]
+    t.recv([("C0", ann)], is_a("challenged"))
+    offer = t.recv([("C1", bob)], is_a("challenge_offer"))[0]
     t.send("C1", bob, {"type": "accept", "id": 2, "challenge": offer["challenge"]})
-    t.recv([("C1", bob)], _is("ok"))
+    t.recv([("C1", bob)], is_a("ok"))
     t.comment("The arena has created the game's table at one of its shard referees: each player is told where.")
-    ready = {"ann": t.recv([("C0", ann)], _is("game_ready"), full=("clock",))[0],
-             "bob": t.recv([("C1", bob)], _is("game_ready"), keep=("type", "game", "table", "token", "seat"))[0]}
+    ready = {"ann": t.recv([("C0", ann)], is_a("game_ready"), full=("clock",))[0],
+             "bob": t.recv([("C1", bob)], is_a("game_ready"), keep=("type", "game", "table", "token", "seat"))[0]}
     t.comment("Each opens a new connection to the shard's endpoint and says hello with its seat token (18),\n"
               "keeping its arena connection open. From here on it is a game like any other (4.3).")
     seats = {"ann": Client(ctx, ready["ann"]["endpoint"]), "bob": Client(ctx, ready["bob"]["endpoint"])}
@@ -101,22 +101,22 @@ def script(t: Transcript, ctx: zmq.Context[zmq.Socket[bytes]], endpoint: str, ke
         c = seats[name]
         t.send(label, c, {"type": "hello", "id": 1, "protocol": 1, "minor": PROTOCOL_MINOR, "role": "player", "name": name,
                           "token": ready[name]["token"]})
-        t.recv([(label, c)], _is("welcome"), keep=("type", "id", "token", "name", "resumed"))
-        t.recv([(label, c)], _is("seated"), keep=("type", "table", "seat", "players", "status"))
-    t.recv([("C2", seats["ann"]), ("C3", seats["bob"])], _is("game_start"),
+        t.recv([(label, c)], is_a("welcome"), keep=("type", "id", "token", "name", "resumed"))
+        t.recv([(label, c)], is_a("seated"), keep=("type", "table", "seat", "players", "status"))
+    t.recv([("C2", seats["ann"]), ("C3", seats["bob"])], is_a("game_start"),
            keep=("type", "table", "game", "seat", "players", "seed_hash"))
     t.comment("bob resigns at once (a resignation, a timeout, illegal moves or a disconnect longer than the\n"
               "grace are all losses).")
     table = ready["bob"]["table"]
     t.send("C3", seats["bob"], {"type": "resign", "id": 2, "table": table})
-    t.recv([("C3", seats["bob"])], _is("ok"))
-    t.recv([("C2", seats["ann"]), ("C3", seats["bob"])], _is("game_end"),
+    t.recv([("C3", seats["bob"])], is_a("ok"))
+    t.recv([("C2", seats["ann"]), ("C3", seats["bob"])], is_a("game_end"),
            keep=("type", "table", "termination", "winner", "at_fault", "seed", "salt"))
     t.comment("The arena has stored the game (its record, its journal's path) and rated it; on the arena connection:")
-    t.recv([("C0", ann)], _is("game_over"))
-    t.recv([("C1", bob)], _is("game_over"))
+    t.recv([("C0", ann)], is_a("game_over"))
+    t.recv([("C1", bob)], is_a("game_over"))
     t.send("C1", bob, {"type": "leaderboard", "id": 3, "variant": "oklahoma", "limit": 10})
-    t.recv([("C1", bob)], _is("leaderboard_page"))
+    t.recv([("C1", bob)], is_a("leaderboard_page"))
     for c in (ann, bob, *seats.values()):
         c.close()
 

@@ -176,7 +176,9 @@ class Transcript:
         return "\n".join(self.lines) + "\n"
 
 
-def _is(t: str, **fields: Any) -> Pred:
+def is_a(t: str, **fields: Any) -> Pred:
+    """A predicate for ``Transcript.recv``: a message of type ``t`` with these field
+    values. Public because the arena's transcript (arena/examples.py) waits the same way."""
     return lambda m: m.get("type") == t and all(m.get(k) == v for k, v in fields.items())
 
 
@@ -189,52 +191,52 @@ def oklahoma_and_resume(ref: RefereeInThread, ctx: zmq.Context[zmq.Socket[bytes]
     c0, c1 = client(), client()
     hello = {"type": "hello", "id": 1, "protocol": 1, "minor": PROTOCOL_MINOR, "role": "player"}
     t.send("C0", c0, {**hello, "name": "alice"})
-    c0.token = t.recv([("C0", c0)], _is("welcome"))[0]["token"]
+    c0.token = t.recv([("C0", c0)], is_a("welcome"))[0]["token"]
     t.send("C1", c1, {**hello, "name": "bob"})
-    c1.token = t.recv([("C1", c1)], _is("welcome"), keep=("id", "token", "name", "resumed"))[0]["token"]
+    c1.token = t.recv([("C1", c1)], is_a("welcome"), keep=("id", "token", "name", "resumed"))[0]["token"]
     t.lines.append("")
     t.comment("The referee was started as `okgin referee --table demo --seed 871`: a table with default\n"
               "rules, the default 60 s move clock and a fixed seed. Both players join it by name.")
     t.send("C0", c0, {"type": "join", "id": 2, "table": "demo", "variant": "oklahoma"})
-    t.recv([("C0", c0)], _is("seated"))
+    t.recv([("C0", c0)], is_a("seated"))
     t.send("C1", c1, {"type": "join", "id": 2, "table": "demo"})
-    t.recv([("C1", c1)], _is("seated"), keep=("id", "table", "seat", "players", "status"))
+    t.recv([("C1", c1)], is_a("seated"), keep=("id", "table", "seat", "players", "status"))
     t.lines.append("")
     t.comment("The table is full: the game starts. Each seat sees only its own hand.")
-    t.recv([("C0", c0)], _is("game_start"), view="full")
-    t.recv([("C1", c1)], _is("game_start"), keep=("seat", "view"), view=("seat", "hand", "hand_of"))
+    t.recv([("C0", c0)], is_a("game_start"), view="full")
+    t.recv([("C1", c1)], is_a("game_start"), keep=("seat", "view"), view=("seat", "hand", "hand_of"))
     t.lines.append("")
     t.comment("Seat 0 is the non-dealer: it has the upcard offer (9s, so the knock limit is 9).")
-    t.recv([("C0", c0)], _is("prompt", seq=1), full=("clock",))
+    t.recv([("C0", c0)], is_a("prompt", seq=1), full=("clock",))
     t.send("C0", c0, {"type": "act", "table": "demo", "seq": 1, "action": {"kind": "pass"}})
-    t.recv([("C0", c0), ("C1", c1)], _is("event", n=1))
-    t.recv([("C1", c1)], _is("prompt", seq=2), keep=("table", "game", "seq", "seat", "legal"))
+    t.recv([("C0", c0), ("C1", c1)], is_a("event", n=1))
+    t.recv([("C1", c1)], is_a("prompt", seq=2), keep=("table", "game", "seq", "seat", "legal"))
     t.send("C1", c1, {"type": "act", "table": "demo", "seq": 2, "action": {"kind": "pass"}})
-    t.recv([("C0", c0), ("C1", c1)], _is("event", n=2), keep=("n", "move"))
+    t.recv([("C0", c0), ("C1", c1)], is_a("event", n=2), keep=("n", "move"))
     t.lines.append("")
     t.comment("Both passed: the non-dealer must draw from the stock.")
-    t.recv([("C0", c0)], _is("prompt", seq=3), keep=("seq", "seat", "legal"))
+    t.recv([("C0", c0)], is_a("prompt", seq=3), keep=("seq", "seat", "legal"))
     t.send("C0", c0, {"type": "act", "table": "demo", "seq": 3, "action": {"kind": "draw_stock"}})
-    t.recv([("C0", c0)], _is("event", n=3), keep=("n", "move"), note="C0 sees its card")
-    t.recv([("C1", c1)], _is("event", n=3), keep=("n", "move"), note="C1 does not")
-    t.recv([("C0", c0)], _is("prompt", seq=4), keep=("seq", "seat", "legal"))
+    t.recv([("C0", c0)], is_a("event", n=3), keep=("n", "move"), note="C0 sees its card")
+    t.recv([("C1", c1)], is_a("event", n=3), keep=("n", "move"), note="C1 does not")
+    t.recv([("C0", c0)], is_a("prompt", seq=4), keep=("seq", "seat", "legal"))
     t.lines.append("")
     t.comment("A stale answer (seq 3 again) is refused and changes nothing:")
     t.send("C0", c0, {"type": "act", "id": 40, "table": "demo", "seq": 3, "action": {"kind": "draw_stock"}})
-    t.recv([("C0", c0)], _is("error", id=40))
+    t.recv([("C0", c0)], is_a("error", id=40))
     t.send("C0", c0, {"type": "act", "table": "demo", "seq": 4, "action": {"kind": "discard", "card": "Jc"}})
-    t.recv([("C0", c0), ("C1", c1)], _is("event", n=4), keep=("n", "move"))
-    t.recv([("C1", c1)], _is("prompt", seq=5), keep=("seq", "seat", "legal"))
+    t.recv([("C0", c0), ("C1", c1)], is_a("event", n=4), keep=("n", "move"))
+    t.recv([("C1", c1)], is_a("prompt", seq=5), keep=("seq", "seat", "legal"))
     t.send("C1", c1, {"type": "act", "table": "demo", "seq": 5, "action": {"kind": "draw_stock"}})
-    t.recv([("C0", c0), ("C1", c1)], _is("event", n=5), keep=("n", "move"))
-    t.recv([("C1", c1)], _is("prompt", seq=6), keep=("seq", "seat", "legal"))
+    t.recv([("C0", c0), ("C1", c1)], is_a("event", n=5), keep=("n", "move"))
+    t.recv([("C1", c1)], is_a("prompt", seq=6), keep=("seq", "seat", "legal"))
     t.lines.append("")
     t.comment("Bob knocks, throwing 2c face down. The move carries no card; the hand is over, so no view.")
     t.send("C1", c1, {"type": "act", "table": "demo", "seq": 6, "action": {"kind": "knock", "card": "2c"}})
-    t.recv([("C0", c0), ("C1", c1)], _is("event", n=6), keep=("n", "move", "auto", "view"))
-    t.recv([("C0", c0), ("C1", c1)], _is("hand_end"), view=("hand_number", "phase", "to_act", "upcard", "scores"))
+    t.recv([("C0", c0), ("C1", c1)], is_a("event", n=6), keep=("n", "move", "auto", "view"))
+    t.recv([("C0", c0), ("C1", c1)], is_a("hand_end"), view=("hand_number", "phase", "to_act", "upcard", "scores"))
     t.comment("Bob won the hand and deals the next: alice (non-dealer) has the offer of hand 1.")
-    t.recv([("C0", c0)], _is("prompt", seq=7), keep=("seq", "seat", "legal"))
+    t.recv([("C0", c0)], is_a("prompt", seq=7), keep=("seq", "seat", "legal"))
     ok_text = t.text()
 
     # §15.3: the seat to act goes away and comes back with its token
@@ -242,18 +244,18 @@ def oklahoma_and_resume(ref: RefereeInThread, ctx: zmq.Context[zmq.Socket[bytes]
     r.comment("Going on from 15.1: alice (C0) is to act (seq 7) when her connection goes (here she says\n"
               "bye; silence for liveness × heartbeat_ms does the same). Bob is told at once.")
     r.send("C0", c0, {"type": "bye"})
-    gone = r.recv([("C1", c1)], _is("seat_status", connected=False))
+    gone = r.recv([("C1", c1)], is_a("seat_status", connected=False))
     c0.close()
     r.comment("Alice's program opens a new DEALER and says hello with her token, within the grace:")
     c0b = client()
     r.send("C0", c0b, {**hello, "name": "alice", "token": c0.token})
-    r.recv([("C0", c0b)], _is("welcome"), keep=("id", "token", "resumed"))
-    r.recv([("C0", c0b)], _is("snapshot"), keep=("table", "status", "game", "n", "seat", "full", "view"))
-    r.recv([("C0", c0b)], _is("prompt", seq=7), keep=("table", "game", "seq", "seat", "legal", "clock"), full=("clock",),
+    r.recv([("C0", c0b)], is_a("welcome"), keep=("id", "token", "resumed"))
+    r.recv([("C0", c0b)], is_a("snapshot"), keep=("table", "status", "game", "n", "seat", "full", "view"))
+    r.recv([("C0", c0b)], is_a("prompt", seq=7), keep=("table", "game", "seq", "seat", "legal", "clock"), full=("clock",),
            note="the same seq; its clock kept running")
-    back = r.recv([("C1", c1)], _is("seat_status", connected=True))
+    back = r.recv([("C1", c1)], is_a("seat_status", connected=True))
     r.send("C0", c0b, {"type": "act", "table": "demo", "seq": 7, "action": {"kind": "pass"}})
-    r.recv([("C0", c0b), ("C1", c1)], _is("event", n=8), keep=("n", "move"))
+    r.recv([("C0", c0b), ("C1", c1)], is_a("event", n=8), keep=("n", "move"))
     ex["seat_status"] = gone + back
     c1.close()
     c0b.close()
@@ -269,10 +271,10 @@ def box_with_advice(ctx: zmq.Context[zmq.Socket[bytes]], masker: Masker, client:
     a = client()
     t.send("A", a, {"type": "hello", "id": 1, "protocol": 1, "minor": PROTOCOL_MINOR, "role": "admin", "name": "organiser",
                     "admin_key": admin_key})
-    t.recv([("A", a)], _is("welcome"), keep=("id", "role"))
+    t.recv([("A", a)], is_a("welcome"), keep=("id", "role"))
     t.send("A", a, {"type": "create_table", "id": 2, "table": "box7", "variant": "box", "seed": 247, "reserved": True,
                     "clock": {"move_ms": 10000, "grace_ms": 500}})
-    toks = t.recv([("A", a)], _is("table_created"))[0]["seat_tokens"]
+    toks = t.recv([("A", a)], is_a("table_created"))[0]["seat_tokens"]
     t.lines.append("")
     t.comment("Each bot is started with its seat token: hello seats it at once.")
     cs = [client() for _ in toks]
@@ -282,55 +284,56 @@ def box_with_advice(ctx: zmq.Context[zmq.Socket[bytes]], masker: Masker, client:
         c.send(msg)
         if i == 0:
             t.line("C0 → R  ", t.render(msg, None, None, ()))
-            t.recv([("C0", c)], _is("welcome"), keep=("id", "token", "resumed"))
-            t.recv([("C0", c)], _is("seated"), keep=("table", "seat", "variant", "status"))
+            t.recv([("C0", c)], is_a("welcome"), keep=("id", "token", "resumed"))
+            t.recv([("C0", c)], is_a("seated"), keep=("table", "seat", "variant", "status"))
         else:
-            c.wait(_is("welcome"))
-            c.wait(_is("seated"))
+            c.wait(is_a("welcome"))
+            c.wait(is_a("seated"))
     t.lines.append("C1 → R  ... (the same with the second token: seat 1)      C2 → R  ... (the third: seat 2)")
     t.lines.append("")
     t.comment("The roles were drawn from the seed: seat 1 drew Qd (box, deals), seat 0 Jd (captain), seat 2 5d (sits out).")
-    t.recv([("C0", cs[0])], _is("game_start"), keep=("table", "game", "n", "seat", "variant", "seed_hash", "view"), view="full")
-    t.recv([("C1", cs[1])], _is("game_start"), keep=("seat", "view"), view=("seat", "hand", "hand_of"))
-    t.recv([("C2", cs[2])], _is("game_start"), keep=("seat", "view"), view=("seat", "hand", "hand_of"))
+    t.recv([("C0", cs[0])], is_a("game_start"), keep=("table", "game", "n", "seat", "variant", "seed_hash", "view"), view="full")
+    t.recv([("C1", cs[1])], is_a("game_start"), keep=("seat", "view"), view=("seat", "hand", "hand_of"))
+    t.recv([("C2", cs[2])], is_a("game_start"), keep=("seat", "view"), view=("seat", "hand", "hand_of"))
     t.comment("       ^ the sitter sees its captain's hand (hand_of 0), never the box's.")
     t.lines.append("")
     t.comment("The captain (seat 0) has the offer; the sitter is asked for advice at the same time.")
-    t.recv([("C0", cs[0])], _is("prompt", seq=1), full=("clock",))
-    t.recv([("C2", cs[2])], _is("advise_prompt", seq=1))
+    t.recv([("C0", cs[0])], is_a("prompt", seq=1), full=("clock",))
+    t.recv([("C2", cs[2])], is_a("advise_prompt", seq=1))
     t.send(
         "C2",
         cs[2],
         {"type": "advise", "id": 5, "table": "box7", "seq": 1, "action": {"kind": "pass"}, "text": "8c does not help"},
     )
-    t.recv([("C2", cs[2])], _is("ok", id=5))
-    t.recv([("C0", cs[0])], _is("advice", seq=1))
+    t.recv([("C2", cs[2])], is_a("ok", id=5))
+    t.recv([("C0", cs[0])], is_a("advice", seq=1))
     t.send("C0", cs[0], {"type": "act", "table": "box7", "seq": 1, "action": {"kind": "pass"}})
     every = list(zip(labels, cs, strict=True))
-    t.recv(every, _is("event", n=1), keep=("n", "move"))
-    t.recv([("C1", cs[1])], _is("prompt", seq=2), keep=("seq", "seat", "legal"), note="the box: no advice for it")
+    t.recv(every, is_a("event", n=1), keep=("n", "move"))
+    t.recv([("C1", cs[1])], is_a("prompt", seq=2), keep=("seq", "seat", "legal"), note="the box: no advice for it")
     t.send("C1", cs[1], {"type": "act", "table": "box7", "seq": 2, "action": {"kind": "pass"}})
-    t.recv(every, _is("event", n=2), keep=("n", "move"))
-    t.recv([("C0", cs[0])], _is("prompt", seq=3), keep=("seq", "seat", "legal"))
-    t.recv([("C2", cs[2])], _is("advise_prompt", seq=3), keep=("seq", "captain", "legal"))
+    t.recv(every, is_a("event", n=2), keep=("n", "move"))
+    t.recv([("C0", cs[0])], is_a("prompt", seq=3), keep=("seq", "seat", "legal"))
+    t.recv([("C2", cs[2])], is_a("advise_prompt", seq=3), keep=("seq", "captain", "legal"))
     t.send("C0", cs[0], {"type": "act", "table": "box7", "seq": 3, "action": {"kind": "draw_stock"}})
-    t.recv([("C0", cs[0]), ("C2", cs[2])], _is("event", n=3), keep=("n", "move"), note="the captain and its partner see the card")
-    t.recv([("C1", cs[1])], _is("event", n=3), keep=("n", "move"), note="the box does not")
-    t.recv([("C0", cs[0])], _is("prompt", seq=4), keep=("seq", "seat", "legal"))
-    ap = t.recv([("C2", cs[2])], _is("advise_prompt", seq=4))
+    t.recv([("C0", cs[0]), ("C2", cs[2])], is_a("event", n=3), keep=("n", "move"),
+           note="the captain and its partner see the card")
+    t.recv([("C1", cs[1])], is_a("event", n=3), keep=("n", "move"), note="the box does not")
+    t.recv([("C0", cs[0])], is_a("prompt", seq=4), keep=("seq", "seat", "legal"))
+    ap = t.recv([("C2", cs[2])], is_a("advise_prompt", seq=4))
     adv = t.send("C2", cs[2], {"type": "advise", "id": 9, "table": "box7", "seq": 4, "action": {"kind": "knock", "card": "9c"},
                                "text": "knock now"})
-    ok = t.recv([("C2", cs[2])], _is("ok", id=9))
-    advice = t.recv([("C0", cs[0])], _is("advice", seq=4))
+    ok = t.recv([("C2", cs[2])], is_a("ok", id=9))
+    advice = t.recv([("C0", cs[0])], is_a("advice", seq=4))
     ex["advise"] = [*ap, adv, *ok, *advice]
     t.send("C0", cs[0], {"type": "act", "table": "box7", "seq": 4, "action": {"kind": "knock", "card": "9c"}})
-    t.recv(every, _is("event", n=4), keep=("n", "move", "view"))
-    t.recv(every, _is("hand_end"), view=("hand_number", "roles", "dealer", "nondealer", "to_act"))
+    t.recv(every, is_a("event", n=4), keep=("n", "move", "view"))
+    t.recv(every, is_a("hand_end"), view=("hand_number", "roles", "dealer", "nondealer", "to_act"))
     t.comment(
         "The box lost: the captain (seat 0) goes into the box, the sitter (seat 2) captains, the old box (seat 1) sits out."
     )
-    t.recv([("C2", cs[2])], _is("prompt", seq=5), keep=("seq", "seat", "legal"))
-    t.recv([("C1", cs[1])], _is("advise_prompt", seq=5), keep=("seq", "captain"))
+    t.recv([("C2", cs[2])], is_a("prompt", seq=5), keep=("seq", "seat", "legal"))
+    t.recv([("C1", cs[1])], is_a("advise_prompt", seq=5), keep=("seq", "captain"))
     for c in (a, *cs):
         c.close()
     return t.text()
