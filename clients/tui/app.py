@@ -16,13 +16,15 @@ from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App
+from textual.binding import Binding
 from textual.reactive import reactive
+from textual.timer import Timer
 
 from okgin import Action, HandResult
 
 from .backend import Backend
 from .messages import Bell, ConnectionChanged, GameEnded, HandEnded, Notice, RefereeError, RefereeMessage, StateChanged
-from .model import CONNECTED, LOST, TableState
+from .model import CONNECTED, ENDED, LOST, TableState
 from .options import DisplayOptions
 
 if TYPE_CHECKING:
@@ -37,6 +39,9 @@ class OkginApp(App[int]):
     CSS_PATH = CSS_PATH
     TITLE = "okgin"
     ENABLE_COMMAND_PALETTE = False
+    # Ctrl+C quits (asking first at a game): a priority binding, since every screen's own
+    # Ctrl+C copies a text selection, which a card table has none of (text fields keep it).
+    BINDINGS = [Binding("ctrl+c", "help_quit", "Quit", show=False, priority=True)]
 
     state: reactive[TableState] = reactive(TableState(), always_update=True)
     options: reactive[DisplayOptions] = reactive(DisplayOptions())
@@ -87,6 +92,18 @@ class OkginApp(App[int]):
         #: is held". ``local_journal``: whether the game's journal is kept.
         self.local_game = False
         self.local_journal = False
+        #: Misclick protection against bots (okgin play): a discard waits this many seconds
+        #: on this side before it is sent, and ``u`` takes it back meanwhile (0: sent at
+        #: once). The referee's clock keeps running: nothing is sent until the wait ends.
+        self.undo_seconds = 0.0
+        #: Ask "Discard 9♠?" before every discard (okgin play --confirm-discards).
+        self.confirm_discards = False
+        self._held: tuple[Action, int | None, tuple[Action, ...]] | None = None
+        #: Games won by each player since the app started, across rematches (the game-over
+        #: sheet shows the running score); the games counted, by table and game number.
+        self.session_wins: dict[str, int] = {}
+        self._counted: set[tuple[object, object]] = set()
+        self._held_timer: Timer | None = None
         self._new_game_after_end = False  # "new game" chosen: rematch once the resignation's game_end is in
         from .ascii import AsciiFilter
 
@@ -196,9 +213,11 @@ class OkginApp(App[int]):
         await self.backend.run(self)
 
     # ----------------------------------------------------------------- moves
-    async def play(self, action: Action) -> None:
+    async def play(self, action: Action, confirmed: bool = False) -> None:
         """Send a move for the open prompt. A move the prompt did not list is refused
-        here with the reason, so a mistyped key costs no round trip."""
+        here with the reason, so a mistyped key costs no round trip. A discard may be
+        asked first (``confirm_discards``; ``confirmed`` once answered) and held for
+        ``undo_seconds`` before it goes (:meth:`undo_discard` takes it back)."""
         st = self.state
         if not st.my_turn:
             self.notify("It is not your turn.", severity="warning", timeout=3)
@@ -207,12 +226,54 @@ class OkginApp(App[int]):
             self.state = replace(st, error=f"{action} is not a legal move now.")
             return
         seq = st.seq
+        if action.kind == "discard" and self.confirm_discards and not confirmed:
+            from .screens.confirm_discard import ConfirmDiscardScreen
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self.run_worker(self.play(action, confirmed=True), group="move")
+
+            self.push_screen(ConfirmDiscardScreen(action), answered)
+            return
         # Close the prompt locally: a second key press must not send a second move.
         self.state = replace(st, legal=(), error=None)
+        if action.kind == "discard" and self.undo_seconds > 0:
+            self._held = (action, seq, st.legal)
+            self.state = replace(self.state, extra={**self.state.extra, "held_discard": action.card,
+                                                    "undo_seconds": self.undo_seconds})
+            self._held_timer = self.set_timer(self.undo_seconds, self._send_held)
+            return
+        await self._send(action, seq, st.legal)
+
+    async def _send(self, action: Action, seq: int | None, legal: tuple[Action, ...]) -> None:
         try:
             await self.backend.act(action, seq)
         except Exception as e:  # the backend's sentence, where the player looks
-            self.state = replace(self.state, legal=st.legal, seq=seq, error=str(e))
+            self.state = replace(self.state, legal=legal, seq=seq, error=str(e))
+
+    def _drop_held(self) -> tuple[Action, int | None, tuple[Action, ...]] | None:
+        held, self._held = self._held, None
+        if self._held_timer is not None:
+            self._held_timer.stop()
+            self._held_timer = None
+        extra = {k: v for k, v in self.state.extra.items() if k not in ("held_discard", "undo_seconds")}
+        self.state = replace(self.state, extra=extra)
+        return held
+
+    async def _send_held(self) -> None:
+        """The undo window is over: the held discard goes to the referee."""
+        held = self._drop_held()
+        if held is not None:
+            await self._send(*held)
+
+    def undo_discard(self) -> bool:
+        """``u`` while a discard is held: take it back, the prompt is open again."""
+        held = self._drop_held()
+        if held is None:
+            return False
+        _action, seq, legal = held
+        self.state = replace(self.state, legal=legal, seq=seq)
+        return True
 
     async def advise(self, action: Action | None, text: str = "") -> None:
         try:
@@ -251,7 +312,8 @@ class OkginApp(App[int]):
         from .net import NetworkBackend
 
         st = self.state
-        running = st.view is not None and not st.game_over and not st.spectator and st.replay is None
+        running = (st.view is not None and not st.game_over and not st.spectator and st.replay is None
+                   and st.connection != ENDED)  # a seat taken by another terminal holds nothing to lose
         if self.local_game and running:
             from .screens.quit_confirm import LocalQuitScreen
 
@@ -294,6 +356,26 @@ class OkginApp(App[int]):
         except Exception as e:
             self._new_game_after_end = False
             self.notify(str(e), severity="error")
+
+    def action_help_quit(self) -> None:
+        """Ctrl+C: people press it to leave, so it leaves, as ``q`` does (asking first
+        at a game still running; a second Ctrl+C on that question quits). Textual's own
+        answer was a toast saying to press Ctrl+Q. (In a text field Ctrl+C still copies.)"""
+        from textual.widgets import Input
+
+        from .screens.quit_confirm import LocalQuitScreen, QuitConfirmScreen
+
+        focused = self.focused
+        if isinstance(focused, Input) and not focused.selection.is_empty:
+            focused.action_copy()  # a text field's selection: Ctrl+C copies it, as everywhere
+            return
+        if isinstance(self.screen, LocalQuitScreen):
+            self.screen.dismiss("quit")  # the dialog's own "quit": the game and the bots stop
+            return
+        if isinstance(self.screen, QuitConfirmScreen):
+            self.exit(0)
+            return
+        self.request_quit()
 
     async def action_quit(self) -> None:
         self.exit(0)
@@ -390,6 +472,7 @@ class OkginApp(App[int]):
     def on_game_ended(self, msg: GameEnded) -> None:
         self.state = replace(self.state, final=msg.final, legal=())
         self.outcome = msg.final
+        self._count_game(msg.final)
         if self._new_game_after_end:  # "new game" from the local quit dialog: no game-over sheet
             self._new_game_after_end = False
             self.run_worker(self.rematch(), group="rematch")
@@ -398,6 +481,28 @@ class OkginApp(App[int]):
 
         if not any(isinstance(s, HandSummaryScreen) for s in self.screen_stack):
             self._show_game_over()
+
+    def _count_game(self, final: dict) -> None:
+        """Add a finished game to the running score (once, however often its end is heard)."""
+        st = self.state
+        key = (st.table, st.extra.get("game"))
+        if key in self._counted or st.spectator or st.replay is not None:
+            return
+        self._counted.add(key)
+        for name in st.names:
+            self.session_wins.setdefault(name, 0)
+        winner = final.get("winner")
+        if isinstance(winner, int) and winner < len(st.names):
+            self.session_wins[st.names[winner]] = self.session_wins.get(st.names[winner], 0) + 1
+
+    def running_score(self) -> str:
+        """"Games this session: You 2, simple-bot 1", after a rematch ("" before)."""
+        if len(self._counted) < 2:
+            return ""
+        st = self.state
+        me = st.names[st.seat] if st.seat is not None and st.seat < len(st.names) else None
+        parts = [f"{'You' if n == me else n} {w}" for n, w in self.session_wins.items()]
+        return f"Games this session ({len(self._counted)} played): " + ", ".join(parts)
 
     def _show_game_over(self) -> None:
         from .screens.game_over import GameOverScreen
@@ -432,6 +537,8 @@ class OkginApp(App[int]):
         app's loop, in order with the state changes it makes)."""
         notice = detail or (None if status == CONNECTED else self.state.notice)
         self.state = replace(self.state, connection=status, notice=notice)
+        if status == ENDED:  # nothing can be sent any more: no move keys, no buttons
+            self.state = replace(self.state, legal=(), advice_legal=())
         if status == LOST:
             self.notify(detail or "Connection lost: reconnecting…", severity="warning", timeout=5)
 

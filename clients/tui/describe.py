@@ -202,6 +202,12 @@ def _what_now(state: TableState, selected: Card | None, opts: DisplayOptions) ->
             t.append(f"You sit out this hand and advise {captain}. ")
             t.append(f"Waiting for {state.name(v.to_act)} to {_phase_verb(v.phase)}.")
         return t
+    held = state.extra.get("held_discard")
+    if held is not None and v.to_act == v.seat:
+        t.append("Discarding ", style="bold")
+        t.append_text(card_text(held, opts))
+        t.append(f" in {state.extra.get('undo_seconds', 2):g} s: press u to take it back.", style="bold")
+        return t
     if not state.my_turn:
         if v.to_act is None:
             return Text("Waiting for the next hand…")
@@ -235,6 +241,7 @@ def _what_now(state: TableState, selected: Card | None, opts: DisplayOptions) ->
                 t.append("You can knock" + (" with gin" if gin else "") + ": press k to knock, throwing ", style="bold green")
                 t.append_text(card_text(selected, opts))
                 t.append(" face down. ", style="bold green")
+                t.append_text(knock_preview(v.hand or (), selected, opts))
             else:
                 t.append("You can knock: press k. ", style="bold green")
         t.append("Pick a card with ←/→ (or click it), Enter discards it.")
@@ -243,6 +250,28 @@ def _what_now(state: TableState, selected: Card | None, opts: DisplayOptions) ->
             t.append_text(card_text(v.taken_card, opts))
             t.append(" was just taken from the pile: it may not go back this turn.", style="dim")
         return t
+    return t
+
+
+def knock_preview(hand: tuple[Card, ...], thrown: Card, opts: DisplayOptions) -> Text:
+    """What a knock throwing ``thrown`` would lay out, before it is committed: the melds
+    and the deadwood left ("You lay out [3♠ 4♠ 5♠] [6♥ 6♣ 6♦], deadwood 2♣ 3♦ = 5.").
+    The engine's own best arrangement of the ten cards kept, the one the referee lays out."""
+    from okgin import best_melds
+
+    kept = [c for c in hand if c != thrown]
+    arr = best_melds(kept)
+    t = Text("You lay out ")
+    for i, m in enumerate(arr.melds):
+        t.append(" [" if i else "[")
+        t.append_text(Text(" ").join(card_text(c, opts) for c in m))
+        t.append("]")
+    if arr.deadwood_cards:
+        t.append(", deadwood " if arr.melds else "no meld, deadwood ")
+        t.append_text(Text(" ").join(card_text(c, opts) for c in arr.deadwood_cards))
+        t.append(f" = {arr.deadwood}. ")
+    else:
+        t.append(", no deadwood. ")
     return t
 
 

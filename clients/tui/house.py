@@ -45,9 +45,9 @@ class Pacing:
     protocol client that shows every move as it comes, and the journal unchanged.
 
     ``ready`` is set while the human is at the table with nothing to dismiss (the app
-    clears it while a hand's summary waits for a key): the bots of a hand the human sits
-    out do not move until then, so no hand is played behind a summary, and the game
-    never opens on a hand the human did not see. ``pace`` is the pause before each of
+    clears it while a hand's summary waits for a key): no bot moves until then, in either
+    game, so no hand is played behind a summary (not even its first move: the README
+    says the bots wait), and the game never opens on a hand the human did not see. ``pace`` is the pause before each of
     those moves; ``advice_window`` is how long a bot captain waits for its human
     sitter's note (cut short when the note arrives). ``on_wait`` (tests) hears each
     pause: ("ready"|"pace"|"advice", seat).
@@ -69,8 +69,13 @@ class Pacing:
     #: drawn hand N - 1's summary.
     acked_hand: int = -1
 
+    #: Set once an app reports (``set_ready``): only then is a hand's summary read, and
+    #: worth waiting for. A house nobody watches never waits for one.
+    watched: bool = False
+
     def set_ready(self, ready: bool, acked_hand: int | None = None) -> None:
         """The app's hook: True when the human can watch the table, False while a summary waits."""
+        self.watched = True
         if acked_hand is not None:
             self.acked_hand = acked_hand
         if ready:
@@ -79,7 +84,8 @@ class Pacing:
             self.ready.clear()
 
     def may_move(self, view: View) -> bool:
-        return self.ready.is_set() and (self.acked_hand >= view.hand_number - 1 or view.hand_number == 0)
+        return self.ready.is_set() and (
+            not self.watched or self.acked_hand >= view.hand_number - 1 or view.hand_number == 0)
 
     @staticmethod
     def human_sits_out(view: View) -> bool:
@@ -297,9 +303,10 @@ class House:
 def _paced_drive(client: Any, driver: Any, pacing: Pacing) -> list[Any]:
     """:func:`clients.sdk.runner.drive` for one game, at the human's pace.
 
-    Before this bot answers a prompt of a hand the human sits out it waits until the
-    human is at the table (``pacing.ready``), then, as the captain of a human sitter,
-    up to ``advice_window`` for the advice of that prompt, or else ``pace``. Every wait
+    Before this bot answers any prompt it waits until the human is at the table
+    (``pacing.ready``: no summary waiting for a key). In a hand the human sits out it
+    then waits, as the captain of a human sitter, up to ``advice_window`` for the advice
+    of that prompt, or else ``pace``. Every wait
     reads the socket (the SDK's :class:`~clients.sdk.runner.Inbox` keeps the heartbeats
     going and holds the messages that arrive for after the move), so a bot that waits is
     never taken for dead, and ``stop`` ends any wait at once.
@@ -308,13 +315,13 @@ def _paced_drive(client: Any, driver: Any, pacing: Pacing) -> list[Any]:
     from clients.sdk.runner import Inbox, drive
 
     def before_prompt(msg: Prompt, inbox: Inbox) -> None:
-        if not pacing.human_sits_out(msg.view):
-            return
         seat, seq, view = msg.seat, msg.seq, msg.view
         if not pacing.may_move(view):
             if pacing.on_wait:
                 pacing.on_wait("ready", seat)
             inbox.hold(lambda: pacing.may_move(view), None)
+        if not pacing.human_sits_out(view):
+            return
         captain = view.roles[seat] == "captain"
         if captain and pacing.advice_window > 0:
             # The referee held this prompt for the advice window (the advice, if any, is in):

@@ -21,6 +21,9 @@ from okgin import Action, HandResult, RuleSet, View
 
 #: Connection states shown in the status bar / banner.
 CONNECTING, CONNECTED, LOST, OFFLINE = "connecting", "connected", "lost", "offline"
+#: The connection ended for good (another terminal took the seat, the referee is gone):
+#: the banner says why, and nothing more can be sent from this window.
+ENDED = "ended"
 
 
 @dataclass(frozen=True)

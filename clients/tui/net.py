@@ -23,7 +23,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
-from clients.sdk import AsyncClient, ConnectionLost, Disconnected, Reconnected, RefereeError, SDKError
+from clients.sdk import AsyncClient, ConnectionLost, Disconnected, Reconnected, RefereeError, SDKError, SessionTaken
 from clients.sdk import Timeout as SDKTimeout
 from clients.sdk import messages as sdk
 from clients.sdk.curve import CurveKeys
@@ -32,12 +32,20 @@ from okgin.protocol.settings import PEOPLE_CLOCK, PEOPLE_POLICIES
 
 from .backend import Backend
 from .messages import ConnectionChanged, Notice, RefereeMessage
-from .model import CONNECTED, CONNECTING, LOST, OFFLINE
+from .model import CONNECTED, CONNECTING, ENDED, LOST, OFFLINE
 from .saved_sessions import SessionStore
 from .seating import Seating
 
 if TYPE_CHECKING:
     from .app import OkginApp
+
+#: What the player reads when another terminal resumed this seat (the referee's
+#: ``session_taken``, protocol.md §10.1): in words, not as the error's name and code.
+TAKEN_SENTENCE = ("This seat was taken over by another terminal (the same name at the same table, or "
+                  "okgin tui --resume). This window no longer plays: carry on in the other one, and press q to close this one.")
+#: The referee could not be reached again in time, or it no longer holds the seat.
+LOST_SENTENCE = ("The connection to the referee is lost for good: it no longer answers, or no longer holds your seat. "
+                 "Press q to close this window.")
 
 HELLO_TIMEOUT_S = 5.0
 MAX_RETRY_S = 10.0
@@ -167,11 +175,13 @@ class NetworkBackend(Backend):
         try:
             async for msg in self.client:
                 await self._on_message(app, msg)
-        except ConnectionLost as e:
-            self._connection(app, OFFLINE, f"The connection is lost for good: {e}")
+        except SessionTaken:
+            self._connection(app, ENDED, TAKEN_SENTENCE)
+        except ConnectionLost:
+            self._connection(app, ENDED, LOST_SENTENCE)
         except SDKError as e:
             if not self._closing:
-                self._connection(app, OFFLINE, f"Disconnected: {e}")
+                self._connection(app, ENDED, f"Disconnected from the referee ({e}). Press q to close this window.")
 
     def _save(self) -> None:
         if self.store is not None and self.token:

@@ -32,6 +32,10 @@ def _levels_epilog() -> str:
             + "\n".join(rows))
 
 
+#: Seconds a discard waits before it goes, against the bots (``u`` takes it back).
+DEFAULT_UNDO_S = 2.0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="okgin play",
@@ -57,6 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
                    f"counted down on the table; your advice cuts it short (default {DEFAULT_ADVICE_WINDOW:g}, at most 120)")
     p.add_argument("--auto-continue", type=float, default=None, metavar="SECONDS",
                    help="close each hand's summary by itself after SECONDS (default: it waits for a key)")
+    p.add_argument("--undo", type=float, default=DEFAULT_UNDO_S, metavar="SECONDS",
+                   help=f"hold each discard SECONDS before it is sent, u takes it back (default {DEFAULT_UNDO_S:g}; "
+                   "0: sent at once). The clock runs meanwhile")
+    p.add_argument("--confirm-discards", action="store_true", help="ask before every discard")
     add_display_flags(p)
     return p
 
@@ -86,7 +94,7 @@ def main(argv: list[str]) -> int:
     from .house import House, Pacing, best_available_bot
 
     for label, v, most in (("--pace", args.pace, 600), ("--advice-window", args.advice_window, 120),
-                           ("--auto-continue", args.auto_continue, 600)):
+                           ("--auto-continue", args.auto_continue, 600), ("--undo", args.undo, 600)):
         if v is not None and not 0 <= v <= most:
             print(f"okgin play: {label} takes 0-{most} seconds, not {v:g}", file=sys.stderr)
             return 2
@@ -130,6 +138,7 @@ def main(argv: list[str]) -> int:
     try:
         app = house_app(house, options=options_from_env(args.ascii, args.four_colour), theme=args.theme)
         app.auto_continue = args.auto_continue
+        app.undo_seconds, app.confirm_discards = args.undo, args.confirm_discards
         app.pace = args.pace if rules.variant == "box" else None
         code = app.run() or 0
     finally:

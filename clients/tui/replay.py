@@ -20,6 +20,7 @@ from okgin.journal import (
     read_journal,
 )
 from okgin.record import apply_entry
+from okgin.views import make_view
 
 from .backend import Backend
 from .messages import Bell, HandEnded, StateChanged
@@ -53,7 +54,12 @@ def finished_journal(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def replay_steps(record: dict[str, Any]) -> tuple[Game, list[Step]]:
-    """Every step of a game record: the full view before any move, then after each entry."""
+    """Every step of a game record: the full view before any move, then after each entry.
+
+    An entry that ends a hand (the game goes on) gives two steps: the hand as it ended,
+    every card face up and laid out (the engine's hand-end view), then the next deal. With
+    one step the replay went from the knock straight to the next deal, and the laid-out
+    hands were never on the table."""
     rules = RuleSet.from_dict(dict(record["rules"]))
     if record.get("position") is not None:
         from okgin.position import game_from_wire_position
@@ -67,7 +73,12 @@ def replay_steps(record: dict[str, Any]) -> tuple[Game, list[Step]]:
             apply_entry(game, e)
         except Exception as err:
             raise JournalError(f"entry {i} of the record does not replay: {err}") from None
-        steps.append(Step(game.full_view(), _label(e), len(game.results)))
+        ended = game.ended if len(game.results) > steps[-1].results and not game.is_over else None
+        if ended is not None:
+            steps.append(Step(make_view(game, None, full=True, ended=ended), _label(e), len(game.results)))
+            steps.append(Step(game.full_view(), "deal", len(game.results)))
+        else:
+            steps.append(Step(game.full_view(), _label(e), len(game.results)))
     return game, steps
 
 

@@ -18,7 +18,8 @@ adds what it leaves open:
   own domain to 127.0.0.1 cannot use the server), and the websocket must come from the
   server's own page (another site open in the same browser cannot drive a game).
 - **The URL is the first line on stdout**, so ``--port 0`` (a free port) can be scripted;
-  textual-serve's banner and logs go to stderr.
+  textual-serve's banner and logs go to stderr. A line per HTTP request (aiohttp's
+  access log) only with ``--access-log``: it buried the server's own lines.
 """
 
 from __future__ import annotations
@@ -74,6 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="browser tabs served at once (default 8); more are turned away")
     p.add_argument("--grace", type=float, default=5.0, metavar="SECONDS",
                    help="how long a closed tab's command has to quit before it is stopped (default 5)")
+    p.add_argument("--access-log", action="store_true",
+                   help="print a line for every HTTP request on stderr (default: quiet)")
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="COMMAND ...",
                    help=f"the okgin command each tab runs: {', '.join(SERVABLE)} (default: play)")
     return p
@@ -188,7 +191,7 @@ def _make_app_service(grace: float) -> type:
 
 
 def make_server(command: list[str], host: str, port: int, *, public_url: str | None = None,
-                max_sessions: int = 8, grace: float = 5.0) -> Any:
+                max_sessions: int = 8, grace: float = 5.0, access_log: bool = False) -> Any:
     """The textual-serve ``Server`` for ``command``, with okgin's process handling and the
     loopback checks of the module's docstring. ``serve()`` runs it until SIGINT/SIGTERM."""
     from aiohttp import web
@@ -309,8 +312,11 @@ def make_server(command: list[str], host: str, port: int, *, public_url: str | N
             asyncio.set_event_loop(loop)
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(sig, self.request_exit)
+            from aiohttp.log import access_logger
+
             web.run_app(self._make_app(), sock=self.sock, handle_signals=False, loop=loop,
-                        shutdown_timeout=grace + 2, print=lambda *args: None)
+                        shutdown_timeout=grace + 2, print=lambda *args: None,
+                        access_log=access_logger if access_log else None)
 
     return OkginServer()
 
@@ -331,7 +337,7 @@ def main(argv: list[str]) -> int:
         print("okgin serve: textual-serve is not installed (pip install 'okgin[web]')", file=sys.stderr)
         return 2
     server = make_server(command, args.host, args.port, public_url=args.public_url,
-                         max_sessions=args.max_sessions, grace=args.grace)
+                         max_sessions=args.max_sessions, grace=args.grace, access_log=args.access_log)
     try:
         server.bind()
     except OSError as e:

@@ -273,16 +273,17 @@ async def test_replay_steps_through_a_journal(tmp_path) -> None:
     write_journal(g, path, ("Ada", "Bob"))
     backend = ReplayBackend(path)
     app = OkginApp(backend, summaries=False)
+    steps = len(g.log) + 2  # each of the two ended hands is shown laid out before the next deal
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert app.state.replay == (0, len(g.log))
+        assert app.state.replay == (0, steps)
         assert app.state.view is not None and app.state.view.all_hands is not None
         await pilot.press("right", "right", "l")
         assert app.state.replay[0] == 3
         await pilot.press("left")
         assert app.state.replay[0] == 2
         await pilot.press("end")
-        assert app.state.replay[0] == len(g.log) and app.state.final is not None
+        assert app.state.replay[0] == steps and app.state.final is not None
         await pilot.press("home", "pagedown")
         assert app.state.view.hand_number == 1
         assert "Replay" in str(app.screen.query_one("#whatnow").render())

@@ -242,7 +242,7 @@ def test_okgin_play_in_a_real_terminal(tmp_path: Path) -> None:
     assert end["t"] == "end" and end["termination"] == "normal" and end["seed"] == 7
 
 
-BOX_CMD = (f"{sys.executable} -m okgin.cli play --variant box --bot random --seed {{seed}} --pace 0 "
+BOX_CMD = (f"{sys.executable} -m okgin.cli play --variant box --bot random --seed {{seed}} --pace 0 --undo 0 "
            "--advice-window {window} --rule target_score=250 --name ada")
 TERM_ENV = {"LANG": "C.UTF-8", "TERM": "xterm-256color", "PATH": os.environ.get("PATH", "")}
 CAPTAIN_FIRST, SITTER_FIRST = 1, 2  # the seeds' role draws: the human (seat 0) captain, sitter in hand 1

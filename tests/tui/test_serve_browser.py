@@ -328,3 +328,56 @@ def test_q_in_the_browser_says_what_leaving_does_and_resigns(server: tuple[subpr
         wait.until(lambda d: "Game over" in screen())
     except TimeoutException:
         pytest.fail(f"the browser did not show what was expected; the screen was:\n{screen()}")
+
+
+
+BACKGROUNDS = """
+const term = window.__okginTerminalOwner.terminal, line = term.buffer.active.getLine(term.buffer.active.viewportY + arguments[0]);
+return arguments[1].map(x => line.getCell(x).getBgColor() + '/' + line.getCell(x).getBgColorMode());
+"""
+CELL_AT = """
+const owner = window.__okginTerminalOwner, term = owner.terminal;
+const screen = term.element.querySelector('.xterm-screen').getBoundingClientRect();
+return {x: screen.left + (arguments[0] + 0.5) * screen.width / term.cols,
+        y: screen.top + (arguments[1] + 0.5) * screen.height / term.rows};
+"""
+
+
+@needs_chromium
+def test_a_double_click_on_the_hand_leaves_no_selection(server: tuple[subprocess.Popen[str], str, Path],
+                                                          browser: Any) -> None:
+    """Issue 28 item 6: after a double click on the hand (a discard, in the game) no blue
+    block stays over it. It was Textual's own text selection (a double click selects the
+    widget's text), drawn by the app into the terminal: the hand's cells under the click
+    took the selection's background while the rest of the hand's panel kept its own."""
+    _proc, url, _journal_dir = server
+    wait = WebDriverWait(browser, WAIT_S)
+
+    def screen() -> str:
+        return browser.execute_script(READ_SCREEN) or ""
+
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": CATCH_TERMINAL})
+    browser.get(url)
+    try:
+        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "body.-first-byte"))
+        wait.until(lambda d: cards_in_hand(screen()) == 10 and "pass (p)" in screen())
+        lines = screen().splitlines()
+        row = next(i for i, line in enumerate(lines) if "Your hand" in line) + 2
+        first, last = lines[row].index("╭"), lines[row].rindex("│") - 1  # a card's corner; the panel's inside
+        before = browser.execute_script(BACKGROUNDS, row, [first, last])
+        assert before[0] == before[1], before
+        point = browser.execute_script(CELL_AT, first + 2, row + 1)
+        # The double click, where the person's mouse does it: on a card of the hand.
+        browser.execute_cdp_cmd("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": point["x"], "y": point["y"]})
+        for count in (1, 2):
+            for kind in ("mousePressed", "mouseReleased"):
+                browser.execute_cdp_cmd("Input.dispatchMouseEvent", {
+                    "type": kind, "x": point["x"], "y": point["y"], "button": "left", "clickCount": count})
+        # A key after the click: once the app has answered it (the sort's note), it has
+        # handled the double click before it, and drawn what that did.
+        ActionChains(browser).send_keys("o").perform()
+        wait.until(lambda d: "sorted" in screen() or "order" in screen())
+    except TimeoutException:
+        pytest.fail(f"the browser did not show what was expected; the screen was:\n{screen()}")
+    after = browser.execute_script(BACKGROUNDS, row, [first + 8, last])
+    assert after[0] == after[1] == before[1], (before, after)

@@ -96,31 +96,48 @@ class GameOverScreen(OkginModalScreen[None]):
         Binding("r", "lobby", "Back to lobby"),
         Binding("q", "quit", "Quit"),
         Binding("escape", "close", "Back to table"),
+        Binding("v", "seed", "Deal seed"),
     ]
+
+    #: The revealed deal seed is shown on ``v`` only: 64 hex digits on every casual
+    #: game-over sheet said nothing to most players; those who check a deal ask for it.
+    show_seed = False
+
+    def extra_text(self) -> Text:
+        """Why the game ended early, the classic totals, and (on ``v``) the deal seed."""
+        st: TableState = self.okgin_app.state
+        final = st.final or {}
+        extra = Text()
+        term = final.get("termination")
+        if term and term != "normal" and forfeit_headline(st) is None:  # a forfeit's headline says it already
+            loser = final.get("loser", final.get("seat"))
+            who = state_name(st, loser)
+            extra.append(f"Ended early: {who + ' ' if who else ''}{TERMINATION_TEXT.get(term, term)}.\n")
+        if final.get("classic_totals"):
+            extra.append(
+                "With classic bonuses: "
+                + ", ".join(f"{st.name(s)} {x}" for s, x in enumerate(final["classic_totals"]))
+                + ("  (shutout!)" if final.get("shutout") else "")
+                + "\n"
+            )
+        running = self.okgin_app.running_score()
+        if running:
+            extra.append(running + "\n", style="bold")
+        if final.get("seed") is not None and self.show_seed:
+            extra.append(f"Deal seed (revealed): {final['seed']}\n", style="dim")
+            if final.get("seed_hash"):
+                extra.append(f"Its commitment (seed_hash, sent at the start): {final['seed_hash']}\n", style="dim")
+        return extra
 
     def compose(self) -> ComposeResult:
         st: TableState = self.okgin_app.state
-        final = st.final or {}
         with Vertical(classes="dialog"):
             yield Static("Game over", classes="dialog-title")
             yield Static(Text(headline(st), style="bold"), id="headline")
-            extra = Text()
-            term = final.get("termination")
-            if term and term != "normal" and forfeit_headline(st) is None:  # a forfeit's headline says it already
-                loser = final.get("loser", final.get("seat"))
-                who = state_name(st, loser)
-                extra.append(f"Ended early: {who + ' ' if who else ''}{TERMINATION_TEXT.get(term, term)}.\n")
-            if final.get("classic_totals"):
-                extra.append(
-                    "With classic bonuses: "
-                    + ", ".join(f"{st.name(s)} {x}" for s, x in enumerate(final["classic_totals"]))
-                    + ("  (shutout!)" if final.get("shutout") else "")
-                    + "\n"
-                )
-            if final.get("seed") is not None:
-                extra.append(f"Deal seed (revealed): {final['seed']}\n", style="dim")
-            if extra.plain:
-                yield Static(extra, id="final-extra")
+            extra = self.extra_text()
+            notes = Static(extra, id="final-extra")
+            notes.display = bool(extra.plain)
+            yield notes
             with VerticalScroll(id="sheet"):
                 if st.results:
                     yield Static(score_sheet(st), id="score-sheet")
@@ -148,7 +165,16 @@ class GameOverScreen(OkginModalScreen[None]):
             return not st.spectator and st.replay is None and not arena
         if action == "lobby":
             return arena
+        if action == "seed":
+            return (st.final or {}).get("seed") is not None
         return True
+
+    def action_seed(self) -> None:
+        self.show_seed = not self.show_seed
+        notes = self.query_one("#final-extra", Static)
+        extra = self.extra_text()
+        notes.update(extra)
+        notes.display = bool(extra.plain)
 
     async def action_quit(self) -> None:
         """Quit; at an arena, q goes back to its lobby instead (quit from there)."""

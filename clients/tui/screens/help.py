@@ -31,9 +31,10 @@ work now, and the buttons above it do the same with the mouse.
 | **Shift+←/→** | move the chosen card (your own order) |
 | **i** / **a** / **f** / **T** | hints on/off · ASCII cards · four-colour deck · next colour theme |
 | **m** | (sitting out, Gin in the Box) write a note to your captain |
-| **r** | rematch when the game is over |
+| **u** | (`okgin play`) take back a discard in the 2 s before it is sent |
+| **r** / **v** | rematch when the game is over / show the revealed deal seed |
 | **Ctrl+T** | (network game) your session token: it *is* your seat, keep it secret |
-| **?** | this help · **q** quit |
+| **?** | this help · **q** (or **Ctrl+C**) quit |
 
 Mouse: click a card to choose it, double-click to discard it; double-click the stock or
 the discard pile to draw from it; click the buttons.

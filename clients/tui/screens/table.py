@@ -23,7 +23,7 @@ from okgin import Action
 from okgin.cards import Card
 
 from ..describe import best_discard, hand_info, status_line, what_now
-from ..model import LOST, TableState
+from ..model import ENDED, LOST, TableState
 from ..options import DisplayOptions
 from ..widgets.actionbar import ActionBar, ButtonSpec
 from ..widgets.advice import AdvicePanel
@@ -100,6 +100,7 @@ class TableScreen(OkginScreen[None]):
         Binding("enter,x", move_action("discard", True), "Suggest discard", key_display="⏎"),
         Binding("k", move_action("knock", True), "Suggest knock"),
         Binding("m", "advise_note", "Write a note"),
+        Binding("u", "undo", "Undo discard"),
         # Replay.
         Binding("left,h", "step(-1)", "Back", key_display="←"),
         Binding("right,l", "step(1)", "Forward", key_display="→"),
@@ -222,6 +223,7 @@ class TableScreen(OkginScreen[None]):
             st.replay is not None,
             st.spectator,
             bool(st.view and st.view.hand),
+            st.extra.get("held_discard"),
         )
 
     def _refresh_keys(self) -> None:
@@ -268,6 +270,10 @@ class TableScreen(OkginScreen[None]):
         banner = self.query_one("#banner", Static)
         if st.connection == LOST:
             banner.update(f"Connection lost: reconnecting… {st.notice or ''}".strip())
+            banner.display = True
+            return
+        if st.connection == ENDED:
+            banner.update(st.notice or "Disconnected from the referee. Press q to close this window.")
             banner.display = True
             return
         text = away_text(st, self.okgin_app.clock() if now is None else now)
@@ -350,6 +356,8 @@ class TableScreen(OkginScreen[None]):
             return (("rematch", "Rematch (r)", "primary"), ("quit_table", "Quit (q)", "default"))
         if v is None:
             return ()
+        if st.extra.get("held_discard") is not None:
+            return (("undo", "Undo discard (u)", "warning"),)
         if st.my_turn:
             legal, advice = st.legal, False
         elif st.can_advise:
@@ -409,6 +417,8 @@ class TableScreen(OkginScreen[None]):
             return st.my_turn and kind in st.legal_kinds()
         if action == "advise_note":
             return st.can_advise
+        if action == "undo":
+            return st.extra.get("held_discard") is not None
         if action == "rematch":
             return st.game_over and st.replay is None and not st.spectator and not self.okgin_app.in_arena
         if action == "lobby":
@@ -491,6 +501,11 @@ class TableScreen(OkginScreen[None]):
     # ---- the sitter's advice
     async def _advise(self, action: Action | None, text: str = "") -> None:
         await self.okgin_app.advise(action, text)
+
+    def action_undo(self) -> None:
+        """Take back the discard still held (``okgin play``'s undo window)."""
+        if self.okgin_app.undo_discard():
+            self.notify("Discard taken back: choose again.", timeout=3)
 
     def action_advise_note(self) -> None:
         from .advice_note import AdviceNoteScreen

@@ -8,7 +8,7 @@ What it shows, with cues that do not depend on colour:
 - each card's rank and suit symbol (or ``S H D C`` in ASCII mode);
 - the selection cursor: the selected card is raised one row, framed double, with a
   pointer under it;
-- melds: a bracket under the cards of each meld with its letter and kind, and a heavy
+- melds: a bracket under the cards of each meld with its kind (set or run), and a heavy
   frame on melded cards;
 - the card just drawn (``new``) and a card taken from the discard pile this turn,
   which may not be thrown back (``taken``).
@@ -34,9 +34,11 @@ from okgin.melds import is_set
 from ..options import DisplayOptions
 from .cards import box_chars, card_box, card_label, hstack, join_lines, suit_style
 
+#: Letters that pair the pieces of a meld the sort split up: none is a card's rank.
+MELD_LETTERS = "WXYZ"
+
 # Suit display order for "by suit": alternate colours (spades, hearts, clubs, diamonds).
 _SUIT_ORDER = {3: 0, 2: 1, 0: 2, 1: 3}
-MELD_LETTERS = "ABCD"
 
 
 def sort_cards(
@@ -61,6 +63,10 @@ def sort_cards(
 
 class HandWidget(Widget):
     """A hand of cards with a selection cursor. Set :attr:`cards`; read :attr:`selected`."""
+
+    # A double click plays a card (or draws from a pile): Textual's text selection, on by
+    # default, left a blue block over the hand after it (issue 28).
+    ALLOW_SELECT = False
 
     can_focus = True
 
@@ -205,18 +211,11 @@ class HandWidget(Widget):
         lines.append(self._meld_line(cw, gap))
         return join_lines(lines)
 
-    def _letter_index(self, meld_id: int) -> int:
-        """Melds are lettered A, B, C in the order they first appear on screen."""
-        seen: list[int] = []
-        for c in self.order:
-            m = self.meld_of(c)
-            if m is not None and m not in seen:
-                seen.append(m)
-        return seen.index(meld_id) if meld_id in seen else meld_id
-
     def _meld_line(self, cw: int, gap: int) -> Text:
-        """Brackets under each meld's cards: ``└── A run ──┘``."""
+        """Brackets under each meld's cards: ``└── run ──┘`` (``└─ set W ─┘`` for each piece of a split meld)."""
         ids = [self.meld_of(c) for c in self.order]
+        order = list(dict.fromkeys(m for m in ids if m is not None))  # melds as they first appear
+        spans = {m: sum(1 for k, x in enumerate(ids) if x == m and (k == 0 or ids[k - 1] != m)) for m in order}
         out = Text()
         i = 0
         ascii_mode = self.options.ascii
@@ -234,12 +233,18 @@ class HandWidget(Widget):
             span = (j - i + 1) * cw + (j - i) * gap
             meld = self.melds[mid]
             kind = "set" if is_set(meld) else "run"
-            letter = MELD_LETTERS[self._letter_index(mid) % len(MELD_LETTERS)]
-            label = f" {letter} {kind} " if span >= 9 else letter
+            # A meld in one piece says its kind; one split up by the sort (each piece under
+            # its own bracket) carries a letter to pair its pieces, from letters that are no
+            # card's rank: "A set" under three aces read as "ace set".
+            if spans[mid] > 1:
+                letter = MELD_LETTERS[order.index(mid) % len(MELD_LETTERS)]
+                label = f" {kind} {letter} " if span >= 9 else letter
+            else:
+                label = f" {kind} " if span >= 7 else kind[0]
             lc, rc, fill = ("\\", "/", "_") if ascii_mode else ("└", "┘", "─")
             inner = span - 2
             body = label.center(inner, fill)[:inner] if inner > 0 else ""
-            out.append(lc + body + rc if span >= 2 else letter, style="green")
+            out.append(lc + body + rc if span >= 2 else label.strip()[:1], style="green")
             if j < len(ids) - 1:
                 out.append(" " * gap)
             i = j + 1

@@ -25,6 +25,10 @@ STOCK, DISCARD = "stock", "discard"
 class PilesWidget(Widget):
     """Stock and discard pile with the hand's knock limit beside them."""
 
+    # A double click plays a card (or draws from a pile): Textual's text selection, on by
+    # default, left a blue block over the hand after it (issue 28).
+    ALLOW_SELECT = False
+
     DEFAULT_CSS = """
     PilesWidget { height: 5; }
     """

@@ -16,6 +16,7 @@ from textual.widget import Widget
 from okgin.wording import role_words
 
 from ..model import ClockReading, TableState
+from ..names import column_names
 from ..options import DisplayOptions
 from .cards import cards_text, join_lines
 
@@ -83,6 +84,23 @@ def app_now(widget: Widget) -> float:
     return clock() if callable(clock) else time.monotonic()
 
 
+def last_move_text(st: TableState, seat: int, opts: DisplayOptions) -> Text:
+    """The card ``seat`` just took or threw, highlighted on its line until the next move
+    ("took 7♦", "threw 9♠"): a card that changes hands is easy to miss in the log."""
+    from .cards import card_text
+
+    v = st.view
+    if v is None or not v.events or seat == v.seat:
+        return Text("")
+    ev = v.events[-1]
+    if ev.seat != seat or ev.card is None or ev.kind not in ("take", "draw_discard", "discard"):
+        return Text("")
+    t = Text("  ")
+    t.append("threw " if ev.kind == "discard" else "took ", style="bold yellow")
+    t.append_text(card_text(ev.card, opts))
+    return t
+
+
 class OpponentsWidget(Widget):
     """One line per seat other than ours."""
 
@@ -140,6 +158,7 @@ class OpponentsWidget(Widget):
                 if known:
                     t.append("  holds ")
                     t.append_text(cards_text(known, opts))
+        t.append_text(last_move_text(st, s, opts))
         t.append(f"  score {v.scores[s]}")
         clock = clock_of(st, s, app_now(self))
         if clock:
@@ -170,15 +189,24 @@ class Scoreboard(Widget):
             return Text("")
         width = max(self.size.width, 20)
         lines = [Text(f"Scores (first to {v.target_score})", style="bold")]
-        name_w = min(max(len(st.name(s)) for s in range(v.num_seats)), 12)
-        bar_w = max(width - name_w - 12, 4)
+        full = [st.name(s) for s in range(v.num_seats)]
+        # Hands won in words: "0 ···· 0w" read as a riddle (issue 28). The longest form
+        # that fits the panel: "3 hands won", then "3 won" with names cut to fit.
+        won = [f" {n} hand{'' if n == 1 else 's'} won" for n in v.hands_won]
+        names = column_names(full)
+        if width - max(len(n) for n in names) - 6 - max(len(w) for w in won) < 3:
+            won = [f" {n} won" for n in v.hands_won]
+            names = column_names(full, max(min(12, width - 6 - max(len(w) for w in won) - 3), 3))
+        name_w = max(len(n) for n in names)
+        won_w = max(len(w) for w in won)
+        bar_w = max(width - name_w - 6 - won_w, 1)
         for s in range(v.num_seats):
             t = Text()
-            t.append(st.name(s)[:name_w].ljust(name_w))
+            t.append(names[s].ljust(name_w))
             t.append(f" {v.scores[s]:>4} ", style="bold")
             filled = min(bar_w, v.scores[s] * bar_w // max(v.target_score, 1))
             t.append(("=" if self.options.ascii else "█") * filled, style="green")
             t.append(("." if self.options.ascii else "·") * (bar_w - filled), style="dim")
-            t.append(f" {v.hands_won[s]}w", style="dim")
+            t.append(won[s].ljust(won_w), style="dim")
             lines.append(t)
         return join_lines(lines)

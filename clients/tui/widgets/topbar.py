@@ -8,7 +8,7 @@ from textual.widget import Widget
 
 from okgin.wording import variant_words
 
-from ..model import CONNECTING, LOST, TableState
+from ..model import CONNECTING, ENDED, LOST, TableState
 from ..names import column_names
 
 
@@ -69,6 +69,8 @@ class TopBar(Widget):
         t = Text()
         if st.connection == LOST:
             t.append("  [connection lost]", style="bold red")
+        elif st.connection == ENDED:
+            t.append("  [disconnected]", style="bold red")
         elif st.connection == CONNECTING:
             t.append("  [connecting]", style="bold yellow")
         return t
