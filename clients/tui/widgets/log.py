@@ -15,6 +15,8 @@ from ..model import TableState
 from ..options import DisplayOptions
 from .cards import card_label, join_lines
 
+MOVES_UNDER_DRAW = 4  # rows the pinned role draw leaves to the latest moves, at least
+
 
 def role_draw_lines(state: TableState, opts: DisplayOptions) -> list[Text]:
     """Gin in the Box, first hand: the draw for roles (the view's public ``role_draws``)
@@ -67,12 +69,17 @@ class EventLog(Widget):
     def render(self) -> Text:
         lines = log_lines(self.state, self.options)
         h = max(self.size.height, 1)
+        w = max(self.size.width, 1)
         # The role draw stays in view through the first hand (the moves scroll under it)
-        # while it leaves room for the last few moves.
+        # while it leaves room for the last few moves. Its sentences wrap on a narrow
+        # screen, so it is measured in rows: at 80x24 the draw's four rows once left the
+        # log no row for the player's own last move.
         pinned = role_draw_lines(self.state, self.options)
-        if pinned and len(pinned) + 2 <= h:
-            return join_lines([*pinned, *lines[-(h - len(pinned)):]])
-        return join_lines(lines[-h:])
+        rows = sum(max(1, -(-t.cell_len // w)) for t in pinned)
+        if pinned and rows + MOVES_UNDER_DRAW <= h:
+            return join_lines([*pinned, *lines[-(h - rows):]])
+        # Too little room to pin it: the draw opens the log and scrolls away under the moves.
+        return join_lines([*pinned, *lines][-h:])
 
 
 class HandsList(Widget):
