@@ -186,7 +186,7 @@ async def _human(client: AsyncClient, table: str, seen: list[Message], drop_at: 
             try:
                 await client.advise(m.table, m.seq, simple_choice(m.view, m.legal), "from the async sitter")
             except RefereeError as e:
-                assert e.name in ("stale_seq", "forbidden", "no_game")  # too late (protocol.md §5.14)
+                assert e.name in ("advice_late", "stale_seq", "forbidden", "no_game")  # too late (§5.14; advice_late from 1.6)
         elif isinstance(m, Prompt):
             prompts += 1
             if drop_at is not None and prompts == drop_at:
