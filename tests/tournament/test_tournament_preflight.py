@@ -37,7 +37,7 @@ def test_every_bad_participant_is_named_with_its_cause(tmp_path: Path, monkeypat
     err = capsys.readouterr().err
     lines = {ln.split(":", 1)[0].strip(): ln.split(":", 1)[1].strip() for ln in err.splitlines() if ln.startswith("  ")}
     assert set(lines) == {"typo", "ghost", "noexec", "crasher", "mute"}, err
-    assert lines["typo"].startswith("unknown built-in bot 'simpel'") and "random, simple, strong" in lines["typo"]
+    assert lines["typo"].startswith("unknown built-in bot 'simpel'") and "random, simple, eaai-simple, strong" in lines["typo"]
     assert lines["ghost"].startswith("file not found") and "no-such-bot" in lines["ghost"]
     assert lines["noexec"].startswith("not executable") and "noexec.sh" in lines["noexec"]
     assert lines["crasher"].startswith("crashed: exited with status 3")
