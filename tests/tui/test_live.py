@@ -46,14 +46,20 @@ async def opponent(endpoint: str, token: str | None, stop: asyncio.Event, rematc
         await sock.send(encode(hello))
         if join:
             await sock.send(encode({"id": 2, **join}))
+        # Heartbeats at the referee's own interval (the welcome's heartbeat_ms): a fixed
+        # 1 s let a test table of 300 ms (liveness 0.9 s) declare this seat gone while it
+        # waited for the human, and forfeit it after the grace, so the human never got a turn.
+        beat = 1.0
         last = time.monotonic()
         while not stop.is_set():
-            if await sock.poll(100) == 0:
-                if time.monotonic() - last > 1.0:
+            if await sock.poll(50) == 0:
+                if time.monotonic() - last >= beat:
                     await sock.send(encode({"type": "heartbeat"}))
                     last = time.monotonic()
                 continue
             m = decode_from_referee(await sock.recv())
+            if m.get("type") == "welcome":
+                beat = int(m["heartbeat_ms"]) / 1000 / 2
             if m.get("type") == "prompt":
                 legal = [Action.from_wire(a) for a in m["legal"]]
                 view = View.from_wire(m["view"])
