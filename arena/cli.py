@@ -13,18 +13,23 @@ import sys
 
 __all__ = ["SUBCOMMANDS", "main"]
 
-#: ``okgin arena NAME ...`` -> the module whose ``main(argv)`` runs it. Anything else is the server's.
-SUBCOMMANDS = {"account": "arena.accounts", "ratings": "arena.ratings_cli"}
+#: ``okgin arena NAME ...`` -> the module whose ``main(argv)`` runs it (or ``module:function``).
+#: Anything else is the server's.
+SUBCOMMANDS = {"account": "arena.accounts", "ratings": "arena.ratings_cli", "submit": "arena.submissions",
+               "submissions": "arena.submissions:main_list"}
 SERVER = "arena.server"
 
 USAGE = """usage: okgin arena [--config arena.toml] [SERVER OPTIONS]   run the arena (okgin arena --help)
        okgin arena account add|list|revoke|rotate|ban|unban ...
-       okgin arena ratings [--variant V] [--rebuild] [--history ACCOUNT]"""
+       okgin arena ratings [--variant V] [--rebuild] [--history ACCOUNT]
+       okgin arena submit ACCOUNT DIR --command "..."              store a hosted bot
+       okgin arena submissions [--status S] [--account A]          the hosted bots' queue"""
 
 
 def main(argv: list[str]) -> int:
     if argv and argv[0] in SUBCOMMANDS:
-        return int(importlib.import_module(SUBCOMMANDS[argv[0]]).main(argv[1:]) or 0)
+        module, _, func = SUBCOMMANDS[argv[0]].partition(":")
+        return int(getattr(importlib.import_module(module), func or "main")(argv[1:]) or 0)
     if argv[:1] == ["help"]:
         print(USAGE)
         return 0

@@ -83,6 +83,17 @@ class ArenaConfig:
     #: rule options every arena game is played with, over the variant's defaults (docs/rules.md §8)
     rules: dict[str, Any] = field(default_factory=dict)
     remote_shards: tuple[RemoteShard, ...] = ()
+    # Hosted bots (arena.hosted, docs/arena.md "Hosted bots"): rated games between them per
+    # hour (0: none), at most this many at once, on this clock preset; a submission's size.
+    hosted_games_per_hour: int = 60
+    hosted_concurrency: int = 2
+    hosted_clock: str = "blitz"
+    hosted_max_mb: int = 64
+    hosted_max_files: int = 10_000
+    # A Dask scheduler's address (or "local"): hosted games are played on its workers, as
+    # ``okgin tournament --dask``; None plays them on this host. dask_tls: `okgin cluster certs`'s directory.
+    dask: str | None = None
+    dask_tls: str | None = None
 
     @property
     def variants(self) -> tuple[str, ...]:
@@ -90,8 +101,8 @@ class ArenaConfig:
 
 
 _INTS = ("shards", "show_up_ms", "disconnect_grace_ms", "cooldown_ms", "max_cooldown_ms", "heartbeat_ms", "liveness",
-         "match_every_ms")
-_STRS = ("name", "bind", "state", "db")
+         "match_every_ms", "hosted_games_per_hour", "hosted_concurrency", "hosted_max_mb", "hosted_max_files")
+_STRS = ("name", "bind", "state", "db", "hosted_clock", "dask", "dask_tls")
 _TOP = {*_INTS, *_STRS, "insecure", "curve", "clocks", "rules", "remote_shards"}
 
 
@@ -194,4 +205,11 @@ def load_config(path: str | os.PathLike[str] | None = None, **overrides: Any) ->
         raise ConfigError("shards must be at least 1 (or 0 with [[remote_shards]])")
     if "standard" not in cfg.clocks:
         raise ConfigError("the clock presets must include 'standard' (a seek naming none asks for it)")
+    if cfg.hosted_clock not in cfg.clocks:
+        raise ConfigError(f"hosted_clock {cfg.hosted_clock!r} is not a clock preset ({', '.join(sorted(cfg.clocks))})")
+    if cfg.hosted_games_per_hour == 1:
+        raise ConfigError("hosted_games_per_hour must be 0 (no hosted games) or at least 2: two hosted bots play a deal "
+                          "in both seatings, two games")
+    if cfg.hosted_concurrency < 1:
+        raise ConfigError("hosted_concurrency must be at least 1")
     return cfg

@@ -36,6 +36,7 @@ from referee.server import Referee
 from .auth import KeyChecker
 from .config import ArenaConfig, ConfigError, is_loopback, load_config
 from .desk import ArenaDesk
+from .hosted import HostedLeague
 from .shards import ShardPool, settle_from_journal
 from .statedir import DEFAULT_STATE
 from .store import Store, StoreError, state_db_url
@@ -67,6 +68,8 @@ class Arena:
             curve_keys=cfg.curve_keys, curve_allow="any" if cfg.curve_keys else None,
         )
         self.front = Referee(rcfg, self.desk)
+        # Hosted bots (arena.hosted): played by the tournament's executors, recorded here.
+        self.hosted = HostedLeague(cfg, self.store, now_ms)
         self.settled = (0, 0)
         self.stopped = asyncio.Event()
 
@@ -83,12 +86,14 @@ class Arena:
             await self.pool.stop()
             raise
         self.desk.start()
+        await self.hosted.start()
         return endpoint
 
     async def stop(self, reason: str = "the arena is stopping") -> None:
         if self.stopped.is_set():
             return
         self.stopped.set()
+        await self.hosted.stop()  # voids the hosted games in progress
         self.desk.stop()
         await self.pool.stop()  # voids the games in progress, tells their players
         await self.front.stop(reason)
@@ -111,6 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--curve-keys", metavar="DIR", help="encrypt with the key pair DIR/server.key_secret (front and shards)")
     p.add_argument("--insecure", action="store_true", default=None,
                    help="allow a non-loopback endpoint without CURVE (API keys then cross the network in clear)")
+    p.add_argument("--hosted-games-per-hour", type=int, metavar="N",
+                   help="rated games between hosted bots per hour, at most (default 60; 0: none)")
+    p.add_argument("--dask", metavar="ADDRESS", help="play hosted bots' games on the workers of this Dask scheduler "
+                                                     "(as okgin tournament --dask; 'local' for an in-process cluster)")
+    p.add_argument("--dask-tls", metavar="DIR", help="okgin cluster certs's directory, for a TLS Dask cluster")
     p.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
     return p
 
@@ -118,7 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
 async def run(args: argparse.Namespace) -> int:
     try:
         cfg = load_config(args.config, state=args.state, db=args.db, shards=args.shards, bind=args.bind,
-                          curve_keys=args.curve_keys, insecure=args.insecure)
+                          curve_keys=args.curve_keys, insecure=args.insecure,
+                          hosted_games_per_hour=args.hosted_games_per_hour, dask=args.dask, dask_tls=args.dask_tls)
         arena = Arena(cfg)
     except (ConfigError, StoreError) as e:
         print(f"okgin arena: {e}", file=sys.stderr)

@@ -45,10 +45,16 @@ from typing import Any
 from . import keys
 from .ratings import MODELS, Rating, after_game, game_ranks, initial
 
-__all__ = ["KINDS", "NAME_RE", "SCHEMA_VERSION", "Account", "AccountExists", "Dialect", "GameResult", "GameRow", "NewGame",
-           "RatingChange", "RatingPoint", "Store", "StoreError", "UnknownAccount", "check_name", "state_db_url"]
+__all__ = ["KINDS", "NAME_RE", "SCHEMA_VERSION", "SUBMISSION_STATUSES", "Account", "AccountExists", "Dialect",
+           "GameResult", "GameRow", "HostedGame", "NewGame", "RatingChange", "RatingPoint", "Store", "StoreError",
+           "Submission", "UnknownAccount", "check_name", "state_db_url"]
 
-SCHEMA_VERSION = 1
+#: 1: accounts, games, ratings. 2: hosted bots' submissions and games (``submissions``,
+#: ``hosted_games``): new tables only, made on open, so a version-1 database migrates as it is.
+SCHEMA_VERSION = 2
+#: A hosted bot's life (:meth:`Store.submissions`): stored, then its validation game against
+#: itself, then rated games; or failed (with the reason), or retired by a newer submission.
+SUBMISSION_STATUSES = ("pending", "validating", "active", "failed", "retired")
 KINDS = ("human", "bot")
 #: Account names: ASCII letters, digits, ``_ - .``, 1-40 characters, starting with a letter or
 #: digit. Narrower than a table's player names on purpose: an account name is public on
@@ -194,6 +200,42 @@ class RatingPoint:
     volatility: float | None
 
 
+@dataclass(frozen=True)
+class Submission:
+    """A hosted bot (``okgin arena submit``): the account it plays for, its launch command
+    (words, with the tournament's placeholders), the variant it plays, where its copied
+    directory is (``path``, in the state directory), its size, and where it stands:
+    ``status`` one of :data:`SUBMISSION_STATUSES`, ``reason`` why it failed (or was retired),
+    ``games`` its hosted games recorded so far."""
+
+    id: int
+    account: str
+    command: tuple[str, ...]
+    variant: str
+    path: str
+    files: int
+    bytes: int
+    created_ms: int
+    status: str
+    reason: str | None
+    updated_ms: int
+    games: int = 0
+
+
+@dataclass(frozen=True)
+class HostedGame:
+    """A game the arena played between hosted bots: the arena game it is (``game_id``), the
+    submissions at its seats, the duplicate deal it shares with its other seatings
+    (``deal``), and ``attempts``: 1, or more when a worker or referee was lost under it and
+    it was played again."""
+
+    game_id: str
+    submissions: tuple[int, ...]
+    deal: str
+    attempts: int
+    created_ms: int
+
+
 _DDL = (
     "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
     """CREATE TABLE IF NOT EXISTS accounts (
@@ -223,6 +265,16 @@ _DDL = (
         name_key TEXT NOT NULL, variant TEXT NOT NULL, n INTEGER NOT NULL, game_id TEXT NOT NULL,
         finished_ms BIGINT NOT NULL, rating_before DOUBLE PRECISION NOT NULL, rating DOUBLE PRECISION NOT NULL,
         deviation DOUBLE PRECISION NOT NULL, volatility DOUBLE PRECISION, PRIMARY KEY (name_key, variant, n))""",
+    # 2: hosted bots
+    """CREATE TABLE IF NOT EXISTS submissions (
+        id BIGINT PRIMARY KEY, name_key TEXT NOT NULL, command TEXT NOT NULL, variant TEXT NOT NULL, path TEXT NOT NULL,
+        files INTEGER NOT NULL, bytes BIGINT NOT NULL, created_ms BIGINT NOT NULL, status TEXT NOT NULL, reason TEXT,
+        updated_ms BIGINT NOT NULL, games INTEGER NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS submissions_status ON submissions (status)",
+    """CREATE TABLE IF NOT EXISTS hosted_games (
+        game_id TEXT PRIMARY KEY, submissions TEXT NOT NULL, deal TEXT NOT NULL, attempts INTEGER NOT NULL,
+        created_ms BIGINT NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS hosted_games_created ON hosted_games (created_ms)",
 )
 
 _ACCOUNT_COLS = "name, kind, admin, created_ms, revoked, banned, cooldown_until_ms, cooldown_reason"
@@ -351,6 +403,8 @@ class Store:
             elif int(row[0]) > SCHEMA_VERSION:
                 raise StoreError(f"this arena database has schema version {row[0]}, newer than this okgin's "
                                  f"({SCHEMA_VERSION}): upgrade okgin, or restore a backup")
+            elif int(row[0]) < SCHEMA_VERSION:  # the DDL above made what the newer versions add
+                self._exec("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
 
     @property
     def schema_version(self) -> int:
@@ -664,3 +718,132 @@ class Store:
                                "ORDER BY name_key, variant")
                     + self._rows("SELECT name_key, variant, n, game_id, finished_ms, rating_before, rating, deviation, "
                                  "volatility FROM rating_history ORDER BY name_key, variant, n"))
+
+    # -- hosted bots (okgin arena submit; arena.hosted plays them) -------------------------------
+    # What the operators' queue (``okgin arena submissions``) and the web's admin pages read:
+    # :meth:`submissions` (by status or account), :meth:`submission`, :meth:`hosted_games`.
+
+    _SUB_COLS = "s.id, a.name, s.command, s.variant, s.path, s.files, s.bytes, s.created_ms, s.status, s.reason, " \
+                "s.updated_ms, s.games"
+
+    @staticmethod
+    def _submission(r: tuple[Any, ...]) -> Submission:
+        return Submission(int(r[0]), r[1], tuple(json.loads(r[2])), r[3], r[4], int(r[5]), int(r[6]), int(r[7]), r[8],
+                          r[9], int(r[10]), int(r[11]))
+
+    def add_submission(self, account: str, command: Sequence[str], variant: str, path: str, files: int, size: int,
+                       created_ms: int | None = None) -> Submission:
+        """A new hosted bot of ``account`` (a bot account, not banned), status "pending": the
+        arena validates it next. ``path``: where its copied directory is."""
+        if variant not in MODELS:
+            raise StoreError(f"unknown variant {variant!r}")
+        now = _now_ms() if created_ms is None else created_ms
+        with self._tx():
+            k = self._require(account)
+            row = self._one("SELECT kind, banned FROM accounts WHERE name_key = ?", (k,))
+            assert row is not None
+            if row[0] != "bot":
+                raise StoreError(f"{account} is a {row[0]} account: hosted bots play for bot accounts "
+                                 f"(okgin arena account add NAME --bot)")
+            if row[1]:
+                raise StoreError(f"{account} is banned: {row[1]}")
+            seq = self._one("SELECT MAX(id) FROM submissions")
+            sid = 1 + int(seq[0]) if seq and seq[0] is not None else 1
+            self._exec("INSERT INTO submissions (id, name_key, command, variant, path, files, bytes, created_ms, status, "
+                       "reason, updated_ms, games) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', NULL, ?, 0)",
+                       (sid, k, json.dumps(list(command)), variant, str(path), int(files), int(size), now, now))
+            self._log(k, now, "submit", None, f"hosted bot #{sid}")
+        sub = self.submission(sid)
+        assert sub is not None
+        return sub
+
+    def submission(self, sid: int) -> Submission | None:
+        with self.lock:
+            row = self._one(f"SELECT {self._SUB_COLS} FROM submissions s JOIN accounts a ON a.name_key = s.name_key "
+                            "WHERE s.id = ?", (int(sid),))
+        return self._submission(row) if row else None
+
+    def submissions(self, status: str | Sequence[str] | None = None, account: str | None = None,
+                    limit: int = 500) -> list[Submission]:
+        """Hosted bots, the newest first: those in ``status`` (one or several of
+        :data:`SUBMISSION_STATUSES`; None: all), of ``account`` (None: every account). The
+        operators' queue view: pending and validating are waiting for their validation game,
+        failed ones carry their reason."""
+        statuses = (status,) if isinstance(status, str) else tuple(status or ())
+        bad = [x for x in statuses if x not in SUBMISSION_STATUSES]
+        if bad:
+            raise StoreError(f"unknown submission status {bad[0]!r} (known: {', '.join(SUBMISSION_STATUSES)})")
+        where: list[str] = []
+        args: list[Any] = []
+        if statuses:
+            where.append(f"s.status IN ({', '.join('?' * len(statuses))})")
+            args.extend(statuses)
+        if account is not None:
+            where.append("s.name_key = ?")
+            args.append(account.lower())
+        limit = max(0, min(int(limit), 10_000))
+        with self.lock:
+            rows = self._rows(f"SELECT {self._SUB_COLS} FROM submissions s JOIN accounts a ON a.name_key = s.name_key "
+                              f"{'WHERE ' + ' AND '.join(where) if where else ''} ORDER BY s.id DESC LIMIT {limit}", args)
+        return [self._submission(r) for r in rows]
+
+    def set_submission(self, sid: int, status: str, reason: str | None = None, at_ms: int | None = None) -> None:
+        """Move a submission to ``status`` (with the reason it failed). A submission that
+        becomes "active" retires its account's other active one: an account has one hosted
+        bot playing at a time, its latest validated one."""
+        if status not in SUBMISSION_STATUSES:
+            raise StoreError(f"unknown submission status {status!r}")
+        now = _now_ms() if at_ms is None else at_ms
+        with self._tx():
+            row = self._one("SELECT name_key FROM submissions WHERE id = ?", (int(sid),))
+            if row is None:
+                raise StoreError(f"no submission #{sid}")
+            if status == "active":
+                self._exec("UPDATE submissions SET status = 'retired', reason = ?, updated_ms = ? "
+                           "WHERE name_key = ? AND status = 'active' AND id <> ?",
+                           (f"replaced by #{sid}", now, row[0], int(sid)))
+            self._exec("UPDATE submissions SET status = ?, reason = ?, updated_ms = ? WHERE id = ?",
+                       (status, None if reason is None else str(reason)[:1000], now, int(sid)))
+            self._log(row[0], now, f"hosted {status}", None, f"#{sid}" + (f": {str(reason)[:200]}" if reason else ""))
+
+    def set_submission_path(self, sid: int, path: str) -> None:
+        """Where the submission's copied directory is (``okgin arena submit`` stores the
+        submission, then moves the copy to a directory named by its id)."""
+        with self._tx():
+            self._exec("UPDATE submissions SET path = ? WHERE id = ?", (str(path), int(sid)))
+
+    def add_hosted_game(self, game: NewGame, submissions: Sequence[int], deal: str) -> None:
+        """Seat a game between hosted bots: the arena game (status "playing", as
+        :meth:`new_game`) and which submissions and deal it is, in one transaction."""
+        if len(submissions) != len(game.players):
+            raise StoreError("a hosted game names one submission per seat")
+        self.new_game(game)
+        with self._tx():
+            self._exec("INSERT INTO hosted_games (game_id, submissions, deal, attempts, created_ms) VALUES (?, ?, ?, 1, ?)",
+                       (game.id, json.dumps([int(x) for x in submissions]), str(deal), int(game.created_ms)))
+
+    def finish_hosted_game(self, game_id: str, result: GameResult, attempts: int = 1) -> RatingChange | None:
+        """:meth:`finish_game` for a hosted game, then its attempt count and each
+        submission's game count (a game replayed after a lost worker says so: attempts > 1)."""
+        change = self.finish_game(game_id, result)
+        if change is not None:
+            with self._tx():
+                self._exec("UPDATE hosted_games SET attempts = ? WHERE game_id = ?", (max(1, int(attempts)), game_id))
+                row = self._one("SELECT submissions FROM hosted_games WHERE game_id = ?", (game_id,))
+                for sid in json.loads(row[0]) if row else []:
+                    self._exec("UPDATE submissions SET games = games + 1 WHERE id = ?", (int(sid),))
+        return change
+
+    def hosted_games(self, since_ms: int = 0, limit: int = 1000) -> list[HostedGame]:
+        """Hosted games seated at or after ``since_ms``, the latest first."""
+        limit = max(0, min(int(limit), 100_000))
+        with self.lock:
+            rows = self._rows("SELECT game_id, submissions, deal, attempts, created_ms FROM hosted_games WHERE created_ms >= ? "
+                              f"ORDER BY created_ms DESC, game_id DESC LIMIT {limit}", (int(since_ms),))
+        return [HostedGame(r[0], tuple(json.loads(r[1])), r[2], int(r[3]), int(r[4])) for r in rows]
+
+    def count_hosted_games(self, since_ms: int) -> int:
+        """Hosted games seated at or after ``since_ms`` (the budget's count: games per hour)."""
+        with self.lock:
+            row = self._one("SELECT COUNT(*) FROM hosted_games WHERE created_ms >= ?", (int(since_ms),))
+        return int(row[0]) if row else 0

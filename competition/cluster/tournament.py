@@ -41,7 +41,7 @@ import zmq.asyncio
 
 from competition.tournament.botlog import LogBudget
 from competition.tournament.config import TournamentConfig
-from competition.tournament.executor import Forfeit, NonceRound, Outcome, RunOptions, StartError, StopRun
+from competition.tournament.executor import EventLog, Forfeit, NonceRound, Outcome, RunOptions, StartError, StopRun
 from competition.tournament.gateway import Gateway
 from competition.tournament.preflight import PreflightFailed
 from competition.tournament.schedule import ScheduledGame, pairings
@@ -85,7 +85,7 @@ class DaskExecutor:
     """Plays a run's games on the workers of a Dask cluster (an
     :class:`~competition.tournament.executor.Executor`)."""
 
-    def __init__(self, cfg: TournamentConfig, opts: RunOptions, store: ResultsStore, workdir: Path,
+    def __init__(self, cfg: TournamentConfig, opts: RunOptions, store: EventLog, workdir: Path,
                  ctx: zmq.asyncio.Context | None = None) -> None:
         self.cfg = cfg
         self.opts = opts
@@ -157,20 +157,7 @@ class DaskExecutor:
 
     async def prepare(self, store: ResultsStore, gateway: Gateway | None, nonces: NonceRound | None) -> None:
         """Reach the cluster and check it can play every game, then the preflight."""
-        address = str(self.opts.dask)
-        try:
-            self.handle = await open_async_client(
-                address, security=self._security(), timeout=self.opts.dask_timeout,
-                workers=None if address == LOCAL else 1)
-        except ClusterError as e:
-            raise StartError(str(e)) from None
-        with contextlib.suppress(Exception):  # an old scheduler without events: replays go uncounted
-            self.client.subscribe_topic("all", self._cluster_event)
-        info = await self.client.scheduler.identity(n_workers=-1)
-        self.workers = dict(info.get("workers") or {})
-        if not self.workers:
-            raise StartError(f"the Dask scheduler at {self.address} has no workers: start some there "
-                             f"(dask worker {self.address})")
+        await self.connect()
         self.check_resources()
         await self.check_programs()
         await self.dask_preflight()
@@ -188,6 +175,33 @@ class DaskExecutor:
         self.store.log_event("dask", line)
         if self.opts.progress:
             print(line, flush=True)
+
+    async def connect(self) -> None:
+        """Reach the scheduler, hear of lost workers (a game they played is replayed and
+        counted), and see at least one worker; :class:`StartError` otherwise. The first
+        part of :meth:`prepare`; the arena's hosted bots (arena.hosted) start with it alone,
+        since their bots are validated one by one as they are submitted."""
+        address = str(self.opts.dask)
+        try:
+            self.handle = await open_async_client(
+                address, security=self._security(), timeout=self.opts.dask_timeout,
+                workers=None if address == LOCAL else 1)
+        except ClusterError as e:
+            raise StartError(str(e)) from None
+        with contextlib.suppress(Exception):  # an old scheduler without events: replays go uncounted
+            self.client.subscribe_topic("all", self._cluster_event)
+        info = await self.client.scheduler.identity(n_workers=-1)
+        self.workers = dict(info.get("workers") or {})
+        if not self.workers:
+            raise StartError(f"the Dask scheduler at {self.address} has no workers: start some there "
+                             f"(dask worker {self.address})")
+
+    def use_config(self, cfg: TournamentConfig) -> None:
+        """Play the next games with ``cfg``: the same event with more participants (the
+        arena's hosted bots arrive while it runs). Games already out keep the config they
+        were sent with."""
+        self.cfg = cfg
+        self.worker_cfg = replace(cfg, seed=None, secret=None, admin_key="")
 
     def eligible(self, need: dict[str, float]) -> list[str]:
         return [a for a, w in self.workers.items() if offers(w.get("resources") or {}, need)]

@@ -75,6 +75,13 @@ class LocalExecutor:
     def check(self) -> None:
         """Any config: its checks are the sandbox's and the referees', at :meth:`prepare`."""
 
+    def use_config(self, cfg: TournamentConfig) -> None:
+        """Play the next games with ``cfg``: the same event (rules, clock, policies, limits)
+        with other participants, for the arena's hosted bots, which arrive while it runs.
+        A game in progress looks its seats' participants up as it starts them, so ``cfg``
+        must keep every participant of the games in progress."""
+        self.cfg = self.bots.cfg = self.games.cfg = self.pool.cfg = cfg
+
     async def start(self) -> None:
         """The sandbox and the referees: what a game needs (a Dask worker's preflight and
         games need no more)."""

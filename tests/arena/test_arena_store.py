@@ -326,3 +326,47 @@ def test_kill_9_while_finishing_games_loses_no_finished_game(url: str) -> None:
         snap = s.ratings_snapshot()
         assert s.rebuild_ratings() == total
         assert s.ratings_snapshot() == snap
+
+
+def test_hosted_submissions_and_games(store: Store) -> None:
+    """Hosted bots' submissions (the queue) and games (deal, attempts, the budget's count), on both databases."""
+    from arena.store import SUBMISSION_STATUSES
+
+    store.add_account("hb1", "bot", created_ms=1)
+    store.add_account("hb2", "bot", created_ms=1)
+    store.add_account("person", "human", created_ms=1)
+    with pytest.raises(StoreError, match="human account"):
+        store.add_submission("person", ["python3", "bot.py"], "oklahoma", "/x", 1, 10, created_ms=5)
+    a1 = store.add_submission("hb1", ["python3", "bot.py", "{endpoint}"], "oklahoma", "", 2, 100, created_ms=10)
+    store.set_submission_path(a1.id, "/state/bots/1")
+    a2 = store.add_submission("HB1", ["./bot"], "oklahoma", "/state/bots/2", 1, 5, created_ms=11)
+    b = store.add_submission("hb2", ["./bot"], "oklahoma", "/state/bots/3", 1, 5, created_ms=12)
+    assert (a1.account, a1.status, a2.account) == ("hb1", "pending", "hb1")
+    got = store.submission(a1.id)
+    assert got is not None and got.command == ("python3", "bot.py", "{endpoint}") and got.path == "/state/bots/1"
+    assert [s.id for s in store.submissions("pending")] == [b.id, a2.id, a1.id]  # the newest first
+    store.set_submission(a1.id, "active", at_ms=20)
+    store.set_submission(b.id, "failed", "crash: it exited with status 1", at_ms=21)
+    store.set_submission(a2.id, "active", at_ms=22)  # retires a1: one hosted bot per account plays
+    st = {s.id: (s.status, s.reason) for s in store.submissions()}
+    assert st == {a1.id: ("retired", f"replaced by #{a2.id}"), a2.id: ("active", None),
+                  b.id: ("failed", "crash: it exited with status 1")}
+    assert [s.id for s in store.submissions(["failed", "active"], account="hb2")] == [b.id]
+    with pytest.raises(StoreError):
+        store.submissions("bogus")
+    assert set(SUBMISSION_STATUSES) >= {"pending", "validating", "active", "failed", "retired"}
+    store.set_submission(b.id, "active", at_ms=23)
+    for seating, players in enumerate((("hb1", "hb2"), ("hb2", "hb1"))):
+        store.add_hosted_game(NewGame(f"hosted-1-{seating + 1}", "oklahoma", True, players, {"move_ms": 1000}, "hosted",
+                                      f"hosted-{2 + seating}", 1000 + seating), (a2.id, b.id)[::1 - 2 * seating], "1")
+    assert store.count_hosted_games(1000) == 2 and store.count_hosted_games(1001) == 1
+    store.finish_hosted_game("hosted-1-1", result(0, (20, 5), 2000), attempts=2)
+    store.finish_hosted_game("hosted-1-2", result(1, (5, 20), 2001))
+    hosted = {h.game_id: h for h in store.hosted_games()}
+    assert hosted["hosted-1-1"].attempts == 2 and hosted["hosted-1-2"].attempts == 1
+    assert hosted["hosted-1-2"].submissions == (b.id, a2.id) and hosted["hosted-1-1"].deal == "1"
+    sub = store.submission(a2.id)
+    assert sub is not None and sub.games == 2
+    assert store.rating("hb1", "oklahoma").games == 2
+    g = store.game("hosted-1-1")
+    assert g is not None and g.status == "finished" and g.players == ("hb1", "hb2")
