@@ -80,6 +80,7 @@ class ArenaConfig:
     heartbeat_ms: int = 5000
     liveness: int = 3
     match_every_ms: int = 500  # how often open seeks are paired
+    widen_every_ms: int = 10_000  # the acceptable rating gap widens by 50 this often (arena.matching.gap)
     #: rule options every arena game is played with, over the variant's defaults (docs/rules.md §8)
     rules: dict[str, Any] = field(default_factory=dict)
     remote_shards: tuple[RemoteShard, ...] = ()
@@ -101,7 +102,7 @@ class ArenaConfig:
 
 
 _INTS = ("shards", "show_up_ms", "disconnect_grace_ms", "cooldown_ms", "max_cooldown_ms", "heartbeat_ms", "liveness",
-         "match_every_ms", "hosted_games_per_hour", "hosted_concurrency", "hosted_max_mb", "hosted_max_files")
+         "match_every_ms", "widen_every_ms", "hosted_games_per_hour", "hosted_concurrency", "hosted_max_mb", "hosted_max_files")
 _STRS = ("name", "bind", "state", "db", "hosted_clock", "dask", "dask_tls")
 _TOP = {*_INTS, *_STRS, "insecure", "curve", "clocks", "rules", "remote_shards"}
 
@@ -145,7 +146,7 @@ def load_config(path: str | os.PathLike[str] | None = None, **overrides: Any) ->
     kw: dict[str, Any] = {}
     for k in _INTS:
         if k in data:
-            kw[k] = _int(k, data[k], 1 if k == "liveness" else 0, 10**9)
+            kw[k] = _int(k, data[k], 1 if k in ("liveness", "widen_every_ms") else 0, 10**9)
     for k in _STRS:
         if k in data:
             if not isinstance(data[k], str) or not data[k]:

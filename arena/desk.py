@@ -407,7 +407,7 @@ class ArenaDesk:
 
     def match(self) -> None:
         seeks = [s for e in self.online.values() if e.key not in self.playing for s in e.seeks.values()]
-        for p in pair(seeks, self.now_ms()):
+        for p in pair(seeks, self.now_ms(), self.cfg.widen_every_ms):
             self.start_pairing(p)
 
     def start_pairing(self, p: Pairing) -> None:

@@ -45,9 +45,11 @@ MAX_CANDIDATES = 8
 CHALLENGE_TTL_MS = 60_000
 
 
-def gap(waited_ms: int) -> int:
-    """The widest rating span acceptable after waiting ``waited_ms``."""
-    return min(GAP_MAX, GAP_START + GAP_STEP * (max(0, waited_ms) // GAP_EVERY_MS))
+def gap(waited_ms: int, every_ms: int = GAP_EVERY_MS) -> int:
+    """The widest rating span acceptable after waiting ``waited_ms``: GAP_START, widened
+    by GAP_STEP every ``every_ms`` (an arena's ``widen_every_ms``: a small arena, where
+    few accounts seek at once, widens faster so that its players are not left waiting)."""
+    return min(GAP_MAX, GAP_START + GAP_STEP * (max(0, waited_ms) // max(1, every_ms)))
 
 
 @dataclass(frozen=True)
@@ -90,11 +92,11 @@ class Pairing:
         return self.seeks[0].rated
 
 
-def acceptable(group: Iterable[Seek], now_ms: int) -> bool:
+def acceptable(group: Iterable[Seek], now_ms: int, every_ms: int = GAP_EVERY_MS) -> bool:
     """Whether ``group``'s ratings span at most the gap of its longest wait."""
     g = list(group)
     span = max(s.rating for s in g) - min(s.rating for s in g)
-    return span <= gap(now_ms - min(s.since_ms for s in g))
+    return span <= gap(now_ms - min(s.since_ms for s in g), every_ms)
 
 
 class _Bucket:
@@ -150,7 +152,7 @@ def _key(s: Seek) -> tuple[float, int, str]:
     return (s.rating, s.since_ms, s.id)
 
 
-def pair(seeks: Iterable[Seek], now_ms: int) -> list[Pairing]:
+def pair(seeks: Iterable[Seek], now_ms: int, every_ms: int = GAP_EVERY_MS) -> list[Pairing]:
     """The pairings to make now (see the module docstring). The same seeks give the same
     pairings in whatever order they are passed. Work per seek is bounded by the seeks
     within reach of its rating (the widest gap any seek of its bucket may have now)."""
@@ -168,11 +170,11 @@ def pair(seeks: Iterable[Seek], now_ms: int) -> list[Pairing]:
             continue
         bucket = buckets[s.bucket]
         need = SEATS.get(s.variant, 2) - 1
-        bound = gap(now_ms - min(bucket.oldest, s.since_ms))
+        bound = gap(now_ms - min(bucket.oldest, s.since_ms), every_ms)
         cands = (c for c in bucket.nearest(s, bound) if c.account != s.account)
         chosen: tuple[Seek, ...] | None = None
         if need == 1:
-            chosen = next(((c,) for c in cands if acceptable((s, c), now_ms)), None)
+            chosen = next(((c,) for c in cands if acceptable((s, c), now_ms, every_ms)), None)
         else:
             near: list[Seek] = []
             for c in cands:
@@ -182,7 +184,7 @@ def pair(seeks: Iterable[Seek], now_ms: int) -> list[Pairing]:
                     break
             best: tuple[float, tuple[Seek, ...]] | None = None
             for combo in combinations(near, need):
-                if not acceptable((s, *combo), now_ms):
+                if not acceptable((s, *combo), now_ms, every_ms):
                     continue
                 rs = [s.rating, *(c.rating for c in combo)]
                 span = max(rs) - min(rs)

@@ -81,6 +81,8 @@ def test_the_gap_widens_with_waiting_up_to_its_maximum() -> None:
     assert gap(GAP_EVERY_MS - 1) == GAP_START
     assert gap(GAP_EVERY_MS) == GAP_START + GAP_STEP
     assert gap(10**9) == GAP_MAX
+    assert gap(1000, every_ms=1000) == GAP_START + GAP_STEP  # an arena's widen_every_ms
+    assert gap(999, every_ms=1000) == GAP_START
     a = Seek("1", "ann", "oklahoma", "standard", True, 1500.0, NOW)
     b = Seek("2", "bob", "oklahoma", "standard", True, 1800.0, NOW)
     assert pair([a, b], NOW) == []

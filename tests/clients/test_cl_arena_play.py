@@ -24,7 +24,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "conformance"))
-from arenakit import ArenaProcess, add_accounts
+from arenakit import FAST_RULES, ArenaProcess, add_accounts
 from botbuild import LANGUAGES, build
 
 from clients.sdk.arena import private_key_file
@@ -54,7 +54,9 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
     for name, key in keys.items():
         files[name] = root / f"{name}.key"
         private_key_file(files[name], key)
-    proc = ArenaProcess(state)
+    # The gap widens every second, not every 10 s: after their first game two accounts'
+    # ratings are some 300 apart, which the default schedule bridges only after ~50 s.
+    proc = ArenaProcess(state, toml=f"show_up_ms = 20000\nwiden_every_ms = 1000\n[rules]\n{FAST_RULES}")
     try:
         yield Arena(proc, state, files)
     finally:
