@@ -195,8 +195,15 @@ async def _human(client: AsyncClient, table: str, seen: list[Message], drop_at: 
                 assert w.resumed  # Reconnected, a snapshot and this prompt again follow
                 continue
             if m.view.roles[m.seat] == "captain" and m.seq not in pending_advice:
-                nxt = await client.next(timeout=0.5)
-                if nxt is not None:
+                # Wait for the sitter's advice on this prompt: until the first advice of the
+                # game has come, up to 20 s (inside the 60 s move clock: a bot sitter on a
+                # loaded machine can take seconds, its advice after our move is refused as
+                # advice_late, and a 0.5 s wait alone saw none in a whole game); then 0.5 s.
+                deadline = time.monotonic() + (20.0 if not pending_advice else 0.5)
+                while m.seq not in pending_advice and (left := deadline - time.monotonic()) > 0:
+                    nxt = await client.next(timeout=left)
+                    if nxt is None:
+                        break
                     seen.append(nxt)
                     if isinstance(nxt, AdviceReceived):
                         pending_advice[nxt.seq] = nxt
