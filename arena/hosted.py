@@ -268,7 +268,7 @@ class HostedLeague:
             rating = self.store.rating(sub.account, VARIANT).rating
             seeks.append(Seek(str(sub.id), sub.account, VARIANT, self.cfg.hosted_clock, True, rating,
                               self.idle_since.get(sub.id, sub.updated_ms)))
-        pairings = pair(seeks, now)
+        pairings = pair(seeks, now, self.cfg.widen_every_ms)
         if not pairings:
             self.blocked = False
             return
