@@ -247,16 +247,16 @@ def measure(flood: int, moves: int, hold: int, reps: int = 2, rounds: int = 100)
         backend, why = cgroups.probe()
         confinement = backend.mechanism if backend is not None else f"rlimits ({why})"
 
-        def flooder_argv(k: int) -> tuple[list[str], Any, Any]:
+        def flooder_argv(k: int) -> tuple[Any, Any, Any]:
             """A fresh door (a table of its own) and the sandboxed flooder aimed at it."""
             made = admin.ask({"type": "create_table", "table": f"spy-{k}", "reserved": True, "doors": True})
             door = made["doors"][0]
-            argv, preexec = sb.wrap([sys.executable, str(here / "door_flood.py"), "--flooder", "/run/okgin/referee.sock",
-                                     "--flood", str(flood), "--hold", str(hold), "--rounds", str(rounds)],
-                                    visible=[here, *python_dirs()], cwd=Path("/tmp"), env={}, socket=Path(door[len("ipc://"):]),
-                                    limits=Limits())
+            w = sb.wrap([sys.executable, str(here / "door_flood.py"), "--flooder", "/run/okgin/referee.sock",
+                         "--flood", str(flood), "--hold", str(hold), "--rounds", str(rounds)],
+                        visible=[here, *python_dirs()], cwd=Path("/tmp"), env={}, socket=Path(door[len("ipc://"):]),
+                        limits=Limits())
             group = backend.group(f"door-flood-{os.getpid()}-{k}", Limits()) if backend is not None else None
-            return argv, (group.preexec() if group is not None else preexec), group
+            return w, (group.preexec() if group is not None else w.preexec), group
 
         last: dict[str, Any] = {}  # the flooder's latest progress line
         for k in range(reps):
@@ -264,8 +264,10 @@ def measure(flood: int, moves: int, hold: int, reps: int = 2, rounds: int = 100)
                 mark = rss.mark()
                 if phase == "flood":
                     # (not waiting for it: the admin session must not fall silent meanwhile)
-                    argv, preexec, group = flooder_argv(k)
-                    flood_proc = subprocess.Popen(argv, preexec_fn=preexec, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                    wrapped, preexec, group = flooder_argv(k)
+                    flood_proc = subprocess.Popen(wrapped.argv, preexec_fn=preexec, stdout=subprocess.PIPE,
+                                                  stderr=subprocess.DEVNULL, pass_fds=wrapped.fds)
+                    wrapped.close()
                     # The moves start once the flood is on (its first progress line, after
                     # 1,000 connects: well under the referee's 15 s liveness for the admin).
                     assert flood_proc.stdout is not None

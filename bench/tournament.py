@@ -118,12 +118,16 @@ def start_times(kind: str, sandboxed: bool, n: int) -> list[float]:
                 else:
                     argv = bot_argv("simple", ep, token="t", name="b", quiet=True)
                 pre = None
+                fds: tuple[int, ...] = ()
                 if sandboxed:
                     vis = default_dirs(argv, REPO, kind != "c")
-                    argv, pre = sb.wrap(argv, visible=vis, cwd=REPO, env={}, socket=sock_path, limits=Limits())
+                    w = sb.wrap(argv, visible=vis, cwd=REPO, env={}, socket=sock_path, limits=Limits())
+                    argv, pre, fds = w.argv, w.preexec, w.fds
                 t0 = time.perf_counter()
                 proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL, preexec_fn=pre)
+                                        stderr=subprocess.DEVNULL, preexec_fn=pre, pass_fds=fds)
+                for fd in fds:
+                    os.close(fd)
                 try:
                     if router.poll(30000):
                         router.recv_multipart()

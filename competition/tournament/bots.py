@@ -30,7 +30,7 @@ from .config import Participant, TournamentConfig
 from .gateway import Gateway
 from .link import CurveClient
 from .procs import kill_sandbox, spawn, stop
-from .sandbox import SOCKET_PATH, Limits, Sandbox, conceal, default_dirs, is_python, private_dirs, rlimit_preexec
+from .sandbox import Limits, Sandbox, conceal, default_dirs, endpoint_inside, is_python, private_dirs, rlimit_preexec
 from .schedule import ScheduledGame
 
 __all__ = ["OUTPUT_DRAIN_S", "PLACEHOLDER_RE", "BotLauncher", "LaunchedBot"]
@@ -134,12 +134,14 @@ class BotLauncher:
         cwd = str(self.cfg.resolve_path(p.cwd)) if p.cwd else self.cfg.config_dir
         # Its seat's door, never the referee's shared socket: through the door it can play
         # its seat and nothing else (no lobby, no other table, a connection cap of its own).
-        sandboxed_ipc = self.sandbox is not None and p.network == "none" and endpoint in self.ipc_for
+        # Every sandboxed bot reaches it through the relay (.relay): over ipc://, or over
+        # TCP on the sandbox's own loopback for one that cannot use ipc:// (network = "tcp").
+        sandboxed_ipc = self.sandbox is not None and endpoint in self.ipc_for
         if sandboxed_ipc and not door:
             raise RuntimeError(f"referee at {endpoint} gave no seat door for {p.name} (it needs protocol 1.5)")
         socket = Path(door[len("ipc://"):]) if sandboxed_ipc and door else None
         if socket is not None:
-            endpoint = f"ipc://{SOCKET_PATH}"  # the seat's door, as the sandbox shows it
+            endpoint = endpoint_inside(p.network)  # the seat's door, as the sandbox shows it
         argv = self.bot_argv(p, endpoint, table, sg)
         env = {"OKGIN_ENDPOINT": endpoint, "OKGIN_TOKEN": token, "OKGIN_TABLE": table, "OKGIN_NAME": p.name, **dict(p.env)}
         limits = self.cfg.limits.merged(p.limits)
@@ -152,15 +154,16 @@ class BotLauncher:
         inherit_env = True
         if self.sandbox is not None:
             mine = self.visible_dirs(p)
-            argv, preexec = self.sandbox.wrap(argv, visible=mine, cwd=Path(cwd), env=env, socket=socket,
-                                              limits=limits, network=p.network,
-                                              others=[d for o in self.cfg.participants if o.name != p.name
-                                                      for d in private_dirs(mine, self.visible_dirs(o))])
+            wrapped = self.sandbox.wrap(argv, visible=mine, cwd=Path(cwd), env=env, socket=socket,
+                                        limits=limits, network=p.network,
+                                        others=[d for o in self.cfg.participants if o.name != p.name
+                                                for d in private_dirs(mine, self.visible_dirs(o))])
             # bwrap's options (the bot's environment with its token, the host paths it
             # binds and hides) go through a file descriptor, not its public command line;
             # bwrap itself gets a bare environment (the sandbox's /proc/1/environ).
-            argv, args_fd = conceal(argv)
-            pass_fds, env, inherit_env = (args_fd,), {}, False
+            argv, args_fd = conceal(wrapped.argv)
+            preexec = wrapped.preexec
+            pass_fds, env, inherit_env = (args_fd, *wrapped.fds), {}, False
         group = self.sandbox_group(f"{sg.key}-a{attempt}-s{seat}", limits, log)
         if group is not None:
             preexec = group.preexec()

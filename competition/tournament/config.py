@@ -81,7 +81,7 @@ class Participant:
     env: tuple[tuple[str, str], ...] = ()
     token: str | None = None
     # The sandbox (see .sandbox): its program directories, shown read-only (empty: the
-    # command's own), limits overriding [limits], and "host" for a bot that cannot use ipc://.
+    # command's own), limits overriding [limits], and "tcp" for a bot that cannot use ipc://.
     dirs: tuple[str, ...] = ()
     limits: tuple[tuple[str, int], ...] = ()
     network: str = "none"
@@ -398,7 +398,8 @@ def _participant(i: int, data: Any) -> Participant:
     else:
         raise ConfigError(f"{s.where('dir')} must be a directory or a list of directories, not {_kind(raw_dir)} {raw_dir!r}")
     limits = _limits(s.get("limits"), s.where("limits")) if s.has("limits") else ()
-    network = s.choice("network", "none", NETWORKS)
+    # "host", its old name, now means "tcp": the bot no longer shares the host's network (.sandbox).
+    network = s.choice("network", "none", (*NETWORKS, "host")).replace("host", "tcp")
     resources = _resources(s.get("resources"), s.where("resources")) if s.has("resources") else ()
     token = s.string("token")
     if kind == "bot":

@@ -84,7 +84,7 @@ class RefereePool:
                         # The bots run as other uids and need write permission to connect.
                         with contextlib.suppress(OSError):
                             os.chmod(self.ipc_for[ep], 0o666)
-                elif sandbox is not None and any(p.kind != "remote" and p.network == "none" for p in self.cfg.participants):
+                elif sandbox is not None and any(p.kind != "remote" for p in self.cfg.participants):
                     raise StartError(
                         f"referee endpoint {ep}: sandboxed local bots have no network and reach a referee only through an "
                         "ipc:// socket on this host: give its ipc endpoint (okgin referee --also-bind ipc://PATH), let the "

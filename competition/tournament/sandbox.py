@@ -21,8 +21,12 @@ to the next. In the sandbox it sees only:
   at it), gone when the game's sandbox ends;
 - its own processes only (a pid namespace; ``/proc`` is the namespace's), a private
   ``/dev`` (null, zero, random, urandom, tty), no SysV IPC or abstract sockets of the host;
-- no network (``--unshare-net``: only a loopback of its own), and the referee's
-  ``ipc://`` socket, bound at :data:`SOCKET_PATH`: its ``{endpoint}``.
+- no network (``--unshare-net``: only a loopback of its own), and its seat's door,
+  reached through the door relay (:mod:`.relay`) at :data:`SOCKET_PATH` (its
+  ``{endpoint}``), or at ``127.0.0.1:``:data:`TCP_PORT` of its own loopback for a
+  participant with ``network = "tcp"``. Nothing of the door is mounted: the relay gets
+  the door as a file descriptor (:func:`door_channel`), so no host path of it shows in
+  ``/proc/self/mountinfo``.
 
 The environment is cleared: the bot gets ``PATH``, ``HOME``, ``TMPDIR``, ``LANG``, the
 ``OKGIN_*`` variables (its seat token in ``OKGIN_TOKEN``) and its own ``env`` (never, say,
@@ -43,15 +47,19 @@ is set inside the sandbox's namespaces (``prlimit``), where it counts that bot's
 processes only (Linux >= 5.14 counts ``RLIMIT_NPROC`` per user namespace). Running as
 another uid, the bot can read only files that others may read (mode ``o+r``).
 
-A Java bot cannot use the ipc socket: JeroMQ 0.3-0.5 (Debian's ``libjeromq-java``)
-emulates ``ipc://`` over TCP, so a participant may say ``network = "host"``: it keeps
-the host's network namespace and gets the referee's TCP endpoint. Everything else
-stays confined, but it can reach every port of the host and beyond; the report names
-such participants.
+A Java bot cannot use ``ipc://``: JeroMQ 0.3-0.5 (Debian's ``libjeromq-java``) emulates
+it over TCP. Such a participant says ``network = "tcp"`` (``"host"``, its old name, means
+the same): the relay also listens on ``127.0.0.1:``:data:`TCP_PORT` inside the sandbox's
+own network namespace, and the bot is given ``tcp://127.0.0.1:7117``. It keeps no network
+of the host: its connections reach its seat's door and nothing else, as every other
+sandboxed bot's do. (It once kept the host's network namespace and got the referee's TCP
+endpoint, where it could open tokenless sessions, use the lobby and reach every port of
+the host: issue 24.)
 """
 
 from __future__ import annotations
 
+import array
 import importlib.util
 import os
 import resource
@@ -59,14 +67,18 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from socket import AF_UNIX, SCM_RIGHTS, SOCK_STREAM, SOL_SOCKET, socketpair
 
 BWRAP = "/usr/bin/bwrap"
 PRLIMIT = "/usr/bin/prlimit"
 SETPRIV = "/usr/bin/setpriv"
 SOCKET_DIR = "/run/okgin"
 SOCKET_PATH = f"{SOCKET_DIR}/referee.sock"
+RELAY_PATH = f"{SOCKET_DIR}/relay.py"  # the relay's copy in the sandbox (bwrap --file)
+RELAY_PYTHON = "/usr/bin/python3"  # runs the relay: the system's, in /usr, which every sandbox shows
+TCP_PORT = 7117  # where the relay listens on the sandbox's own loopback for network = "tcp"
 TMP = "/tmp"
 ETC_ENTRIES = ("alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "passwd", "group", "nsswitch.conf",
                "hosts", "localtime", "host.conf")
@@ -74,7 +86,22 @@ SYSTEM_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 # Bots run as uids far above any real account or subordinate-id range when the runner
 # is root: one per bot, so RLIMIT_NPROC counts that bot alone.
 UID_BASE = 1_000_000_000
-NETWORKS = ("none", "host")
+NETWORKS = ("none", "tcp")  # how a sandboxed bot reaches its door: ipc:// or tcp:// (.relay)
+
+
+@dataclass
+class Wrapped:
+    """A bot's command confined: ``argv`` (bwrap's), ``preexec`` (the limits set before
+    exec) and ``fds``, descriptors the child must inherit (``pass_fds``): the relay's
+    source and the door's channel. The caller closes them once the child is started."""
+
+    argv: list[str]
+    preexec: Callable[[], None]
+    fds: tuple[int, ...] = field(default=())
+
+    def close(self) -> None:
+        for fd in self.fds:
+            os.close(fd)
 
 
 class SandboxError(RuntimeError):
@@ -195,13 +222,14 @@ def probe(bwrap: str = BWRAP) -> str | None:
     """None if a sandbox can be started here, else why not (run once, at the start)."""
     if not os.path.exists(bwrap):
         return f"bubblewrap is not installed ({bwrap}; Debian/Ubuntu package bubblewrap)"
-    for tool in (PRLIMIT,) + ((SETPRIV,) if os.geteuid() == 0 else ()):
+    for tool in (PRLIMIT, RELAY_PYTHON) + ((SETPRIV,) if os.geteuid() == 0 else ()):
         if not os.path.exists(tool):
-            return f"{tool} is missing (Debian/Ubuntu package util-linux)"
+            package = "python3" if tool == RELAY_PYTHON else "util-linux"
+            return f"{tool} is missing (Debian/Ubuntu package {package})"
     sb = Sandbox([], bwrap=bwrap)
-    argv, preexec = sb.wrap(["/bin/true"], visible=[], cwd=Path("/"), env={}, socket=None, limits=Limits())
+    w = sb.wrap(["/bin/true"], visible=[], cwd=Path("/"), env={}, socket=None, limits=Limits())
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=20, preexec_fn=preexec)
+        proc = subprocess.run(w.argv, capture_output=True, text=True, timeout=20, preexec_fn=w.preexec)
     except (OSError, subprocess.TimeoutExpired) as e:
         return f"bubblewrap could not run: {e}"
     if proc.returncode != 0:
@@ -234,13 +262,16 @@ class Sandbox:
 
     def wrap(self, argv: Sequence[str], *, visible: Sequence[Path], cwd: Path, env: dict[str, str],
              socket: Path | None, limits: Limits, network: str = "none",
-             others: Sequence[Path] = ()) -> tuple[list[str], Callable[[], None]]:
-        """``(bwrap argv, preexec_fn)`` running ``argv`` confined. ``others``: other
-        participants' directories, hidden where they lie inside ``visible``."""
+             others: Sequence[Path] = ()) -> Wrapped:
+        """``argv`` confined. ``others``: other participants' directories, hidden where they
+        lie inside ``visible``. ``socket``: the seat's door on the host, reached through the
+        relay (:mod:`.relay`) at :data:`SOCKET_PATH`, and with ``network = "tcp"`` at
+        ``127.0.0.1:``:data:`TCP_PORT` too; nothing of it is mounted."""
+        if network not in NETWORKS:
+            raise ValueError(f"network must be one of {', '.join(NETWORKS)}, not {network!r}")
         a = [self.bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
              "--unshare-cgroup-try", "--hostname", "okgin-bot"]
-        if network != "host":
-            a.append("--unshare-net")
+        a.append("--unshare-net")
         if not self.root:
             a += ["--unshare-user", "--disable-userns"]
         a += ["--ro-bind", "/usr", "/usr"]
@@ -287,9 +318,24 @@ class Sandbox:
                 a += ["--perms", "0000", "--tmpfs", str(h), "--remount-ro", str(h)]
             else:
                 a += ["--ro-bind", "/dev/null", str(h)]
+        fds: list[int] = []
+        relay: list[str] = []
         if socket is not None:
-            parents(Path(SOCKET_PATH))
-            a += ["--ro-bind", str(socket), SOCKET_PATH]
+            # A tmpfs of the sandbox's own (the relay, as the bot's uid, binds the socket
+            # there), the relay's source copied in, and the door as a descriptor: no
+            # mount whose source is a host path (mountinfo would name it).
+            parents(Path(SOCKET_DIR))
+            a += ["--perms", "1777", "--size", str(1 << 20), "--tmpfs", SOCKET_DIR]
+            try:
+                fds.append(relay_source())
+                a += ["--perms", "0444", "--file", str(fds[-1]), RELAY_PATH]
+                fds.append(door_channel(socket))
+            except OSError:
+                for fd in fds:
+                    os.close(fd)
+                raise
+            relay = [RELAY_PYTHON, "-I", "-S", RELAY_PATH, "--channel", str(fds[-1]), "--unix", SOCKET_PATH,
+                     *(("--tcp", str(TCP_PORT)) if network == "tcp" else ()), "--"]
         cwd = Path(os.path.abspath(cwd))
         if not any(_inside(cwd, d) or _inside(d, cwd) for d in shown):
             # A working directory that neither is nor holds anything the bot may see (by
@@ -310,8 +356,43 @@ class Sandbox:
         if self.root:
             uid = str(self.next_uid())
             a += [SETPRIV, "--reuid", uid, "--regid", uid, "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--"]
-        a += list(argv)
-        return a, rlimit_preexec(limits)
+        a += relay + list(argv)
+        return Wrapped(a, rlimit_preexec(limits), tuple(fds))
+
+
+def endpoint_inside(network: str) -> str:
+    """The endpoint a sandboxed bot is given for its door (the relay's, .relay)."""
+    return f"tcp://127.0.0.1:{TCP_PORT}" if network == "tcp" else f"ipc://{SOCKET_PATH}"
+
+
+def relay_source() -> int:
+    """A memory file holding :mod:`.relay`'s source, for ``bwrap --file``: the sandbox
+    gets a copy in its own tmpfs, not a mount of the package's directory."""
+    data = Path(__file__).with_name("relay.py").read_bytes()
+    fd = os.memfd_create("okgin-relay")
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def door_channel(door: Path) -> int:
+    """One end of a socket pair that holds the door's socket file, opened ``O_PATH``, in
+    flight (``SCM_RIGHTS``); the relay receives it and connects through
+    ``/proc/self/fd/N``. Whoever holds only this end (bubblewrap, the sandbox's init)
+    holds an anonymous socket: no path. Raises OSError if the door is gone."""
+    opath = os.open(door, os.O_PATH | os.O_CLOEXEC)
+    ours, theirs = socketpair(AF_UNIX, SOCK_STREAM)
+    try:
+        ours.sendmsg([b"d"], [(SOL_SOCKET, SCM_RIGHTS, array.array("i", [opath]))])
+    except OSError:
+        theirs.close()
+        raise
+    finally:
+        ours.close()
+        os.close(opath)
+    return theirs.detach()
 
 
 def conceal(argv: Sequence[str]) -> tuple[list[str], int]:

@@ -13,9 +13,11 @@ with a name that would carry its hand, ``join``, ``queue``, ``leave``, ``rematch
 Then, with ``--flood N``, it opens N raw connections to the socket (at most ``--hold``
 open at once, oldest closed first; before it sits, so the other games are played
 meanwhile) and reports how many connected and how many the referee cut. Then it plays
-its seat with the SDK's simple bot.
+its seat with the SDK's simple bot. With ``--reach HOST:PORT`` (repeatable) it first
+tries to open a TCP connection to each (a port of the host: a sandboxed bot has no
+network, so each must fail), and reports the endpoint it was given.
 
-    python lobby_spy.py ENDPOINT [TOKEN, default $OKGIN_TOKEN] [--flood N] [--hold K]
+    python lobby_spy.py ENDPOINT [TOKEN, default $OKGIN_TOKEN] [--flood N] [--hold K] [--reach HOST:PORT]
 """
 
 from __future__ import annotations
@@ -38,8 +40,8 @@ from clients.sdk import run_bot
 WAIT_MS = 10_000
 
 
-def report(target: str, ok: bool, **extra: Any) -> None:
-    sys.stderr.write(json.dumps({"spy": "lobby", "target": target, "ok": ok, **extra}) + "\n")
+def report(target: str, ok: bool, kind: str = "lobby", **extra: Any) -> None:
+    sys.stderr.write(json.dumps({"spy": kind, "target": target, "ok": ok, **extra}) + "\n")
     sys.stderr.flush()
 
 
@@ -154,7 +156,16 @@ def main() -> int:
                    help="default $OKGIN_TOKEN (how the runner passes it)")
     ap.add_argument("--flood", type=int, default=0)
     ap.add_argument("--hold", type=int, default=256)
+    ap.add_argument("--reach", action="append", default=[], help="HOST:PORT it must not reach")
     args = ap.parse_args()
+    report("its endpoint", False, kind="endpoint", answer=args.endpoint)
+    for target in args.reach:
+        host, port = target.rsplit(":", 1)
+        try:
+            socket.create_connection((host, int(port)), timeout=5).close()
+            report(target, True, kind="reach", answer="connected")
+        except OSError as e:
+            report(target, False, kind="reach", answer=type(e).__name__)
     attack(args.endpoint, args.token)
     if args.flood and args.endpoint.startswith("ipc://"):
         # Before it sits (its own game waits for it; the others' games go on meanwhile).

@@ -98,7 +98,8 @@ def attack(args: argparse.Namespace) -> None:
 def introspect() -> None:
     """What the sandbox shows of itself and the host: ``/proc/1/cmdline`` (bwrap's
     arguments: the namespace's init is a copy of bwrap), ``/proc/1/environ``, the mounts,
-    the working directory, and every process's arguments and environment it can read.
+    the working directory, and every process's arguments, environment, mounts and open
+    files (``/proc/PID/fd`` links: the door relay's is refused) it can read.
     ``ok``: its own seat token showed anywhere but in its own environment."""
     token = os.environ.get("OKGIN_TOKEN", "")
 
@@ -108,12 +109,27 @@ def introspect() -> None:
         except OSError as e:
             return f"<{err(e)}>"
 
+    def links(pid: str) -> str:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError as e:
+            return f"<{err(e)}>"
+        out = []
+        for fd in fds:
+            try:
+                out.append(os.readlink(f"/proc/{pid}/fd/{fd}"))
+            except OSError as e:
+                out.append(f"<{err(e)}>")
+        return " ".join(out)
+
     others = {}
     for pid in sorted(p for p in os.listdir("/proc") if p.isdigit()):
         if int(pid) != os.getpid():
-            others[pid] = read(f"/proc/{pid}/cmdline") + " | " + read(f"/proc/{pid}/environ")
+            others[pid] = " | ".join((read(f"/proc/{pid}/cmdline"), read(f"/proc/{pid}/environ"),
+                                      read(f"/proc/{pid}/mountinfo"), links(pid)))
     shown = {"cmdline1": read("/proc/1/cmdline"), "environ1": read("/proc/1/environ"),
              "mountinfo": read("/proc/self/mountinfo"), "cwd": os.getcwd(), "cmdline": read("/proc/self/cmdline"),
+             "fds": links("self"),
              "env": " ".join(f"{k}={v}" for k, v in sorted(os.environ.items()) if k != "OKGIN_TOKEN"),
              "processes": " || ".join(f"{k}: {v}" for k, v in others.items())}
     report("introspect", "/proc", bool(token) and any(token in v for v in shown.values()), **shown)

@@ -162,11 +162,13 @@ def test_a_tcp_referee_endpoint_is_refused_for_sandboxed_bots(tmp_path: Path, ca
 
 def test_config_keys(tmp_path: Path) -> None:
     cfg = write_config(tmp_path / "k.toml", [{"name": "a", "bot": "random", "dir": ["bots", "lib"]},
-                                             {"name": "j", "command": ["java", "-jar", "x.jar"], "network": "host"}],
+                                             {"name": "j", "command": ["java", "-jar", "x.jar"], "network": "host"},
+                                             {"name": "k", "command": ["java", "-jar", "x.jar"], "network": "tcp"}],
                        limits={"cpu_s": 5})
     c = load_config(cfg)
     assert c.sandbox and c.limits == Limits(cpu_s=5) and c.config_file == str(cfg.resolve())
-    assert c.participants[0].dirs == ("bots", "lib") and c.participants[1].network == "host"
+    # "host", the old name, means "tcp" now: no participant shares the host's network
+    assert c.participants[0].dirs == ("bots", "lib") and [p.network for p in c.participants] == ["none", "tcp", "tcp"]
 
 
 def test_limit_phrases() -> None:
@@ -203,11 +205,14 @@ def test_the_referee_binds_an_extra_ipc_endpoint(tmp_path: Path) -> None:
 def test_the_sandbox_shows_no_host_path_of_the_organiser_and_no_token(tmp_path: Path) -> None:
     """Issue 24: inside the sandbox, /proc/1/cmdline (bwrap's arguments) showed the config
     directory, the run directory and the socket, and bwrap's --setenv carried the seat
-    token. The spy (in a directory of its own) reads /proc/1/cmdline and environ, the
-    mounts, its working directory, its environment and every process it can see."""
+    token; and /proc/self/mountinfo named the host path of the seat's door (its bind
+    mount's source). The spy (in a directory of its own) reads /proc/1/cmdline and
+    environ, the mounts, its working directory, its environment and every process's
+    arguments, environment, mounts and open files it can see."""
     organiser = tmp_path / "organiser-home"
     bots = tmp_path / "bots"
-    for d in (organiser, bots):
+    doors = tmp_path / "referee-doors"  # the referee's door directory (TMPDIR for its okgin-doors-*)
+    for d in (organiser, bots, doors):
         d.mkdir()
         d.chmod(0o755)
     shutil.copy(SPY, bots / "spy_bot.py")
@@ -216,15 +221,23 @@ def test_the_sandbox_shows_no_host_path_of_the_organiser_and_no_token(tmp_path: 
         {"name": "spy", "command": [sys.executable, str(bots / "spy_bot.py"), "{endpoint}"]},
         {"name": "simple", "bot": "simple"},
     ], tournament={"name": "cup", "games_per_pairing": 2}, rules={"target_score": 10})
-    assert main([str(cfg), "--quiet", "--keep-logs"]) == 0
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TMPDIR", str(doors))  # the referees the runner starts make their door directory here
+        assert main([str(cfg), "--quiet", "--keep-logs"]) == 0
     seen = [s for s in spy_lines(organiser / "cup-run" / "logs") if s["spy"] == "introspect"]
     assert len(seen) == 2, seen
+    host_paths = (str(organiser), str(doors), "okgin-doors", str(organiser / "cup-run"))
     for s in seen:
         assert not s["ok"], s  # its seat token shows nowhere but in its own environment
         assert "--args" in s["cmdline1"] and "--setenv" not in s["cmdline1"], s["cmdline1"]
         assert s["cwd"] == "/tmp", s["cwd"]
-        for field in ("cmdline1", "environ1", "mountinfo", "cwd", "cmdline", "env", "processes"):
-            assert str(organiser) not in s[field], (field, s[field])
+        for field in ("cmdline1", "environ1", "mountinfo", "cwd", "cmdline", "env", "processes", "fds"):
+            for path in host_paths:
+                assert path not in s[field], (field, path, s[field])
+        # No mount's source is a socket of the host (the door was bound in: its path showed)
+        for line in s["mountinfo"].splitlines():
+            root, point = line.split()[3:5]
+            assert not root.endswith(".sock") and point != "/run/okgin/referee.sock", line
 
 
 def test_private_dirs_keep_what_two_participants_share() -> None:

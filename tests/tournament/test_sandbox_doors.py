@@ -15,6 +15,7 @@ ends normally.
 from __future__ import annotations
 
 import json
+import socket
 import sqlite3
 import sys
 from pathlib import Path
@@ -100,3 +101,58 @@ def test_a_door_flood_leaves_other_games_and_the_referees_memory_alone() -> None
     assert all(f.get("rounds", 0) >= 1 for f in r["flooder"]), r
     assert r["moves_ratio"] >= 0.8, r
     assert r["rss_ratio"] <= 1.2, r
+
+
+def build_java() -> list[str]:
+    """The Java example bot, built with its build.sh (tests/conformance/botbuild.py), or a skip."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "conformance"))
+    try:
+        from botbuild import build
+    finally:
+        sys.path.pop(0)
+    try:
+        return build("java").argv("--connect", "{endpoint}", "--name", "{name}")
+    except (RuntimeError, OSError) as e:
+        pytest.skip(f"cannot build the Java example bot here: {e}")
+
+
+def test_a_tcp_only_participant_reaches_its_door_only_and_the_java_bot_plays(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 24 items 1 and 9: a participant that cannot use ipc:// (JeroMQ: every Java
+    bot) said ``network = "host"``, kept the host's network and was given the referee's
+    TCP endpoint, where a tokenless session and the whole lobby were open to it, and every
+    port of the host. Now (``network = "tcp"``, "host" its old name) it keeps no network:
+    the sandbox's relay listens on its own loopback and passes its connections to its
+    seat's door. A hostile one (lobby_spy.py, its endpoint tcp://) is refused every lobby
+    request and tokenless session, reaches no port of the host, and plays its seat; the
+    Java example bot plays its sandboxed games through the same relay."""
+    from competition.tournament import preflight
+
+    java = build_java()
+    monkeypatch.setattr(preflight, "HELLO_TIMEOUT_S", 60.0)  # a JVM starting on a loaded machine
+    listener = socket.create_server(("127.0.0.1", 0))  # a host port it must not reach
+    port = listener.getsockname()[1]
+    parts = [
+        {"name": "spy", "command": [sys.executable, str(SPY), "{endpoint}", "--reach", f"127.0.0.1:{port}"],
+         "network": "host"},  # the old name: it must mean no network now
+        {"name": "java", "command": java, "network": "tcp"},
+    ]
+    cfg = write_config(tmp_path / "cup.toml", parts, clock={"move_ms": 10000},
+                       tournament={"name": "cup", "games_per_pairing": 2, "concurrency": 2},
+                       rules={"target_score": 10}, limits={"memory_mb": 2048})
+    try:
+        assert main([str(cfg), "--quiet", "--keep-logs"]) == 0
+    finally:
+        listener.close()
+    with sqlite3.connect(tmp_path / "cup.sqlite") as c:
+        rows = c.execute("SELECT seats, termination, culprit, reason FROM games ORDER BY idx").fetchall()
+    assert len(rows) == 2 and all(t == "normal" for _, t, _, _ in rows), rows
+    seen = spy_lines(tmp_path / "cup-run" / "logs")
+    assert {s["answer"] for s in seen if s["spy"] == "endpoint"} == {"tcp://127.0.0.1:7117"}, seen
+    reach = [s for s in seen if s["spy"] == "reach"]
+    assert len(reach) == 2 and not any(s["ok"] for s in reach), reach
+    lobby = [s for s in seen if s["spy"] == "lobby"]
+    assert len(lobby) == 2 * 12, seen
+    assert not [s for s in lobby if s["ok"]], lobby
+    refused = [s for s in lobby if s["target"] != "hello with its own token"]
+    assert {s["answer"] for s in refused} == {"seat_only"}, refused

@@ -52,8 +52,8 @@ def _with_marker(marker: str) -> list[int]:
 async def _stop_soon_after_start(marker: str) -> None:
     sb = Sandbox([])
     for i in range(TRIES):
-        argv, preexec = sb.wrap(["/bin/sleep", marker], visible=[], cwd=Path("/"), env={}, socket=None, limits=Limits())
-        proc = await spawn(argv, cwd="/", env={}, preexec=preexec)
+        w = sb.wrap(["/bin/sleep", marker], visible=[], cwd=Path("/"), env={}, socket=None, limits=Limits())
+        proc = await spawn(w.argv, cwd="/", env={}, preexec=w.preexec)
         for _ in range(i % 4):  # at once, or after a few ticks of the loop
             await asyncio.sleep(0)
         assert await stop(proc, grace=2.0, sandboxed=True) is not None
