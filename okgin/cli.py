@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "watch": ("clients.tui.watch_cli", "spectate a table in the terminal UI"),
     "replay": ("", "step through a journal in the TUI, or --check it against the engine"),
     "serve": ("clients.tui.serve_cli", "serve the terminal UI to web browsers (loopback only unless --host)"),
+    "stats": ("clients.tui.stats_cli", "your statistics: games and hands won per opponent, gins, undercuts, streaks"),
     "referee": ("referee.cli", "run a referee: the server that owns every game"),
     "bot": ("clients.bot_cli", "run a bot (built-in or your own file) against a referee"),
     "match": ("clients.match_cli", "play bots against each other with duplicate deals"),

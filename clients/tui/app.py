@@ -103,6 +103,10 @@ class OkginApp(App[int]):
         #: sheet shows the running score); the games counted, by table and game number.
         self.session_wins: dict[str, int] = {}
         self._counted: set[tuple[object, object]] = set()
+        #: Count each game played to its end in the player's statistics (clients/tui/stats.py);
+        #: ``stats_recorded`` says how many were written (tests wait on it).
+        self.keep_stats = True
+        self.stats_recorded = 0
         self._held_timer: Timer | None = None
         self._new_game_after_end = False  # "new game" chosen: rematch once the resignation's game_end is in
         from .ascii import AsciiFilter
@@ -357,6 +361,13 @@ class OkginApp(App[int]):
             self._new_game_after_end = False
             self.notify(str(e), severity="error")
 
+    def action_stats(self) -> None:
+        """``S``: the player's statistics (clients/tui/screens/stats.py), over any screen."""
+        from .screens.stats import StatsScreen
+
+        if not isinstance(self.screen, StatsScreen):
+            self.push_screen(StatsScreen())
+
     def action_help_quit(self) -> None:
         """Ctrl+C: people press it to leave, so it leaves, as ``q`` does (asking first
         at a game still running; a second Ctrl+C on that question quits). Textual's own
@@ -494,6 +505,25 @@ class OkginApp(App[int]):
         winner = final.get("winner")
         if isinstance(winner, int) and winner < len(st.names):
             self.session_wins[st.names[winner]] = self.session_wins.get(st.names[winner], 0) + 1
+        if self.keep_stats:
+            from .stats import tally_game
+
+            tally = tally_game(st, final)
+            if tally is not None:
+                self.run_worker(self._record_stats(tally), group="stats")
+
+    async def _record_stats(self, tally: object) -> None:
+        """Add the game to the player's statistics file (clients/tui/stats.py), off the
+        event loop: the file's lock may be held a moment by another okgin finishing too."""
+        import asyncio
+
+        from .stats import GameTally, StatsStore
+
+        assert isinstance(tally, GameTally)
+        notice = await asyncio.to_thread(StatsStore().record, tally)
+        self.stats_recorded += 1
+        if notice:
+            self.notify(notice, severity="warning", timeout=10)
 
     def running_score(self) -> str:
         """"Games this session: You 2, simple-bot 1", after a rematch ("" before)."""

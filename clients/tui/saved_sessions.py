@@ -41,10 +41,16 @@ def session_key(endpoint: str, name: str, table: str | None) -> str:
     return f"{endpoint} {name} {table or ''}"
 
 
-def state_path() -> Path:
+def state_dir() -> Path:
+    """okgin's directory of the player's own state: ``$XDG_STATE_HOME/okgin`` (default
+    ``~/.local/state/okgin``), for the saved sessions and the statistics."""
     base = env.get("XDG_STATE_HOME") or ""
     root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".local" / "state"
-    return root / "okgin" / "sessions.json"
+    return root / "okgin"
+
+
+def state_path() -> Path:
+    return state_dir() / "sessions.json"
 
 
 class SessionStore:

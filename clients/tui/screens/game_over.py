@@ -97,6 +97,7 @@ class GameOverScreen(OkginModalScreen[None]):
         Binding("q", "quit", "Quit"),
         Binding("escape", "close", "Back to table"),
         Binding("v", "seed", "Deal seed"),
+        Binding("S", "app.stats", "Statistics"),
     ]
 
     #: The revealed deal seed is shown on ``v`` only: 64 hex digits on every casual

@@ -33,6 +33,7 @@ work now, and the buttons above it do the same with the mouse.
 | **m** | (sitting out, Gin in the Box) write a note to your captain |
 | **u** | (`okgin play`) take back a discard in the 2 s before it is sent |
 | **r** / **v** | rematch when the game is over / show the revealed deal seed |
+| **S** | your statistics: games and hands won per opponent, gins, undercuts |
 | **Ctrl+T** | (network game) your session token: it *is* your seat, keep it secret |
 | **?** | this help · **q** (or **Ctrl+C**) quit |
 

@@ -1,4 +1,4 @@
-"""After each hand: both hands laid out with melds, layoffs, deadwood and the points.
+"""After each hand: both hands laid out as cards, with melds, layoffs, deadwood and the points.
 
 At a knock everything is public (docs/rules.md §5): the knocker's melds and face-down
 discard, the defender's melds, the cards it laid off on the knocker's melds, and both
@@ -21,6 +21,7 @@ from ..describe import result_sentence
 from ..model import TableState
 from ..options import DisplayOptions
 from ..widgets.cards import card_text, cards_text
+from ..widgets.laid_out import LaidOutHand, defender_groups, knocker_groups
 from .base import OkginModalScreen
 
 
@@ -45,52 +46,100 @@ def meld_text(meld: tuple[Card, ...], opts: DisplayOptions, laid: list[Card] | N
 
 
 def summary_text(state: TableState, r: HandResult, opts: DisplayOptions) -> Text:
-    """The whole summary as text (also used by the game-over sheet and tests)."""
+    """The whole summary as text, the hands in words (tests, and where cards cannot be
+    drawn); the screen draws the hands as cards between :func:`head_text` and
+    :func:`tail_text`."""
+    t = head_text(state, r)
+    if r.knocker_layout is not None and r.knocker is not None:
+        t.append("\n")
+        t.append_text(knocker_header(state, r))
+        t.append("\n")
+        t.append_text(knocker_words(r, opts))
+    if r.defender_layout is not None and r.defender is not None:
+        t.append("\n")
+        t.append_text(defender_header(state, r, opts))
+        t.append("\n")
+        t.append_text(defender_words(r, opts))
+    t.append_text(tail_text(state, r))
+    return t
+
+
+def head_text(state: TableState, r: HandResult) -> Text:
+    """The hand's result in a sentence (and, for a drawn hand, that nothing is shown)."""
     t = Text()
     t.append(result_sentence(state, r), style="bold")
     t.append("\n")
     if r.outcome == "drawn":
         t.append("\nA drawn hand reveals nothing. The same dealer deals again.\n", style="dim")
-    if r.knocker_layout is not None and r.knocker is not None:
-        kl = r.knocker_layout
-        laid: dict[int, list[Card]] = {}
-        if r.defender_layout is not None:
-            for c, i in r.defender_layout.layoffs:
-                laid.setdefault(i, []).append(c)
-        t.append("\n")
-        t.append(state.name(r.knocker), style="bold")
-        t.append(f" {knocker_verb(r.outcome)}: deadwood {kl.deadwood}\n")
-        t.append("  melds: ")
-        for i, m in enumerate(kl.melds):
-            if i:
-                t.append(" ")
-            t.append_text(meld_text(m, opts, laid.get(i)))
-        if not kl.melds:
-            t.append("none", style="dim")
-        t.append("\n  deadwood: ")
-        t.append_text(cards_text(kl.deadwood_cards, opts))
-        if r.knock_discard is not None:
-            t.append("   face-down discard: ")
-            t.append_text(card_text(r.knock_discard, opts))
-        t.append("\n")
-    if r.defender_layout is not None and r.defender is not None:
-        dl = r.defender_layout
-        t.append("\n")
-        t.append(state.name(r.defender), style="bold")
-        t.append(f" defended: deadwood {dl.deadwood}")
-        if dl.layoffs:
-            t.append(" after laying off ")
-            t.append_text(cards_text([c for c, _ in dl.layoffs], opts))
-        t.append("\n  melds: ")
-        for i, m in enumerate(dl.arrangement.melds):
-            if i:
-                t.append(" ")
-            t.append_text(meld_text(m, opts))
-        if not dl.arrangement.melds:
-            t.append("none", style="dim")
-        t.append("\n  deadwood: ")
-        t.append_text(cards_text(dl.arrangement.deadwood_cards, opts))
-        t.append("\n")
+    return t
+
+
+def knocker_header(state: TableState, r: HandResult) -> Text:
+    """``ann knocked: deadwood 5`` (or ``went gin``)."""
+    assert r.knocker_layout is not None
+    t = Text()
+    t.append(state.name(r.knocker), style="bold")
+    t.append(f" {knocker_verb(r.outcome)}: deadwood {r.knocker_layout.deadwood}")
+    return t
+
+
+def defender_header(state: TableState, r: HandResult, opts: DisplayOptions) -> Text:
+    """``bob defended: deadwood 7, laid off 10♥ on ann's melds`` (marked ``laid`` there)."""
+    dl = r.defender_layout
+    assert dl is not None
+    t = Text()
+    t.append(state.name(r.defender), style="bold")
+    t.append(f" defended: deadwood {dl.deadwood}")
+    if dl.layoffs:
+        t.append(", laid off ")
+        t.append_text(cards_text([c for c, _ in dl.layoffs], opts))
+        whose = state.name(r.knocker)
+        t.append(" on " + ("your" if whose == "You" else f"{whose}'s") + " melds")
+    return t
+
+
+def knocker_words(r: HandResult, opts: DisplayOptions) -> Text:
+    kl = r.knocker_layout
+    assert kl is not None
+    laid: dict[int, list[Card]] = {}
+    if r.defender_layout is not None:
+        for c, i in r.defender_layout.layoffs:
+            laid.setdefault(i, []).append(c)
+    t = Text("  melds: ")
+    for i, m in enumerate(kl.melds):
+        if i:
+            t.append(" ")
+        t.append_text(meld_text(m, opts, laid.get(i)))
+    if not kl.melds:
+        t.append("none", style="dim")
+    t.append("\n  deadwood: ")
+    t.append_text(cards_text(kl.deadwood_cards, opts))
+    if r.knock_discard is not None:
+        t.append("   face-down discard: ")
+        t.append_text(card_text(r.knock_discard, opts))
+    t.append("\n")
+    return t
+
+
+def defender_words(r: HandResult, opts: DisplayOptions) -> Text:
+    dl = r.defender_layout
+    assert dl is not None
+    t = Text("  melds: ")
+    for i, m in enumerate(dl.arrangement.melds):
+        if i:
+            t.append(" ")
+        t.append_text(meld_text(m, opts))
+    if not dl.arrangement.melds:
+        t.append("none", style="dim")
+    t.append("\n  deadwood: ")
+    t.append_text(cards_text(dl.arrangement.deadwood_cards, opts))
+    t.append("\n")
+    return t
+
+
+def tail_text(state: TableState, r: HandResult) -> Text:
+    """The scores after the hand and, in the Box, who plays which role next."""
+    t = Text()
     if r.scores_after:
         t.append("\nScores: ")
         for s, sc in enumerate(r.scores_after):
@@ -154,13 +203,28 @@ class HandSummaryScreen(OkginModalScreen[int]):
         with Vertical(classes="dialog"):
             yield Static(f"End of hand {self.result.hand_number + 1}", classes="dialog-title")
             with VerticalScroll(id="summary-body"):
-                yield Static(summary_text(st, self.result, opts), id="summary-text")
+                yield from self.compose_body(st, opts)
             with Horizontal(classes="dialog-buttons"):
                 label = (
                     "Continue (Enter)" if self.auto_continue is None else f"Continue (Enter; goes on in {self.auto_continue:g} s)"
                 )
                 yield Button(label, id="continue", variant="primary", compact=True)
         yield Footer()
+
+    def compose_body(self, st: TableState, opts: DisplayOptions) -> ComposeResult:
+        """The result, both hands drawn as cards (melds grouped, deadwood apart, layoffs
+        in the melds they went on), the scores and the next roles."""
+        r = self.result
+        head = head_text(st, r)
+        head.rstrip()  # the next line's margin is the gap
+        yield Static(head, id="summary-head")
+        if r.knocker_layout is not None and r.knocker is not None:
+            yield Static(knocker_header(st, r), classes="summary-who")
+            yield LaidOutHand(knocker_groups(r), opts, id="summary-knocker")
+        if r.defender_layout is not None and r.defender is not None:
+            yield Static(defender_header(st, r, opts), classes="summary-who")
+            yield LaidOutHand(defender_groups(r), opts, id="summary-defender")
+        yield Static(tail_text(st, r), id="summary-tail")
 
     def on_mount(self) -> None:
         # The screen may already be on its way out (dismissed, or replaced by the next

@@ -114,6 +114,7 @@ class TableScreen(OkginScreen[None]):
         Binding("a", "ascii", "ASCII", show=False),
         Binding("f", "four_colour", "4 colours", show=False),
         Binding("T", "app.next_theme", "Theme", show=False),
+        Binding("S", "app.stats", "Statistics", show=False),
         Binding("r", "rematch", "Rematch"),
         Binding("r", "lobby", "Back to lobby"),  # an arena game (okgin tui --arena): no rematch, the lobby
         Binding("question_mark,f1", "help", "Help", key_display="?"),

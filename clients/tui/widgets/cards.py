@@ -143,6 +143,19 @@ def hstack(blocks: list[list[Text]], gap: int = 1) -> list[Text]:
     return out
 
 
+def bracket(label: str, span: int, ascii_mode: bool, style: str | Style = "green") -> Text:
+    """``└── run ──┘``: a bracket ``span`` cells wide under a group of cards, its label in
+    the middle (the hand's melds, and a hand laid out at its end). Too narrow for the
+    label, it keeps the label's first letter."""
+    lc, rc, fill = ("\\", "/", "_") if ascii_mode else ("└", "┘", "─")
+    if span < 2:
+        return Text(label.strip()[:max(span, 0)], style=style)
+    inner = span - 2
+    if len(label) > inner:
+        label = label.strip()[:1]
+    return Text(lc + label.center(inner, fill)[:inner] + rc, style=style)
+
+
 def join_lines(lines: list[Text]) -> Text:
     out = Text()
     for i, line in enumerate(lines):

@@ -32,7 +32,7 @@ from okgin.cards import Card, rank_of, suit_of
 from okgin.melds import is_set
 
 from ..options import DisplayOptions
-from .cards import box_chars, card_box, card_label, hstack, join_lines, suit_style
+from .cards import box_chars, bracket, card_box, card_label, hstack, join_lines, suit_style
 
 #: Letters that pair the pieces of a meld the sort split up: none is a card's rank.
 MELD_LETTERS = "WXYZ"
@@ -241,10 +241,7 @@ class HandWidget(Widget):
                 label = f" {kind} {letter} " if span >= 9 else letter
             else:
                 label = f" {kind} " if span >= 7 else kind[0]
-            lc, rc, fill = ("\\", "/", "_") if ascii_mode else ("└", "┘", "─")
-            inner = span - 2
-            body = label.center(inner, fill)[:inner] if inner > 0 else ""
-            out.append(lc + body + rc if span >= 2 else label.strip()[:1], style="green")
+            out.append_text(bracket(label, span, ascii_mode))
             if j < len(ids) - 1:
                 out.append(" " * gap)
             i = j + 1
