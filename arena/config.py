@@ -34,10 +34,13 @@ from okgin.protocol.settings import Clock
 from okgin.rules import RuleError, RuleSet
 
 __all__ = [
-    "DEFAULT_BIND", "DEFAULT_CLOCKS", "ArenaConfig", "ConfigError", "RemoteShard", "is_loopback", "load_config",
+    "DEFAULT_BIND", "DEFAULT_CLOCKS", "DEFAULT_WEB", "ArenaConfig", "ConfigError", "RemoteShard", "is_loopback",
+    "is_loopback_host", "load_config", "parse_web",
 ]
 
 DEFAULT_BIND = "tcp://127.0.0.1:7118"
+#: Where ``okgin arena`` serves its web pages unless told otherwise (``--web``, ``--no-web``).
+DEFAULT_WEB = "127.0.0.1:7119"
 #: The clock presets a seek or challenge names (protocol.md §19, welcome.arena.clocks).
 DEFAULT_CLOCKS: dict[str, Clock] = {
     "standard": Clock(move_ms=60_000, grace_ms=1000),
@@ -95,6 +98,10 @@ class ArenaConfig:
     # ``okgin tournament --dask``; None plays them on this host. dask_tls: `okgin cluster certs`'s directory.
     dask: str | None = None
     dask_tls: str | None = None
+    #: the web face's HOST:PORT (arena/web/), or None for none; ``okgin arena`` serves it on
+    #: 127.0.0.1:7119 unless told ``--web``/``--no-web`` (an embedded Arena only when set)
+    web: str | None = None
+    web_poll_ms: int = 1000  # how often the web's live feed looks for finished games
 
     @property
     def variants(self) -> tuple[str, ...]:
@@ -102,7 +109,8 @@ class ArenaConfig:
 
 
 _INTS = ("shards", "show_up_ms", "disconnect_grace_ms", "cooldown_ms", "max_cooldown_ms", "heartbeat_ms", "liveness",
-         "match_every_ms", "widen_every_ms", "hosted_games_per_hour", "hosted_concurrency", "hosted_max_mb", "hosted_max_files")
+         "match_every_ms", "widen_every_ms", "hosted_games_per_hour", "hosted_concurrency", "hosted_max_mb", "hosted_max_files",
+         "web_poll_ms")
 _STRS = ("name", "bind", "state", "db", "hosted_clock", "dask", "dask_tls")
 _TOP = {*_INTS, *_STRS, "insecure", "curve", "clocks", "rules", "remote_shards"}
 
@@ -120,6 +128,29 @@ def is_loopback(endpoint: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False  # an interface name or "*": every address
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether a host name or address is this host only (``localhost`` or a loopback address)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def parse_web(text: str) -> tuple[str, int]:
+    """The web's ``HOST:PORT`` (``[::1]:PORT`` for IPv6) as (host, port); port 0 picks a free one.
+
+    >>> parse_web("127.0.0.1:7119"), parse_web("[::1]:0")
+    (('127.0.0.1', 7119), ('::1', 0))
+    """
+    host, sep, port = text.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port.isascii() or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ConfigError(f"--web takes HOST:PORT (for example {DEFAULT_WEB}), not {text!r}")
+    return host, int(port)
 
 
 def _int(key: str, v: Any, lo: int, hi: int) -> int:
@@ -146,7 +177,7 @@ def load_config(path: str | os.PathLike[str] | None = None, **overrides: Any) ->
     kw: dict[str, Any] = {}
     for k in _INTS:
         if k in data:
-            kw[k] = _int(k, data[k], 1 if k in ("liveness", "widen_every_ms") else 0, 10**9)
+            kw[k] = _int(k, data[k], {"liveness": 1, "widen_every_ms": 1, "web_poll_ms": 50}.get(k, 0), 10**9)
     for k in _STRS:
         if k in data:
             if not isinstance(data[k], str) or not data[k]:

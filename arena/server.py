@@ -26,7 +26,9 @@ import logging
 import signal
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from okgin.launch import ARENA_PREFIX, endpoint_line
 from referee.config import RefereeConfig
@@ -34,12 +36,15 @@ from referee.private import private_dir
 from referee.server import Referee
 
 from .auth import KeyChecker
-from .config import ArenaConfig, ConfigError, is_loopback, load_config
+from .config import DEFAULT_WEB, ArenaConfig, ConfigError, is_loopback, is_loopback_host, load_config, parse_web
 from .desk import ArenaDesk
 from .hosted import HostedLeague
 from .shards import ShardPool, settle_from_journal
 from .statedir import DEFAULT_STATE
 from .store import Store, StoreError, state_db_url
+
+if TYPE_CHECKING:
+    from .web.serve import WebFace
 
 __all__ = ["Arena", "build_parser", "main"]
 
@@ -56,6 +61,9 @@ class Arena:
         if not is_loopback(cfg.bind) and not cfg.curve_keys and not cfg.insecure:
             raise ConfigError(f"{cfg.bind} is not a loopback address: an arena there needs CURVE ([curve] keys = DIR) so "
                               "that API keys never cross the network in clear, or --insecure")
+        if cfg.web is not None and not is_loopback_host(parse_web(cfg.web)[0]) and not cfg.insecure:
+            raise ConfigError(f"--web {cfg.web} is not a loopback address: admin keys would cross the network in clear. "
+                              "Serve the web on loopback behind a TLS proxy (docs/arena.md, The web), or --insecure")
         self.cfg = cfg
         private_dir(cfg.state)
         self.store = Store.open(cfg.db or state_db_url(cfg.state))
@@ -72,6 +80,9 @@ class Arena:
         self.hosted = HostedLeague(cfg, self.store, now_ms)
         self.settled = (0, 0)
         self.stopped = asyncio.Event()
+        self.web: WebFace | None = None
+        self.web_store: Store = self.store
+        self.web_url: str | None = None
 
     @property
     def endpoint(self) -> str | None:
@@ -87,12 +98,36 @@ class Arena:
             raise
         self.desk.start()
         await self.hosted.start()
+        if self.cfg.web:
+            try:
+                self.web_url = await self.start_web(self.cfg.web)
+            except BaseException:
+                await self.stop()
+                raise
         return endpoint
+
+    async def start_web(self, address: str) -> str:
+        """The web face on ``address``, reading the database through a connection of its own
+        (SQLite's WAL lets it read while the arena writes); its address."""
+        try:
+            from .web.serve import WebFace  # Starlette and uvicorn only when the web is served
+        except ImportError as e:
+            raise ConfigError(f"the web pages need okgin[arena-web] ({e.name} is missing), or run with --no-web") from None
+        url = self.cfg.db or state_db_url(self.cfg.state)
+        self.web_store = self.store if url.endswith(":memory:") else Store.open(url)
+        self.web = WebFace(self.web_store, self.checker, address, self.cfg.name, poll_ms=self.cfg.web_poll_ms)
+        return await self.web.start()
 
     async def stop(self, reason: str = "the arena is stopping") -> None:
         if self.stopped.is_set():
             return
         self.stopped.set()
+        if self.web is not None:  # first: its event streams end, so nothing waits on them
+            await self.web.stop()
+            self.web = None
+        if self.web_store is not self.store:
+            self.web_store.close()
+            self.web_store = self.store
         await self.hosted.stop()  # voids the hosted games in progress
         self.desk.stop()
         await self.pool.stop()  # voids the games in progress, tells their players
@@ -121,6 +156,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dask", metavar="ADDRESS", help="play hosted bots' games on the workers of this Dask scheduler "
                                                      "(as okgin tournament --dask; 'local' for an in-process cluster)")
     p.add_argument("--dask-tls", metavar="DIR", help="okgin cluster certs's directory, for a TLS Dask cluster")
+    web = p.add_mutually_exclusive_group()
+    web.add_argument("--web", metavar="HOST:PORT",
+                     help="serve the web pages here (default 127.0.0.1:7119, loopback; port 0 picks a free one)")
+    web.add_argument("--no-web", action="store_true", help="serve no web pages")
     p.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
     return p
 
@@ -130,6 +169,8 @@ async def run(args: argparse.Namespace) -> int:
         cfg = load_config(args.config, state=args.state, db=args.db, shards=args.shards, bind=args.bind,
                           curve_keys=args.curve_keys, insecure=args.insecure,
                           hosted_games_per_hour=args.hosted_games_per_hour, dask=args.dask, dask_tls=args.dask_tls)
+        if not args.no_web:
+            cfg = replace(cfg, web=args.web or cfg.web or DEFAULT_WEB)
         arena = Arena(cfg)
     except (ConfigError, StoreError) as e:
         print(f"okgin arena: {e}", file=sys.stderr)
@@ -149,6 +190,10 @@ async def run(args: argparse.Namespace) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, on_signal, sig.name)
     print(endpoint_line(endpoint, ARENA_PREFIX), flush=True)
+    if arena.web_url:
+        from .web.serve import web_line
+
+        print(web_line(arena.web_url), flush=True)
     if not is_loopback(cfg.bind) and not cfg.curve_keys:
         print("okgin arena: WARNING: --insecure: API keys and games cross the network in clear", file=sys.stderr, flush=True)
     recorded, voided = arena.settled

@@ -46,7 +46,7 @@ from . import keys
 from .ratings import MODELS, Rating, after_game, game_ranks, initial
 
 __all__ = ["KINDS", "NAME_RE", "SCHEMA_VERSION", "SUBMISSION_STATUSES", "Account", "AccountExists", "Dialect",
-           "GameResult", "GameRow", "HostedGame", "NewGame", "RatingChange", "RatingPoint", "Store", "StoreError",
+           "GameResult", "GameRow", "HeadToHead", "HostedGame", "NewGame", "RatingChange", "RatingPoint", "Store", "StoreError",
            "Submission", "UnknownAccount", "check_name", "state_db_url"]
 
 #: 1: accounts, games, ratings. 2: hosted bots' submissions and games (``submissions``,
@@ -234,6 +234,18 @@ class HostedGame:
     deal: str
     attempts: int
     created_ms: int
+
+
+@dataclass(frozen=True)
+class HeadToHead:
+    """An account's record against one opponent, over the games they played together (a Box
+    game counts once against each of the two others: ahead of them, behind, or level)."""
+
+    opponent: str
+    games: int
+    wins: int
+    losses: int
+    draws: int
 
 
 _DDL = (
@@ -441,9 +453,19 @@ class Store:
             self._log(name.lower(), now, "add", None, f"{kind}{' admin' if admin else ''}")
         return key
 
-    def accounts(self) -> list[Account]:
+    def accounts(self, offset: int = 0, limit: int | None = None, banned: bool = False) -> list[Account]:
+        """Accounts by name; a page of them with ``limit``; only the banned ones with ``banned``."""
+        where = "WHERE banned IS NOT NULL " if banned else ""
+        page = "" if limit is None else f" LIMIT {max(0, min(int(limit), 1000))} OFFSET {max(0, int(offset))}"
         with self.lock:
-            return [self._account(r) for r in self._rows(f"SELECT {_ACCOUNT_COLS} FROM accounts ORDER BY name_key")]
+            return [self._account(r) for r in self._rows(
+                f"SELECT {_ACCOUNT_COLS} FROM accounts {where}ORDER BY name_key{page}")]
+
+    def count_accounts(self, banned: bool = False) -> int:
+        """How many accounts there are (banned ones only, with ``banned``)."""
+        with self.lock:
+            row = self._one("SELECT COUNT(*) FROM accounts" + (" WHERE banned IS NOT NULL" if banned else ""))
+        return int(row[0]) if row else 0
 
     def account(self, name: str) -> Account | None:
         if not isinstance(name, str) or not NAME_RE.fullmatch(name):
@@ -655,13 +677,58 @@ class Store:
             rows = self._game_rows("WHERE id = ?", (game_id,), record=True)
         return rows[0] if rows else None
 
-    def recent_games(self, name: str, limit: int = 20) -> list[GameRow]:
-        """An account's finished and void games, the latest first (records not loaded)."""
-        limit = max(0, min(int(limit), 200))
+    def recent_games(self, name: str, limit: int = 20, offset: int = 0) -> list[GameRow]:
+        """An account's finished and void games, the latest first (records not loaded); a page
+        of them from ``offset``."""
+        limit, offset = max(0, min(int(limit), 200)), max(0, int(offset))
         with self.lock:
             return self._game_rows(
                 "WHERE status <> 'playing' AND id IN (SELECT game_id FROM game_players WHERE name_key = ?)",
-                (name.lower(),), f"ORDER BY finished_ms DESC, id DESC LIMIT {limit}")
+                (name.lower(),), f"ORDER BY finished_ms DESC, id DESC LIMIT {limit} OFFSET {offset}")
+
+    def games_playing(self, offset: int = 0, limit: int = 50) -> list[GameRow]:
+        """A page of the games in play, the latest seated first (the web's live list; at most 200)."""
+        limit, offset = max(0, min(int(limit), 200)), max(0, int(offset))
+        with self.lock:
+            return self._game_rows("WHERE status = 'playing'", (), f"ORDER BY created_ms DESC, id LIMIT {limit} OFFSET {offset}")
+
+    def count_playing(self) -> int:
+        with self.lock:
+            row = self._one("SELECT COUNT(*) FROM games WHERE status = 'playing'")
+        return int(row[0]) if row else 0
+
+    def head_to_head(self, name: str, last: int = 1000) -> list[HeadToHead]:
+        """An account's record against each opponent over its ``last`` finished games (at most
+        5,000: a bounded read however long an account has played), most games first."""
+        last = max(0, min(int(last), 5000))
+        with self.lock:
+            games = self._game_rows(
+                "WHERE status = 'finished' AND id IN (SELECT game_id FROM game_players WHERE name_key = ?)",
+                (name.lower(),), f"ORDER BY finish_seq DESC LIMIT {last}")
+        tally: dict[str, list[int]] = {}
+        for g in games:
+            seats = [p.lower() for p in g.players]
+            if name.lower() not in seats:
+                continue
+            me = seats.index(name.lower())
+            ranks = game_ranks(g.scores or (0,) * len(seats), g.winner, g.at_fault)
+            for opp, who in enumerate(g.players):
+                if opp == me:
+                    continue
+                t = tally.setdefault(who, [0, 0, 0, 0])
+                t[0] += 1
+                t[1 if ranks[me] < ranks[opp] else 2 if ranks[me] > ranks[opp] else 3] += 1
+        rows = [HeadToHead(o, *t) for o, t in tally.items()]
+        return sorted(rows, key=lambda h: (-h.games, h.opponent.lower()))
+
+    def change_mark(self) -> tuple[int, int, int]:
+        """A cheap mark that changes when a game is seated, finished or voided (three indexed
+        reads): what the web's live feed polls to know when to tell its pages."""
+        with self.lock:
+            fin = self._one("SELECT MAX(finish_seq) FROM games")
+            playing = self._one("SELECT COUNT(*), MAX(created_ms) FROM games WHERE status = 'playing'")
+        return (int(fin[0] or 0) if fin else 0, int(playing[0] or 0) if playing else 0,
+                int(playing[1] or 0) if playing else 0)
 
     # -- ratings --------------------------------------------------------------------------------
 
@@ -672,25 +739,44 @@ class Store:
         with self.lock:
             return self._rating_row(name.lower(), variant)
 
-    def leaderboard(self, variant: str, offset: int = 0, limit: int = 50) -> list[tuple[Account, Rating]]:
+    def leaderboard(self, variant: str, offset: int = 0, limit: int = 50, kind: str | None = None
+                    ) -> list[tuple[Account, Rating]]:
         """Accounts with a rated game in ``variant``, highest rating first (ties by name);
-        banned accounts are left out."""
+        banned accounts are left out; only humans or only bots with ``kind``."""
         if variant not in MODELS:
             raise StoreError(f"unknown variant {variant!r}")
+        if kind is not None and kind not in KINDS:
+            raise StoreError(f"unknown kind {kind!r}")
         offset, limit = max(0, int(offset)), max(0, min(int(limit), 1000))
+        args: tuple[Any, ...] = (variant,) if kind is None else (variant, kind)
         with self.lock:
             rows = self._rows(
                 f"SELECT {', '.join('a.' + c.strip() for c in _ACCOUNT_COLS.split(','))}, r.rating, r.deviation, r.volatility, "
                 "r.games FROM ratings r JOIN accounts a ON a.name_key = r.name_key WHERE r.variant = ? AND a.banned IS NULL "
-                f"ORDER BY r.rating DESC, a.name_key LIMIT {limit} OFFSET {offset}", (variant,))
+                f"{'' if kind is None else 'AND a.kind = ? '}ORDER BY r.rating DESC, a.name_key LIMIT {limit} OFFSET {offset}",
+                args)
         return [(self._account(r[:8]), Rating(variant, float(r[8]), float(r[9]), int(r[11]),
                                               None if r[10] is None else float(r[10]))) for r in rows]
 
-    def history(self, name: str, variant: str) -> list[RatingPoint]:
-        """An account's rating after each of its rated games in ``variant``, oldest first."""
+    def leaderboard_size(self, variant: str, kind: str | None = None) -> int:
+        """How many rows :meth:`leaderboard` has in all (for its pages)."""
+        if variant not in MODELS:
+            raise StoreError(f"unknown variant {variant!r}")
+        args: tuple[Any, ...] = (variant,) if kind is None else (variant, kind)
+        with self.lock:
+            row = self._one("SELECT COUNT(*) FROM ratings r JOIN accounts a ON a.name_key = r.name_key WHERE r.variant = ? "
+                            f"AND a.banned IS NULL{'' if kind is None else ' AND a.kind = ?'}", args)
+        return int(row[0]) if row else 0
+
+    def history(self, name: str, variant: str, last: int | None = None) -> list[RatingPoint]:
+        """An account's rating after each of its rated games in ``variant``, oldest first; only
+        the ``last`` ones with ``last`` (a chart's bounded read)."""
+        tail = "ORDER BY n" if last is None else f"AND n > (SELECT COALESCE(MAX(n), 0) FROM rating_history " \
+            f"WHERE name_key = ? AND variant = ?) - {max(0, int(last))} ORDER BY n"
+        args = (name.lower(), variant) if last is None else (name.lower(), variant, name.lower(), variant)
         with self.lock:
             rows = self._rows("SELECT n, game_id, finished_ms, rating_before, rating, deviation, volatility "
-                              "FROM rating_history WHERE name_key = ? AND variant = ? ORDER BY n", (name.lower(), variant))
+                              f"FROM rating_history WHERE name_key = ? AND variant = ? {tail}", args)
         return [RatingPoint(int(r[0]), r[1], int(r[2]), float(r[3]), float(r[4]), float(r[5]),
                             None if r[6] is None else float(r[6])) for r in rows]
 

@@ -221,7 +221,7 @@ def start_arena(state: Path, shards: int, args: argparse.Namespace) -> tuple[sub
     cfg = state.parent / f"{state.name}-{shards}.toml"
     cfg.write_text(f"show_up_ms = 60000\n[rules]\ntarget_score = {args.target}\nmax_hands = {args.max_hands}\n")
     proc = subprocess.Popen(okgin_argv("arena", "--state", str(state), "--shards", str(shards), "--bind",
-                                       "tcp://127.0.0.1:0", "--config", str(cfg)),
+                                       "tcp://127.0.0.1:0", "--config", str(cfg), "--no-web"),
                             stdout=subprocess.PIPE, stderr=open(state.parent / f"arena-{shards}.stderr", "w"), text=True)
     assert proc.stdout is not None
     line = proc.stdout.readline()  # the arena prints its endpoint first (or exits)

@@ -21,6 +21,7 @@ import zmq
 from bounded import dealer, readline
 
 from arena.store import Store, state_db_url
+from arena.web.serve import WEB_PREFIX
 from okgin.launch import ARENA_PREFIX, endpoint_from_line, okgin_argv
 from okgin.protocol import PROTOCOL_MINOR
 
@@ -42,13 +43,18 @@ def _die_with_test() -> None:
 class ArenaProcess:
     """``okgin arena`` in a child process; ``stop()`` sends SIGINT (Ctrl+C), ``kill()`` SIGKILL."""
 
-    def __init__(self, state: Path, shards: int | None = 1, toml: str = "", extra: tuple[str, ...] = ()) -> None:
+    def __init__(self, state: Path, shards: int | None = 1, toml: str = "", extra: tuple[str, ...] = (),
+                 web: bool = False) -> None:
+        """``web``: serve the web pages on a free loopback port (``self.web`` is their address);
+        without it, ``--no-web`` (the default port would be shared by every test's arena)."""
         self.state = state
         state.mkdir(parents=True, exist_ok=True, mode=0o700)
         cfg = state.parent / f"{state.name}.toml"
         cfg.write_text(toml or f"show_up_ms = 20000\n[rules]\n{FAST_RULES}")
         flags = () if shards is None else ("--shards", str(shards))  # None: the config's
-        argv = okgin_argv("arena", "--state", str(state), *flags, "--bind", "tcp://127.0.0.1:0", "--config", str(cfg), *extra)
+        web_flags = ("--web", "127.0.0.1:0") if web else ("--no-web",)
+        argv = okgin_argv("arena", "--state", str(state), *flags, "--bind", "tcp://127.0.0.1:0", "--config", str(cfg),
+                          *web_flags, *extra)
         self.log = open(state.parent / f"{state.name}.stderr", "w")
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=self.log, text=True, stdin=subprocess.DEVNULL,
                                      preexec_fn=_die_with_test)
@@ -60,6 +66,13 @@ class ArenaProcess:
             self.proc.wait(10)
             raise RuntimeError(f"okgin arena did not start: {first!r}\n{self.stderr()}")
         self.endpoint = ep
+        self.web = ""
+        if web:
+            line = readline(self.proc.stdout, 60.0, "okgin arena's web line")
+            if not line.startswith(WEB_PREFIX):
+                self.kill()
+                raise RuntimeError(f"okgin arena printed no web address: {line!r}\n{self.stderr()}")
+            self.web = line[len(WEB_PREFIX):].strip()
 
     def stderr(self) -> str:
         self.log.flush()

@@ -95,7 +95,8 @@ def test_a_wrong_shared_secret_is_refused(tmp_path: Path, remote_shard) -> None:
     state.mkdir(mode=0o700)
     cfg = tmp_path / "arena.toml"
     cfg.write_text(remote_toml(endpoint, wrong, server_key))
-    out = subprocess.run(okgin_argv("arena", "--state", str(state), "--bind", "tcp://127.0.0.1:0", "--config", str(cfg)),
+    out = subprocess.run(okgin_argv("arena", "--state", str(state), "--bind", "tcp://127.0.0.1:0", "--config", str(cfg),
+                                    "--no-web"),
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 1 and "cannot start" in out.stderr and "auth_failed" in out.stderr, out
 

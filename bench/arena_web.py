@@ -1,0 +1,208 @@
+"""The arena's web pages: p50 and p99 page times with 1,000 accounts and 100,000 games.
+
+    python3 bench/arena_web.py                       # the issue's sizes: 1,000 accounts, 100,000 games
+    python3 bench/arena_web.py --games 20000 --requests 100   # quicker
+
+The database is SQLite in a temporary directory, filled fast: accounts and games are
+inserted in bulk (one transaction; the accounts share one dummy key hash, since nobody
+signs in), 90% Oklahoma and 10% Box, about 30% of the accounts people and the rest bots;
+1,000 of the games carry a real record (seeded random play through the engine, short
+rules), the others none (a record is the bulk of a row and only the viewer reads one).
+Each game is rated as it is made, in finish order, by the arena's own rating functions
+(``arena.ratings.after_game``, what ``Store.finish_game`` calls) and the ratings, the history
+and the players' rows are written in bulk too (``Store.rebuild_ratings`` would give the same
+numbers, one transaction per game: minutes for 100,000). 50 games are left in play for the
+live list.
+
+The web face is served as ``okgin arena`` serves it (uvicorn on a loop of its own, a
+thread here; the store read in the web's threads) on 127.0.0.1, and one client asks for each
+page in turn over keep-alive HTTP: the home page, a leaderboard page (random page, each
+variant), a player page (random account), the live list, a finished game's viewer. Times
+are wall-clock, request to last byte. The anchor is ``/about``, a page rendered by the same
+framework and template layout that reads nothing, measured in the same run: a page's
+ratio to it is what the page adds to the framework's own cost, and holds across machines
+better than milliseconds do. Prints a table, then one JSON line. Asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import http.client
+import json
+import random
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from arena.keys import DUMMY_HASH
+from arena.ratings import Rating, after_game, game_ranks, initial
+from arena.store import Store, state_db_url
+from arena.web.serve import WebFace
+from okgin.game import Game
+from okgin.rules import RuleSet
+
+
+def records(n: int) -> list[dict[str, Any]]:
+    out = []
+    for seed in range(n):
+        g = Game(RuleSet.from_dict({"variant": "oklahoma", "target_score": 50}), seed=seed)
+        rng = random.Random(seed)
+        while not g.over:
+            legal = g.legal_actions()
+            knocks = [a for a in legal if a.kind in ("knock", "big_gin")]
+            g.apply(rng.choice(knocks or legal))
+        out.append(g.to_record())
+    return out
+
+
+def fill(store: Store, accounts: int, games: int, with_record: int, seed: int = 1) -> dict[str, Any]:
+    """Bulk rows (see the module docstring); returns names and the ids of games with records."""
+    rng = random.Random(seed)
+    names = [f"{'p' if i % 10 < 3 else 'b'}{i:04d}" for i in range(accounts)]
+    recs = records(20)
+    with_rec: list[str] = []
+    ratings: dict[tuple[str, str], Rating] = {}
+    rows, seats, history = [], [], []
+    t0 = 1_700_000_000_000
+    record_every = max(1, games // max(1, with_record))
+    for i in range(games):
+        variant = "box" if i % 10 == 9 else "oklahoma"
+        players = rng.sample(names, 3 if variant == "box" else 2)
+        scores = [rng.randrange(0, 60) for _ in players]
+        winner = rng.randrange(len(players))
+        scores[winner] = 100 + rng.randrange(40)
+        gid = f"g{i:06d}"
+        finished = t0 + i * 1000 + 900
+        rec = None
+        if variant == "oklahoma" and i % record_every == 0 and len(with_rec) < with_record:
+            rec = json.dumps(recs[len(with_rec) % len(recs)])
+            with_rec.append(gid)
+        rows.append((gid, variant, json.dumps(players), json.dumps({"move_ms": 60000}), "s0", f"t{i}", t0 + i * 1000, i + 1,
+                     finished, winner, json.dumps(scores), rec))
+        before = [ratings.get((p, variant)) or initial(variant) for p in players]
+        after = after_game(before, game_ranks(scores, winner, None))
+        for s_, (p, b, a) in enumerate(zip(players, before, after, strict=True)):
+            ratings[(p, variant)] = a
+            seats.append((gid, s_, p.lower(), b.rating, a.rating))
+            history.append((p.lower(), variant, a.games, gid, finished, b.rating, a.rating, a.deviation, a.volatility))
+    conn = store.conn
+    with store.lock:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.executemany(
+            "INSERT INTO accounts (name_key, name, kind, admin, created_ms, key_hash, key_ms, revoked, banned, "
+            "cooldown_until_ms, cooldown_reason) VALUES (?, ?, ?, 0, 0, ?, 0, 0, NULL, 0, NULL)",
+            [(n.lower(), n, "human" if n[0] == "p" else "bot", DUMMY_HASH) for n in names])
+        conn.executemany(
+            "INSERT INTO games (id, variant, rated, players, clock, shard, table_name, created_ms, status, finish_seq, "
+            "finished_ms, winner, scores, termination, record) VALUES (?, ?, 1, ?, ?, ?, ?, ?, 'finished', ?, ?, ?, ?, "
+            "'normal', ?)", rows)
+        conn.executemany("INSERT INTO game_players (game_id, seat, name_key, rating_before, rating_after) "
+                         "VALUES (?, ?, ?, ?, ?)", seats)
+        conn.executemany("INSERT INTO rating_history (name_key, variant, n, game_id, finished_ms, rating_before, rating, "
+                         "deviation, volatility) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", history)
+        conn.executemany("INSERT INTO ratings (name_key, variant, rating, deviation, volatility, games) "
+                         "VALUES (?, ?, ?, ?, ?, ?)",
+                         [(p.lower(), v, r.rating, r.deviation, r.volatility, r.games) for (p, v), r in ratings.items()])
+        playing = []
+        for i in range(50):
+            players = rng.sample(names, 2)
+            gid = f"live{i:03d}"
+            conn.execute("INSERT INTO games (id, variant, rated, players, clock, shard, table_name, created_ms, status) "
+                         "VALUES (?, 'oklahoma', 1, ?, ?, 's0', ?, ?, 'playing')",
+                         (gid, json.dumps(players), json.dumps({"move_ms": 60000}), f"tl{i}", int(time.time() * 1000)))
+            playing.extend((gid, s_, p.lower()) for s_, p in enumerate(players))
+        conn.executemany("INSERT INTO game_players (game_id, seat, name_key) VALUES (?, ?, ?)", playing)
+        conn.execute("COMMIT")
+    return {"names": names, "with_record": with_rec}
+
+
+class Served:
+    def __init__(self, store: Store) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.face = WebFace(store, None, "127.0.0.1:0", "bench arena")
+        self.url = asyncio.run_coroutine_threadsafe(self.face.start(), self.loop).result(60)
+
+    def stop(self) -> None:
+        asyncio.run_coroutine_threadsafe(self.face.stop(), self.loop).result(60)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(30)
+
+
+def measure(conn: http.client.HTTPConnection, path: str) -> float:
+    t = time.perf_counter()
+    conn.request("GET", path)
+    resp = conn.getresponse()
+    body = resp.read()
+    took = time.perf_counter() - t
+    if resp.status != 200 or not body:
+        raise SystemExit(f"{path}: {resp.status}")
+    return took
+
+
+def p99(xs: list[float]) -> float:
+    return statistics.quantiles(xs, n=100, method="inclusive")[98] if len(xs) > 1 else xs[0]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--accounts", type=int, default=1000)
+    ap.add_argument("--games", type=int, default=100_000)
+    ap.add_argument("--records", type=int, default=1000, help="games that carry a full record (the viewer's)")
+    ap.add_argument("--requests", type=int, default=300, help="requests per page kind")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="okgin-webbench-") as tmp:
+        store = Store.open(state_db_url(tmp))
+        t0 = time.perf_counter()
+        made = fill(store, args.accounts, args.games, args.records)
+        print(f"filled and rated {args.accounts} accounts and {args.games} games in {time.perf_counter() - t0:.1f} s",
+              file=sys.stderr)
+        served = Served(store)
+        port = int(served.url.rsplit(":", 1)[1].strip("/"))
+        rng = random.Random(2)
+        pages = {
+            "about (anchor)": lambda: "/about",
+            "home": lambda: "/",
+            "leaderboard oklahoma": lambda: f"/leaderboard/oklahoma?page={rng.randint(1, 18)}",
+            "leaderboard box": lambda: f"/leaderboard/box?page={rng.randint(1, 18)}",
+            "player": lambda: f"/player/{rng.choice(made['names'])}",
+            "live": lambda: "/live",
+            "game viewer": lambda: f"/game/{rng.choice(made['with_record'])}",
+        }
+        times: dict[str, list[float]] = {k: [] for k in pages}
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        try:
+            for path in pages.values():  # warm up: templates compiled, caches filled
+                for _ in range(5):
+                    measure(conn, path())
+            for _ in range(args.requests):  # interleaved, so a slow moment of the machine hits every page alike
+                for k, path in pages.items():
+                    times[k].append(measure(conn, path()))
+        finally:
+            conn.close()
+            served.stop()
+            store.close()
+    anchor = p99(times["about (anchor)"])
+    print(f"{'page':<22} {'p50 ms':>8} {'p99 ms':>8} {'p99 / anchor':>13}")
+    out: dict[str, Any] = {"accounts": args.accounts, "games": args.games, "requests": args.requests}
+    for k, xs in times.items():
+        row = {"p50_ms": round(statistics.median(xs) * 1000, 2), "p99_ms": round(p99(xs) * 1000, 2),
+               "ratio": round(p99(xs) / anchor, 1)}
+        out[k] = row
+        print(f"{k:<22} {row['p50_ms']:>8} {row['p99_ms']:>8} {row['ratio']:>13}")
+    worst = max((k for k in times if k != "about (anchor)"), key=lambda k: p99(times[k]))
+    out["worst"] = worst
+    print(f"worst p99: {worst}, {out[worst]['p99_ms']} ms, {out[worst]['ratio']}x the anchor")
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
