@@ -276,7 +276,7 @@ class WebApp:
         acct = await self.admin_account(request)
         status = choice_param(request, "status", "all", ("all", *SUBMISSION_STATUSES))
         rows = await self.read(self.store.submissions, None if status == "all" else status, None, ADMIN_PAGE)
-        return self.admin_page(request, "admin_submissions.html", me=acct, rows=rows, status=status,
+        return self.admin_page(request, "admin_submissions.html", me=acct, rows=rows, shown=status,
                                statuses=("all", *SUBMISSION_STATUSES))
 
     def admin_page(self, request: Request, name: str, **context: Any) -> Response:

@@ -86,6 +86,8 @@ def test_no_html_from_users_anywhere(site) -> None:  # type: ignore[no-untyped-d
     assert escaped in bans and EVIL not in bans
     _, _, accounts = fetch(url(site, "/admin/accounts"), auth=("root", key))
     assert escaped in accounts and EVIL not in accounts
+    _, _, subs = fetch(url(site, "/admin/submissions?status=failed"), auth=("root", key))
+    assert "crash: exit 1: " + escaped in subs and EVIL not in subs and "python3 bot.py {endpoint}" in subs
     _, _, viewer = fetch(url(site, "/game/box00"))
     assert "advised" in viewer and EVIL not in viewer and "\\u003cscript\\u003ealert(1)" in viewer
     for path in ("/player/%3Cscript%3Ealert(1)%3C%2Fscript%3E", "/game/%3Cscript%3Ealert(1)%3C%2Fscript%3E",
@@ -113,17 +115,19 @@ def test_query_parameters_are_checked(site) -> None:  # type: ignore[no-untyped-
 
 def test_admin_pages_need_an_admin_key(site) -> None:  # type: ignore[no-untyped-def]
     _web, _store, key = site
-    for path in ("/admin", "/admin/accounts", "/admin/bans", "/admin/submissions"):
+    wrong = (("root", "okga_wrong"), ("nobody", key), ("ann", key), ("root", key[:-1]), ("<b>", key))
+    for i, path in enumerate(("/admin", "/admin/accounts", "/admin/bans", "/admin/submissions")):
         status, h, _ = fetch(url(site, path))
         assert status == 401 and h["www-authenticate"].startswith("Basic"), path
-        answers = {fetch(url(site, path), auth=auth)[2] for auth in (
-            ("root", "okga_wrong"), ("nobody", key), ("ann", key), ("root", key[:-1]), ("<b>", key))}
+        answers = {fetch(url(site, path), auth=auth)[2] for auth in (wrong if i == 0 else wrong[i:i + 1])}
         assert answers == {"<!doctype html><title>forbidden</title><p>Forbidden.</p>"}, path  # one answer, no reason
         status, h, _body = fetch(url(site, path), auth=("root", key))
         assert status == 200 and h.get("cache-control") == "no-store", path
     _, _, accounts = fetch(url(site, "/admin/accounts"), auth=("root", key))
     assert all(f">{n}</a>" in accounts for n in ("ann", "cheat", "root", "strong-1"))
     assert fetch(url(site, "/admin"), auth=("ann", "x"))[0] == 403
+    status, _, body = fetch(url(site, "/admin/submissions?status=dead"), auth=("root", key))
+    assert status == 400 and "status must be one of: all, pending" in body
 
 
 def test_a_game_in_progress_shows_no_card(site) -> None:  # type: ignore[no-untyped-def]

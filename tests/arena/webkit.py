@@ -99,6 +99,9 @@ def _seed(store: Store) -> Store:
                                           t + (30 + i) * 60_000 + 50_000, record=g.to_record()))
     store.new_game(NewGame("now01", "box", True, ("ann", "ben", "random-1"), {"move_ms": 60_000}, "s0", "t-now01",
                            t + 40 * 60_000))
+    sub = store.add_submission("strong-1", ("python3", "bot.py", "{endpoint}"), "oklahoma", "/nonexistent/bots/1", 3, 4096,
+                               created_ms=t)
+    store.set_submission(sub.id, "failed", f"crash: exit 1: {EVIL}", at_ms=t)
     store.ban("cheat", EVIL, "root", at_ms=t)
     return store
 
@@ -125,7 +128,7 @@ class WebThread:
             self.loop.close()
 
 
-def fetch(url: str, auth: tuple[str, str] | None = None, timeout: float = 30.0) -> tuple[int, dict[str, str], str]:
+def fetch(url: str, auth: tuple[str, str] | None = None, timeout: float = 60.0) -> tuple[int, dict[str, str], str]:
     """GET ``url``: (status, headers with lower-case names, body)."""
     parts = urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=timeout)
