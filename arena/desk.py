@@ -89,7 +89,6 @@ class ArenaDesk:
         self.pending: set[bytes] = set()  # connections whose key is being checked
         self.book = ChallengeBook()
         self.playing: dict[str, str] = {}  # account (lower case) -> game id
-        self.no_shows: dict[str, int] = {}  # account (lower case) -> no-shows counted by this process
         self.launch: Callable[[GameSpec], None] = lambda spec: None  # wired to ShardPool.launch
         self.tasks: set[asyncio.Task[None]] = set()
         self.ticker: asyncio.TimerHandle | None = None
@@ -171,6 +170,7 @@ class ArenaDesk:
             self.pending.discard(rid)
         if old is not None:
             parts.take(old.sess)  # one live session per account: the newer wins (gone() forgets the old)
+        log.info("arena: %s signed in (%s)", acct.name, msg["role"])
         entry = Online(acct, sess)
         self.refresh_ratings(entry)
         self.online[entry.key] = entry
@@ -440,12 +440,9 @@ class ArenaDesk:
                 self.refresh_ratings(entry)
 
     def no_show(self, name: str) -> None:
-        """A cooldown for an account that did not come to its game: 30 s, doubling."""
-        k = name.lower()
-        n = self.no_shows.get(k, 0) + 1
-        self.no_shows[k] = n
-        ms = min(self.cfg.max_cooldown_ms, self.cfg.cooldown_ms * 2 ** min(n - 1, 30))
+        """A cooldown for an account that did not come to its game: 30 s, doubling for each
+        further no-show (counted in the store, so a restart of the arena forgets none)."""
         try:
-            self.store.set_cooldown(name, self.now_ms() + ms, "no_show")
+            self.store.no_show(name, self.now_ms(), self.cfg.cooldown_ms, self.cfg.max_cooldown_ms)
         except StoreError:
             log.warning("arena: no cooldown for %s (no such account)", name)

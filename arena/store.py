@@ -23,7 +23,8 @@ Why these choices:
   store's lock: call it from a worker thread (``asyncio.to_thread``), it takes tens of ms.
 - **Thread-safe**: one connection behind one lock; every method is short except the hash.
 - **Versioned schema** (``schema_version``): a database written by a newer okgin is refused
-  rather than misread; an older one is migrated on open (version 1 is the first).
+  rather than misread; an older one is migrated on open (version 1 is the first; version 3
+  keeps each account's no-shows, so a cooldown's doubling survives a restart of the arena).
 
 Times are integer milliseconds passed in by the caller; the store reads the clock only to
 stamp ``created_ms`` when a caller gives none (the CLI).
@@ -51,10 +52,14 @@ __all__ = ["KINDS", "NAME_RE", "SCHEMA_VERSION", "SUBMISSION_STATUSES", "Account
 
 #: 1: accounts, games, ratings. 2: hosted bots' submissions and games (``submissions``,
 #: ``hosted_games``): new tables only, made on open, so a version-1 database migrates as it is.
-SCHEMA_VERSION = 2
+#: 3: each account's no-shows (``accounts.no_shows``, ``no_show_ms``), so a cooldown's doubling
+#: survives a restart: two columns added to an older database on open.
+SCHEMA_VERSION = 3
 #: A hosted bot's life (:meth:`Store.submissions`): stored, then its validation game against
 #: itself, then rated games; or failed (with the reason), or retired by a newer submission.
 SUBMISSION_STATUSES = ("pending", "validating", "active", "failed", "retired")
+#: A no-show this long after the account's last one counts as its first again (the doubling forgives).
+NO_SHOW_MEMORY_MS = 24 * 3600 * 1000
 KINDS = ("human", "bot")
 #: Account names: ASCII letters, digits, ``_ - .``, 1-40 characters, starting with a letter or
 #: digit. Narrower than a table's player names on purpose: an account name is public on
@@ -253,7 +258,8 @@ _DDL = (
     """CREATE TABLE IF NOT EXISTS accounts (
         name_key TEXT PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL, admin INTEGER NOT NULL,
         created_ms BIGINT NOT NULL, key_hash TEXT NOT NULL, key_ms BIGINT NOT NULL, revoked INTEGER NOT NULL,
-        banned TEXT, cooldown_until_ms BIGINT NOT NULL, cooldown_reason TEXT)""",
+        banned TEXT, cooldown_until_ms BIGINT NOT NULL, cooldown_reason TEXT,
+        no_shows INTEGER NOT NULL DEFAULT 0, no_show_ms BIGINT NOT NULL DEFAULT 0)""",
     """CREATE TABLE IF NOT EXISTS account_log (
         name_key TEXT NOT NULL, seq INTEGER NOT NULL, at_ms BIGINT NOT NULL, what TEXT NOT NULL, by_name TEXT, detail TEXT,
         PRIMARY KEY (name_key, seq))""",
@@ -415,7 +421,10 @@ class Store:
             elif int(row[0]) > SCHEMA_VERSION:
                 raise StoreError(f"this arena database has schema version {row[0]}, newer than this okgin's "
                                  f"({SCHEMA_VERSION}): upgrade okgin, or restore a backup")
-            elif int(row[0]) < SCHEMA_VERSION:  # the DDL above made what the newer versions add
+            elif int(row[0]) < SCHEMA_VERSION:  # the DDL above made the newer versions' tables
+                if int(row[0]) < 3:  # 3: the no-shows behind the cooldowns' doubling, two columns
+                    self._exec("ALTER TABLE accounts ADD COLUMN no_shows INTEGER NOT NULL DEFAULT 0")
+                    self._exec("ALTER TABLE accounts ADD COLUMN no_show_ms BIGINT NOT NULL DEFAULT 0")
                 self._exec("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
 
     @property
@@ -542,6 +551,30 @@ class Store:
             k = self._require(name)
             self._exec("UPDATE accounts SET cooldown_until_ms = ?, cooldown_reason = ? WHERE name_key = ?",
                        (int(until_ms), str(reason)[:200], k))
+
+    def no_show(self, name: str, now_ms: int, first_ms: int, max_ms: int) -> int:
+        """Count a no-show of the account and give it a cooldown: ``first_ms``, doubled for
+        each earlier no-show, up to ``max_ms``; returns the cooldown's end. The count lives in
+        the database (one transaction with the cooldown), so the doubling survives a restart
+        of the arena and two fronts on one database count alike; a no-show more than
+        :data:`NO_SHOW_MEMORY_MS` after the account's last one counts as its first again."""
+        with self._tx():
+            k = self._require(name)
+            row = self._one(self.dialect.for_update("SELECT no_shows, no_show_ms FROM accounts WHERE name_key = ?"), (k,))
+            count, last = (int(row[0]), int(row[1])) if row else (0, 0)
+            n = 1 if now_ms - last > NO_SHOW_MEMORY_MS else count + 1
+            ms = min(int(max_ms), int(first_ms) * 2 ** min(n - 1, 30))
+            until = int(now_ms) + ms
+            self._exec("UPDATE accounts SET no_shows = ?, no_show_ms = ?, cooldown_until_ms = ?, cooldown_reason = ? "
+                       "WHERE name_key = ?", (n, int(now_ms), until, "no_show", k))
+            self._log(k, int(now_ms), "no_show", None, f"no-show {n}: cooldown {ms // 1000} s")
+        return until
+
+    def no_shows(self, name: str) -> int:
+        """How many no-shows the account's cooldown now counts (see :meth:`no_show`)."""
+        with self.lock:
+            row = self._one("SELECT no_shows FROM accounts WHERE name_key = ?", (name.lower(),))
+        return int(row[0]) if row else 0
 
     def account_log(self, name: str) -> list[tuple[int, str, str | None, str | None]]:
         """What was done to an account, oldest first: (at_ms, what, by, detail)."""

@@ -17,7 +17,9 @@ judged by :mod:`.checks` (the ``arena`` feature):
 - heartbeats while it waits for its game (the first game of each variant waits three
   beats before ``game_ready``, as the table's idle probe does);
 - then ``hello`` at the table with ``game_ready.token`` (seen by the proxy; the kit's
-  ordinary checks take it from there).
+  ordinary checks take it from there); after the table's ``game_end`` this desk sends
+  ``game_over`` (unrated: the kit keeps no ratings), as an arena does, to a bot still
+  connected here.
 """
 
 from __future__ import annotations
@@ -96,6 +98,21 @@ class ArenaDesk:
         visit = ArenaVisit(account, key, variant, game, wait_s)
         self.visits[account] = visit
         return visit
+
+    async def game_over(self, visit: ArenaVisit, end: dict[str, Any]) -> None:
+        """The arena's ``game_over`` of ``visit``'s game after its table's ``game_end``, to
+        the bot's arena connection if it kept one (a bot that waits for it, as the example
+        bots do, then leaves at once instead of at the kit's exit timeout)."""
+        peer = next((p for p, v in self.by_peer.items() if v is visit), None)
+        if peer is None or visit.bye:
+            return
+        winner, seat = end.get("winner"), visit.game["seat"]
+        result = "draw" if not isinstance(winner, int) else "win" if winner == seat else "loss"
+        final = end.get("final")
+        scores = final.get("scores") if isinstance(final, dict) else None
+        await self._send(peer, {"type": "game_over", "game": visit.game["game"], "result": result,
+                                "scores": list(scores) if isinstance(scores, list) else [],
+                                "termination": str(end.get("termination", "")), "rating": None})
 
     async def _send(self, peer: bytes, msg: dict[str, Any]) -> None:
         assert self.sock is not None

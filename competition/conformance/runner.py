@@ -557,6 +557,8 @@ class Kit:
                 opponents.append(self._launch(argv, env_for(tokens[s], ep, names[s], s), gdir / f"opponent-{s}.log"))
             if await _first(asyncio.shield(ended), bot, cfg.game_timeout_s):
                 gt.game_end = ended.result()
+                if gt.arena is not None and self.desk is not None:
+                    await self.desk.game_over(gt.arena, gt.game_end)  # as an arena does, after the table's game_end
             elif bot.returncode is not None:
                 # The bot is gone: give the game's end a moment to arrive (it may have
                 # exited right after it), else report the early exit without waiting for

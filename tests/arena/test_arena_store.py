@@ -15,6 +15,7 @@ import pytest
 
 from arena.ratings import initial
 from arena.store import (
+    NO_SHOW_MEMORY_MS,
     SCHEMA_VERSION,
     AccountExists,
     GameResult,
@@ -209,6 +210,46 @@ def test_data_survive_reopening(url: str) -> None:
         snap = s.ratings_snapshot()
     with Store.open(url) as s:
         assert s.check_key("keep", key) is not None and s.ratings_snapshot() == snap
+
+
+def test_the_no_show_doubling_survives_reopening(url: str) -> None:
+    """The no-shows behind a cooldown's doubling are in the database, not in a front's
+    memory: a reopened store (a restarted arena) doubles on from where the last one was."""
+    first, top = 30_000, 3_600_000
+    with Store.open(url) as s:
+        s.add_account("late", "bot")
+        assert s.no_show("late", 1_000, first, top) == 1_000 + 30_000
+        assert s.no_show("late", 2_000, first, top) == 2_000 + 60_000
+        assert s.account("late").cooldown_until_ms == 62_000  # type: ignore[union-attr]
+    with Store.open(url) as s:  # the arena restarted
+        assert s.no_shows("late") == 2
+        assert s.no_show("late", 3_000, first, top) == 3_000 + 120_000
+        for i in range(10):
+            s.no_show("late", 4_000 + i, first, top)
+        assert s.account("late").cooldown_until_ms == 4_009 + top  # type: ignore[union-attr]  # capped
+        # a day without a no-show: the next one counts as the first again
+        later = 4_009 + NO_SHOW_MEMORY_MS + 1
+        assert s.no_show("late", later, first, top) == later + first and s.no_shows("late") == 1
+        assert [d for _, what, _, d in s.account_log("late") if what == "no_show"][:3] == [
+            "no-show 1: cooldown 30 s", "no-show 2: cooldown 60 s", "no-show 3: cooldown 120 s"]
+        with pytest.raises(UnknownAccount):
+            s.no_show("nobody", 1, first, top)
+
+
+@pytest.mark.parametrize("old", [1, 2])
+def test_an_older_database_gains_the_no_show_count(url: str, old: int) -> None:
+    """A database of schema version 1 or 2 (before the no-show count) gains it on open."""
+    with Store.open(url) as s:
+        s.add_account("old", "bot")
+        for col in ("no_shows", "no_show_ms"):
+            s.conn.execute(f"ALTER TABLE accounts DROP COLUMN {col}")
+        s.conn.execute(s.dialect.sql("UPDATE schema_version SET version = ?"), (old,))
+        if not s.dialect.pg:
+            s.conn.commit()
+    with Store.open(url) as s:
+        assert s.schema_version == SCHEMA_VERSION == 3
+        assert s.no_shows("old") == 0 and s.account("old") is not None
+        assert s.no_show("old", 10, 1000, 10_000) == 1010
 
 
 def test_concurrent_finishes_from_two_connections(url: str) -> None:

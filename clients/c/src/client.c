@@ -29,6 +29,8 @@ typedef struct {
     int status; /* exit status once done >= 0 */
     bool done;
     entropy_t entropy; /* 1.5: a nonce for a tournament's deals, when seated by a token */
+    char curve_public[41]; /* this client's CURVE key pair (Z85), made once when the referee requires CURVE */
+    char curve_secret[41];
 } client_t;
 
 static volatile sig_atomic_t stop_requested = 0;
@@ -131,11 +133,38 @@ static void sit_down(client_t *c) {
     msgpack_sbuffer_destroy(&sb);
 }
 
+/* Make the socket a CURVE client of the referee (protocol.md 13): its public key from the
+ * options (an arena's game_ready.server_key), our own pair made once per run (a fresh pair
+ * is as good as any: the referee authenticates the seat by its token, not by our key). */
+static bool use_curve(client_t *c) {
+    const char *server = c->opt->server_key;
+    if (strlen(server) != 40) {
+        logf_(c, true, "the referee's CURVE key must have 40 Z85 characters, not %zu", strlen(server));
+        return false;
+    }
+    if (c->curve_public[0] == '\0' && zmq_curve_keypair(c->curve_public, c->curve_secret) != 0) {
+        logf_(c, true, "cannot make a CURVE key pair (is libzmq built with CURVE?): %s", zmq_strerror(errno));
+        return false;
+    }
+    if (zmq_setsockopt(c->sock, ZMQ_CURVE_SERVERKEY, server, 41) != 0 ||
+        zmq_setsockopt(c->sock, ZMQ_CURVE_PUBLICKEY, c->curve_public, 41) != 0 ||
+        zmq_setsockopt(c->sock, ZMQ_CURVE_SECRETKEY, c->curve_secret, 41) != 0) {
+        logf_(c, true, "cannot use the referee's CURVE key: %s", zmq_strerror(errno));
+        return false;
+    }
+    return true;
+}
+
 static void open_socket(client_t *c) {
     if (c->sock) zmq_close(c->sock);
     c->sock = zmq_socket(c->ctx, ZMQ_DEALER);
     int linger = 0;
     zmq_setsockopt(c->sock, ZMQ_LINGER, &linger, sizeof linger);
+    if (c->opt->server_key && !use_curve(c)) {
+        c->status = 2;
+        c->done = true;
+        return;
+    }
     if (zmq_connect(c->sock, c->opt->endpoint) != 0) {
         logf_(c, true, "cannot connect to %s: %s", c->opt->endpoint, zmq_strerror(errno));
         c->status = 2;
@@ -387,5 +416,6 @@ int client_run(const options_t *options) {
     }
     if (c.sock) zmq_close(c.sock);
     zmq_ctx_term(c.ctx);
+    memset(c.curve_secret, 0, sizeof c.curve_secret);
     return c.status;
 }

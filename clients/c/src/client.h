@@ -12,6 +12,7 @@ typedef struct {
     const char *token;   /* a reserved seat's or a session's token: hello seats / resumes */
     const char *variant; /* quick-match queue when neither token nor table is given */
     const char *table;   /* named table to join */
+    const char *server_key; /* the referee's CURVE public key (Z85, 40 characters), or NULL for plain TCP */
     int games;           /* games to play before leaving; 0 = until the referee stops */
     int64_t give_up_ms;  /* how long to keep reconnecting to a silent referee */
     bool verbose;

@@ -50,8 +50,19 @@ static int eval_hands(void) {
     return 0;
 }
 
-/* OKGIN_ARENA set: for each game, sign in to the arena, seek, and play the game it names
- * at its shard exactly as a reserved seat (the token replaces --token, the shard --connect). */
+/* The arena's word on a game, one line on stderr (as the game_end line is). */
+static void print_over(const char *name, const arena_over_t *r) {
+    if (r->rated)
+        fprintf(stderr, "okgin-bot[c %s] arena game %s: %s (%s), rating %lld -> %lld (deviation %lld%s)\n", name, r->game,
+                r->result, r->termination, (long long)r->before, (long long)r->after, (long long)r->deviation,
+                r->provisional ? ", provisional" : "");
+    else
+        fprintf(stderr, "okgin-bot[c %s] arena game %s: %s (%s), not rated\n", name, r->game, r->result, r->termination);
+}
+
+/* OKGIN_ARENA set: sign in once; for each game seek, play the game the arena names at its
+ * shard exactly as a reserved seat (the token replaces --token, the shard --connect, its
+ * CURVE key when it has one), then read the arena's game_over. */
 static int play_at_arena(const options_t *base, const char *arena) {
     static char key[128];
     const char *account = getenv("OKGIN_ACCOUNT");
@@ -66,20 +77,30 @@ static int play_at_arena(const options_t *base, const char *arena) {
         .clock = NULL /* the arena's default preset */, .name = base->name, .verbose = base->verbose,
     };
     client_handle_signals();
-    for (int played = 0; base->games == 0 || played < base->games; played++) {
+    arena_session_t *session = NULL;
+    status = arena_open(&ao, &session);
+    for (int played = 0; status == 0 && (base->games == 0 || played < base->games); played++) {
         arena_game_t game;
-        status = arena_find_game(&ao, &game);
+        status = arena_next_game(session, &game);
         if (status != 0) break;
         options_t at_table = *base;
         at_table.endpoint = game.endpoint;
         at_table.token = game.token;
+        at_table.server_key = game.server_key[0] ? game.server_key : NULL;
         at_table.table = NULL;
         at_table.games = 1;
         status = client_run(&at_table);
+        memset(game.token, 0, sizeof game.token);
         if (status != 0 || client_stop_requested()) break;
+        arena_over_t over;
+        if (arena_game_over(session, game.game, 30000, &over))
+            print_over(base->name, &over);
+        else
+            fprintf(stderr, "okgin-bot[c %s] arena game %s: no game_over from the arena\n", base->name, game.game);
     }
+    arena_close(session);
     memset(key, 0, sizeof key);
-    return status;
+    return status == 130 ? 0 : status;
 }
 
 static int usage_error(const char *what) {

@@ -4,7 +4,7 @@
 
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { ArenaError, findGame, readKey } from "./arena.js";
+import { ArenaError, ArenaSession, readKey } from "./arena.js";
 import { parseCard, rowsOf } from "./cards.js";
 import { Client } from "./client.js";
 import { bestArrangement, deadwood } from "./melds.js";
@@ -94,8 +94,16 @@ async function main(argv) {
   return client.run();
 }
 
-// OKGIN_ARENA set: for each game, sign in to the arena, seek, and play the game it names at
-// its shard exactly as a reserved seat (the token replaces --token, the shard --connect).
+/** The arena's word on a game, one line on stderr (as the game_end line is). */
+function overLine(name, over) {
+  const r = over.rating;
+  const rating = r ? `rating ${r.before} -> ${r.after} (deviation ${r.deviation}${r.provisional ? ", provisional" : ""})` : "not rated";
+  return `okgin-bot[js ${name}] arena game ${over.game}: ${over.result} (${over.termination}), ${rating}\n`;
+}
+
+// OKGIN_ARENA set: sign in once; for each game seek, play the game the arena names at its
+// shard exactly as a reserved seat (the token replaces --token, the shard --connect, its
+// CURVE key when it has one), then read the arena's game_over.
 async function playAtArena(values, arena, games, giveUpMs) {
   const account = process.env.OKGIN_ACCOUNT;
   if (!account || account.length > 40) return usageError("OKGIN_ARENA needs OKGIN_ACCOUNT (the account's name, 1 to 40 characters)");
@@ -107,22 +115,32 @@ async function playAtArena(values, arena, games, giveUpMs) {
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  let session = null;
   try {
     const key = readKey(process.env.OKGIN_KEY_FILE);
     const log = (text) => values.verbose && process.stderr.write(`okgin-bot[js ${values.name}] ${text}\n`);
+    session = new ArenaSession({ endpoint: arena, account, key, variant: values.variant, log, stopped: () => stopRequested });
+    await session.open();
     for (let played = 0; games === 0 || played < games; played++) {
-      const game = await findGame({ endpoint: arena, account, key, variant: values.variant, log, stopped: () => stopRequested });
-      client = new Client({ endpoint: game.endpoint, token: game.token, variant: values.variant, name: values.name, games: 1, giveUpMs, verbose: values.verbose });
+      const game = await session.nextGame();
+      client = new Client({
+        endpoint: game.endpoint, token: game.token, serverKey: game.serverKey, variant: values.variant, name: values.name,
+        games: 1, giveUpMs, verbose: values.verbose,
+      });
       if (stopRequested) client.stopRequested = true;
       const status = await client.run();
       client = null;
       if (status !== 0 || stopRequested) return status;
+      const over = await session.gameOver(game.game, 30000);
+      process.stderr.write(over ? overLine(values.name, over) : `okgin-bot[js ${values.name}] arena game ${game.game}: no game_over from the arena\n`);
     }
     return 0;
   } catch (e) {
     if (!(e instanceof ArenaError)) throw e;
     if (e.status !== 0) process.stderr.write(`okgin-bot: ${e.message}\n`);
     return e.status;
+  } finally {
+    await session?.close();
   }
 }
 

@@ -6,7 +6,7 @@
 // (zeromq.js allows one send in flight per socket) and no timers are needed.
 
 import { createHash, randomBytes } from "node:crypto";
-import { Dealer } from "zeromq";
+import { Dealer, curveKeyPair } from "zeromq";
 import { decode, encode } from "@msgpack/msgpack";
 import { choose } from "./strategy.js";
 
@@ -21,7 +21,8 @@ const FATAL_ERRORS = new Set(["version_mismatch", "bad_token", "auth_failed", "s
 export class Client {
   /**
    * @param {object} options endpoint, name, token, table, variant, games (0 = no limit),
-   *   giveUpMs, verbose
+   *   giveUpMs, verbose, serverKey (the referee's CURVE public key, Z85: an arena's
+   *   game_ready.server_key; absent for plain TCP)
    */
   constructor(options) {
     this.options = options;
@@ -56,10 +57,22 @@ export class Client {
     }
   }
 
+  /**
+   * CURVE (protocol.md 13) when the referee requires it: its public key, and our own key
+   * pair, made once per client (the referee knows the seat by its token, not by our key).
+   */
+  curveOptions() {
+    const serverKey = this.options.serverKey;
+    if (!serverKey) return {};
+    if (serverKey.length !== 40) throw new Error("the referee's CURVE key must have 40 Z85 characters");
+    this.curvePair ??= curveKeyPair();
+    return { curveServerKey: serverKey, curvePublicKey: this.curvePair.publicKey, curveSecretKey: this.curvePair.secretKey };
+  }
+
   /** A new DEALER (a new routing id) and a hello, with the token when we have one. */
   async openSocket() {
     this.socket?.close();
-    this.socket = new Dealer({ linger: 0, sendTimeout: 0 });
+    this.socket = new Dealer({ linger: 0, sendTimeout: 0, ...this.curveOptions() });
     this.socket.connect(this.options.endpoint);
     // events: false: every prompt carries the full view, per-move events would only be dropped.
     const hello = { type: "hello", protocol: PROTOCOL_MAJOR, minor: PROTOCOL_MINOR, role: "player", name: this.options.name, events: false };

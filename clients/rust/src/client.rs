@@ -24,6 +24,9 @@ pub struct Options {
     pub games: u32,
     pub give_up: Duration,
     pub verbose: bool,
+    /// The referee's CURVE public key (Z85, 40 characters: an arena's `game_ready.server_key`);
+    /// None for plain TCP.
+    pub server_key: Option<String>,
 }
 
 /// Set by SIGINT / SIGTERM: leave cleanly at the next turn of the loop.
@@ -48,6 +51,9 @@ pub struct Client {
     games_done: u32,
     status: Option<i32>,
     entropy: Option<Entropy>,
+    /// Our CURVE key pair, made once when the referee requires CURVE (it knows the seat by
+    /// its token, not by our key, so a fresh pair is as good as any).
+    curve: Option<zmq::CurveKeyPair>,
 }
 
 impl Client {
@@ -71,6 +77,7 @@ impl Client {
             status: None,
             // 1.5: a nonce for a tournament's deals when seated by a token (none if /dev/urandom fails)
             entropy: if seated_by_token { Entropy::new().ok() } else { None },
+            curve: None,
         })
     }
 
@@ -99,6 +106,19 @@ impl Client {
     fn open_socket(&mut self) -> Result<(), zmq::Error> {
         let socket = self.ctx.socket(zmq::DEALER)?;
         socket.set_linger(0)?;
+        if let Some(server_key) = self.opt.server_key.as_deref() {
+            let server = zmq::z85_decode(server_key).map_err(|_| zmq::Error::EINVAL)?;
+            if server.len() != 32 {
+                return Err(zmq::Error::EINVAL);
+            }
+            if self.curve.is_none() {
+                self.curve = Some(zmq::CurveKeyPair::new()?);
+            }
+            let pair = self.curve.as_ref().expect("made above");
+            socket.set_curve_serverkey(&server)?;
+            socket.set_curve_publickey(&pair.public_key)?;
+            socket.set_curve_secretkey(&pair.secret_key)?;
+        }
         socket.connect(&self.opt.endpoint)?;
         self.socket = socket; // the old one is dropped, i.e. closed
         let token = self.token.clone();

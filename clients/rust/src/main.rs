@@ -53,8 +53,24 @@ fn eval_hands() -> i32 {
     0
 }
 
-/// OKGIN_ARENA set: for each game, sign in to the arena, seek, and play the game it names
-/// at its shard exactly as a reserved seat (the token replaces --token, the shard --connect).
+/// The arena's word on a game, one line on stderr (as the game_end line is).
+fn over_line(name: &str, over: &arena::ArenaOver) -> String {
+    let rating = match &over.rating {
+        Some(r) => format!(
+            "rating {} -> {} (deviation {}{})",
+            r.before,
+            r.after,
+            r.deviation,
+            if r.provisional { ", provisional" } else { "" }
+        ),
+        None => "not rated".to_string(),
+    };
+    format!("okgin-bot[rust {}] arena game {}: {} ({}), {}", name, over.game, over.result, over.termination, rating)
+}
+
+/// OKGIN_ARENA set: sign in once; for each game seek, play the game the arena names at its
+/// shard exactly as a reserved seat (the token replaces --token, the shard --connect, its
+/// CURVE key when it has one), then read the arena's game_over.
 fn play_at_arena(opt: client::Options, arena: String) -> i32 {
     let account = std::env::var("OKGIN_ACCOUNT").unwrap_or_default();
     if account.is_empty() || account.chars().count() > 40 {
@@ -75,20 +91,26 @@ fn play_at_arena(opt: client::Options, arena: String) -> i32 {
         name: opt.name.clone(),
         verbose: opt.verbose,
     };
+    let refused = |(status, why): (i32, String)| {
+        if !why.is_empty() {
+            eprintln!("okgin-bot: {}", why);
+        }
+        status
+    };
+    let mut session = match arena::ArenaSession::open(ao) {
+        Ok(s) => s,
+        Err(e) => return refused(e),
+    };
     let mut played = 0;
+    let mut status = 0;
     while opt.games == 0 || played < opt.games {
-        let game = match arena::find_game(&ao) {
+        let game = match session.next_game() {
             Ok(g) => g,
-            Err((status, why)) => {
-                if !why.is_empty() {
-                    eprintln!("okgin-bot: {}", why);
-                }
-                return status;
+            Err(e) => {
+                status = refused(e);
+                break;
             }
         };
-        if opt.verbose {
-            eprintln!("okgin-bot[rust {}] playing arena game {}", opt.name, game.game);
-        }
         let at_table = client::Options {
             endpoint: game.endpoint,
             name: opt.name.clone(),
@@ -98,8 +120,9 @@ fn play_at_arena(opt: client::Options, arena: String) -> i32 {
             games: 1,
             give_up: opt.give_up,
             verbose: opt.verbose,
+            server_key: game.server_key,
         };
-        let status = match client::Client::new(at_table) {
+        status = match client::Client::new(at_table) {
             Ok(mut c) => c.run(),
             Err(e) => {
                 eprintln!("okgin-bot: cannot create a ZeroMQ socket: {}", e);
@@ -107,11 +130,16 @@ fn play_at_arena(opt: client::Options, arena: String) -> i32 {
             }
         };
         if status != 0 || client::STOP.load(Ordering::SeqCst) {
-            return status;
+            break;
+        }
+        match session.game_over(&game.game, Duration::from_secs(30)) {
+            Some(over) => eprintln!("{}", over_line(&opt.name, &over)),
+            None => eprintln!("okgin-bot[rust {}] arena game {}: no game_over from the arena", opt.name, game.game),
         }
         played += 1;
     }
-    0
+    session.close();
+    status
 }
 
 extern "C" fn on_signal(_: libc::c_int) {
@@ -128,6 +156,7 @@ fn main() {
         games: 1,
         give_up: Duration::from_millis(60_000),
         verbose: false,
+        server_key: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {

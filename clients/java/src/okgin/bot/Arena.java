@@ -6,19 +6,30 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.EnumSet;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import org.zeromq.ZMQ;
 
 /**
- * The arena (protocol.md 19, protocol 1.6): sign in with an account and its key, seek one
- * game, and read the {@code game_ready} that says where to play it. The game itself is
- * then played exactly as a reserved seat: a {@link Client} with game_ready's endpoint and token.
+ * The arena (protocol.md 19, protocol 1.6): sign in once with an account and its key, then
+ * for each game seek, read the {@code game_ready} that says where to play it, play it exactly
+ * as a reserved seat (a {@link Client} with game_ready's endpoint and token), and read the
+ * arena's {@code game_over} (the result and the rating). The arena session stays open the
+ * whole time: a thread of its own owns its socket and keeps its heartbeats going while the
+ * game is played.
+ *
+ * <p>A shard that requires CURVE ({@code game_ready.server_key}) is refused with a sentence:
+ * JeroMQ 0.3.6, the version Debian packages (libjeromq-java), has no CURVE.
  */
 final class Arena {
     static final int ARENA_MINOR = 6; // hello.account and hello.key are protocol 1.6
     static final long WELCOME_WAIT_MS = 30_000; // an arena that says nothing this long after hello is unreachable
+    static final long BUSY_PATIENCE_MS = 10_000; // how long `busy` is retried after a game (the arena files it first)
+    static final long BUSY_RETRY_MS = 250;
+    static final long TICK_MS = 100; // how often a waiting thread looks at a signal or an ask
 
     /** A one-line reason the bot cannot go on, with its exit status. */
     static final class ArenaException extends Exception {
@@ -43,6 +54,16 @@ final class Arena {
         @Override
         public String toString() {
             return "Arena.Options[" + endpoint + ", " + account + "]"; // never the key
+        }
+    }
+
+    /** The arena's game_over of a game; {@code rated} false: no rating change (unrated or void). */
+    record Over(String game, String result, String termination, boolean rated, long before, long after, long deviation,
+            boolean provisional) {
+        String line(String name) {
+            String rating = rated ? "rating " + before + " -> " + after + " (deviation " + deviation
+                    + (provisional ? ", provisional" : "") + ")" : "not rated";
+            return "okgin-bot[java " + name + "] arena game " + game + ": " + result + " (" + termination + "), " + rating;
         }
     }
 
@@ -78,85 +99,250 @@ final class Arena {
         return System.nanoTime() / 1_000_000;
     }
 
-    /** Sign in, seek, wait for game_ready (heartbeats meanwhile), say bye. */
-    static Game findGame(Options o, BooleanSupplier stopped) throws ArenaException {
-        ZMQ.Context ctx = ZMQ.context(1);
-        ZMQ.Socket socket = ctx.socket(ZMQ.DEALER);
-        socket.setLinger(0);
-        try {
-            socket.connect(o.endpoint());
-            socket.send(Wire.encode(Wire.message("type", "hello", "protocol", Client.PROTOCOL_MAJOR, "minor", ARENA_MINOR,
-                    "role", "player", "name", o.account(), "account", o.account(), "key", o.key())), ZMQ.DONTWAIT);
-            boolean welcomed = false;
-            long heartbeatMs = 5000, liveness = 3;
-            long start = now(), lastSent = start, lastRecv = start;
+    /**
+     * One arena session (see the class comment). Its thread is the only one that touches the
+     * socket; the rest is shared under the session's monitor.
+     */
+    static final class Session implements Runnable {
+        private final Options o;
+        private final BooleanSupplier stopped;
+        private final Thread thread;
+        private boolean welcomed;
+        private ArenaException failure;
+        private boolean closing;
+        private boolean wantSeek;
+        private boolean seeking;
+        private long busyUntil;
+        private long seekAgainAt;
+        private Game ready;
+        private final Deque<Over> overs = new ArrayDeque<>();
+
+        private Session(Options o, BooleanSupplier stopped) {
+            this.o = o;
+            this.stopped = stopped;
+            this.thread = new Thread(this, "arena");
+            this.thread.setDaemon(true);
+        }
+
+        /** Sign in and wait for the welcome. */
+        static Session open(Options o, BooleanSupplier stopped) throws ArenaException {
+            Session s = new Session(o, stopped);
+            s.thread.start();
+            synchronized (s) {
+                s.waitFor(() -> s.welcomed, 0);
+            }
+            return s;
+        }
+
+        /** Seek one game and wait for its game_ready. */
+        synchronized Game nextGame() throws ArenaException {
+            ready = null;
+            wantSeek = true;
+            busyUntil = now() + BUSY_PATIENCE_MS;
+            waitFor(() -> ready != null, 0);
+            Game g = ready;
+            ready = null;
+            return g;
+        }
+
+        /** The arena's game_over of {@code game} within {@code waitMs}, or null. */
+        synchronized Over gameOver(String game, long waitMs) throws ArenaException {
+            try {
+                waitFor(() -> find(game) != null, now() + waitMs);
+            } catch (ArenaException e) {
+                if (e.status != -1) {
+                    throw e;
+                }
+            }
+            return find(game);
+        }
+
+        /** Say bye and stop the session's thread. */
+        void close() {
+            synchronized (this) {
+                closing = true;
+                notifyAll();
+            }
+            try {
+                thread.join(5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        private Over find(String game) {
+            for (Over v : overs) {
+                if (v.game().equals(game)) {
+                    return v;
+                }
+            }
+            return null;
+        }
+
+        /** With the monitor held: until {@code done}, a failure, a stop (status 0) or the deadline (status -1). */
+        private void waitFor(BooleanSupplier done, long deadline) throws ArenaException {
             while (true) {
+                if (done.getAsBoolean()) {
+                    return;
+                }
+                if (failure != null) {
+                    throw failure;
+                }
                 if (stopped.getAsBoolean()) {
-                    socket.send(Wire.encode(Wire.message("type", "bye")), ZMQ.DONTWAIT);
                     throw new ArenaException("stopped by a signal", 0);
                 }
-                long t = now();
-                if (!welcomed && t - start >= WELCOME_WAIT_MS) {
-                    throw new ArenaException("no arena answered at " + o.endpoint() + " within " + WELCOME_WAIT_MS / 1000
-                            + " s (is it running, and is this its endpoint?)", 1);
+                if (deadline != 0 && now() >= deadline) {
+                    throw new ArenaException("deadline", -1);
                 }
-                if (welcomed && t - lastRecv >= heartbeatMs * liveness) {
-                    throw new ArenaException("the arena at " + o.endpoint() + " went silent", 1);
-                }
-                if (welcomed && t - lastSent >= heartbeatMs) {
-                    socket.send(Wire.encode(Wire.message("type", "heartbeat")), ZMQ.DONTWAIT);
-                    lastSent = t;
-                }
-                long wait = welcomed ? Math.max(1, lastSent + heartbeatMs - t) : 200;
-                socket.setReceiveTimeOut((int) Math.min(200, wait));
-                byte[] frame = socket.recv(0);
-                if (frame == null) {
-                    continue;
-                }
-                lastRecv = now();
-                Map<String, Object> msg;
                 try {
-                    msg = Wire.decode(frame);
-                } catch (Wire.BadFrame e) {
-                    continue;
+                    wait(TICK_MS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new ArenaException("interrupted", 0);
                 }
-                String type = Wire.str(msg, "type");
-                if ("welcome".equals(type)) {
-                    welcomed = true;
-                    heartbeatMs = Math.max(10, Wire.integer(msg, "heartbeat_ms", heartbeatMs));
-                    liveness = Math.max(1, Wire.integer(msg, "liveness", liveness));
-                    if (o.verbose()) {
-                        System.err.println("okgin-bot[java " + o.name() + "] signed in to the arena as " + o.account()
-                                + "; seeking " + o.variant());
-                    }
-                    socket.send(Wire.encode(Wire.message("type", "seek", "variant", o.variant())), ZMQ.DONTWAIT);
-                    lastSent = now();
-                } else if ("game_ready".equals(type)) {
-                    if (Wire.str(msg, "server_key") != null) {
-                        throw new ArenaException("the arena's shard requires CURVE, which this example bot does not speak", 1);
-                    }
-                    String endpoint = Wire.str(msg, "endpoint"), token = Wire.str(msg, "token");
-                    if (endpoint == null || endpoint.isEmpty() || token == null || token.isEmpty()) {
-                        throw new ArenaException("a game_ready without an endpoint or a token", 1);
-                    }
-                    Game game = new Game(Wire.str(msg, "game"), endpoint, token);
-                    if (o.verbose()) {
-                        System.err.println("okgin-bot[java " + o.name() + "] arena " + game);
-                    }
-                    // Leave the arena: the game is at the shard now (protocol.md 19: it is unaffected).
-                    socket.send(Wire.encode(Wire.message("type", "bye")), ZMQ.DONTWAIT);
-                    socket.setLinger(500);
-                    return game;
-                } else if ("error".equals(type)) {
-                    long retry = Wire.integer(msg, "retry_ms", -1);
-                    throw new ArenaException("the arena refused: " + Wire.str(msg, "name") + ": " + Wire.str(msg, "message")
-                            + (retry >= 0 ? " (try again in " + (retry + 999) / 1000 + " s)" : ""), 1);
-                }
-                // heartbeat, sought, challenge_offer (not answered: it expires), game_over of an earlier game
             }
-        } finally {
-            socket.close();
-            ctx.term();
+        }
+
+        private synchronized void fail(ArenaException e) {
+            if (failure == null) {
+                failure = e;
+            }
+            notifyAll();
+        }
+
+        private void send(ZMQ.Socket socket, Object... fields) {
+            socket.send(Wire.encode(Wire.message(fields)), ZMQ.DONTWAIT); // a full queue: the silence check says so
+        }
+
+        private void seek(ZMQ.Socket socket) {
+            if (o.verbose()) {
+                System.err.println("okgin-bot[java " + o.name() + "] seeking " + o.variant());
+            }
+            send(socket, "type", "seek", "variant", o.variant());
+        }
+
+        @Override
+        public void run() {
+            ZMQ.Context ctx = ZMQ.context(1);
+            ZMQ.Socket socket = ctx.socket(ZMQ.DEALER);
+            socket.setLinger(0);
+            try {
+                socket.connect(o.endpoint());
+                send(socket, "type", "hello", "protocol", Client.PROTOCOL_MAJOR, "minor", ARENA_MINOR, "role", "player",
+                        "name", o.account(), "account", o.account(), "key", o.key());
+                long heartbeatMs = 5000, liveness = 3;
+                long start = now(), lastSent = start, lastRecv = start;
+                while (true) {
+                    long t = now();
+                    boolean seekNow;
+                    synchronized (this) {
+                        if (closing || failure != null) {
+                            break;
+                        }
+                        if (!welcomed && t - start >= WELCOME_WAIT_MS) {
+                            throw new ArenaException("no arena answered at " + o.endpoint() + " within "
+                                    + WELCOME_WAIT_MS / 1000 + " s (is it running, and is this its endpoint?)", 1);
+                        }
+                        if (welcomed && t - lastRecv >= heartbeatMs * liveness) {
+                            throw new ArenaException("the arena at " + o.endpoint() + " went silent", 1);
+                        }
+                        seekNow = welcomed && (wantSeek || (seekAgainAt != 0 && t >= seekAgainAt));
+                        if (seekNow) {
+                            wantSeek = false;
+                            seekAgainAt = 0;
+                            seeking = true;
+                        }
+                    }
+                    if (seekNow) {
+                        seek(socket);
+                        lastSent = t;
+                    }
+                    if (welcomed && t - lastSent >= heartbeatMs) {
+                        send(socket, "type", "heartbeat");
+                        lastSent = t;
+                    }
+                    long wait = welcomed ? Math.max(1, lastSent + heartbeatMs - t) : TICK_MS;
+                    socket.setReceiveTimeOut((int) Math.min(TICK_MS, wait));
+                    byte[] frame = socket.recv(0);
+                    if (frame == null) {
+                        continue;
+                    }
+                    lastRecv = now();
+                    Map<String, Object> msg;
+                    try {
+                        msg = Wire.decode(frame);
+                    } catch (Wire.BadFrame e) {
+                        continue;
+                    }
+                    String type = Wire.str(msg, "type");
+                    synchronized (this) {
+                        if ("welcome".equals(type)) {
+                            welcomed = true;
+                            heartbeatMs = Math.max(10, Wire.integer(msg, "heartbeat_ms", heartbeatMs));
+                            liveness = Math.max(1, Wire.integer(msg, "liveness", liveness));
+                            if (o.verbose()) {
+                                System.err.println("okgin-bot[java " + o.name() + "] signed in to the arena as " + o.account());
+                            }
+                        } else if ("game_ready".equals(type)) {
+                            if (Wire.str(msg, "server_key") != null) {
+                                throw new ArenaException("the arena's shard requires CURVE, which JeroMQ 0.3.6 (the version "
+                                        + "Debian packages) does not speak: play this bot at an arena whose shards are plain "
+                                        + "TCP on loopback, or use the C, JavaScript or Rust example bot", 1);
+                            }
+                            String endpoint = Wire.str(msg, "endpoint"), token = Wire.str(msg, "token");
+                            if (endpoint == null || endpoint.isEmpty() || token == null || token.isEmpty()) {
+                                throw new ArenaException("a game_ready without an endpoint or a token", 1);
+                            }
+                            ready = new Game(Wire.str(msg, "game"), endpoint, token);
+                            seeking = false;
+                            seekAgainAt = 0;
+                            if (o.verbose()) {
+                                System.err.println("okgin-bot[java " + o.name() + "] arena " + ready);
+                            }
+                        } else if ("game_over".equals(type)) {
+                            Object r = msg.get("rating");
+                            @SuppressWarnings("unchecked")
+                            Map<String, Object> rating = r instanceof Map ? (Map<String, Object>) r : null;
+                            overs.addLast(new Over(Wire.str(msg, "game"), Wire.str(msg, "result"), Wire.str(msg, "termination"),
+                                    rating != null, rating != null ? Wire.integer(rating, "before", 0) : 0,
+                                    rating != null ? Wire.integer(rating, "after", 0) : 0,
+                                    rating != null ? Wire.integer(rating, "deviation", 0) : 0,
+                                    rating != null && Boolean.TRUE.equals(rating.get("provisional"))));
+                            if (overs.size() > 4) {
+                                overs.removeFirst();
+                            }
+                        } else if ("error".equals(type)) {
+                            if ("busy".equals(Wire.str(msg, "name")) && seeking && now() < busyUntil) {
+                                seekAgainAt = now() + BUSY_RETRY_MS; // the arena is still filing our last game
+                            } else {
+                                long retry = Wire.integer(msg, "retry_ms", -1);
+                                throw new ArenaException("the arena refused: " + Wire.str(msg, "name") + ": "
+                                        + Wire.str(msg, "message")
+                                        + (retry >= 0 ? " (try again in " + (retry + 999) / 1000 + " s)" : ""), 1);
+                            }
+                        } else if ("shutdown".equals(type)) {
+                            throw new ArenaException("the arena is shutting down: " + Wire.str(msg, "reason"), 1);
+                        }
+                        // heartbeat, sought, ok, challenge_offer (not answered: it expires), challenge_closed
+                        notifyAll();
+                    }
+                }
+            } catch (ArenaException e) {
+                fail(e);
+            } catch (RuntimeException e) {
+                fail(new ArenaException("the arena session failed: " + e, 1));
+            } finally {
+                send(socket, "type", "bye");
+                socket.setLinger(500); // let the bye go out
+                socket.close();
+                ctx.term();
+                synchronized (this) {
+                    if (failure == null) {
+                        failure = new ArenaException("the arena session is closed", 1);
+                    }
+                    notifyAll();
+                }
+            }
         }
     }
 }

@@ -131,8 +131,9 @@ public final class Main {
     private static volatile Client current;
 
     /**
-     * OKGIN_ARENA set: for each game, sign in to the arena, seek, and play the game it names at
-     * its shard exactly as a reserved seat (the token replaces --token, the shard --connect).
+     * OKGIN_ARENA set: sign in once; for each game seek, play the game the arena names at its
+     * shard exactly as a reserved seat (the token replaces --token, the shard --connect), then
+     * read the arena's game_over.
      */
     private static int playAtArena(String arena, String name, String variant, int games, long giveUpMs, boolean verbose) {
         String account = System.getenv("OKGIN_ACCOUNT");
@@ -153,11 +154,13 @@ public final class Main {
                 Thread.currentThread().interrupt();
             }
         }));
+        Arena.Session session = null;
         try {
             Arena.Options o = new Arena.Options(arena, account, Arena.readKey(System.getenv("OKGIN_KEY_FILE")), variant, name,
                     verbose);
+            session = Arena.Session.open(o, () -> stopRequested);
             for (int played = 0; games == 0 || played < games; played++) {
-                Arena.Game game = Arena.findGame(o, () -> stopRequested);
+                Arena.Game game = session.nextGame();
                 Client client = new Client(new Client.Options(game.endpoint(), name, game.token(), null, variant, 1, giveUpMs,
                         verbose));
                 current = client;
@@ -167,6 +170,9 @@ public final class Main {
                 if (status != 0 || stopRequested) {
                     return status;
                 }
+                Arena.Over over = session.gameOver(game.game(), 30_000);
+                System.err.println(over != null ? over.line(name)
+                        : "okgin-bot[java " + name + "] arena game " + game.game() + ": no game_over from the arena");
             }
             return 0;
         } catch (Arena.ArenaException e) {
@@ -174,6 +180,10 @@ public final class Main {
                 System.err.println("okgin-bot: " + e.getMessage());
             }
             return e.status;
+        } finally {
+            if (session != null) {
+                session.close();
+            }
         }
     }
 
