@@ -61,6 +61,27 @@ def test_lobby_lines() -> None:
     assert game_over_text(over) == "Game g1: win, scores 20 - 3; rating 1500 → 1662 (provisional)"
 
 
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_the_lobby_buttons_are_on_screen_and_a_click_presses_them(size: tuple[int, int]) -> None:
+    """Every button of the lobby lies inside the terminal, and a click on Challenge presses
+    it. Before, the challenge row's Input kept its default width and pushed "Challenge (c)"
+    to columns 117-132 of a 120-column terminal: the click landed past the screen's edge,
+    pressed nothing, and no challenge ever reached the arena."""
+    app = OkginApp(start="arena", cursor_blink=False)
+    app.arena_args = {"endpoint": "tcp://127.0.0.1:1", "account": "ann", "key": "okga_x", "connect": False}
+    app.summaries = False
+    async with app.run_test(size=size) as pilot:
+        lobby = app.screen
+        assert isinstance(lobby, ArenaLobbyScreen)
+        for button in ("#seek", "#cancel-seek", "#challenge"):
+            region = lobby.query_one(button).region
+            assert region.right <= size[0] and region.bottom <= size[1], (button, region)
+        lobby.query_one("#arena-to").value = "robo"
+        assert await pilot.click("#challenge")
+        await pilot.pause(0.1)
+        assert "Not signed in" in str(lobby.query_one("#arena-status").render())  # the press reached the lobby
+
+
 def _choose(view, legal: tuple[Action, ...]) -> Action:
     kinds = {a.kind for a in legal}
     if "knock" in kinds:
