@@ -59,7 +59,7 @@ class ArenaProcess:
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=self.log, text=True, stdin=subprocess.DEVNULL,
                                      preexec_fn=_die_with_test)
         assert self.proc.stdout is not None
-        first = readline(self.proc.stdout, 120.0, "okgin arena")
+        first = readline(self.proc.stdout, 300.0, "okgin arena")  # a hang guard: a loaded machine starts it slowly
         ep = endpoint_from_line(first, ARENA_PREFIX)
         if ep is None:
             self.proc.kill()
