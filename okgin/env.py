@@ -90,7 +90,8 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("NO_COLOR", "system", "any value: `okgin tournament` prints plain progress lines, no colour",
              "colour on a terminal"),
     Variable("TERM", "system", "`dumb`: `okgin tournament` prints plain progress lines", "colour on a terminal"),
-    Variable("XDG_STATE_HOME", "system", "where the TUI keeps saved sessions (`okgin/sessions.json`, 0600)", "`~/.local/state`"),
+    Variable("XDG_STATE_HOME", "system", "where the TUI keeps saved sessions (`okgin/sessions.json`, 0600) and your statistics "
+             "(`okgin/stats.json`, 0600)", "`~/.local/state`"),
     Variable("LC_ALL", "system", "the first of LC_ALL, LC_CTYPE, LANG that is set decides whether the TUI draws suit symbols",
              "UTF-8 assumed"),
     Variable("LC_CTYPE", "system", "see LC_ALL", "see LC_ALL"),
