@@ -39,6 +39,7 @@ from typing import Any
 
 import zmq.asyncio
 
+from competition.tournament import entropy
 from competition.tournament.botlog import LogBudget
 from competition.tournament.config import TournamentConfig
 from competition.tournament.executor import EventLog, Forfeit, NonceRound, Outcome, RunOptions, StartError, StopRun
@@ -49,7 +50,16 @@ from competition.tournament.store import GameResult, ResultsStore
 from referee.private import open_private, private_dir
 
 from .connect import LOCAL, AsyncClusterHandle, ClusterError, open_async_client
-from .worker import GameReply, MissingProgram, check_participants, play_game, preflight_participant
+from .worker import (
+    GameReply,
+    MissingProgram,
+    ask_nonce,
+    check_participants,
+    play_game,
+    preflight_participant,
+    read_nonce,
+    release_holds,
+)
 
 LIVENESS_S = 1.0  # how often a wait for a task looks whether the client is still connected
 
@@ -160,11 +170,7 @@ class DaskExecutor:
         await self.connect()
         self.check_resources()
         await self.check_programs()
-        await self.dask_preflight()
-        # The participants' nonces: the remote ones only (local bots start on the workers,
-        # one at a time, and are not held for a second round: their nonces are absent).
-        if nonces is not None:
-            await nonces([])
+        await self.dask_preflight(nonces)
         if not self.opts.concurrency:
             # Enough games out to keep every worker thread busy, and one more queued for
             # each, so that a worker starts its next game as soon as one ends.
@@ -249,26 +255,70 @@ class DaskExecutor:
             raise StartError("; ".join(lines) + " (build or install it on that host at the same path, or restrict the "
                              "participant to the workers that have it with resources = {...})")
 
-    async def dask_preflight(self) -> None:
-        """The preflight (each local participant starts and says hello), on a worker."""
+    async def dask_preflight(self, nonces: NonceRound | None = None) -> None:
+        """The preflight (each local participant starts and says hello), on a worker.
+
+        ``nonces``: the event collects the participants' nonces (.entropy), as a local run
+        does: each bot that passed stays seated on its worker (the preflight task's
+        ``hold``), its commitment comes back with the task, and the round asks and reads
+        each one there (:func:`.worker.ask_nonce`, :func:`.worker.read_nonce`); the bots
+        are released after it, whatever happens."""
         local = [p for p in self.cfg.participants if p.kind != "remote"]
-        futures = [self.client.submit(preflight_participant, self.worker_cfg, self.opts.keep_logs, p.name, pure=False,
+        hold = f"okgin-nonces-{self.cfg.name}-{self.tag}" if nonces is not None else None
+        futures = [self.client.submit(preflight_participant, self.worker_cfg, self.opts.keep_logs, p.name,
+                                      f"{hold}/{p.name}" if hold else None, pure=False,
                                       key=f"okgin-preflight-{self.cfg.name}-{p.name}-{self.tag}",
                                       resources=dict(p.resources) or None) for p in local]
         failures = []
-        for p, fut in zip(local, futures, strict=True):
+        seats: list[entropy.Contributor] = []
+        try:
+            for p, fut in zip(local, futures, strict=True):
+                try:
+                    why, worker, commit = await self._result(fut)
+                except _Stopped:
+                    raise StartError("interrupted during the preflight") from None
+                except Exception as e:
+                    raise StartError(f"preflight of {p.name} failed on the Dask cluster at {self.address}: "
+                                     f"{type(e).__name__}: {e}") from None
+                if why:
+                    failures.append((p.name, f"{why} (on Dask worker {worker})"))
+                elif hold and commit is not None:
+                    seats.append(self.held_seat(p.name, f"{hold}/{p.name}", worker, commit))
+            if failures:
+                self.store.log_event("preflight", "; ".join(f"{n}: {w}" for n, w in failures))
+                raise PreflightFailed(failures)
+            if nonces is not None:
+                await nonces(seats)
+        finally:
+            if hold:  # every worker: a failed preflight may leave bots held whose task never came back
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(self.client.run(release_holds, hold), self.opts.dask_timeout + 30)
+
+    def held_seat(self, name: str, key: str, worker: str, commit: str) -> entropy.Contributor:
+        """A local participant held on ``worker`` for its nonce (.entropy.Contributor)."""
+
+        async def on_worker(fn: Any, *args: Any) -> Any:
             try:
-                why, worker = await self._result(fut)
-            except _Stopped:
-                raise StartError("interrupted during the preflight") from None
+                reply = await asyncio.wait_for(self.client.run(fn, key, *args, workers=[worker]),
+                                               self.opts.dask_timeout + 30)
+                return reply[worker]
             except Exception as e:
-                raise StartError(f"preflight of {p.name} failed on the Dask cluster at {self.address}: "
-                                 f"{type(e).__name__}: {e}") from None
-            if why:
-                failures.append((p.name, f"{why} (on Dask worker {worker})"))
-        if failures:
-            self.store.log_event("preflight", "; ".join(f"{n}: {w}" for n, w in failures))
-            raise PreflightFailed(failures)
+                # The organiser's failure, never the participant's (as a lost referee in a
+                # local run): the event stops before any game rather than call it withheld.
+                raise RuntimeError(f"preflight: Dask worker {worker}, which holds {name}'s bot, was lost while "
+                                   f"collecting the participants' nonces ({type(e).__name__}: {e}); no game was "
+                                   "played") from None
+
+        async def ask(h: str) -> None:
+            if not await on_worker(ask_nonce, h):
+                raise RuntimeError(f"preflight: Dask worker {worker} no longer holds {name}'s bot (restarted?) while "
+                                   "collecting the participants' nonces; no game was played")
+
+        async def nonce() -> str | None:
+            got = await on_worker(read_nonce)
+            return got if isinstance(got, str) else None
+
+        return entropy.Contributor(name, commit, ask, nonce)
 
     # ------------------------------------------------------------------ games
     async def play_attempt(self, sg: ScheduledGame, attempt: int,

@@ -19,6 +19,15 @@ the bots are children of that thread with ``PR_SET_PDEATHSIG`` (``procs.spawn``)
 worker killed with ``kill -9`` takes its games' processes with it: only those games
 are lost, and Dask runs their tasks again on another worker.
 
+The participants' nonces (docs/tournaments.md, *Deals nobody can choose*) are collected at
+the preflight as in a local run: a participant's preflight task leaves its bot seated at
+its preflight table on the worker (:meth:`_Host.preflight` with ``hold``) and returns its
+commitment; once the driver has fixed the list, it asks each held bot for its nonce and
+reads it (:func:`ask_nonce`, :func:`read_nonce`: ``client.run`` coroutines, awaited on the
+worker's own loop, never a task slot, so a held bot never waits for a thread another one
+holds) and releases them (:func:`release_holds`; a hold nobody asks about ends after
+:data:`HOLD_S`).
+
 The worker has no results file: the few events a game logs (``record-mismatch``,
 ``reveal-failed``, ``referee-died``...) are kept in :class:`WorkerEvents` (the
 executor's :class:`~competition.tournament.executor.EventLog`) and sent back with the
@@ -39,11 +48,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from competition.tournament import entropy
 from competition.tournament.bots import PLACEHOLDER_RE
 from competition.tournament.config import Participant, TournamentConfig
 from competition.tournament.executor import Forfeit, NoReferee, Outcome, RunOptions
 from competition.tournament.local import LocalExecutor
-from competition.tournament.preflight import check, program_problem
+from competition.tournament.preflight import Held, check, program_problem, release
 from competition.tournament.schedule import ScheduledGame
 from competition.tournament.store import GameResult
 from referee.private import private_dir
@@ -51,6 +61,7 @@ from referee.private import private_dir
 T = TypeVar("T")
 KEEP_RUNNERS = 2  # tournaments whose referee a worker keeps at once (a second run may share the cluster)
 LOG_CAP = 1 << 20  # bytes of one bot log sent back (the start and the end are what explain a crash)
+HOLD_S = 300.0  # a bot held for its nonce is released after this long if the driver never comes back
 
 
 class MissingProgram(RuntimeError):
@@ -143,6 +154,16 @@ def check_participants(cfg: TournamentConfig, names: list[str]) -> list[tuple[st
 
 
 @dataclass
+class _Hold:
+    """A participant's bot kept seated at its preflight table for its nonce."""
+
+    executor: LocalExecutor
+    held: Held
+    seat: entropy.Contributor
+    expiry: asyncio.TimerHandle | None = None
+
+
+@dataclass
 class _Event:
     """One tournament config's executor on this worker, and the events its games log."""
 
@@ -160,6 +181,7 @@ class _Host:
         self.events: OrderedDict[str, _Event] = OrderedDict()
         self.count = itertools.count(1)
         self.lock: asyncio.Lock | None = None
+        self.holds: dict[str, _Hold] = {}  # by the driver's key: bots held for their nonces
 
     def call(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run ``coro`` on the loop thread and wait for it (from a Dask task's thread).
@@ -217,22 +239,55 @@ class _Host:
         logs = _take_logs(sorted(set(logdir.glob(pattern)) - before))
         return GameReply(out, f"Dask worker {worker} referee {label}", worker, ev.events.drain(), logs)
 
-    async def preflight(self, cfg: TournamentConfig, keep_logs: bool, name: str) -> str | None:
+    async def preflight(self, cfg: TournamentConfig, keep_logs: bool, name: str,
+                        hold: str | None = None) -> tuple[str | None, str | None]:
+        """(its problem or None, its nonce commitment or None). ``hold``: the event
+        collects nonces; a bot that passed and committed stays seated under that key."""
         p = cfg.participant(name)
         problem = participant_problem(cfg, p)
         if problem:
-            return problem
+            return problem, None
         try:
             executor = (await self.event(cfg, keep_logs)).executor
         except Exception as e:  # no sandbox here (bwrap missing), a referee that does not start
-            return f"this worker cannot host its games: {e}"
+            return f"this worker cannot host its games: {e}", None
         slot = await executor.pool.pick()
         if slot is None:
-            return "no referee could be started on this worker"
+            return "no referee could be started on this worker", None
+        held: list[Held] | None = [] if hold is not None else None
         try:
-            return await check(executor.bots, slot, p)
+            why = await check(executor.bots, slot, p, hold=held)
         finally:
             slot.active -= 1
+        if not held or hold is None:
+            return why, None
+        seat = await entropy.referee_seat(held[0].slot, held[0].name, held[0].table)
+        if seat.commit is None:  # a bot that sends none (protocol 1.4) still plays
+            await release(executor.bots, held)
+            return why, None
+        h = self.holds[hold] = _Hold(executor, held[0], seat)
+        h.expiry = self.loop.call_later(HOLD_S, lambda: asyncio.ensure_future(self.release(hold)))
+        return why, seat.commit
+
+    async def ask(self, hold: str, commitments_hash: str) -> bool:
+        h = self.holds.get(hold)
+        if h is None:
+            return False
+        await h.seat.ask(commitments_hash)
+        return True
+
+    async def nonce(self, hold: str) -> str | None:
+        h = self.holds.get(hold)
+        return None if h is None else await h.seat.nonce()
+
+    async def release(self, prefix: str) -> None:
+        """End the held bots whose key is ``prefix`` or starts with ``prefix/`` (their
+        tables closed)."""
+        gone = [self.holds.pop(k) for k in list(self.holds) if k == prefix or k.startswith(prefix + "/")]
+        for h in gone:
+            if h.expiry is not None:
+                h.expiry.cancel()
+        await asyncio.gather(*(release(h.executor.bots, [h.held]) for h in gone), return_exceptions=True)
 
 
 def _take_logs(paths: list[Path]) -> list[tuple[str, bytes]]:
@@ -282,7 +337,32 @@ async def play_game(cfg: TournamentConfig, keep_logs: bool, sg: ScheduledGame, a
         asyncio.run_coroutine_threadsafe(host.play(cfg, keep_logs, sg, attempt, forfeit), host.loop)))
 
 
-def preflight_participant(cfg: TournamentConfig, keep_logs: bool, name: str) -> tuple[str | None, str]:
-    """The Dask task of a participant's preflight: (its problem or None, this worker)."""
+def preflight_participant(cfg: TournamentConfig, keep_logs: bool, name: str,
+                          hold: str | None = None) -> tuple[str | None, str, str | None]:
+    """The Dask task of a participant's preflight: (its problem or None, this worker, its
+    nonce commitment or None). ``hold``: the event collects nonces, and a bot that
+    committed stays seated under this key until :func:`release_holds`."""
     host = _host()
-    return host.call(host.preflight(cfg, keep_logs, name)), worker_address()
+    why, commit = host.call(host.preflight(cfg, keep_logs, name, hold))
+    return why, worker_address(), commit
+
+
+async def _on_host(coro: Coroutine[Any, Any, T]) -> T:
+    host = _host()
+    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, host.loop))
+
+
+async def ask_nonce(hold: str, commitments_hash: str) -> bool:
+    """``client.run`` target: ask the bot held under ``hold`` for its nonce (False: no such
+    hold on this worker, e.g. it was restarted)."""
+    return await _on_host(_host().ask(hold, commitments_hash))
+
+
+async def read_nonce(hold: str) -> str | None:
+    """``client.run`` target: the nonce the bot held under ``hold`` revealed, if any yet."""
+    return await _on_host(_host().nonce(hold))
+
+
+async def release_holds(prefix: str) -> None:
+    """``client.run`` target: end every bot held under ``prefix`` or a key below it (``prefix/...``)."""
+    await _on_host(_host().release(prefix))

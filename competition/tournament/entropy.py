@@ -17,7 +17,7 @@ participant that can contributes a random nonce, in two rounds:
 
 The deals derive from the secret and every revealed nonce (:func:`okgin.schedule.deal_key`).
 Who contributed, who sent no commitment (``absent``: a 1.4 bot, a remote bot not
-connected by the end of the preflight, a Dask run's local bots) and who committed but
+connected by the end of the preflight) and who committed but
 did not reveal (``withheld``) are stored in ``meta.entropy`` and named in the report.
 A withheld nonce is left out, and the participant forfeits every one of its games
 (termination ``withheld``: the runner takes its seat and resigns it). Alone it could not

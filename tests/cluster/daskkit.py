@@ -130,7 +130,7 @@ def write_config(path: Path, participants: list[dict[str, Any]], **sections: dic
     return path
 
 
-def python_shim(directory: Path) -> Path | None:
+def python_shim(directory: Path, force: bool = False) -> Path | None:
     """A directory that makes this checkout's ``okgin`` and ``clients`` importable inside
     the sandbox, or None when the installation already does (the usual case).
 
@@ -140,12 +140,14 @@ def python_shim(directory: Path) -> Path | None:
     ``python -m okgin bot`` then fails there with "No module named okgin", or runs other
     code. Symbolic links to this tree's packages in a directory of their own, given to the
     built-in bots as ``PYTHONPATH`` and ``dir``, mend that without showing more.
+    ``force``: make it even then (a test that must not depend on how the sandbox finds
+    the source tree of an editable install).
     """
     probe = subprocess.run([sys.executable, "-c", "import okgin, clients; print(okgin.__file__); print(clients.__file__)"],
                            cwd="/", capture_output=True, text=True, timeout=60,
                            env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
     found = [Path(line).resolve().parent for line in probe.stdout.split()] if probe.returncode == 0 else []
-    if found == [ROOT / "okgin", ROOT / "clients"]:
+    if found == [ROOT / "okgin", ROOT / "clients"] and not force:
         return None  # installed from this very tree
     directory.mkdir(parents=True, exist_ok=True)
     directory.chmod(0o755)  # a bot runs as another uid when the runner is root (.sandbox): it must list this

@@ -216,6 +216,58 @@ def test_a_crash_on_a_worker_loses_the_game_and_its_log_comes_back(dask_cluster:
     assert all(p.read_text().startswith("# played on Dask worker tcp://127.0.0.1:") for p in logs)
 
 
+def test_local_bots_on_dask_contribute_their_nonces_as_in_a_local_run(dask_cluster: DaskCluster, tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 24 item 7 on Dask: the local bots' preflight runs on the workers, and they
+    were ended there at once, so no local participant's nonce went into a Dask event's
+    deals (``verify --nonce`` failed for every one). Now each bot stays seated on its
+    worker for the round: a and c reveal, b commits and withholds (it forfeits, and the
+    round does not wait for it longer than the reveal timeout), and a's own nonce checks
+    with ``verify`` exactly as after a local run. (No fixed secret: a fixed one takes no
+    nonces.)"""
+    nonce_a, nonce_b, nonce_c = "a1" * 32, "b2" * 32, "c3" * 32
+    # protobot.py with this checkout's okgin and this interpreter's msgpack and zmq, shown to
+    # the sandbox and found by PYTHONPATH, run by the real interpreter: however the workers'
+    # Python is installed (a venv, an editable install of another tree), the bot starts.
+    import msgpack
+    import zmq
+
+    shim = python_shim(tmp_path / "pyshim", force=True)
+    assert shim is not None
+    libs = sorted({Path(m.__file__).resolve().parents[1] for m in (msgpack, zmq) if m.__file__})
+    path = os.pathsep.join(map(str, [shim, *libs]))
+
+    def bot(name: str, *extra: str, **more: Any) -> dict[str, Any]:
+        return {"name": name, "command": [os.path.realpath(sys.executable), PROTOBOT, "{endpoint}", *extra],
+                "env": {"PYTHONPATH": path}, "dir": [shim, Path(PROTOBOT).parent, *libs], **more}
+
+    parts = [bot("a", "--random", "1", "--nonce", nonce_a),
+             bot("b", "--random", "2", "--nonce", nonce_b, "--withhold"),
+             bot("c", "--random", "3", "--nonce", nonce_c, resources={"LICENCE": 1})]
+    sections = {**SECTIONS, "tournament": {k: v for k, v in SECTIONS["tournament"].items() if k != "seed"}}
+    cfg = write_config(tmp_path / f"{NAME}.toml", parts, **sections)
+    db = cfg.with_suffix(".sqlite")
+    assert main([str(cfg), "--dask", dask_cluster.address, "--quiet"]) == 0
+    store = ResultsStore.open_existing(db)
+    try:
+        rec = store.entropy()
+        games = store.games()
+    finally:
+        store.close()
+    assert rec is not None and rec["nonces"] == {"a": nonce_a, "c": nonce_c}, rec
+    assert rec["withheld"] == ["b"] and rec["absent"] == [], rec
+    assert len(games) == 6
+    for g in games:
+        if "b" in g.seats:
+            assert g.termination == "withheld" and g.culprit == "b", g
+        else:
+            assert g.termination == "normal", g
+    capsys.readouterr()
+    assert main(["verify", str(db), "--nonce", f"a={nonce_a}"]) == 0
+    assert "ok    nonce of a: your nonce went into every deal" in capsys.readouterr().out
+    assert main(["verify", str(db), "--nonce", f"c={nonce_b}"]) == 1  # not c's nonce
+
+
 def test_a_lost_scheduler_stops_the_run_for_a_resume(local_db: Path, c_bot: Path, shim: Path | None,
                                                      tmp_path: Path) -> None:
     cfg = write_config(tmp_path / f"{NAME}.toml", participants(c_bot, shim), **SECTIONS)
