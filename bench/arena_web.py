@@ -6,8 +6,8 @@
 The database is SQLite in a temporary directory, filled fast: accounts and games are
 inserted in bulk (one transaction; the accounts share one dummy key hash, since nobody
 signs in), 90% Oklahoma and 10% Box, about 30% of the accounts people and the rest bots;
-1,000 of the games carry a real record (seeded random play through the engine, short
-rules), the others none (a record is the bulk of a row and only the viewer reads one).
+1,000 of the games carry a real record (the built-in ``simple`` bot against itself, played
+in-process, Oklahoma to 100: 100 to 400 moves), the others none (a record is the bulk of a row and only the viewer reads one).
 Each game is rated as it is made, in finish order, by the arena's own rating functions
 (``arena.ratings.after_game``, what ``Store.finish_game`` calls) and the ratings, the history
 and the players' rows are written in bulk too (``Store.rebuild_ratings`` would give the same
@@ -45,21 +45,17 @@ from arena.keys import DUMMY_HASH
 from arena.ratings import Rating, after_game, game_ranks, initial
 from arena.store import Store, state_db_url
 from arena.web.serve import WebFace
-from okgin.game import Game
 from okgin.rules import RuleSet
 
 
 def records(n: int) -> list[dict[str, Any]]:
-    out = []
-    for seed in range(n):
-        g = Game(RuleSet.from_dict({"variant": "oklahoma", "target_score": 50}), seed=seed)
-        rng = random.Random(seed)
-        while not g.over:
-            legal = g.legal_actions()
-            knocks = [a for a in legal if a.kind in ("knock", "big_gin")]
-            g.apply(rng.choice(knocks or legal))
-        out.append(g.to_record())
-    return out
+    """``n`` real game records: the built-in ``simple`` bot against itself, Oklahoma to 100
+    (about 100 to 400 moves a game), played in-process as ``okgin match`` plays them."""
+    from clients.bots import get_bot
+    from clients.local import play_local
+
+    return [play_local([get_bot("simple", seed), get_bot("simple", seed + 1000)], RuleSet.from_dict({"variant": "oklahoma"}),
+                       seed=seed).to_record() for seed in range(n)]
 
 
 def fill(store: Store, accounts: int, games: int, with_record: int, seed: int = 1) -> dict[str, Any]:

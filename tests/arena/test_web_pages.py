@@ -192,3 +192,17 @@ def test_the_event_stream_is_bounded_beats_and_tells_of_changes(site) -> None:  
         web.call(__import__("asyncio").sleep(0.05))
         deadline -= 1
     assert web.face.web.hub.clients == 0
+
+
+def test_the_store_reads_the_pages_use(site) -> None:  # type: ignore[no-untyped-def]
+    _, store, _ = site
+    assert [a.kind for a, _ in store.leaderboard("oklahoma", kind="bot")] == ["bot"] * 3
+    assert store.leaderboard_size("oklahoma") == 5 and store.leaderboard_size("oklahoma", "human") == 2
+    h2h = store.head_to_head("ann")
+    assert h2h and all(h.games == h.wins + h.losses + h.draws for h in h2h)
+    assert sum(h.games for h in h2h) == sum(len(g.players) - 1 for g in store.recent_games("ann", 200))
+    full, last3 = store.history("ann", "oklahoma"), store.history("ann", "oklahoma", last=3)
+    assert len(full) > 3 and last3 == full[-3:]
+    assert [g.id for g in store.recent_games("ann", 2, 1)] == [g.id for g in store.recent_games("ann", 3)][1:]
+    assert store.count_accounts() == 7 and [a.name for a in store.accounts(banned=True)] == ["cheat"]
+    assert [a.name for a in store.accounts(2, 2)] == [a.name for a in store.accounts()][2:4]
