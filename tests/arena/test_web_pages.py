@@ -154,8 +154,8 @@ def test_the_viewer_shows_a_hand_only_once_it_ended() -> None:
     assert public_steps({**rec, "entries": rec["entries"][:3]}, ["ann", "ben"]) == []
 
 
-def sse_connect(site: tuple[WebThread, Store, str]) -> socket.socket:
-    parts = urlsplit(site[0].url)
+def sse_connect(site: tuple[WebThread, Store, str] | WebThread) -> socket.socket:
+    parts = urlsplit((site if isinstance(site, WebThread) else site[0]).url)
     s = socket.create_connection((parts.hostname, parts.port), timeout=30)
     s.sendall(b"GET /live/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
     return s
@@ -206,3 +206,33 @@ def test_the_store_reads_the_pages_use(site) -> None:  # type: ignore[no-untyped
     assert [g.id for g in store.recent_games("ann", 2, 1)] == [g.id for g in store.recent_games("ann", 3)][1:]
     assert store.count_accounts() == 7 and [a.name for a in store.accounts(banned=True)] == ["cheat"]
     assert [a.name for a in store.accounts(2, 2)] == [a.name for a in store.accounts()][2:4]
+
+
+def test_streams_end_when_the_web_stops() -> None:
+    store = Store.open("sqlite://:memory:")
+    web = WebThread(store, heartbeat_ms=600_000)
+    stopped = False
+    try:
+        with sse_connect(web) as s:
+            read_until(s, b"okgin arena live")
+            assert web.face.web.hub.clients == 1
+            web.stop()  # the arena's shutdown: no heartbeat is due for ten minutes, yet the stream ends now
+            stopped = True
+            tail = read_until(s, b"\x00never")  # to the end of the stream: the server closed it
+            assert b"0\r\n\r\n" in tail or tail == b""
+    finally:
+        if not stopped:
+            web.stop()
+        store.close()
+
+
+@pytest.mark.parametrize("web, words", [("0.0.0.0:7119", "is not a loopback address"), ("nonsense", "--web takes HOST:PORT")])
+def test_okgin_arena_refuses_a_web_address(tmp_path, web, words) -> None:  # type: ignore[no-untyped-def]
+    """The web's admin pages carry keys: off loopback only with --insecure (before anything starts)."""
+    import subprocess
+
+    from okgin.launch import okgin_argv
+
+    out = subprocess.run(okgin_argv("arena", "--state", str(tmp_path / "s"), "--web", web), capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 2 and words in out.stderr and out.stdout == "", out
