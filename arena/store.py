@@ -732,27 +732,28 @@ class Store:
 
     def head_to_head(self, name: str, last: int = 1000) -> list[HeadToHead]:
         """An account's record against each opponent over its ``last`` finished games (at most
-        5,000: a bounded read however long an account has played), most games first."""
+        5,000: a bounded read however long an account has played), most games first. One query
+        of the few columns the places need (not whole game rows: a player page asks for this)."""
         last = max(0, min(int(last), 5000))
+        key = name.lower()
         with self.lock:
-            games = self._game_rows(
-                "WHERE status = 'finished' AND id IN (SELECT game_id FROM game_players WHERE name_key = ?)",
-                (name.lower(),), f"ORDER BY finish_seq DESC LIMIT {last}")
+            rows = self._rows(
+                "SELECT g.id, g.scores, g.winner, g.at_fault, me.seat, op.seat, a.name FROM game_players me "
+                "JOIN games g ON g.id = me.game_id JOIN game_players op ON op.game_id = me.game_id AND op.seat <> me.seat "
+                "JOIN accounts a ON a.name_key = op.name_key WHERE me.name_key = ? AND me.game_id IN ("
+                "SELECT gp.game_id FROM game_players gp JOIN games g2 ON g2.id = gp.game_id WHERE gp.name_key = ? "
+                f"AND g2.status = 'finished' ORDER BY g2.finish_seq DESC LIMIT {last})", (key, key))
+        seats: dict[str, int] = {}
+        for gid, _, _, _, _, opp, _ in rows:
+            seats[gid] = max(seats.get(gid, 0), opp)
         tally: dict[str, list[int]] = {}
-        for g in games:
-            seats = [p.lower() for p in g.players]
-            if name.lower() not in seats:
-                continue
-            me = seats.index(name.lower())
-            ranks = game_ranks(g.scores or (0,) * len(seats), g.winner, g.at_fault)
-            for opp, who in enumerate(g.players):
-                if opp == me:
-                    continue
-                t = tally.setdefault(who, [0, 0, 0, 0])
-                t[0] += 1
-                t[1 if ranks[me] < ranks[opp] else 2 if ranks[me] > ranks[opp] else 3] += 1
-        rows = [HeadToHead(o, *t) for o, t in tally.items()]
-        return sorted(rows, key=lambda h: (-h.games, h.opponent.lower()))
+        for gid, scores, winner, at_fault, me, opp, who in rows:
+            n = max(seats[gid], me) + 1
+            ranks = game_ranks(json.loads(scores) if scores else [0] * n, winner, at_fault)
+            t = tally.setdefault(who, [0, 0, 0, 0])
+            t[0] += 1
+            t[1 if ranks[me] < ranks[opp] else 2 if ranks[me] > ranks[opp] else 3] += 1
+        return sorted((HeadToHead(o, *t) for o, t in tally.items()), key=lambda h: (-h.games, h.opponent.lower()))
 
     def change_mark(self) -> tuple[int, int, int]:
         """A cheap mark that changes when a game is seated, finished or voided (three indexed
