@@ -16,14 +16,15 @@ __all__ = ["SUBCOMMANDS", "main"]
 #: ``okgin arena NAME ...`` -> the module whose ``main(argv)`` runs it (or ``module:function``).
 #: Anything else is the server's.
 SUBCOMMANDS = {"account": "arena.accounts", "ratings": "arena.ratings_cli", "submit": "arena.submissions",
-               "submissions": "arena.submissions:main_list"}
+               "submissions": "arena.submissions:main_list", "event": "arena.events"}
 SERVER = "arena.server"
 
 USAGE = """usage: okgin arena [--config arena.toml] [SERVER OPTIONS]   run the arena (okgin arena --help)
        okgin arena account add|list|revoke|rotate|ban|unban ...
        okgin arena ratings [--variant V] [--rebuild] [--history ACCOUNT]
        okgin arena submit ACCOUNT DIR --command "..."              store a hosted bot
-       okgin arena submissions [--status S] [--account A]          the hosted bots' queue"""
+       okgin arena submissions [--status S] [--account A]          the hosted bots' queue
+       okgin arena event add|list|show ...                         events: round robins and gauntlets"""
 
 
 def main(argv: list[str]) -> int:

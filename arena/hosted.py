@@ -55,6 +55,7 @@ from okgin.rng import new_seed
 from referee.private import private_dir
 
 from .config import ArenaConfig
+from .events import run_event
 from .matching import Seek, pair
 from .store import GameResult, NewGame, Store, StoreError, Submission
 
@@ -137,6 +138,7 @@ class HostedLeague:
         self.blocked = False  # the budget held back a pairing (said once per stretch)
         self.deals = itertools.count(1)
         self.error: str | None = None
+        self.event_task: asyncio.Task[Any] | None = None  # the event running now (arena.events), one at a time
 
     # -- life -----------------------------------------------------------------------------------
 
@@ -155,6 +157,10 @@ class HostedLeague:
         self.wake.set()
         if self.executor is not None:
             self.executor.abort("the arena is stopping")
+        if self.event_task is not None and not self.event_task.done():
+            self.event_task.cancel()  # marked failed (arena.events)
+            with contextlib.suppress(BaseException):
+                await self.event_task
         if self.loop_task is not None:
             self.loop_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -248,9 +254,15 @@ class HostedLeague:
         return min(2, self.cfg.hosted_concurrency)
 
     async def tick(self) -> None:
-        """One pass: validate pending submissions, then pair active bots within the budget."""
+        """One pass: start a due event, validate pending submissions, then pair active bots
+        within the budget."""
         if self.stopping:
             return
+        if self.event_task is None or self.event_task.done():
+            due = [e for e in self.store.events("scheduled") if e.start_ms <= self.now_ms()]
+            if due:
+                self.event_task = asyncio.ensure_future(run_event(min(due, key=lambda e: (e.start_ms, e.id)), self.store,
+                                                                  self.cfg))
         for sub in reversed(self.store.submissions("pending")):  # the oldest first
             if self.free() < self.need:
                 break

@@ -46,18 +46,43 @@ from typing import Any
 from . import keys
 from .ratings import MODELS, Rating, after_game, game_ranks, initial
 
-__all__ = ["KINDS", "NAME_RE", "SCHEMA_VERSION", "SUBMISSION_STATUSES", "Account", "AccountExists", "Dialect",
-           "GameResult", "GameRow", "HeadToHead", "HostedGame", "NewGame", "RatingChange", "RatingPoint", "Store", "StoreError",
-           "Submission", "UnknownAccount", "check_name", "state_db_url"]
+__all__ = [
+    "EVENT_STATUSES",
+    "KINDS",
+    "NAME_RE",
+    "SCHEMA_VERSION",
+    "SUBMISSION_STATUSES",
+    "Account",
+    "AccountExists",
+    "ArenaEvent",
+    "Dialect",
+    "GameResult",
+    "GameRow",
+    "HeadToHead",
+    "HostedGame",
+    "NewGame",
+    "RatingChange",
+    "RatingPoint",
+    "Store",
+    "StoreError",
+    "Submission",
+    "UnknownAccount",
+    "check_name",
+    "state_db_url",
+]
 
 #: 1: accounts, games, ratings. 2: hosted bots' submissions and games (``submissions``,
 #: ``hosted_games``): new tables only, made on open, so a version-1 database migrates as it is.
 #: 3: each account's no-shows (``accounts.no_shows``, ``no_show_ms``), so a cooldown's doubling
 #: survives a restart: two columns added to an older database on open.
-SCHEMA_VERSION = 3
+#: 4: the arena's events (``events``): a new table, made on open.
+SCHEMA_VERSION = 4
 #: A hosted bot's life (:meth:`Store.submissions`): stored, then its validation game against
 #: itself, then rated games; or failed (with the reason), or retired by a newer submission.
 SUBMISSION_STATUSES = ("pending", "validating", "active", "failed", "retired")
+#: An event's life (:meth:`Store.events`): scheduled, running, then finished (its standings and
+#: verify result stored) or failed (with the reason).
+EVENT_STATUSES = ("scheduled", "running", "finished", "failed")
 #: A no-show this long after the account's last one counts as its first again (the doubling forgives).
 NO_SHOW_MEMORY_MS = 24 * 3600 * 1000
 KINDS = ("human", "bot")
@@ -253,6 +278,35 @@ class HeadToHead:
     draws: int
 
 
+@dataclass(frozen=True)
+class ArenaEvent:
+    """An event an admin scheduled (``okgin arena event add``): a round robin or gauntlet of
+    chosen accounts, played through the tournament machinery at ``start_ms``. Once it ran:
+    ``standings`` (one dict per row: rank, account, games, wins, losses, draws, score, elo,
+    err95, forfeits), ``verify`` (one dict per check: name, status ok/FAIL/skip, summary,
+    problems) and ``verified`` (no check failed), or ``error`` if it could not run."""
+
+    id: int
+    name: str
+    format: str
+    accounts: tuple[str, ...]
+    champion: str | None
+    games_per_pairing: int
+    start_ms: int
+    created_ms: int
+    created_by: str
+    status: str
+    results: str | None = None  # the event's results file (okgin tournament verify reads it)
+    standings: tuple[dict[str, Any], ...] = ()
+    verify: tuple[dict[str, Any], ...] = ()
+    error: str | None = None
+    finished_ms: int | None = None
+
+    @property
+    def verified(self) -> bool:
+        return bool(self.verify) and all(c.get("status") != "FAIL" for c in self.verify)
+
+
 _DDL = (
     "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
     """CREATE TABLE IF NOT EXISTS accounts (
@@ -293,6 +347,10 @@ _DDL = (
         game_id TEXT PRIMARY KEY, submissions TEXT NOT NULL, deal TEXT NOT NULL, attempts INTEGER NOT NULL,
         created_ms BIGINT NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS hosted_games_created ON hosted_games (created_ms)",
+    """CREATE TABLE IF NOT EXISTS events (
+        id BIGINT PRIMARY KEY, name TEXT NOT NULL, format TEXT NOT NULL, accounts TEXT NOT NULL, champion TEXT,
+        games_per_pairing INTEGER NOT NULL, start_ms BIGINT NOT NULL, created_ms BIGINT NOT NULL, created_by TEXT NOT NULL,
+        status TEXT NOT NULL, results TEXT, standings TEXT, verify TEXT, error TEXT, finished_ms BIGINT)""",
 )
 
 _ACCOUNT_COLS = "name, kind, admin, created_ms, revoked, banned, cooldown_until_ms, cooldown_reason"
@@ -967,3 +1025,82 @@ class Store:
         with self.lock:
             row = self._one("SELECT COUNT(*) FROM hosted_games WHERE created_ms >= ?", (int(since_ms),))
         return int(row[0]) if row else 0
+
+    # -- events (okgin arena event; arena.events runs them) ---------------------------------------
+    # For the web: :meth:`events` (the latest first) and :meth:`event` (one, with standings and verify).
+
+    _EVENT_COLS = ("id, name, format, accounts, champion, games_per_pairing, start_ms, created_ms, created_by, status, "
+                   "results, standings, verify, error, finished_ms")
+
+    @staticmethod
+    def _event(r: tuple[Any, ...]) -> ArenaEvent:
+        return ArenaEvent(int(r[0]), r[1], r[2], tuple(json.loads(r[3])), r[4], int(r[5]), int(r[6]), int(r[7]), r[8], r[9],
+                          r[10], tuple(json.loads(r[11])) if r[11] else (), tuple(json.loads(r[12])) if r[12] else (), r[13],
+                          None if r[14] is None else int(r[14]))
+
+    def add_event(self, name: str, format: str, accounts: Sequence[str], start_ms: int, by: str,
+                  champion: str | None = None, games_per_pairing: int = 2, created_ms: int | None = None) -> ArenaEvent:
+        """Schedule an event of existing accounts (canonical names stored). StoreError for an
+        unknown format or account, fewer than two accounts, or a champion not among them."""
+        if format not in ("round_robin", "gauntlet"):
+            raise StoreError(f"an event is a round_robin or a gauntlet, not {format!r}")
+        name = str(name).strip()[:80]
+        if not name:
+            raise StoreError("an event needs a name")
+        now = _now_ms() if created_ms is None else created_ms
+        with self._tx():
+            names: list[str] = []
+            for a in accounts:
+                k = self._require(a)
+                row = self._one("SELECT name FROM accounts WHERE name_key = ?", (k,))
+                assert row is not None
+                if row[0] in names:
+                    raise StoreError(f"{row[0]} is named twice")
+                names.append(row[0])
+            if len(names) < 2:
+                raise StoreError("an event needs at least two accounts")
+            if format == "gauntlet":
+                if champion is None or champion.lower() not in [n.lower() for n in names]:
+                    raise StoreError("a gauntlet's champion must be one of its accounts")
+                champion = next(n for n in names if n.lower() == champion.lower())
+            elif champion is not None:
+                raise StoreError("only a gauntlet has a champion")
+            seq = self._one("SELECT MAX(id) FROM events")
+            eid = 1 + int(seq[0]) if seq and seq[0] is not None else 1
+            self._exec("INSERT INTO events (id, name, format, accounts, champion, games_per_pairing, start_ms, created_ms, "
+                       "created_by, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'scheduled')",
+                       (eid, name, format, json.dumps(names), champion, int(games_per_pairing), int(start_ms), now, str(by)))
+        got = self.event(eid)
+        assert got is not None
+        return got
+
+    def event(self, eid: int) -> ArenaEvent | None:
+        with self.lock:
+            row = self._one(f"SELECT {self._EVENT_COLS} FROM events WHERE id = ?", (int(eid),))
+        return self._event(row) if row else None
+
+    def events(self, status: str | None = None, limit: int = 200) -> list[ArenaEvent]:
+        """Events, the latest scheduled first; only those in ``status`` if given."""
+        if status is not None and status not in EVENT_STATUSES:
+            raise StoreError(f"unknown event status {status!r} (known: {', '.join(EVENT_STATUSES)})")
+        limit = max(0, min(int(limit), 10_000))
+        with self.lock:
+            rows = self._rows(f"SELECT {self._EVENT_COLS} FROM events {'WHERE status = ?' if status else ''} "
+                              f"ORDER BY start_ms DESC, id DESC LIMIT {limit}", (status,) if status else ())
+        return [self._event(r) for r in rows]
+
+    def start_event(self, eid: int, results: str) -> bool:
+        """A scheduled event starts (False if it is not scheduled: another front took it)."""
+        with self._tx():
+            n = self._exec("UPDATE events SET status = 'running', results = ? WHERE id = ? AND status = 'scheduled'",
+                           (str(results), int(eid)))
+        return n > 0
+
+    def finish_event(self, eid: int, standings: Sequence[dict[str, Any]], verify: Sequence[dict[str, Any]],
+                     error: str | None = None, at_ms: int | None = None) -> None:
+        """An event ran: its standings and verify result ("finished"), or why it could not ("failed")."""
+        now = _now_ms() if at_ms is None else at_ms
+        with self._tx():
+            self._exec("UPDATE events SET status = ?, standings = ?, verify = ?, error = ?, finished_ms = ? WHERE id = ?",
+                       ("failed" if error else "finished", json.dumps(list(standings)), json.dumps(list(verify)),
+                        None if error is None else str(error)[:2000], now, int(eid)))

@@ -30,7 +30,7 @@ from competition.tournament.sandbox import probe
 
 PROTOBOT = Path(__file__).resolve().parents[1] / "tournament" / "protobot.py"
 WAIT_S = 300.0  # bounds for a loaded machine, never asserted on
-BUDGET = 4
+BUDGET = 2  # one deal: its two seatings; then the budget holds (a second deal would wait for the ratings gap)
 
 pytestmark = pytest.mark.skipif(probe() is not None, reason=f"no bubblewrap sandbox here: {probe()}")
 
@@ -224,3 +224,37 @@ def test_copy_bounds_the_work_of_a_huge_directory(tmp_path: Path) -> None:
     with pytest.raises(SubmitError, match="more than 10 files"):
         copy_bot(src, tmp_path / "out", 10**9, 10)
     assert not (tmp_path / "out").exists()
+
+
+def test_an_event_runs_through_the_tournament_and_stores_standings_and_verify(
+        league: tuple[Path, ArenaProcess], capsys: pytest.CaptureFixture[str]) -> None:
+    """Item 3: an admin schedules a round robin of two hosted accounts and a gauntlet naming an
+    account without an active hosted bot; the arena runs the first through the tournament
+    machinery (its results file verifies) and fails the second, saying why."""
+    from arena.events import main as event_main
+
+    state, arena = league
+    wait_for("validations", lambda: statuses(state)["alpha"][0] == "active" and statuses(state)["beta"][0] == "active",
+             arena)
+    assert event_main(["add", "friday", "--accounts", "alpha,beta", "--state", str(state)]) == 0
+    assert event_main(["add", "gauntlet", "--format", "gauntlet", "--accounts", "alpha,crashy", "--champion", "alpha",
+                       "--state", str(state)]) == 0
+    assert event_main(["add", "bad", "--accounts", "alpha", "--state", str(state)]) == 2  # one account is no event
+    capsys.readouterr()
+
+    def settled() -> bool:
+        with Store.open(state_db_url(state)) as store:
+            return all(e.status in ("finished", "failed") for e in store.events())
+
+    wait_for("both events", settled, arena)
+    with Store.open(state_db_url(state)) as store:
+        friday, gauntlet = sorted(store.events(), key=lambda e: e.id)
+    assert friday.status == "finished" and friday.error is None, friday
+    assert sorted(r["account"] for r in friday.standings) == ["alpha", "beta"]
+    assert sum(r["games"] for r in friday.standings) == 2 * 2
+    assert friday.verified and {c["status"] for c in friday.verify} <= {"ok", "skip"}, friday.verify
+    assert friday.results and Path(friday.results).is_file()
+    assert gauntlet.status == "failed" and "crashy has no active hosted bot" in (gauntlet.error or "")
+    assert event_main(["show", str(friday.id), "--state", str(state)]) == 0
+    out = capsys.readouterr().out
+    assert "alpha" in out and "verify ok" in out

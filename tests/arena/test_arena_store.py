@@ -411,3 +411,29 @@ def test_hosted_submissions_and_games(store: Store) -> None:
     assert store.rating("hb1", "oklahoma").games == 2
     g = store.game("hosted-1-1")
     assert g is not None and g.status == "finished" and g.players == ("hb1", "hb2")
+
+
+def test_events_are_scheduled_run_and_read_back(store: Store) -> None:
+    """An arena event's life in the store (standings and verify for the web), on both databases."""
+    for n in ("ev1", "ev2", "ev3"):
+        store.add_account(n, "bot", created_ms=1)
+    with pytest.raises(StoreError, match="at least two"):
+        store.add_event("solo", "round_robin", ["ev1"], 100, "admin")
+    with pytest.raises(StoreError, match="champion"):
+        store.add_event("g", "gauntlet", ["ev1", "ev2"], 100, "admin", champion="ev3")
+    with pytest.raises(UnknownAccount):
+        store.add_event("g", "round_robin", ["ev1", "nobody"], 100, "admin")
+    rr = store.add_event("friday", "round_robin", ["EV1", "ev2", "ev3"], 100, "admin", created_ms=5)
+    g = store.add_event("cup", "gauntlet", ["ev1", "ev2"], 200, "admin", champion="EV1", games_per_pairing=4)
+    assert rr.accounts == ("ev1", "ev2", "ev3") and g.champion == "ev1" and g.games_per_pairing == 4
+    assert [e.id for e in store.events()] == [g.id, rr.id] and [e.id for e in store.events("scheduled")] == [g.id, rr.id]
+    assert store.start_event(rr.id, "/state/events/1/event.sqlite") and not store.start_event(rr.id, "/elsewhere")
+    standings = [{"rank": 1, "account": "ev2", "games": 4, "wins": 3, "losses": 1, "draws": 0, "score": 0.75}]
+    checks = [{"name": "chain", "status": "ok", "summary": "head abc", "problems": []}]
+    store.finish_event(rr.id, standings, checks, at_ms=300)
+    store.finish_event(g.id, [], [], "ev2 has no active hosted bot", at_ms=301)
+    done = store.event(rr.id)
+    assert done is not None and done.status == "finished" and done.standings == tuple(standings) and done.verified
+    assert done.results == "/state/events/1/event.sqlite" and done.finished_ms == 300
+    failed = store.event(g.id)
+    assert failed is not None and failed.status == "failed" and not failed.verified and "no active" in (failed.error or "")
