@@ -155,7 +155,7 @@ def test_active_bots_play_rated_duplicate_deals_within_the_budget(league: tuple[
             assert all(g.record and g.seed_hash for g in pair)
         for name in ("alpha", "beta"):
             r = store.rating(name, "oklahoma")
-            assert r.games == BUDGET and r.rating != 1500.0, r
+            assert r.games == BUDGET and r.deviation < 350.0, r  # rated: the uncertainty fell
             assert len(store.history(name, "oklahoma")) == BUDGET
             assert store.submissions(account=name)[0].games == BUDGET
         assert store.rating("crashy", "oklahoma").games == 0
