@@ -40,13 +40,13 @@ from starlette.templating import Jinja2Templates
 
 from ..auth import Busy, KeyChecker
 from ..ratings import VARIANTS
-from ..store import KINDS, NAME_RE, SUBMISSION_STATUSES, Account, GameRow, Store
+from ..store import EVENT_STATUSES, KINDS, NAME_RE, SUBMISSION_STATUSES, Account, GameRow, Store
 from .live import Full, LiveHub
 from .security import SecurityHeaders
 from .viewer import describe, public_steps
-from .words import ago, clock_words, result_words
+from .words import ago, clock_words, result_words, utc
 
-__all__ = ["ADMIN_PAGE", "CHART_POINTS", "GAME_ID_RE", "PAGE", "STEPS_CACHE", "WebApp", "create_app"]
+__all__ = ["ADMIN_PAGE", "CHART_POINTS", "EVENTS_SHOWN", "GAME_ID_RE", "PAGE", "STEPS_CACHE", "WebApp", "create_app"]
 
 HERE = Path(__file__).resolve().parent
 #: Rows per page of a leaderboard, a live list, a player's games.
@@ -57,6 +57,8 @@ ADMIN_PAGE = 100
 CHART_POINTS = 500
 #: The highest page number any list accepts (a bound on OFFSET, not on the data).
 MAX_PAGE = 100_000
+#: The events page lists at most this many (the latest scheduled first).
+EVENTS_SHOWN = 50
 #: Finished games whose viewer steps are kept in memory (the most recently viewed).
 STEPS_CACHE = 64
 GAME_ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -101,6 +103,7 @@ class WebApp:
                                  undefined=jinja2.StrictUndefined)
         env.filters["ago"] = ago
         env.filters["clock"] = clock_words
+        env.filters["utc"] = utc
         env.globals["variants"] = VARIANTS
         self.templates = Jinja2Templates(env=env)
         routes = [
@@ -226,7 +229,12 @@ class WebApp:
                          results=[g.result_for(p) for p in g.players] if g.status == "finished" else [])
 
     async def events(self, request: Request) -> Response:
-        return self.page(request, "events.html", title="events")
+        """The arena's events (``okgin arena event add``), the latest scheduled first: each
+        one's accounts and status, and once it ran its standings and every ``verify`` check,
+        so anyone can see the result was checked, and how."""
+        status = choice_param(request, "status", "all", ("all", *EVENT_STATUSES))
+        rows = await self.read(self.store.events, None if status == "all" else status, EVENTS_SHOWN)
+        return self.page(request, "events.html", title="events", events=rows, shown=status)
 
     # -- admin ---------------------------------------------------------------------------------
 

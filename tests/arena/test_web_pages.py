@@ -236,3 +236,35 @@ def test_okgin_arena_refuses_a_web_address(tmp_path, web, words) -> None:  # typ
     out = subprocess.run(okgin_argv("arena", "--state", str(tmp_path / "s"), "--web", web), capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 2 and words in out.stderr and out.stdout == "", out
+
+
+def test_the_events_page_shows_each_events_standings_and_verify_result(site) -> None:  # type: ignore[no-untyped-def]
+    """An event an admin ran (``okgin arena event add``; arena.events stores what it gives):
+    its accounts, standings and every verify check on /events, a failed one with its reason,
+    all escaped; ``?status=`` filters and is checked."""
+    _web, store, _key = site
+    done = store.add_event("friday " + EVIL, "round_robin", ["simple-1", "random-1"], start_ms=1_000, by="root")
+    store.start_event(done.id, "/srv/results.sqlite")
+    store.finish_event(done.id, [
+        {"rank": 1, "account": "simple-1", "games": 4, "wins": 4, "losses": 0, "draws": 0, "score": 4.0, "elo": 240.8,
+         "err95": 310.2, "forfeits": 0, "points_for": 400},
+        {"rank": 2, "account": "random-1", "games": 4, "wins": 0, "losses": 4, "draws": 0, "score": 0.0, "elo": -240.8,
+         "err95": 310.2, "forfeits": 0, "points_for": 12},
+    ], [{"name": "chain", "status": "ok", "summary": "4 records, head 9f2c", "problems": []},
+        {"name": "journals", "status": "FAIL", "summary": "1 record disagrees", "problems": ["game 3: " + EVIL]}])
+    failed = store.add_event("gauntlet", "gauntlet", ["strong-1", "ann"], start_ms=2_000, by="root", champion="strong-1")
+    store.finish_event(failed.id, [], [], error="ann has no active hosted bot")
+    status, _, body = fetch(url(site, "/events"))
+    assert status == 200 and EVIL not in body
+    section = body[body.index(f'id="event-{done.id}"'):]
+    assert "friday &lt;script&gt;alert(1)&lt;/script&gt;" in section and 'data-status="finished"' in section
+    assert re.search(r'<tr data-account="simple-1"><td>1</td>.*?<td>4</td><td>4</td><td>0</td>', section)
+    assert "+241 ± 310" in section
+    assert "A CHECK FAILED" in section and "<b>FAIL</b> journals: 1 record disagrees" in section
+    assert "game 3: &lt;script&gt;" in section
+    assert "It could not run: ann has no active hosted bot" in body
+    assert 'of <a class="player" href="/player/strong-1">' in body
+    _, _, only_failed = fetch(url(site, "/events?status=failed"))
+    assert "ann has no active hosted bot" in only_failed and f'id="event-{done.id}"' not in only_failed
+    status, _, _ = fetch(url(site, "/events?status=%3Cscript%3E"))
+    assert status == 400
