@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from okgin.protocol import ProtocolError
-from okgin.protocol.settings import Clock
+from okgin.protocol.settings import MAX_ADVICE_WINDOW_MS, Clock
 from okgin.rules import RuleError, RuleSet
 
 __all__ = [
@@ -83,6 +83,9 @@ class ArenaConfig:
     heartbeat_ms: int = 5000
     liveness: int = 3
     match_every_ms: int = 500  # how often open seeks are paired
+    #: Gin in the Box: how long a captain's prompt waits for its sitter's advice when the sitter
+    #: is a person or an agent (its hello says advice_wait, protocol.md §5.14); bots never wait
+    advice_window_ms: int = 5_000
     widen_every_ms: int = 10_000  # the acceptable rating gap widens by 50 this often (arena.matching.gap)
     #: rule options every arena game is played with, over the variant's defaults (docs/rules.md §8)
     rules: dict[str, Any] = field(default_factory=dict)
@@ -109,8 +112,8 @@ class ArenaConfig:
 
 
 _INTS = ("shards", "show_up_ms", "disconnect_grace_ms", "cooldown_ms", "max_cooldown_ms", "heartbeat_ms", "liveness",
-         "match_every_ms", "widen_every_ms", "hosted_games_per_hour", "hosted_concurrency", "hosted_max_mb", "hosted_max_files",
-         "web_poll_ms")
+         "match_every_ms", "widen_every_ms", "advice_window_ms", "hosted_games_per_hour", "hosted_concurrency", "hosted_max_mb",
+         "hosted_max_files", "web_poll_ms")
 _STRS = ("name", "bind", "state", "db", "hosted_clock", "dask", "dask_tls")
 _TOP = {*_INTS, *_STRS, "insecure", "curve", "clocks", "rules", "remote_shards"}
 
@@ -177,7 +180,8 @@ def load_config(path: str | os.PathLike[str] | None = None, **overrides: Any) ->
     kw: dict[str, Any] = {}
     for k in _INTS:
         if k in data:
-            kw[k] = _int(k, data[k], {"liveness": 1, "widen_every_ms": 1, "web_poll_ms": 50}.get(k, 0), 10**9)
+            kw[k] = _int(k, data[k], {"liveness": 1, "widen_every_ms": 1, "web_poll_ms": 50}.get(k, 0),
+                         MAX_ADVICE_WINDOW_MS if k == "advice_window_ms" else 10**9)
     for k in _STRS:
         if k in data:
             if not isinstance(data[k], str) or not data[k]:

@@ -329,13 +329,20 @@ class ShardPool:
             self.over.add(spec.id)
             self.ended(spec)
 
+    def advice_policy(self, variant: str) -> dict[str, int]:
+        """A Box table's advice window (the arena's ``advice_window_ms``); none for Oklahoma
+        Gin, which has no sitter, or when the operator set 0."""
+        w = self.cfg.advice_window_ms
+        return {"advice_window_ms": w} if variant == "box" and w else {}
+
     async def run(self, spec: GameSpec, shard: Shard) -> bool:
         link = shard.link
         cfg = self.cfg
         table = spec.table
         made = await link.request({
             "type": "create_table", "table": table, "variant": spec.variant, "clock": spec.clock.to_wire(),
-            "policies": {"disconnect_grace_ms": cfg.disconnect_grace_ms}, "reserved": True,
+            "policies": {"disconnect_grace_ms": cfg.disconnect_grace_ms, **self.advice_policy(spec.variant)},
+            "reserved": True,
             "players": list(spec.accounts), "reveal": "game_end", "rules": {**cfg.rules, "variant": spec.variant},
         })
         tokens: list[str] = made["seat_tokens"]

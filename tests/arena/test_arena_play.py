@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arenakit import ArenaProcess, Client, add_accounts, arena_hello, play_game
+from arenakit import FAST_RULES, ArenaProcess, Client, add_accounts, arena_hello, play_game, take_seats
 
 from arena.store import Store, state_db_url
 
@@ -119,3 +119,27 @@ def test_off_loopback_the_arena_needs_curve_or_insecure(tmp_path: Path) -> None:
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 2 and "needs CURVE" in out.stderr and "--insecure" in out.stderr, out
     assert out.stdout == ""
+
+
+def test_a_box_table_at_the_arena_waits_for_a_persons_advice(arena_dir: Path) -> None:
+    """The arena's ``advice_window_ms`` (issue 28 item 4: a table option of the referee,
+    ``okgin play`` and the arena) reaches every Box table it makes, as the table's policy
+    that holds a captain's prompt for a sitter whose hello says ``advice_wait``; an
+    Oklahoma table, which has no sitter, gets none."""
+    keys = add_accounts(arena_dir, "ann", "bob", "cid")
+    arena = ArenaProcess(arena_dir, toml=f"show_up_ms = 20000\nadvice_window_ms = 7000\n[rules]\n{FAST_RULES}")
+    clients: list[Client] = []
+    seats: dict[str, Client] = {}
+    try:
+        for a in ("ann", "bob", "cid"):
+            clients.append(signed_in(arena.endpoint, a, keys[a]))
+        for c in clients:
+            c.request({"type": "seek", "variant": "box"}, "sought")
+        ready = {a: c.wait_for(lambda m: m["type"] == "game_ready") for a, c in zip(("ann", "bob", "cid"), clients, strict=True)}
+        seats = take_seats(ready)
+        seated = seats["ann"].wait_for(lambda m: m["type"] in ("seated", "snapshot") and "policies" in m)
+        assert seated["policies"]["advice_window_ms"] == 7000
+    finally:
+        for c in [*clients, *seats.values()]:
+            c.close()
+        assert arena.stop() == 0, arena.stderr()
