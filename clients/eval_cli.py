@@ -6,10 +6,22 @@ import argparse
 import json
 import shlex
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from .bots import BUILTIN_BOTS, BotNotFound, bot_class
-from .evaluation import EVAL_PROTOCOL, REFERENCE_AGENTS, REFERENCE_FILE, SPECS, EvalResult, evaluate, format_table, load_reference
+from .evaluation import (
+    EVAL_PROTOCOL,
+    REFERENCE_AGENTS,
+    REFERENCE_FILE,
+    SPECS,
+    EvalResult,
+    evaluate,
+    format_table,
+    load_reference,
+    merge_reference,
+    write_reference,
+)
 from .match_referee import CommandBot
 
 __all__ = ["build_parser", "main"]
@@ -34,7 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the agent is a language-model agent: this MCP host program, started once per game with the MCP "
                    "seat's command in OKGIN_MCP_SERVER (JSON words) and the seat token in OKGIN_SEAT_TOKEN; adds the "
                    "refused move rate and the text per decision")
-    p.add_argument("--name", default="command", help="the --command or --mcp-agent agent's name (default: command)")
+    p.add_argument("--name", help="the agent's name in the table (default: AGENT as given, or 'command' for --command "
+                   "and --mcp-agent)")
     p.add_argument("--timeout", type=float, help="give up a --command evaluation after this many seconds")
     p.add_argument("--variant", choices=[*SPECS, "both"], default="both", help="default: both")
     p.add_argument("--against", default=",".join(REFERENCE_AGENTS), metavar="A,B",
@@ -43,8 +56,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument("--reference", action="store_true",
-                   help=f"evaluate every reference agent against every opponent and write {REFERENCE_FILE.name} (--out)")
-    p.add_argument("--out", type=Path, default=REFERENCE_FILE, help="where --reference writes (default: the package's)")
+                   help=f"evaluate every reference agent ({', '.join(REFERENCE_AGENTS)}) against every opponent and write "
+                   f"{REFERENCE_FILE.name} (--out); rows of other agents added with --add-to-reference are kept")
+    p.add_argument("--add-to-reference", action="store_true",
+                   help="also store AGENT's results in the reference file (--out), replacing its earlier rows against the "
+                   "same opponents: for an agent too slow to rerun with every --reference (the ISMCTS, docs/research.md)")
+    p.add_argument("--out", type=Path, default=REFERENCE_FILE,
+                   help="the reference file --reference and --add-to-reference write (default: the package's)")
     p.add_argument("--progress", action="store_true", help="count games on standard error")
     return p
 
@@ -58,10 +76,14 @@ def main(argv: list[str] | None = None) -> int:
     if a.command is not None or a.mcp_agent is not None:
         try:
             words = shlex.split(a.command if a.command is not None else a.mcp_agent)
-            command = CommandBot(tuple(words), a.name, mcp=a.mcp_agent is not None)
+            command = CommandBot(tuple(words), a.name or "command", mcp=a.mcp_agent is not None)
         except ValueError as e:
             print(f"okgin eval: --command: {e}", file=sys.stderr)
             return 2
+    if a.add_to_reference and a.reference:
+        print("okgin eval: --add-to-reference adds one AGENT's rows; --reference rebuilds the reference agents' (not both)",
+              file=sys.stderr)
+        return 2
     if a.deals is not None and a.deals < 1:
         print("okgin eval: --deals must be at least 1", file=sys.stderr)
         return 2
@@ -86,13 +108,20 @@ def main(argv: list[str] | None = None) -> int:
                 def tick(done: int, total: int, what: str = f"{variant}: {label} vs {opp}") -> None:
                     print(f"\r{what}: {done}/{total} games", end="", file=sys.stderr, flush=True)
 
-                results.append(evaluate(agent, opp, variant, a.deals, a.jobs, tick if a.progress else None, a.timeout))
+                r = evaluate(agent, opp, variant, a.deals, a.jobs, tick if a.progress else None, a.timeout)
+                results.append(replace(r, agent=a.name) if a.name and isinstance(agent, str) else r)
                 if a.progress:
                     print(file=sys.stderr)
     if a.reference:
-        payload = {"protocol": EVAL_PROTOCOL, "results": [r.to_json() for r in results]}
-        a.out.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
-        print(f"{len(results)} reference results written to {a.out}")
+        kept = [r for r in load_reference(a.out) if r.agent not in REFERENCE_AGENTS]  # added with --add-to-reference
+        write_reference([*results, *kept], a.out)
+        print(f"{len(results)} reference results written to {a.out}" + (f" ({len(kept)} added ones kept)" if kept else ""))
+    elif a.add_to_reference:
+        if any(not r.standard for r in results):
+            print("okgin eval: --add-to-reference takes standard results only (no --deals)", file=sys.stderr)
+            return 2
+        write_reference(merge_reference(results, a.out), a.out)
+        print(f"{len(results)} results of {results[0].agent} added to {a.out}")
     if a.json:
         print(json.dumps({"protocol": EVAL_PROTOCOL, "results": [r.to_json() for r in results]}, indent=1))
     else:

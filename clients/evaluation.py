@@ -51,7 +51,7 @@ from .match_referee import CommandBot, run_match_via_referee
 
 __all__ = [
     "EVAL_PROTOCOL", "REFERENCE_AGENTS", "REFERENCE_FILE", "SPECS", "EvalResult", "EvalSpec", "evaluate",
-    "format_table", "load_reference", "net_points_per_hand",
+    "format_table", "load_reference", "merge_reference", "net_points_per_hand", "write_reference",
 ]
 
 EVAL_PROTOCOL = "okgin-eval-1"
@@ -198,6 +198,22 @@ def load_reference(path: Path = REFERENCE_FILE) -> list[EvalResult]:
     if not isinstance(data, dict) or data.get("protocol") != EVAL_PROTOCOL:
         return []
     return [EvalResult.from_json(r) for r in data.get("results", [])]
+
+
+def write_reference(rows: Sequence[EvalResult], path: Path = REFERENCE_FILE) -> None:
+    """Write ``rows`` as the reference file (``okgin eval --reference`` or ``--add-to-reference``)."""
+    payload = {"protocol": EVAL_PROTOCOL, "results": [r.to_json() for r in rows]}
+    path.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+
+
+def merge_reference(new: Sequence[EvalResult], path: Path = REFERENCE_FILE) -> list[EvalResult]:
+    """The stored reference rows with ``new`` laid over them: a row of the same variant,
+    agent and opponent is replaced, every other kept, new ones appended. Why: an agent too
+    slow for every ``--reference`` rebuild (the ISMCTS through OpenSpiel, about a CPU-hour
+    for its 120 games against ``simple``) is measured once and kept beside the others."""
+    key = {(r.variant, r.agent, r.opponent) for r in new}
+    rows = [r for r in load_reference(path) if (r.variant, r.agent, r.opponent) not in key]
+    return [*rows, *new]
 
 
 def format_table(rows: Sequence[EvalResult], reference: Sequence[EvalResult] = ()) -> str:
