@@ -208,3 +208,13 @@ def resign_game(ready: dict[str, dict[str, Any]], loser: str) -> dict[str, dict[
     finally:
         for c in seats.values():
             c.close()
+
+
+def finish(p: subprocess.Popen[str], timeout: float = 600.0) -> tuple[int, str, str]:
+    """Wait for a bot process (``timeout``: a hang guard, not a speed check); its status and output."""
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate(timeout=30)
+    return p.returncode, out, err

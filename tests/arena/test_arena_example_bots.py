@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from arenakit import FAST_RULES, ArenaProcess, add_accounts
+from arenakit import FAST_RULES, ArenaProcess, add_accounts, finish
 from bounded import readline
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "conformance"))
@@ -44,7 +44,6 @@ from referee.security import generate_keys
 
 GAMES = 2
 CURVE_LANGUAGES = ("c", "js", "rust")  # not java: see the module docstring
-BOT_TIMEOUT = 600  # a hang guard for one bot process, not a speed check
 
 
 @dataclass
@@ -96,15 +95,6 @@ def curve_arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CurveArena
         except subprocess.TimeoutExpired:
             shard.kill()
             shard.wait(10)
-
-
-def finish(p: subprocess.Popen[str]) -> tuple[int, str, str]:
-    try:
-        out, err = p.communicate(timeout=BOT_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate(timeout=30)
-    return p.returncode, out, err
 
 
 @pytest.mark.timeout(1200)

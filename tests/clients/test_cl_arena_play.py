@@ -28,14 +28,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "arena"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "conformance"))
-from arenakit import FAST_RULES, ArenaProcess, add_accounts
+from arenakit import FAST_RULES, ArenaProcess, add_accounts, finish
 from botbuild import build
 
 from clients.sdk.arena import private_key_file
 from okgin.launch import okgin_argv
 
 ACCOUNTS = ("py1", "py2", "ban1", "wrongkey", "ex-java", "op-java")
-BOT_TIMEOUT = 600  # a hang guard for one bot process, not a speed check
 
 
 @dataclass
@@ -75,15 +74,6 @@ def bot_arena(arena: Arena, account: str, *args: str, bot: str = "simple") -> su
         okgin_argv("bot", bot, "--arena", arena.endpoint, "--account", account, "--key-file", str(arena.keys[account]), *args),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
     )
-
-
-def finish(p: subprocess.Popen[str]) -> tuple[int, str, str]:
-    try:
-        out, err = p.communicate(timeout=BOT_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate(timeout=30)
-    return p.returncode, out, err
 
 
 @pytest.mark.timeout(1200)
