@@ -121,15 +121,17 @@ def test_docs_show_the_stored_reference() -> None:
 def _c_bot() -> str:
     """clients/c built with its Makefile, as its README tells a user (skipped without make)."""
     import shutil
-    import subprocess
+    import sys
     from pathlib import Path
 
     if shutil.which("make") is None or shutil.which("pkg-config") is None:
         pytest.skip("make or pkg-config missing: cannot build clients/c")
-    c_dir = Path(__file__).resolve().parents[2] / "clients" / "c"
-    proc = subprocess.run(["make", "-s"], cwd=c_dir, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return str(c_dir / "build" / "okgin-bot")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "conformance"))
+    try:
+        from botbuild import build
+    finally:
+        sys.path.pop(0)
+    return build("c").command[0]
 
 
 @pytest.mark.timeout(300)

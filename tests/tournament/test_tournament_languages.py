@@ -9,7 +9,7 @@ are the same on every run.
 from __future__ import annotations
 
 import shutil
-import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,10 +27,12 @@ pytestmark = pytest.mark.timeout(300)
 def build_c_bot() -> Path:
     if shutil.which("make") is None or shutil.which("pkg-config") is None:
         pytest.skip("make or pkg-config missing: cannot build clients/c")
-    proc = subprocess.run(["make", "-s"], cwd=REPO / "clients" / "c", capture_output=True, text=True, timeout=300)
-    if proc.returncode != 0:
-        pytest.fail(f"clients/c does not build:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
-    return REPO / "clients" / "c" / "build" / "okgin-bot"
+    sys.path.insert(0, str(REPO / "tests" / "conformance"))
+    try:
+        from botbuild import build
+    finally:
+        sys.path.pop(0)
+    return Path(build("c").command[0])
 
 
 def test_random_simple_and_c(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
