@@ -16,6 +16,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -202,7 +203,7 @@ def test_the_referee_binds_an_extra_ipc_endpoint(tmp_path: Path) -> None:
         proc.wait(timeout=10)
 
 
-def test_the_sandbox_shows_no_host_path_of_the_organiser_and_no_token(tmp_path: Path) -> None:
+def test_the_sandbox_shows_no_host_path_of_the_organiser_and_no_token(tmp_path: Path, request: pytest.FixtureRequest) -> None:
     """Issue 24: inside the sandbox, /proc/1/cmdline (bwrap's arguments) showed the config
     directory, the run directory and the socket, and bwrap's --setenv carried the seat
     token; and /proc/self/mountinfo named the host path of the seat's door (its bind
@@ -211,9 +212,14 @@ def test_the_sandbox_shows_no_host_path_of_the_organiser_and_no_token(tmp_path: 
     arguments, environment, mounts and open files it can see."""
     organiser = tmp_path / "organiser-home"
     bots = tmp_path / "bots"
-    doors = tmp_path / "referee-doors"  # the referee's door directory (TMPDIR for its okgin-doors-*)
-    for d in (organiser, bots, doors):
+    # The referee's door directory (TMPDIR for its okgin-doors-*): short, beside tmp_path
+    # rather than in it, since a socket's path may hold at most 107 bytes and pytest-xdist's
+    # tmp_path (.../popen-gw1/test_the_sandbox_shows_no_host0/) leaves too few of them.
+    doors = Path(tempfile.mkdtemp(prefix="okd-", dir="/tmp"))
+    request.addfinalizer(lambda: shutil.rmtree(doors, ignore_errors=True))
+    for d in (organiser, bots):
         d.mkdir()
+    for d in (organiser, bots, doors):
         d.chmod(0o755)
     shutil.copy(SPY, bots / "spy_bot.py")
     (bots / "spy_bot.py").chmod(0o644)
