@@ -15,7 +15,11 @@ valid requests from sessions of the right role. It owns:
   cooldowns after a no-show (30 s, doubling, from the store);
 - **pairing**: every ``match_every_ms`` the open seeks go through
   :func:`arena.matching.pair`, expired challenges close, and each game made is handed to
-  the shards (:meth:`arena.shards.ShardPool.launch`), seats in a random order.
+  the shards (:meth:`arena.shards.ShardPool.launch`), seats in a random order. Idle hosted
+  bots seek too (:meth:`arena.hosted.HostedLeague.seeks`: rated, in every clock preset, within
+  the hosted budget), so a connected account is paired with a hosted bot of similar rating
+  like with anyone; a pairing of hosted bots only is left to the league (it plays them
+  duplicate deals), and the pass is made again without them.
 
 The referee's own lobby requests (``join``, ``queue``, ``watch``, ``create_table`` ...)
 are refused at the front (``forbidden``): an arena plays no game itself.
@@ -27,9 +31,9 @@ import asyncio
 import logging
 import secrets
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from okgin.protocol import ProtocolError
 from referee.extension import ExtensionParts, Handler
@@ -58,6 +62,24 @@ RATED_TYPES = ("seek", "challenge", "accept", "decline", "cancel", "lobby")
 REFUSED_HERE = ("queue", "join", "leave", "list_tables", "watch", "unwatch", "sync", "create_table", "close_table",
                 "reveal", "entropy", "entropy_reveal")
 AUTH_FAILED = "unknown account, wrong key or revoked key"
+MAX_PASSES = 8  # a pairing pass made again without the hosted-only pairings it found, at most this often
+
+
+class HostedSeeks(Protocol):
+    """The hosted bots that seek connected accounts (:class:`arena.hosted.HostedLeague`)."""
+
+    def seeks(self, now_ms: int) -> dict[str, tuple[Seek, int]]:
+        """Seeks of idle hosted bots by seek id, each with its submission id."""
+        ...
+
+    def take(self, game: str, sids: Sequence[int]) -> bool:
+        """Seat these bots in ``game`` (busy, counted as running and in the budget); False
+        when the budget or the concurrency has no room for it now."""
+        ...
+
+    def done(self, game: str, sids: Sequence[int]) -> None:
+        """Their game is over."""
+        ...
 
 
 @dataclass(eq=False)
@@ -90,6 +112,7 @@ class ArenaDesk:
         self.book = ChallengeBook()
         self.playing: dict[str, str] = {}  # account (lower case) -> game id
         self.launch: Callable[[GameSpec], None] = lambda spec: None  # wired to ShardPool.launch
+        self.hosted: HostedSeeks | None = None  # hosted bots seek here too (wired to the HostedLeague)
         self.tasks: set[asyncio.Task[None]] = set()
         self.ticker: asyncio.TimerHandle | None = None
         self.serial = 0
@@ -241,9 +264,9 @@ class ArenaDesk:
             if a.lower() != skip:
                 self.send(a, {"type": "challenge_closed", "challenge": cid, "reason": reason, "by": by})
 
-    def player(self, name: str, variant: str) -> Player:
+    def player(self, name: str, variant: str, hosted: bool = False) -> Player:
         entry = self.online.get(name.lower())
-        kind = entry.account.kind if entry is not None else "human"
+        kind = "bot" if hosted else entry.account.kind if entry is not None else "human"
         return Player(name, kind, round(self.store.rating(name, variant).rating))
 
     # ------------------------------------------------------------------ requests
@@ -406,18 +429,41 @@ class ArenaDesk:
             self.schedule()
 
     def match(self) -> None:
-        seeks = [s for e in self.online.values() if e.key not in self.playing for s in e.seeks.values()]
-        for p in pair(seeks, self.now_ms(), self.cfg.widen_every_ms):
-            self.start_pairing(p)
+        now = self.now_ms()
+        if not any(e.seeks for e in self.online.values() if e.key not in self.playing):
+            return  # nobody connected seeks: no look at the hosted bots
+        hosted = self.hosted.seeks(now) if self.hosted is not None else {}
+        for _ in range(MAX_PASSES):
+            seeks = [s for e in self.online.values() if e.key not in self.playing for s in e.seeks.values()]
+            if not seeks:
+                return
+            offered = [s for s, _ in hosted.values() if s.account.lower() not in self.playing]
+            again = False
+            for p in pair(seeks + offered, now, self.cfg.widen_every_ms):
+                if all(s.id in hosted for s in p.seeks):
+                    # Hosted bots only: the league's to play (duplicate deals); look again without them.
+                    gone = {s.account for s in p.seeks}
+                    hosted = {k: v for k, v in hosted.items() if v[0].account not in gone}
+                    again = True
+                    continue
+                self.start_pairing(p, {s.account: hosted[s.id][1] for s in p.seeks if s.id in hosted})
+            if not again:
+                return
 
-    def start_pairing(self, p: Pairing) -> None:
-        self.start_game(p.accounts, p.variant, p.clock, p.rated, shuffle=True)
+    def start_pairing(self, p: Pairing, hosted: dict[str, int] | None = None) -> None:
+        self.start_game(p.accounts, p.variant, p.clock, p.rated, shuffle=True, hosted=hosted)
 
-    def start_game(self, accounts: tuple[str, ...], variant: str, clock: str, rated: bool, shuffle: bool) -> None:
+    def start_game(self, accounts: tuple[str, ...], variant: str, clock: str, rated: bool, shuffle: bool,
+                   hosted: dict[str, int] | None = None) -> None:
+        """Seat a game and hand it to the shards. ``hosted``: the accounts whose hosted bot
+        (submission id) plays their seat; a connected account's seat is played by its session."""
+        hosted = hosted or {}
+        gid = self.new_id("g")
+        if hosted and (self.hosted is None or not self.hosted.take(gid, list(hosted.values()))):
+            return  # no room for a hosted game now: the connected seeks stay open
         order = list(accounts)
         if shuffle:
             secrets.SystemRandom().shuffle(order)  # nobody chooses a seat (the deal's first offer goes to seat 0)
-        gid = self.new_id("g")
         for name in order:
             k = name.lower()
             self.playing[k] = gid
@@ -426,7 +472,9 @@ class ArenaDesk:
                 entry.seeks.clear()  # one game at a time: the account's other seeks go
             for c in self.book.drop(name):
                 self.tell_closed(c.accounts, c.id, "accepted_elsewhere", None)
-        spec = GameSpec(gid, variant, clock, self.cfg.clocks[clock], rated, tuple(self.player(n, variant) for n in order))
+        spec = GameSpec(gid, variant, clock, self.cfg.clocks[clock], rated,
+                        tuple(self.player(n, variant, n in hosted) for n in order),
+                        tuple(hosted.get(n, 0) for n in order) if hosted else ())
         self.launch(spec)
 
     def ended(self, spec: GameSpec) -> None:
@@ -438,6 +486,8 @@ class ArenaDesk:
             entry = self.online.get(k)
             if entry is not None:
                 self.refresh_ratings(entry)
+        if spec.has_hosted and self.hosted is not None:
+            self.hosted.done(spec.id, [sid for sid in spec.hosted if sid])
 
     def no_show(self, name: str) -> None:
         """A cooldown for an account that did not come to its game: 30 s, doubling for each

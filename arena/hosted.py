@@ -27,7 +27,13 @@ arena's store.
 3. **Budget.** At most ``hosted_games_per_hour`` hosted games are seated in any trailing
    hour (counted in the store, :meth:`arena.store.Store.count_hosted_games`, so a restart
    does not reset it), and at most ``hosted_concurrency`` games run at once.
-4. **Failures.** An attempt that was not played to its end (a referee died; a Dask worker
+4. **Connected accounts.** Idle active bots also seek connected accounts (:meth:`HostedLeague.seeks`,
+   read by the desk's pairing pass: rated, in every clock preset the arena offers); a
+   connected account paired with one plays it at a shard, where a fresh process of the bot
+   in a fresh sandbox takes the hosted seat through its door (:mod:`arena.shardbots`,
+   :meth:`HostedLeague.seat`). Such a game has a fresh deal of the shard's own, never a
+   duplicate one, and counts in the budget and the concurrency like any hosted game.
+5. **Failures.** An attempt that was not played to its end (a referee died; a Dask worker
    was lost, which Dask itself replays and the executor counts) is played again, up to
    :data:`MAX_ATTEMPTS`; the game's stored attempts say how many it took. A game that
    never ends is void (no rating change), as is a game in progress when the arena stops.
@@ -42,7 +48,7 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from competition.cluster.tournament import DaskExecutor
 from competition.tournament.config import ConfigError as TournamentConfigError
@@ -57,7 +63,15 @@ from referee.private import private_dir
 from .config import ArenaConfig
 from .events import run_event
 from .matching import Seek, pair
+from .shardbots import SeatedBots, ShardBots
 from .store import GameResult, NewGame, Store, StoreError, Submission
+
+if TYPE_CHECKING:
+    import zmq.asyncio
+
+    from competition.tournament.link import CurveClient
+
+    from .shards import GameSpec
 
 __all__ = ["HOUR_MS", "MAX_ATTEMPTS", "VALIDATION_BASE", "HostedLeague", "failure", "participant_name", "to_arena_result"]
 
@@ -66,16 +80,21 @@ log = logging.getLogger("okgin.arena.hosted")
 HOUR_MS = 3_600_000
 MAX_ATTEMPTS = 3  # a game not played to its end is tried this many times, then void
 VALIDATION_BASE = 1_000_000_000  # validation games' schedule indices (table names): above every deal's
-VARIANT = "oklahoma"  # hosted bots play Oklahoma Gin (docs/arena.md says why the Box waits)
+SEATS = {"oklahoma": 2, "box": 3}
+#: The seatings a deal between hosted bots is played in (``order[seat]`` = the bot's index in
+#: the group): Oklahoma Gin's two; for Gin in the Box the three rotations, so that each bot
+#: holds every seat of the deal once (the tournament's six seatings would cost twice the budget
+#: for the same balance of seats).
+DEAL_SEATINGS = {"oklahoma": ((0, 1), (1, 0)), "box": ((0, 1, 2), (1, 2, 0), (2, 0, 1))}
 LABELS = {"crash": "crash", "illegal": "illegal move", "timeout": "timeout", "disconnect": "protocol error"}
 
 
-def participant_name(sub: Submission, twin: bool = False) -> str:
+def participant_name(sub: Submission, twin: int = 0) -> str:
     """A submission's name as a participant (tournament names: 40 characters of
-    ``[A-Za-z0-9_.+-]``): ``ACCOUNT+N``, and ``ACCOUNT+N+v`` for its second seat when it
-    plays its validation game against itself."""
+    ``[A-Za-z0-9_.+-]``): ``ACCOUNT+N``, and ``ACCOUNT+N+v`` (``ACCOUNT+N+w``) for its second
+    (third) seat when it plays its validation game against itself."""
     base = f"{sub.account[:30]}+{sub.id}"
-    return base + "+v" if twin else base
+    return base + ("", "+v", "+w")[int(twin)]
 
 
 def failure(g: TournamentResult) -> str | None:
@@ -126,8 +145,10 @@ class HostedLeague:
         self.now_ms = now_ms
         self.workdir = private_dir(Path(cfg.state) / "hosted")
         self.log = HostedLog(self.workdir / "events")
-        self.executor: LocalExecutor | DaskExecutor | None = None
-        self.roster: tuple[int, ...] = ()  # submission ids in the executor's config
+        # One executor per variant (a tournament config has one variant), made when first needed.
+        self.executors: dict[str, LocalExecutor | DaskExecutor] = {}
+        self.rosters: dict[str, tuple[int, ...]] = {}  # submission ids in each executor's config
+        self.variant_of: dict[int, str] = {}  # submission id -> its variant (of those playing)
         self.playing: dict[int, int] = {}  # submission id -> its games in progress
         self.idle_since: dict[int, int] = {}  # submission id -> when it last finished a game (its seek's age)
         self.running = 0  # games in progress
@@ -139,6 +160,8 @@ class HostedLeague:
         self.deals = itertools.count(1)
         self.error: str | None = None
         self.event_task: asyncio.Task[Any] | None = None  # the event running now (arena.events), one at a time
+        self.shard_bots = ShardBots(self.workdir)  # hosted seats of games against connected accounts
+        self.desk_games: set[str] = set()  # those games, seated by the desk and not over
 
     # -- life -----------------------------------------------------------------------------------
 
@@ -150,13 +173,17 @@ class HostedLeague:
             self.store.set_submission(sub.id, "pending", "the arena restarted during its validation", self.now_ms())
         # Deal numbers name tables and logs: never one a previous run used.
         self.deals = itertools.count(self.store.count_hosted_games(0) + 1)
+        await asyncio.to_thread(self.shard_bots.start)
+        if self.shard_bots.error is not None:
+            print(f"okgin arena: hosted bots play no connected account: {self.shard_bots.error}", file=sys.stderr,
+                  flush=True)
         self.loop_task = asyncio.ensure_future(self.run())
 
     async def stop(self) -> None:
         self.stopping = True
         self.wake.set()
-        if self.executor is not None:
-            self.executor.abort("the arena is stopping")
+        for ex in self.executors.values():
+            ex.abort("the arena is stopping")
         if self.event_task is not None and not self.event_task.done():
             self.event_task.cancel()  # marked failed (arena.events)
             with contextlib.suppress(BaseException):
@@ -167,10 +194,10 @@ class HostedLeague:
                 await self.loop_task
         if self.tasks:
             await asyncio.gather(*list(self.tasks), return_exceptions=True)
-        if self.executor is not None:
+        for ex in self.executors.values():
             with contextlib.suppress(Exception):
-                await self.executor.close()
-            self.executor = None
+                await ex.close()
+        self.executors.clear()
 
     async def run(self) -> None:
         while not self.stopping:
@@ -188,18 +215,20 @@ class HostedLeague:
 
     # -- the executor and its participants -------------------------------------------------------
 
-    def tournament_config(self, subs: Sequence[Submission]) -> TournamentConfig:
-        """The tournament config every hosted game is played with: each submission twice
-        (itself and its validation twin), the arena's rules, the hosted clock preset."""
+    def tournament_config(self, subs: Sequence[Submission], variant: str = "oklahoma") -> TournamentConfig:
+        """The tournament config every hosted game of ``variant`` is played with: each
+        submission once per seat of the variant (itself and its validation twins), the arena's
+        rules, the hosted clock preset."""
         clock = self.cfg.clocks[self.cfg.hosted_clock]
         parts: list[dict[str, Any]] = []
         for sub in subs:
-            for twin in (False, True):
+            for twin in range(SEATS[variant]):
                 parts.append({"name": participant_name(sub, twin), "command": list(sub.command), "cwd": sub.path,
                               "dir": sub.path})
         data = {
-            "tournament": {"name": "hosted", "concurrency": self.cfg.hosted_concurrency, "referees": 1},
-            "rules": {**self.cfg.rules, "variant": VARIANT},
+            "tournament": {"name": f"hosted-{variant}", "concurrency": self.cfg.hosted_concurrency, "referees": 1,
+                           **({"format": "box"} if variant == "box" else {})},
+            "rules": {**self.cfg.rules, "variant": variant},
             "clock": {"move_ms": clock.move_ms, "bank_ms": clock.bank_ms, "increment_ms": clock.increment_ms,
                       "grace_ms": clock.grace_ms},
             "participant": parts,
@@ -209,27 +238,30 @@ class HostedLeague:
         except TournamentConfigError as e:  # a stored command the tournament parser refuses now
             raise StoreError(str(e)) from None
 
-    async def ensure(self, subs: Sequence[Submission]) -> LocalExecutor | DaskExecutor:
-        """The executor, playing with a config that holds ``subs`` and every submission
-        in a game now (a game in progress looks its participants up)."""
-        ids = tuple(sorted({s.id for s in subs} | set(self.playing)))
-        if self.executor is not None and set(ids) <= set(self.roster):
-            return self.executor
+    async def ensure(self, subs: Sequence[Submission], variant: str = "oklahoma") -> LocalExecutor | DaskExecutor:
+        """The executor of ``variant``, playing with a config that holds ``subs`` and every
+        submission of that variant in a game now (a game in progress looks its participants up)."""
+        for s in subs:
+            self.variant_of[s.id] = variant
+        ids = tuple(sorted({s.id for s in subs} | {i for i in self.playing if self.variant_of.get(i) == variant}))
+        executor = self.executors.get(variant)
+        if executor is not None and set(ids) <= set(self.rosters.get(variant, ())):
+            return executor
         known = {s.id: s for s in subs}
         for sid in ids:
             if sid not in known:
                 got = self.store.submission(sid)
                 if got is not None:
                     known[sid] = got
-        cfg = self.tournament_config([known[i] for i in sorted(known)])
-        if self.executor is None:
+        cfg = self.tournament_config([known[i] for i in sorted(known)], variant)
+        if executor is None:
             opts = RunOptions(referees=1, progress=False, concurrency=self.cfg.hosted_concurrency,
                               dask=self.cfg.dask, dask_tls=self.cfg.dask_tls)
-            run = private_dir(self.workdir / f"run-{self.now_ms()}")
+            run = private_dir(self.workdir / f"run-{variant}-{self.now_ms()}")
             if self.cfg.dask:
                 dx = DaskExecutor(cfg, opts, self.log, run)
                 await dx.connect()
-                self.executor = dx
+                executor = dx
             else:
                 lx = LocalExecutor(cfg, opts, self.log, run)
                 try:
@@ -237,21 +269,102 @@ class HostedLeague:
                 except BaseException:
                     await lx.close()
                     raise
-                self.executor = lx
+                executor = lx
+            self.executors[variant] = executor
         else:
-            self.executor.use_config(cfg)
-        self.roster = tuple(sorted(known))
-        return self.executor
+            executor.use_config(cfg)
+        self.rosters[variant] = tuple(sorted(known))
+        return executor
 
     # -- what to play next ----------------------------------------------------------------------
 
     def free(self) -> int:
         return max(0, self.cfg.hosted_concurrency - self.running)
 
-    @property
-    def need(self) -> int:
-        """Games a deal or a validation needs at once (two), or the whole concurrency if smaller."""
-        return min(2, self.cfg.hosted_concurrency)
+    def seated(self, now: int) -> int:
+        """Hosted games seated in the trailing hour: the store's count, and the desk's games
+        not stored yet (their shard has not made the table)."""
+        unstored = sum(1 for g in self.desk_games if self.store.game(g) is None)
+        return self.store.count_hosted_games(now - HOUR_MS) + unstored
+
+    def over_budget(self, now: int, games: int) -> bool:
+        """Whether seating ``games`` more now would pass ``hosted_games_per_hour`` (said once
+        per stretch on stderr)."""
+        seated = self.seated(now)
+        if seated + games <= self.cfg.hosted_games_per_hour:
+            self.blocked = False
+            return False
+        if not self.blocked:
+            self.blocked = True
+            print(f"okgin arena: hosted budget reached: {seated} hosted game(s) seated in the last hour, "
+                  f"{self.cfg.hosted_games_per_hour} allowed (hosted_games_per_hour)", file=sys.stderr, flush=True)
+        return True
+
+    # -- games against connected accounts (the desk pairs them; arena.shardbots plays the seat) ----
+
+    def seeks(self, now: int) -> dict[str, tuple[Seek, int]]:
+        """A rated seek of every idle active bot in every clock preset, by seek id, with its
+        submission id; none when hosted bots are off, the budget or the concurrency is spent,
+        or there is no sandbox to run them in."""
+        if self.stopping or self.error is not None or not self.shard_bots.ready or self.free() < 1 \
+                or self.cfg.hosted_games_per_hour <= 0 or self.over_budget(now, 1):
+            return {}
+        out: dict[str, tuple[Seek, int]] = {}
+        for sub in self.store.submissions("active"):
+            acct = self.store.account(sub.account)
+            if sub.id in self.playing or acct is None or acct.banned:
+                continue
+            rating = self.store.rating(sub.account, sub.variant).rating
+            since = self.idle_since.get(sub.id, sub.updated_ms)
+            for clock in self.cfg.clocks:
+                key = f"h{sub.id}-{clock}"
+                out[key] = (Seek(key, sub.account, sub.variant, clock, True, rating, since), sub.id)
+        return out
+
+    def take(self, game: str, sids: Sequence[int]) -> bool:
+        """The desk seats these bots in ``game``, if the concurrency and the budget allow."""
+        if self.stopping or self.free() < 1 or any(s in self.playing for s in sids) or self.over_budget(self.now_ms(), 1):
+            return False
+        self.running += 1
+        for sid in sids:
+            self.playing[sid] = self.playing.get(sid, 0) + 1
+        self.desk_games.add(game)
+        return True
+
+    def done(self, game: str, sids: Sequence[int]) -> None:
+        if game not in self.desk_games:
+            return
+        self.desk_games.discard(game)
+        self.running -= 1
+        now = self.now_ms()
+        for sid in sids:
+            n = self.playing.get(sid, 0) - 1
+            if n > 0:
+                self.playing[sid] = n
+            else:
+                self.playing.pop(sid, None)
+            self.idle_since[sid] = now
+        self.wake.set()
+
+    async def seat(self, spec: GameSpec, endpoint: str, tokens: list[str], doors: list[str], table: str,
+                   over: Callable[[], bool], ctx: zmq.asyncio.Context, curve: CurveClient | None) -> SeatedBots:
+        """Start the hosted bots of ``spec``'s hosted seats at the shard (arena.shardbots)."""
+        subs = {seat: self.store.submission(sid) for seat, sid in enumerate(spec.hosted) if sid}
+        missing = [seat for seat, sub in subs.items() if sub is None]
+        if missing:
+            raise StoreError(f"game {spec.id}: no submission for seat(s) {missing}")
+        known = [sub for sub in subs.values() if sub is not None]
+        cfg = self.tournament_config(known, spec.variant)
+        names = {seat: participant_name(sub) for seat, sub in subs.items() if sub is not None}
+        return await self.shard_bots.seat(cfg, names, endpoint, tokens, doors, table, over, ctx, curve)
+
+    async def unseat(self, seated: SeatedBots, natural: bool) -> None:
+        await self.shard_bots.end(seated, natural)
+
+    def need(self, variant: str) -> int:
+        """Games a deal of ``variant`` needs at once (its seatings; a validation needs one), or
+        the whole concurrency if smaller."""
+        return min(len(DEAL_SEATINGS[variant]), self.cfg.hosted_concurrency)
 
     async def tick(self) -> None:
         """One pass: start a due event, validate pending submissions, then pair active bots
@@ -264,12 +377,12 @@ class HostedLeague:
                 self.event_task = asyncio.ensure_future(run_event(min(due, key=lambda e: (e.start_ms, e.id)), self.store,
                                                                   self.cfg))
         for sub in reversed(self.store.submissions("pending")):  # the oldest first
-            if self.free() < self.need:
+            if self.free() < self.need(sub.variant):
                 break
-            await self.ensure([sub])
+            await self.ensure([sub], sub.variant)
             self.store.set_submission(sub.id, "validating", None, self.now_ms())
-            self.spawn(self.validate(sub), [sub.id, sub.id], 2)
-        if self.cfg.hosted_games_per_hour <= 0 or self.free() < self.need:
+            self.spawn(self.validate(sub), [sub.id] * SEATS[sub.variant], self.need(sub.variant))
+        if self.cfg.hosted_games_per_hour <= 0 or self.free() < min(self.need(v) for v in SEATS):
             return
         now = self.now_ms()
         seeks = []
@@ -277,29 +390,24 @@ class HostedLeague:
             acct = self.store.account(sub.account)
             if sub.id in self.playing or acct is None or acct.banned:
                 continue
-            rating = self.store.rating(sub.account, VARIANT).rating
-            seeks.append(Seek(str(sub.id), sub.account, VARIANT, self.cfg.hosted_clock, True, rating,
+            rating = self.store.rating(sub.account, sub.variant).rating
+            seeks.append(Seek(str(sub.id), sub.account, sub.variant, self.cfg.hosted_clock, True, rating,
                               self.idle_since.get(sub.id, sub.updated_ms)))
         pairings = pair(seeks, now, self.cfg.widen_every_ms)
         if not pairings:
             self.blocked = False
             return
         for p in pairings:
-            if self.free() < self.need:
-                return
-            seated = self.store.count_hosted_games(now - HOUR_MS)
-            if seated + 2 > self.cfg.hosted_games_per_hour:
-                if not self.blocked:
-                    self.blocked = True
-                    print(f"okgin arena: hosted budget reached: {seated} hosted game(s) seated in the last hour, "
-                          f"{self.cfg.hosted_games_per_hour} allowed (hosted_games_per_hour)", file=sys.stderr, flush=True)
-                return
-            self.blocked = False
-            subs = [s for s in (self.store.submission(int(x.id)) for x in p.seeks) if s is not None]
-            if len(subs) != 2:
+            deal = DEAL_SEATINGS[p.variant]
+            if self.free() < self.need(p.variant):
                 continue
-            await self.ensure(subs)
-            self.seat_deal(subs, now)
+            if self.over_budget(now, len(deal)):
+                return
+            subs = [s for s in (self.store.submission(int(x.id)) for x in p.seeks) if s is not None]
+            if len(subs) != SEATS[p.variant]:
+                continue
+            await self.ensure(subs, p.variant)
+            self.seat_deal(subs, now, p.variant)
 
     def spawn(self, coro: Any, sids: Sequence[int], games: int) -> None:
         self.running += games
@@ -327,15 +435,16 @@ class HostedLeague:
 
     # -- playing --------------------------------------------------------------------------------
 
-    async def attempts(self, sg: ScheduledGame) -> TournamentResult | str:
-        """Play ``sg`` until it is played to its end (:data:`MAX_ATTEMPTS` at most): its
-        result, or why it could not be played."""
+    async def attempts(self, sg: ScheduledGame, variant: str = "oklahoma") -> TournamentResult | str:
+        """Play ``sg`` (a game of ``variant``) until it is played to its end
+        (:data:`MAX_ATTEMPTS` at most): its result, or why it could not be played."""
         why = "not played"
         for attempt in range(1, MAX_ATTEMPTS + 1):
-            if self.stopping or self.executor is None:
+            executor = self.executors.get(variant)
+            if self.stopping or executor is None:
                 return "the arena is stopping"
             try:
-                out, where = await self.executor.play_attempt(sg, attempt, None)
+                out, where = await executor.play_attempt(sg, attempt, None)
             except (NoReferee, StopRun) as e:
                 return str(e)
             except Exception as e:  # a bot that could not even be launched, a link that broke
@@ -352,10 +461,11 @@ class HostedLeague:
         return f"not played to its end in {MAX_ATTEMPTS} attempts: {why}"
 
     async def validate(self, sub: Submission) -> None:
-        """The submission's validation game against itself; then active or failed."""
-        a, b = participant_name(sub), participant_name(sub, twin=True)
-        sg = ScheduledGame(index=VALIDATION_BASE + sub.id, pairing=(a, b), deal=0, seating=0, seats=(a, b), seed=new_seed())
-        out = await self.attempts(sg)
+        """The submission's validation game against itself (a process of it at every seat of
+        its variant); then active or failed."""
+        names = tuple(participant_name(sub, twin) for twin in range(SEATS[sub.variant]))
+        sg = ScheduledGame(index=VALIDATION_BASE + sub.id, pairing=names, deal=0, seating=0, seats=names, seed=new_seed())
+        out = await self.attempts(sg, sub.variant)
         now = self.now_ms()
         if isinstance(out, str):
             if not self.stopping:  # not the bot's fault: it waits for another try
@@ -373,28 +483,28 @@ class HostedLeague:
             print(f"okgin arena: hosted bot #{sub.id} of {sub.account} failed its validation game: {why}", file=sys.stderr,
                   flush=True)
 
-    def seat_deal(self, subs: Sequence[Submission], now: int) -> None:
-        """Seat one deal of ``subs`` in every seating (stored as games in play at once,
-        so the budget counts them) and play it."""
+    def seat_deal(self, subs: Sequence[Submission], now: int, variant: str = "oklahoma") -> None:
+        """Seat one deal of ``subs`` in each of :data:`DEAL_SEATINGS` (stored as games in play
+        at once, so the budget counts them) and play it."""
         deal = next(self.deals)
         seed = new_seed()
         names = tuple(participant_name(s) for s in subs)
         clock = self.cfg.clocks[self.cfg.hosted_clock].to_wire()
         games: list[tuple[str, ScheduledGame, tuple[int, ...]]] = []
-        for seating, order in enumerate(itertools.permutations(range(len(subs)))):
+        for seating, order in enumerate(DEAL_SEATINGS[variant]):
             sg = ScheduledGame(index=len(subs) * deal + seating, pairing=names, deal=deal, seating=seating,
                                seats=tuple(names[i] for i in order), seed=seed)
             game_id = f"hosted-{deal}-{seating + 1}"
             seat_subs = tuple(subs[i].id for i in order)
-            self.store.add_hosted_game(NewGame(game_id, VARIANT, True, tuple(subs[i].account for i in order), clock, "hosted",
+            self.store.add_hosted_game(NewGame(game_id, variant, True, tuple(subs[i].account for i in order), clock, "hosted",
                                                f"hosted-{sg.index}", now), seat_subs, str(deal))
             games.append((game_id, sg, seat_subs))
-        self.spawn(self.play_deal(games), [s.id for s in subs], len(games))
+        self.spawn(self.play_deal(games, variant), [s.id for s in subs], len(games))
 
-    async def play_deal(self, games: list[tuple[str, ScheduledGame, tuple[int, ...]]]) -> None:
+    async def play_deal(self, games: list[tuple[str, ScheduledGame, tuple[int, ...]]], variant: str = "oklahoma") -> None:
         """Every seating of one deal at once; each recorded once all have ended (the deal's
         seed is in each game's record)."""
-        outs = await asyncio.gather(*(self.attempts(sg) for _, sg, _ in games), return_exceptions=True)
+        outs = await asyncio.gather(*(self.attempts(sg, variant) for _, sg, _ in games), return_exceptions=True)
         for (game_id, sg, _), out in zip(games, outs, strict=True):
             now = self.now_ms()
             if isinstance(out, TournamentResult):

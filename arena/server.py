@@ -78,6 +78,9 @@ class Arena:
         self.front = Referee(rcfg, self.desk)
         # Hosted bots (arena.hosted): played by the tournament's executors, recorded here.
         self.hosted = HostedLeague(cfg, self.store, now_ms)
+        # Hosted bots seek connected accounts at the desk, and play those games at the shards.
+        self.desk.hosted = self.hosted
+        self.pool.hosted = self.hosted
         self.settled = (0, 0)
         self.stopped = asyncio.Event()
         self.web: WebFace | None = None
@@ -131,6 +134,7 @@ class Arena:
         await self.hosted.stop()  # voids the hosted games in progress
         self.desk.stop()
         await self.pool.stop()  # voids the games in progress, tells their players
+        self.hosted.shard_bots.close()
         await self.front.stop(reason)
         self.checker.close()
         self.store.close()

@@ -45,7 +45,7 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import zmq
 import zmq.asyncio
@@ -58,6 +58,7 @@ from okgin.rules import RuleSet
 from referee.private import private_dir
 
 from .config import ArenaConfig, RemoteShard
+from .shardbots import SeatedBots
 from .store import GameResult, NewGame, RatingChange, Store
 
 __all__ = [
@@ -88,6 +89,13 @@ class GameSpec:
     clock: Clock
     rated: bool
     players: tuple[Player, ...]
+    #: per seat, the hosted bot (submission id) that plays it, 0 for a connected account;
+    #: empty when every seat is connected (arena.shardbots)
+    hosted: tuple[int, ...] = ()
+
+    @property
+    def has_hosted(self) -> bool:
+        return any(self.hosted)
 
     @property
     def accounts(self) -> tuple[str, ...]:
@@ -156,6 +164,16 @@ def settle_from_journal(store: Store, shards_dir: Path, now_ms: int) -> tuple[in
 Notify = Callable[[str, dict[str, Any]], None]
 
 
+class HostedSeats(Protocol):
+    """Who plays a game's hosted seats (:class:`arena.hosted.HostedLeague`): fresh sandboxed
+    processes at the seats' doors (:mod:`arena.shardbots`)."""
+
+    async def seat(self, spec: GameSpec, endpoint: str, tokens: list[str], doors: list[str], table: str,
+                   over: Callable[[], bool], ctx: zmq.asyncio.Context, curve: CurveClient | None) -> SeatedBots: ...
+
+    async def unseat(self, seated: SeatedBots, natural: bool) -> None: ...
+
+
 class ShardPool:
     """The arena's shards and the games on them. ``notify(account, message)`` sends to an
     account's arena session (if it is online); ``no_show(account)`` gives one a cooldown;
@@ -179,6 +197,7 @@ class ShardPool:
         self.replacing: set[asyncio.Task[None]] = set()  # shards being restarted
         self.over: set[str] = set()  # games whose players were told game_over (free to play again)
         self.curve: CurveClient | None = None
+        self.hosted: HostedSeats | None = None  # plays hosted bots' seats (wired by the arena)
         if cfg.curve_keys:
             self.curve = CurveClient.load(Path(cfg.curve_keys) / "server.key")
 
@@ -233,8 +252,9 @@ class ShardPool:
     def public(self, endpoint: str) -> str:
         return endpoint
 
-    def pick(self) -> Shard | None:
-        live = [s for s in self.shards if not s.dead]
+    def pick(self, local: bool = False) -> Shard | None:
+        """The least busy live shard (``local``: on this host, with doors a sandbox can be given)."""
+        live = [s for s in self.shards if not s.dead and (not local or s.journal_dir is not None)]
         return min(live, key=lambda s: (len(s.games), s.label)) if live else None
 
     def lost(self, shard: Shard, why: str) -> None:
@@ -295,11 +315,11 @@ class ShardPool:
         shard: Shard | None = None
         settled = False
         try:
-            shard = self.pick()
+            shard = self.pick(spec.has_hosted)
             if shard is None and self.replacing:  # every shard is being restarted: wait for one
                 await asyncio.wait(set(self.replacing), timeout=60.0)
-                shard = self.pick()
-            if shard is None:
+                shard = self.pick(spec.has_hosted)
+            if shard is None or (spec.has_hosted and self.hosted is None):
                 self.void(spec, "no_shard", stored=False)
                 settled = True
                 return
@@ -344,10 +364,18 @@ class ShardPool:
             "policies": {"disconnect_grace_ms": cfg.disconnect_grace_ms, **self.advice_policy(spec.variant)},
             "reserved": True,
             "players": list(spec.accounts), "reveal": "game_end", "rules": {**cfg.rules, "variant": spec.variant},
+            # A hosted bot's sandboxed process reaches its seat through its door only (arena.shardbots).
+            **({"doors": True} if spec.has_hosted else {}),
         })
         tokens: list[str] = made["seat_tokens"]
-        self.store.new_game(NewGame(spec.id, spec.variant, spec.rated, spec.accounts, spec.clock.to_wire(), shard.label,
-                                    table, self.now_ms()))
+        doors: list[str] = list(made.get("doors") or [])
+        new = NewGame(spec.id, spec.variant, spec.rated, spec.accounts, spec.clock.to_wire(), shard.label, table,
+                      self.now_ms())
+        if spec.has_hosted:
+            # Counted in the hosted budget; its own deal (a fresh seed): never a duplicate one.
+            self.store.add_hosted_game(new, spec.hosted, f"single-{spec.id}")
+        else:
+            self.store.new_game(new)
         started = asyncio.Event()
         done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         seen: list[dict[str, Any]] = []  # the public feed: a remote shard's game's record is rebuilt from it
@@ -362,6 +390,7 @@ class ShardPool:
                 done.set_result(msg)
 
         link.subscribe(table, feed)
+        seated: SeatedBots | None = None
         try:
             await link.request({"type": "watch", "table": table})
             for seat, p in enumerate(spec.players):
@@ -372,6 +401,11 @@ class ShardPool:
                     "players": [{"account": q.account, "kind": q.kind, "rating": q.rating} for q in spec.players],
                     "show_up_ms": cfg.show_up_ms,
                 })
+            if spec.has_hosted and self.hosted is not None:
+                if len(doors) != len(tokens):
+                    raise RuntimeError(f"shard {shard.label} gave {len(doors)} seat doors for {len(tokens)} seats")
+                seated = await self.hosted.seat(spec, shard.endpoint, tokens, doors, table, done.done, self.ctx,
+                                                self.curve)
             waiter: asyncio.Future[Any] = asyncio.ensure_future(started.wait())
             either: set[asyncio.Future[Any]] = {waiter, done}
             try:
@@ -384,6 +418,8 @@ class ShardPool:
             end = await done
             return await self.finish(spec, shard, end, seen)
         finally:
+            if seated is not None and self.hosted is not None:
+                await self.hosted.unseat(seated, natural=done.done())
             link.unsubscribe(table)
             if not shard.dead and not self.stopping:
                 with contextlib.suppress(RefereeGone, RequestFailed):
@@ -425,7 +461,8 @@ class ShardPool:
                 journal=str(path or "") if path is not None else f"{shard.endpoint} {spec.table}",
                 seed_hash=str(end.get("seed_hash") or ""), seed=str(end.get("seed") or ""), salt=str(end.get("salt") or ""),
             )
-        change = await asyncio.to_thread(self.store.finish_game, spec.id, res)
+        change = await asyncio.to_thread(self.store.finish_hosted_game if spec.has_hosted else self.store.finish_game,
+                                         spec.id, res)
         self.game_over(spec, res, change)
         return True
 

@@ -159,8 +159,10 @@ def copy_bot(src: Path, dest: Path, max_bytes: int, max_files: int) -> tuple[int
 
 
 def submit(store_args: argparse.Namespace, account: str, directory: Path, command: str,
-           state: Path, max_mb: int, max_files: int) -> Submission:
-    """Check, copy and store a hosted bot (status "pending"): the arena validates it next."""
+           state: Path, max_mb: int, max_files: int, variant: str = "oklahoma") -> Submission:
+    """Check, copy and store a hosted bot (status "pending") that plays ``variant``: the arena
+    validates it next (in that variant: two processes of it for Oklahoma Gin, three for
+    Gin in the Box)."""
     bots = private_dir(state / "bots")  # 0700: the copies of every hosted bot
     src = directory.expanduser()
     if not src.is_dir():
@@ -174,7 +176,7 @@ def submit(store_args: argparse.Namespace, account: str, directory: Path, comman
             if acct is None:
                 raise SubmitError(f"no account named {account!r} (okgin arena account add {account} --bot)")
             # The id is the store's: stage under a temporary name, then move into place.
-            sub = store.add_submission(acct.name, words, "oklahoma", "", files, size)
+            sub = store.add_submission(acct.name, words, variant, "", files, size)
             final = bots / str(sub.id)
             os.rename(staging, final)
             store.set_submission_path(sub.id, str(final))
@@ -195,6 +197,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("dir", type=Path, help="the bot's directory (copied; no symbolic link may lead out of it)")
     p.add_argument("--command", required=True, help="the command that starts it, run in its directory, e.g. "
                                                     "\"python3 bot.py {endpoint}\"")
+    p.add_argument("--variant", choices=("oklahoma", "box"), default="oklahoma",
+                   help="the game it plays: oklahoma (Oklahoma Gin, the default) or box (Gin in the Box); its validation "
+                        "game and every rated game are of this variant (submit again to change it)")
     add_db_flags(p)
     return p
 
@@ -203,12 +208,13 @@ def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     try:
         cfg = load_config(args.config, state=args.state, db=args.db)
-        sub = submit(args, args.account, args.dir, args.command, Path(cfg.state), cfg.hosted_max_mb, cfg.hosted_max_files)
+        sub = submit(args, args.account, args.dir, args.command, Path(cfg.state), cfg.hosted_max_mb, cfg.hosted_max_files,
+                     args.variant)
     except (SubmitError, StoreError, ConfigError) as e:
         print(f"okgin arena submit: {e}", file=sys.stderr)
         return 2
-    print(f"hosted bot #{sub.id} of {sub.account} stored ({sub.files} files, {sub.bytes} bytes): pending its "
-          "validation game (okgin arena submissions)")
+    print(f"hosted bot #{sub.id} of {sub.account} stored ({sub.files} files, {sub.bytes} bytes, plays {sub.variant}): "
+          "pending its validation game (okgin arena submissions)")
     return 0
 
 
@@ -233,10 +239,12 @@ def main_list(argv: list[str]) -> int:
     if not subs:
         print("no submissions")
         return 0
-    print(f"{'#':>4}  {'account':<20} {'status':<10} {'games':>5}  {'size':>9}  {'submitted (UTC)':<19}  command / reason")
+    print(f"{'#':>4}  {'account':<20} {'status':<10} {'games':>5}  {'size':>9}  {'submitted (UTC)':<19}  {'variant':<8}  "
+          "command / reason")
     for s in subs:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(s.created_ms / 1000))
-        print(f"{s.id:>4}  {s.account:<20} {s.status:<10} {s.games:>5}  {s.bytes:>9}  {when:<19}  {shlex.join(s.command)}")
+        print(f"{s.id:>4}  {s.account:<20} {s.status:<10} {s.games:>5}  {s.bytes:>9}  {when:<19}  {s.variant:<8}  "
+              f"{shlex.join(s.command)}")
         if s.reason:
             print(f"{'':>6}{s.reason}")
     return 0

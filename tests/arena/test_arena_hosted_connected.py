@@ -1,0 +1,100 @@
+"""A hosted bot plays a connected account (issue 27 item 2: "the arena keeps the bot playing
+rated games against others of similar rating"), with a real arena, a real sandboxed bot
+process at the shard's seat door and a real connected bot (``okgin bot ... --arena``).
+
+One short arena (about 40 s loaded: two validations and two games, the Box ones with three
+processes), both variants at once: an Oklahoma Gin hosted bot (tests/tournament/protobot.py)
+and a Gin in the Box one (``okgin bot random``, submitted with ``--variant box``) pass their
+validation games (the Box one against two more processes of itself), then one connected
+bot's Oklahoma seek is paired with the first and two connected bots' Box seeks with the
+second (two connected seats and a hosted one). Each game is rated, stored as a hosted game
+with its own deal (a fresh seed nobody else got: never a duplicate deal for a connected
+player) and counted in the budget.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from arenakit import ArenaProcess, add_accounts, finish
+from test_arena_hosted import bot_dir, statuses, submit, wait_for
+
+from arena.keys import write_key_file
+from arena.store import Store, state_db_url
+from competition.tournament.sandbox import probe
+from okgin.launch import okgin_argv
+
+pytestmark = pytest.mark.skipif(probe() is not None, reason=f"no bubblewrap sandbox here: {probe()}")
+
+TOML = """show_up_ms = 60000
+hosted_clock = "fast"
+hosted_concurrency = 4
+match_every_ms = 200
+[clocks.standard]
+move_ms = 20000
+[clocks.fast]
+move_ms = 5000
+grace_ms = 2000
+[rules]
+target_score = 10
+max_hands = 2
+"""
+
+
+def settled(state: Path) -> bool:
+    return all(s not in ("pending", "validating") for s, _ in statuses(state).values())
+
+
+def test_connected_bots_are_paired_with_hosted_bots_of_both_variants(tmp_path: Path) -> None:
+    state = tmp_path / "arena"
+    keys = add_accounts(state, "hosted1", "boxh", "conn1", "conn2", "conn3")
+    assert submit(state, "hosted1", bot_dir(tmp_path, "h"), f"{sys.executable} protobot.py {{endpoint}}") == 0
+    box_dir = tmp_path / "b"
+    box_dir.mkdir()
+    assert submit(state, "boxh", box_dir, f"{sys.executable} -m okgin bot random --connect {{endpoint}} --quiet",
+                  "--variant", "box") == 0
+    arena = ArenaProcess(state, shards=1, toml=TOML, extra=("--hosted-games-per-hour", "2"))
+    procs: list[subprocess.Popen[str]] = []
+    try:
+        wait_for("the validations", lambda: settled(state), arena)
+        assert statuses(state) == {"hosted1": ("active", None), "boxh": ("active", None)}, statuses(state)
+        for name, variant in (("conn1", "oklahoma"), ("conn2", "box"), ("conn3", "box")):
+            key_file = write_key_file(tmp_path / f"{name}.key", keys[name])
+            procs.append(subprocess.Popen(
+                okgin_argv("bot", "random", "--arena", arena.endpoint, "--account", name, "--key-file", str(key_file),
+                           "--games", "1", "--variant", variant),
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL))
+        for p in procs:
+            rc, out, err = finish(p, timeout=300.0)
+            assert rc == 0, (out, err, arena.stderr()[-3000:])
+            assert "arena game" in out, out
+            assert not any(k in out + err for k in keys.values())
+        with Store.open(state_db_url(state)) as store:
+            hosted = store.hosted_games()
+            assert len(hosted) == 2 == store.count_hosted_games(0)  # both in the budget (of 2)
+            games = {h.game_id: store.game(h.game_id) for h in hosted}
+            seeds = [g.seed for g in games.values() if g is not None]
+            for hg in hosted:
+                g = games[hg.game_id]
+                assert g is not None and g.status == "finished" and g.rated, g
+                assert hg.deal == f"single-{g.id}"  # its own deal, no other seating of it
+                assert g.seed and seeds.count(g.seed) == 1 and g.record, g
+                expected = ["conn1", "hosted1"] if g.variant == "oklahoma" else ["boxh", "conn2", "conn3"]
+                assert sorted(g.players) == expected, g
+                hosted_name = "hosted1" if g.variant == "oklahoma" else "boxh"
+                sub = store.submissions(account=hosted_name)[0]
+                assert sub.variant == g.variant and sub.games == 1
+                assert hg.submissions == tuple(sub.id if p == hosted_name else 0 for p in g.players)
+                for name in g.players:
+                    r = store.rating(name, g.variant)
+                    assert r.games == 1 and r.deviation < 350.0, r
+            assert sorted(g.variant for g in games.values() if g is not None) == ["box", "oklahoma"]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait(10)
+        arena.stop()
