@@ -113,6 +113,9 @@ class ArenaDesk:
         self.playing: dict[str, str] = {}  # account (lower case) -> game id
         self.launch: Callable[[GameSpec], None] = lambda spec: None  # wired to ShardPool.launch
         self.hosted: HostedSeeks | None = None  # hosted bots seek here too (wired to the HostedLeague)
+        #: connected accounts of the event running now (arena.eventseats): their seeks wait,
+        #: and they are seated in their event games instead
+        self.reserved: frozenset[str] = frozenset()
         self.tasks: set[asyncio.Task[None]] = set()
         self.ticker: asyncio.TimerHandle | None = None
         self.serial = 0
@@ -430,11 +433,12 @@ class ArenaDesk:
 
     def match(self) -> None:
         now = self.now_ms()
-        if not any(e.seeks for e in self.online.values() if e.key not in self.playing):
+        if not any(e.seeks for e in self.online.values() if e.key not in self.playing and e.key not in self.reserved):
             return  # nobody connected seeks: no look at the hosted bots
         hosted = self.hosted.seeks(now) if self.hosted is not None else {}
         for _ in range(MAX_PASSES):
-            seeks = [s for e in self.online.values() if e.key not in self.playing for s in e.seeks.values()]
+            seeks = [s for e in self.online.values() if e.key not in self.playing and e.key not in self.reserved
+                     for s in e.seeks.values()]
             if not seeks:
                 return
             offered = [s for s, _ in hosted.values() if s.account.lower() not in self.playing]
@@ -488,6 +492,38 @@ class ArenaDesk:
                 self.refresh_ratings(entry)
         if spec.has_hosted and self.hosted is not None:
             self.hosted.done(spec.id, [sid for sid in spec.hosted if sid])
+
+    # ------------------------------------------------------------------ events (arena.eventseats)
+    def available(self, name: str) -> bool:
+        """Whether ``name`` is signed in and in no game: an event may seat it now. Read from
+        the event's thread too (one dictionary look-up each)."""
+        k = name.lower()
+        return k in self.online and k not in self.playing
+
+    def is_online(self, name: str) -> bool:
+        return name.lower() in self.online
+
+    def seat_for_event(self, name: str, ready: dict[str, Any]) -> bool:
+        """Send ``name`` the ``game_ready`` of its event game (its seeks and challenges go: one
+        game at a time); False if it is gone or in another game."""
+        k = name.lower()
+        entry = self.online.get(k)
+        if entry is None or k in self.playing:
+            return False
+        self.playing[k] = ready["game"]
+        entry.seeks.clear()
+        for c in self.book.drop(entry.account.name):
+            self.tell_closed(c.accounts, c.id, "accepted_elsewhere", None)
+        self.host.send(entry.sess, ready)
+        return True
+
+    def unseat_from_event(self, name: str, game: str, over: dict[str, Any] | None) -> None:
+        """``name``'s event game is over: free again (before it hears ``game_over``)."""
+        k = name.lower()
+        if self.playing.get(k) == game:
+            del self.playing[k]
+        if over is not None:
+            self.send(name, over)
 
     def no_show(self, name: str) -> None:
         """A cooldown for an account that did not come to its game: 30 s, doubling for each

@@ -12,10 +12,17 @@ tournament verify`` (:func:`competition.tournament.verify.verify`) are stored wi
 (:meth:`arena.store.Store.finish_event`), where ``okgin arena event show`` and the web read
 them. Event games are the event's own: they do not change arena ratings.
 
-An account in an event plays through its active hosted bot. Connected accounts (bots on
-their authors' machines) would be the tournament's ``remote`` participants, reached through
-its gateway; the arena does not hand them a gateway seat yet, so an event naming an account
-with no active hosted bot fails, saying which.
+An account in an event plays through its active hosted bot (an Oklahoma Gin one: events are
+Oklahoma Gin). Any other account plays **connected**: it is the tournament's ``remote``
+participant, seated through the arena's front instead of a gateway
+(:class:`arena.eventseats.EventSeats`): while the event runs, its seeks wait, and each of
+its event games comes to it as a ``game_ready`` (unrated) when it is signed in and free; an
+account away longer than ``show_up_ms`` forfeits its games (``no_show``), as in a
+tournament. Its games have deals of their own (``remote_duplicate`` is false): a connected
+bot never gets a duplicate deal. The event's referee then listens on the front's host, and
+the event is played on this host (not on the Dask cluster: its referee must be reachable
+by the accounts). An arena with CURVE keys cannot run events with connected accounts yet
+(the event's referee would not encrypt): such an event fails, saying so.
 """
 
 from __future__ import annotations
@@ -27,9 +34,11 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import zmq.asyncio
 
 from competition.tournament.config import ConfigError as TournamentConfigError
 from competition.tournament.config import parse_config
@@ -41,26 +50,51 @@ from competition.tournament.verify import verify
 from referee.private import private_dir
 
 from .config import ArenaConfig, ConfigError
+from .eventseats import EventSeats
 from .statedir import add_db_flags, open_store
 from .store import ArenaEvent, Store, StoreError
+
+if TYPE_CHECKING:
+    from .desk import ArenaDesk
 
 __all__ = ["event_config", "main", "run_event", "summarise"]
 
 
-def event_config(ev: ArenaEvent, store: Store, cfg: ArenaConfig, where: Path) -> Any:
-    """The tournament config of ``ev``: each account's active hosted bot, the arena's rules
-    and hosted clock. StoreError naming an account with no active hosted bot."""
-    parts = []
+def connected_accounts(ev: ArenaEvent, store: Store) -> list[str]:
+    """The accounts of ``ev`` that play connected: those with no active Oklahoma Gin hosted bot.
+    StoreError naming an account that does not exist or is banned."""
+    out = []
     for name in ev.accounts:
-        active = store.submissions("active", account=name)
-        if not active:
-            raise StoreError(f"{name} has no active hosted bot (an event's accounts play through their hosted bots: "
-                             "okgin arena submit)")
-        sub = active[0]
+        acct = store.account(name)
+        if acct is None:
+            raise StoreError(f"no account named {name!r}")
+        if acct.banned:
+            raise StoreError(f"{name} is banned: {acct.banned}")
+        if not [s for s in store.submissions("active", account=name) if s.variant == "oklahoma"]:
+            out.append(name)
+    return out
+
+
+def event_config(ev: ArenaEvent, store: Store, cfg: ArenaConfig, where: Path) -> Any:
+    """The tournament config of ``ev``: each account's active hosted bot, or a ``remote``
+    participant for a connected account (seated through the front: arena.eventseats), the
+    arena's rules and hosted clock. StoreError naming an account that cannot play."""
+    parts: list[dict[str, Any]] = []
+    connected = connected_accounts(ev, store)
+    for name in ev.accounts:
+        if name in connected:
+            parts.append({"name": name, "remote": True})
+            continue
+        sub = next(s for s in store.submissions("active", account=name) if s.variant == "oklahoma")
         parts.append({"name": name, "command": list(sub.command), "cwd": sub.path, "dir": sub.path})
     clock = cfg.clocks[cfg.hosted_clock]
     t: dict[str, Any] = {"name": f"event-{ev.id}", "format": ev.format, "games_per_pairing": ev.games_per_pairing,
                          "concurrency": cfg.hosted_concurrency, "referees": 1, "database": str(where / "event.sqlite")}
+    if connected:
+        # Never bound: the arena seats connected accounts itself (RunOptions.gateway). A
+        # connected account away this long forfeits the game, as a tournament's no-show.
+        t["gateway"] = "tcp://127.0.0.1:1"
+        t["no_show_s"] = max(1.0, cfg.show_up_ms / 1000)
     if ev.champion:
         t["champion"] = ev.champion
     data = {"tournament": t, "participant": parts, "rules": {**cfg.rules, "variant": "oklahoma"},
@@ -108,9 +142,29 @@ async def in_thread(fn: Callable[[], Any]) -> Any:
     return await fut
 
 
-async def run_event(ev: ArenaEvent, store: Store, cfg: ArenaConfig) -> ArenaEvent | None:
+def game_ready_maker(ev: ArenaEvent, store: Store, cfg: ArenaConfig) -> Any:
+    """How a connected account's event game is announced: a ``game_ready`` (unrated, the
+    hosted clock, the seat's token, the event referee's endpoint); built on the arena's loop."""
+    clock = cfg.clocks[cfg.hosted_clock].to_wire()
+    kinds = {a.lower(): (acct.name, acct.kind) for a in ev.accounts if (acct := store.account(a)) is not None}
+
+    def ready(name: str, table: str, endpoint: str, token: str, seat: int, seats: tuple[str, ...]) -> dict[str, Any]:
+        players = []
+        for who in seats or (name,):
+            acct_name, kind = kinds.get(who.lower(), (who, "bot"))
+            players.append({"account": acct_name, "kind": kind, "rating": round(store.rating(acct_name, "oklahoma").rating)})
+        return {"type": "game_ready", "game": table, "endpoint": endpoint, "server_key": None, "table": table,
+                "token": token, "seat": seat, "variant": "oklahoma", "clock": clock, "rated": False, "players": players,
+                "show_up_ms": cfg.show_up_ms}
+
+    return ready
+
+
+async def run_event(ev: ArenaEvent, store: Store, cfg: ArenaConfig, desk: ArenaDesk | None = None) -> ArenaEvent | None:
     """Run a due event to its end (the tournament in a thread: it has its own loop and
-    processes) and store its standings and verify result; None if another front took it."""
+    processes) and store its standings and verify result; None if another front took it.
+    ``desk``: the front's, which seats the event's connected accounts (without one, an event
+    with a connected account fails)."""
     where = private_dir(Path(cfg.state) / "events" / str(ev.id))
     if not store.start_event(ev.id, str(where / "event.sqlite")):
         return None
@@ -118,19 +172,44 @@ async def run_event(ev: ArenaEvent, store: Store, cfg: ArenaConfig) -> ArenaEven
           flush=True)
     try:
         tcfg = event_config(ev, store, cfg, where)
+        connected = connected_accounts(ev, store)
         opts = RunOptions(progress=False, dask=cfg.dask, dask_tls=cfg.dask_tls, database=str(where / "event.sqlite"),
                           output=str(where))
+        if connected:
+            if desk is None:
+                raise StoreError(f"{', '.join(connected)} would play connected, and this arena has no front to seat them")
+            if cfg.curve_keys:
+                raise StoreError(f"{', '.join(connected)} would play connected, and an arena with CURVE keys cannot run "
+                                 "events with connected accounts yet (their event referee would not encrypt): give "
+                                 "each an active hosted bot (okgin arena submit)")
+            loop = asyncio.get_running_loop()
+            ready = game_ready_maker(ev, store, cfg)
+            run_dir = where / "event-run"  # the runner's (ResultsStore path's stem + "-run"): journals-*
+
+            def gateway(tokens: dict[str, str]) -> EventSeats:
+                assert desk is not None
+                return EventSeats(zmq.asyncio.Context.instance(), tokens, desk, loop, ready, run_dir,
+                                  max(1.0, cfg.show_up_ms / 1000))
+
+            host = cfg.bind[len("tcp://"):].rsplit(":", 1)[0] if cfg.bind.startswith("tcp://") else "127.0.0.1"
+            opts = replace(opts, dask=None, gateway=gateway, referee_bind=f"tcp://{host}:0")
+            desk.reserved = frozenset(c.lower() for c in connected)
         code = await in_thread(lambda: run_tournament(tcfg, opts))
         if code not in (0, 1) or not (where / "event.sqlite").exists():
             raise RuntimeError(f"the tournament exited with status {code}")
         standings, checks = await asyncio.to_thread(summarise, where / "event.sqlite")
         store.finish_event(ev.id, standings, checks)
     except asyncio.CancelledError:
+        if desk is not None:
+            desk.reserved = frozenset()
         store.finish_event(ev.id, [], [], "the arena stopped during the event (the games played so far are in its "
                            "results file)")
         raise
     except (StoreError, RuntimeError, OSError) as e:
         store.finish_event(ev.id, [], [], str(e) or type(e).__name__)
+    finally:
+        if desk is not None:
+            desk.reserved = frozenset()
     done = store.event(ev.id)
     if done is not None:
         print(f"okgin arena: event #{ev.id} {done.status}" + (f": {done.error}" if done.error else
@@ -140,8 +219,9 @@ async def run_event(ev: ArenaEvent, store: Store, cfg: ArenaConfig) -> ArenaEven
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="okgin arena event", description=(
-        "Events: a round robin or gauntlet of chosen accounts' hosted bots, played by the running arena through the "
-        "tournament machinery (secret committed deals, duplicate seatings, verify)."))
+        "Events: a round robin or gauntlet of chosen accounts (through their hosted bots, or connected: seated by "
+        "the front when signed in, a no-show forfeits), played by the running arena through the tournament machinery "
+        "(secret committed deals, duplicate seatings for hosted bots only, verify)."))
     sub = p.add_subparsers(dest="cmd", required=True)
     a = sub.add_parser("add", help="schedule an event")
     a.add_argument("name")

@@ -71,6 +71,7 @@ if TYPE_CHECKING:
 
     from competition.tournament.link import CurveClient
 
+    from .desk import ArenaDesk
     from .shards import GameSpec
 
 __all__ = ["HOUR_MS", "MAX_ATTEMPTS", "VALIDATION_BASE", "HostedLeague", "failure", "participant_name", "to_arena_result"]
@@ -162,6 +163,7 @@ class HostedLeague:
         self.event_task: asyncio.Task[Any] | None = None  # the event running now (arena.events), one at a time
         self.shard_bots = ShardBots(self.workdir)  # hosted seats of games against connected accounts
         self.desk_games: set[str] = set()  # those games, seated by the desk and not over
+        self.desk: ArenaDesk | None = None  # the front's, which seats events' connected accounts (wired by the arena)
 
     # -- life -----------------------------------------------------------------------------------
 
@@ -375,7 +377,7 @@ class HostedLeague:
             due = [e for e in self.store.events("scheduled") if e.start_ms <= self.now_ms()]
             if due:
                 self.event_task = asyncio.ensure_future(run_event(min(due, key=lambda e: (e.start_ms, e.id)), self.store,
-                                                                  self.cfg))
+                                                                  self.cfg, self.desk))
         for sub in reversed(self.store.submissions("pending")):  # the oldest first
             if self.free() < self.need(sub.variant):
                 break

@@ -81,6 +81,7 @@ class Arena:
         # Hosted bots seek connected accounts at the desk, and play those games at the shards.
         self.desk.hosted = self.hosted
         self.pool.hosted = self.hosted
+        self.hosted.desk = self.desk  # events seat their connected accounts through the front
         self.settled = (0, 0)
         self.stopped = asyncio.Event()
         self.web: WebFace | None = None

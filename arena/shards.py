@@ -62,7 +62,8 @@ from .shardbots import SeatedBots
 from .store import GameResult, NewGame, RatingChange, Store
 
 __all__ = [
-    "FORFEITS", "GameSpec", "Player", "Shard", "ShardPool", "result_from_journal", "settle_from_journal",
+    "FORFEITS", "GameSpec", "HostedSeats", "Player", "Shard", "ShardPool", "result_from_journal", "seat_result",
+    "settle_from_journal",
 ]
 
 log = logging.getLogger("okgin.arena")
@@ -475,7 +476,7 @@ class ShardPool:
                 rating = {"before": round(b.rating), "after": round(a.rating), "deviation": round(a.deviation),
                           "provisional": a.provisional}
             self.notify(p.account, {
-                "type": "game_over", "game": spec.id, "result": _result(res, seat, len(spec.players)),
+                "type": "game_over", "game": spec.id, "result": seat_result(res, seat, len(spec.players)),
                 "scores": list(res.scores), "termination": res.termination, "rating": rating,
             })
 
@@ -508,7 +509,8 @@ def _feed_record(seen: list[dict[str, Any]], end: dict[str, Any]) -> dict[str, A
     return record
 
 
-def _result(res: GameResult, seat: int, n: int) -> str:
+def seat_result(res: GameResult, seat: int, n: int) -> str:
+    """What ``res`` is for ``seat`` of ``n``: "win", "loss" or "draw" (a game_over's result)."""
     from .ratings import game_ranks
 
     ranks = game_ranks(res.scores or (0,) * n, res.winner, res.at_fault)

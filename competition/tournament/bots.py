@@ -129,7 +129,7 @@ class BotLauncher:
         if p.kind == "remote":
             assert self.gateway is not None
             log.write(f"# remote bot {p.name}, relayed by the gateway\n".encode())
-            await self.gateway.attach(p.name, endpoint, token, table, curve=curve)
+            await self.gateway.attach(p.name, endpoint, token, table, curve=curve, seat=seat, seats=sg.seats)
             return LaunchedBot(seat, p.name, None, log_path, log, remote_table=table)
         cwd = str(self.cfg.resolve_path(p.cwd)) if p.cwd else self.cfg.config_dir
         # Its seat's door, never the referee's shared socket: through the door it can play

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from .entropy import Contributor
@@ -78,6 +78,12 @@ class RunOptions:
     dask: str | None = None
     dask_tls: str | None = None  # a directory of `okgin cluster certs` files for the Dask links
     dask_timeout: float = 10.0  # seconds to reach the scheduler and see a worker
+    # The arena's events (arena.events): the local referees' endpoint (default loopback, a
+    # free port: "tcp://HOST:0" puts them where the arena's connected accounts reach them),
+    # and a factory of the gateway, ``gateway(tokens)``, used in place of the runner's own
+    # (the arena's seats its connected accounts through its front: arena.eventseats).
+    referee_bind: str | None = None
+    gateway: Any = None
 
 
 @dataclass

@@ -50,6 +50,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -234,9 +235,10 @@ class Gateway:
         return 0.0 if r.connected.is_set() else time.monotonic() - r.absent_since
 
     async def attach(self, name: str, endpoint: str, seat_token: str, table: str,
-                     curve: CurveClient | None = None) -> None:
+                     curve: CurveClient | None = None, seat: int = 0, seats: Sequence[str] = ()) -> None:
         """Take the reserved seat for ``name`` and relay that table to it (with the runner's
-        ``curve`` keys for a referee that speaks CURVE)."""
+        ``curve`` keys for a referee that speaks CURVE). ``seat`` and ``seats`` (the seat and
+        who sits where) this gateway does not need: the arena's (arena.eventseats) tells them."""
         r = self.remotes[name]
         up = self.ctx.socket(zmq.DEALER)
         up.setsockopt(zmq.LINGER, 0)

@@ -113,7 +113,7 @@ class RefereePool:
 
     async def _start_local(self, label: str, restarts: int = 0) -> Slot:
         ipc = None if self.ipc_dir is None else self.ipc_dir / f"{label}.sock"
-        ref = await LocalReferee.start(self.workdir, label, self.local_admin_key, ipc=ipc)
+        ref = await LocalReferee.start(self.workdir, label, self.local_admin_key, ipc=ipc, bind=self.opts.referee_bind)
         if ipc is not None:
             self.ipc_for[ref.endpoint] = ipc
         link = AdminLink(self.ctx, ref.endpoint, f"organiser-{self.cfg.name}", self.local_admin_key)

@@ -376,6 +376,10 @@ class Runner:
             if remote:
                 tokens = {n: t for n, t in self.store.tokens().items() if n in remote}
                 allow = self.cfg.gateway_allow
+            if remote and self.opts.gateway is not None:
+                self.gateway = self.opts.gateway(tokens)  # the arena's: it seats its accounts itself
+                await self.gateway.start()
+            elif remote:
                 self.gateway = Gateway(
                     self.ctx, self.cfg.gateway, tokens,
                     curve_keys=str(self.cfg.resolve_path(self.cfg.gateway_curve_keys)) if self.cfg.gateway_curve_keys else None,

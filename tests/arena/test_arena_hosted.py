@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -23,10 +24,12 @@ from pathlib import Path
 import pytest
 from arenakit import ArenaProcess, add_accounts
 
+from arena.keys import write_key_file
 from arena.store import Store, state_db_url
 from arena.submissions import copy_bot
 from arena.submissions import main as submit_main
 from competition.tournament.sandbox import probe
+from okgin.launch import okgin_argv
 
 PROTOBOT = Path(__file__).resolve().parents[1] / "tournament" / "protobot.py"
 WAIT_S = 300.0  # bounds for a loaded machine, never asserted on
@@ -48,7 +51,7 @@ for path in sys.argv[1:]:
 sys.exit(3)
 '''
 
-TOML = """show_up_ms = 20000
+TOML = """show_up_ms = 5000
 hosted_clock = "fast"
 hosted_concurrency = 4
 match_every_ms = 200
@@ -92,7 +95,8 @@ def wait_for(what: str, pred: Callable[[], bool], arena: ArenaProcess | None = N
 def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, ArenaProcess]]:
     base = tmp_path_factory.mktemp("hosted")
     state = base / "arena"
-    add_accounts(state, "alpha", "beta", "crashy", "cheat", "spy")
+    keys = add_accounts(state, "alpha", "beta", "crashy", "cheat", "spy", "conn")
+    write_key_file(base / "conn.key", keys["conn"])  # a connected account, for the events
     py = sys.executable
     assert submit(state, "alpha", bot_dir(base, "a"), f"{py} protobot.py {{endpoint}}") == 0  # submission 1
     assert submit(state, "beta", bot_dir(base, "b"), f"{py} protobot.py {{endpoint}} --random 7") == 0
@@ -228,33 +232,52 @@ def test_copy_bounds_the_work_of_a_huge_directory(tmp_path: Path) -> None:
 
 def test_an_event_runs_through_the_tournament_and_stores_standings_and_verify(
         league: tuple[Path, ArenaProcess], capsys: pytest.CaptureFixture[str]) -> None:
-    """Item 3: an admin schedules a round robin of two hosted accounts and a gauntlet naming an
-    account without an active hosted bot; the arena runs the first through the tournament
-    machinery (its results file verifies) and fails the second, saying why."""
+    """Item 3: an admin schedules a round robin of two hosted accounts, a round robin of a
+    hosted account and a connected one (``okgin bot --arena``, signed in and seeking unrated
+    games, which no hosted bot takes), and a gauntlet with an account that is never signed in.
+    The arena runs each through the tournament machinery (each results file verifies): the
+    connected bot is sent its two event games (deals of their own) and plays them at the
+    event's referee; the absent account forfeits its games as a tournament's no-show."""
     from arena.events import main as event_main
 
     state, arena = league
     wait_for("validations", lambda: statuses(state)["alpha"][0] == "active" and statuses(state)["beta"][0] == "active",
              arena)
-    assert event_main(["add", "friday", "--accounts", "alpha,beta", "--state", str(state)]) == 0
-    assert event_main(["add", "gauntlet", "--format", "gauntlet", "--accounts", "alpha,crashy", "--champion", "alpha",
-                       "--state", str(state)]) == 0
-    assert event_main(["add", "bad", "--accounts", "alpha", "--state", str(state)]) == 2  # one account is no event
-    capsys.readouterr()
+    bot = subprocess.Popen(
+        okgin_argv("bot", "random", "--arena", arena.endpoint, "--account", "conn", "--key-file",
+                   str(state.parent / "conn.key"), "--games", "0", "--unrated"),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    try:
+        assert event_main(["add", "friday", "--accounts", "alpha,beta", "--state", str(state)]) == 0
+        assert event_main(["add", "mixed", "--accounts", "alpha,conn", "--state", str(state)]) == 0
+        assert event_main(["add", "gauntlet", "--format", "gauntlet", "--accounts", "alpha,crashy", "--champion", "alpha",
+                           "--state", str(state)]) == 0
+        assert event_main(["add", "bad", "--accounts", "alpha", "--state", str(state)]) == 2  # one account is no event
+        capsys.readouterr()
 
-    def settled() -> bool:
-        with Store.open(state_db_url(state)) as store:
-            return all(e.status in ("finished", "failed") for e in store.events())
+        def settled() -> bool:
+            with Store.open(state_db_url(state)) as store:
+                return all(e.status in ("finished", "failed") for e in store.events())
 
-    wait_for("both events", settled, arena)
+        wait_for("the events", settled, arena)
+    finally:
+        bot.kill()
+        out, err = bot.communicate(timeout=30)
     with Store.open(state_db_url(state)) as store:
-        friday, gauntlet = sorted(store.events(), key=lambda e: e.id)
-    assert friday.status == "finished" and friday.error is None, friday
+        friday, mixed, gauntlet = sorted(store.events(), key=lambda e: e.id)
+    for ev in (friday, mixed, gauntlet):
+        assert ev.status == "finished" and ev.error is None, ev
+        assert ev.verified and {c["status"] for c in ev.verify} <= {"ok", "skip"}, ev.verify
+        assert sum(r["games"] for r in ev.standings) == 2 * 2
     assert sorted(r["account"] for r in friday.standings) == ["alpha", "beta"]
-    assert sum(r["games"] for r in friday.standings) == 2 * 2
-    assert friday.verified and {c["status"] for c in friday.verify} <= {"ok", "skip"}, friday.verify
     assert friday.results and Path(friday.results).is_file()
-    assert gauntlet.status == "failed" and "crashy has no active hosted bot" in (gauntlet.error or "")
+    # The connected account played both its games (no forfeit), told of each by the front.
+    conn = next(r for r in mixed.standings if r["account"] == "conn")
+    assert conn["games"] == 2 and conn["forfeits"] == 0, mixed.standings
+    assert out.count("arena game event-") == 2 and "no result from the arena" not in out, (out, err)  # game_over told
+    # Never signed in: a no-show, its games forfeited.
+    crashy = next(r for r in gauntlet.standings if r["account"] == "crashy")
+    assert crashy["wins"] == 0 and crashy["games"] == 2, gauntlet.standings
     assert event_main(["show", str(friday.id), "--state", str(state)]) == 0
-    out = capsys.readouterr().out
-    assert "alpha" in out and "verify ok" in out
+    shown = capsys.readouterr().out
+    assert "alpha" in shown and "verify ok" in shown
