@@ -9,7 +9,7 @@ validation games (the Box one against two more processes of itself), then one co
 bot's Oklahoma seek is paired with the first and two connected bots' Box seeks with the
 second (two connected seats and a hosted one). Each game is rated, stored as a hosted game
 with its own deal (a fresh seed nobody else got: never a duplicate deal for a connected
-player) and counted in the budget.
+player) and counted in the budget, which then holds a third connected seek back.
 """
 
 from __future__ import annotations
@@ -92,6 +92,15 @@ def test_connected_bots_are_paired_with_hosted_bots_of_both_variants(tmp_path: P
                     r = store.rating(name, g.variant)
                     assert r.games == 1 and r.deviation < 350.0, r
             assert sorted(g.variant for g in games.values() if g is not None) == ["box", "oklahoma"]
+        # The budget (2 an hour) is spent: another connected seek waits, and hosted bots seek no more.
+        assert "hosted budget reached" not in arena.stderr()
+        procs.append(subprocess.Popen(
+            okgin_argv("bot", "random", "--arena", arena.endpoint, "--account", "conn1", "--key-file",
+                       str(tmp_path / "conn1.key"), "--games", "1"),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL))
+        wait_for("the budget to hold a game back", lambda: "hosted budget reached" in arena.stderr(), arena)
+        with Store.open(state_db_url(state)) as store:
+            assert store.count_hosted_games(0) == 2
     finally:
         for p in procs:
             if p.poll() is None:
