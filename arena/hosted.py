@@ -228,7 +228,9 @@ class HostedLeague:
                 parts.append({"name": participant_name(sub, twin), "command": list(sub.command), "cwd": sub.path,
                               "dir": sub.path})
         data = {
-            "tournament": {"name": f"hosted-{variant}", "concurrency": self.cfg.hosted_concurrency, "referees": 1,
+            # Table and journal names: "hosted-INDEX-ATTEMPT" (and "hostedbox-...") as before the Box.
+            "tournament": {"name": "hosted" if variant == "oklahoma" else f"hosted{variant}",
+                           "concurrency": self.cfg.hosted_concurrency, "referees": 1,
                            **({"format": "box"} if variant == "box" else {})},
             "rules": {**self.cfg.rules, "variant": variant},
             "clock": {"move_ms": clock.move_ms, "bank_ms": clock.bank_ms, "increment_ms": clock.increment_ms,
