@@ -198,6 +198,8 @@ async def run_event(ev: ArenaEvent, store: Store, cfg: ArenaConfig, desk: ArenaD
         if code not in (0, 1) or not (where / "event.sqlite").exists():
             raise RuntimeError(f"the tournament exited with status {code}")
         standings, checks = await asyncio.to_thread(summarise, where / "event.sqlite")
+        for row in standings:  # how each account played: the web's events page shows it
+            row["plays"] = "connected" if row["account"] in connected else "hosted bot"
         store.finish_event(ev.id, standings, checks)
     except asyncio.CancelledError:
         if desk is not None:

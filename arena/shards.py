@@ -154,7 +154,7 @@ def settle_from_journal(store: Store, shards_dir: Path, now_ms: int) -> tuple[in
         path = find_journal(shards_dir / f"journals-{g.shard}", g.table)
         res = result_from_journal(path, now_ms)
         if res is not None and len(res.scores) == len(g.players):
-            store.finish_game(g.id, res)
+            store.finish_hosted_game(g.id, res)  # finish_game, and a hosted seat's game count if it had one
             recorded += 1
         else:
             store.void_game(g.id, "arena_restarted", now_ms)

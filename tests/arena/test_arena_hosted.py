@@ -273,7 +273,7 @@ def test_an_event_runs_through_the_tournament_and_stores_standings_and_verify(
     assert friday.results and Path(friday.results).is_file()
     # The connected account played both its games (no forfeit), told of each by the front.
     conn = next(r for r in mixed.standings if r["account"] == "conn")
-    assert conn["games"] == 2 and conn["forfeits"] == 0, mixed.standings
+    assert conn["games"] == 2 and conn["forfeits"] == 0 and conn["plays"] == "connected", mixed.standings
     assert out.count("arena game event-") == 2 and "no result from the arena" not in out, (out, err)  # game_over told
     # Never signed in: a no-show, its games forfeited.
     crashy = next(r for r in gauntlet.standings if r["account"] == "crashy")

@@ -249,7 +249,7 @@ def test_the_events_page_shows_each_events_standings_and_verify_result(site) -> 
         {"rank": 1, "account": "simple-1", "games": 4, "wins": 4, "losses": 0, "draws": 0, "score": 4.0, "elo": 240.8,
          "err95": 310.2, "forfeits": 0, "points_for": 400},
         {"rank": 2, "account": "random-1", "games": 4, "wins": 0, "losses": 4, "draws": 0, "score": 0.0, "elo": -240.8,
-         "err95": 310.2, "forfeits": 0, "points_for": 12},
+         "err95": 310.2, "forfeits": 0, "points_for": 12, "plays": "connected"},
     ], [{"name": "chain", "status": "ok", "summary": "4 records, head 9f2c", "problems": []},
         {"name": "journals", "status": "FAIL", "summary": "1 record disagrees", "problems": ["game 3: " + EVIL]}])
     failed = store.add_event("gauntlet", "gauntlet", ["strong-1", "ann"], start_ms=2_000, by="root", champion="strong-1")
@@ -259,6 +259,7 @@ def test_the_events_page_shows_each_events_standings_and_verify_result(site) -> 
     section = body[body.index(f'id="event-{done.id}"'):]
     assert "friday &lt;script&gt;alert(1)&lt;/script&gt;" in section and 'data-status="finished"' in section
     assert re.search(r'<tr data-account="simple-1"><td>1</td>.*?<td>4</td><td>4</td><td>0</td>', section)
+    assert re.search(r'<tr data-account="random-1"><td>2</td>.*?<td class="plays">connected</td>', section)
     assert "+241 ± 310" in section
     assert "A CHECK FAILED" in section and "<b>FAIL</b> journals: 1 record disagrees" in section
     assert "game 3: &lt;script&gt;" in section
