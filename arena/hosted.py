@@ -157,7 +157,7 @@ class HostedLeague:
         self.loop_task: asyncio.Task[None] | None = None
         self.wake = asyncio.Event()
         self.stopping = False
-        self.blocked = False  # the budget held back a pairing (said once per stretch)
+        self.blocked: set[str] = set()  # what the budget held back ("a deal", "a connected seek"): said once per stretch
         self.deals = itertools.count(1)
         self.error: str | None = None
         self.event_task: asyncio.Task[Any] | None = None  # the event running now (arena.events), one at a time
@@ -291,17 +291,18 @@ class HostedLeague:
         unstored = sum(1 for g in self.desk_games if self.store.game(g) is None)
         return self.store.count_hosted_games(now - HOUR_MS) + unstored
 
-    def over_budget(self, now: int, games: int) -> bool:
+    def over_budget(self, now: int, games: int, what: str = "a deal") -> bool:
         """Whether seating ``games`` more now would pass ``hosted_games_per_hour`` (said once
-        per stretch on stderr)."""
+        per stretch on stderr, saying ``what`` waits)."""
         seated = self.seated(now)
         if seated + games <= self.cfg.hosted_games_per_hour:
-            self.blocked = False
+            self.blocked.discard(what)
             return False
-        if not self.blocked:
-            self.blocked = True
+        if what not in self.blocked:
+            self.blocked.add(what)
             print(f"okgin arena: hosted budget reached: {seated} hosted game(s) seated in the last hour, "
-                  f"{self.cfg.hosted_games_per_hour} allowed (hosted_games_per_hour)", file=sys.stderr, flush=True)
+                  f"{self.cfg.hosted_games_per_hour} allowed (hosted_games_per_hour): {what} waits", file=sys.stderr,
+                  flush=True)
         return True
 
     # -- games against connected accounts (the desk pairs them; arena.shardbots plays the seat) ----
@@ -311,7 +312,7 @@ class HostedLeague:
         submission id; none when hosted bots are off, the budget or the concurrency is spent,
         or there is no sandbox to run them in."""
         if self.stopping or self.error is not None or not self.shard_bots.ready or self.free() < 1 \
-                or self.cfg.hosted_games_per_hour <= 0 or self.over_budget(now, 1):
+                or self.cfg.hosted_games_per_hour <= 0 or self.over_budget(now, 1, "a connected account's seek"):
             return {}
         out: dict[str, tuple[Seek, int]] = {}
         for sub in self.store.submissions("active"):
@@ -327,7 +328,8 @@ class HostedLeague:
 
     def take(self, game: str, sids: Sequence[int]) -> bool:
         """The desk seats these bots in ``game``, if the concurrency and the budget allow."""
-        if self.stopping or self.free() < 1 or any(s in self.playing for s in sids) or self.over_budget(self.now_ms(), 1):
+        if self.stopping or self.free() < 1 or any(s in self.playing for s in sids) \
+                or self.over_budget(self.now_ms(), 1, "a connected account's seek"):
             return False
         self.running += 1
         for sid in sids:
@@ -399,7 +401,7 @@ class HostedLeague:
                               self.idle_since.get(sub.id, sub.updated_ms)))
         pairings = pair(seeks, now, self.cfg.widen_every_ms)
         if not pairings:
-            self.blocked = False
+            self.blocked.discard("a deal")
             return
         for p in pairings:
             deal = DEAL_SEATINGS[p.variant]
