@@ -129,3 +129,48 @@ def test_connected_bots_are_paired_with_hosted_bots_of_both_variants(tmp_path: P
                 p.kill()
                 p.wait(10)
         arena.stop()
+
+
+# Plays its validation game (tables "hosted-...") well, and crashes after its first move at
+# a shard's table ("arena-..."): a hosted bot that fails only against connected accounts.
+CRASH_AT_SHARDS = '''
+import os, runpy, sys
+if os.environ.get("OKGIN_TABLE", "").startswith("arena-"):
+    sys.argv += ["--crash-after", "1"]
+sys.argv[0] = "protobot.py"
+runpy.run_path("protobot.py", run_name="__main__")
+'''
+
+
+def test_a_hosted_bot_that_crashes_against_a_connected_account_loses_at_once(tmp_path: Path) -> None:
+    """Its seat is resigned as soon as its process is gone (not after the disconnect grace):
+    the game is rated, the connected account wins it."""
+    state = tmp_path / "arena"
+    keys = add_accounts(state, "flaky", "conn1")
+    d = bot_dir(tmp_path, "f")
+    (d / "crash_at_shards.py").write_text(CRASH_AT_SHARDS)
+    assert submit(state, "flaky", d, f"{sys.executable} crash_at_shards.py {{endpoint}}") == 0
+    arena = ArenaProcess(state, shards=1, toml=TOML.replace("show_up_ms = 60000", "show_up_ms = 60000\n"
+                                                            "disconnect_grace_ms = 600000"))
+    proc: subprocess.Popen[str] | None = None
+    try:
+        wait_for("the validation", lambda: settled(state), arena)
+        assert statuses(state) == {"flaky": ("active", None)}, statuses(state)
+        key_file = write_key_file(tmp_path / "conn1.key", keys["conn1"])
+        proc = subprocess.Popen(
+            okgin_argv("bot", "random", "--arena", arena.endpoint, "--account", "conn1", "--key-file", str(key_file),
+                       "--games", "1"),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+        rc, out, err = finish(proc, timeout=300.0)
+        assert rc == 0 and "arena game" in out, (out, err, arena.stderr()[-3000:])
+        with Store.open(state_db_url(state)) as store:
+            (hg,) = store.hosted_games()
+            g = store.game(hg.game_id)
+            assert g is not None and g.status == "finished" and g.rated, g
+            assert g.termination == "resigned" and g.players[g.winner] == "conn1", g  # type: ignore[index]
+        assert "win (resigned)" in out, out
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+        arena.stop()
