@@ -123,8 +123,7 @@ async def _until(pilot, what: Callable[[], bool], timeout: float, why: str) -> N
         await pilot.pause(0.05)
 
 
-@pytest.mark.slow  # a whole game played through the UI: minutes on a shared machine
-@pytest.mark.timeout(1500)
+@pytest.mark.timeout(1500)  # a hang guard: the game is short (the arena's test rules, at most 6 hands)
 async def test_a_person_challenges_a_bot_plays_and_comes_back(arena: tuple[ArenaProcess, dict[str, Path]]) -> None:
     proc, keys = arena
     bot = subprocess.Popen(
