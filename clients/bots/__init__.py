@@ -46,7 +46,7 @@ BUILTIN_BOTS: dict[str, str] = {
 LEVELS: tuple[tuple[str, str, str], ...] = (
     ("beginner", "the EAAI baseline: melds only, knocks at once", "-30 [-48, -12]"),
     ("casual", "okgin's simple player", "0"),
-    ("club", "looks ahead, does not read you, knocks at once", "?"),
+    ("club", "looks ahead, does not read you, knocks at once", "+47 [+20, +74]"),
     ("expert", "reads your discards, times its knocks (strong-v1)", "+106 [+90, +122]"),
     ("master", "today's strong (for now strong-v1 itself)", "+106 [+90, +122]"),
 )
