@@ -213,7 +213,10 @@ def make_server(command: list[str], host: str, port: int, *, public_url: str | N
         def bind(self) -> str:
             """Bind the listening socket now (so ``--port 0`` is known) and return the URL."""
             family = socket.AF_INET6 if ":" in host else socket.AF_INET
-            sock = socket.socket(family, socket.SOCK_STREAM)
+            # proto IPPROTO_TCP, not 0: asyncio turns Nagle off only on sockets whose proto says
+            # TCP (accepted sockets inherit it), and a terminal's small writes must not wait
+            # ~40 ms for the browser's delayed ACK (see arena.web.serve).
+            sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             sock.bind((host, port))
             sock.listen(128)

@@ -125,6 +125,11 @@ class Relay:
             up.close()
             down.close()  # the door is closed (its table ended, or it was flooded)
             return
+        if down.family != socket.AF_UNIX:
+            # Bytes are relayed as they come, often a small ZMTP frame at a time: with Nagle
+            # on, a frame written while the previous one is unacknowledged waits for the
+            # bot's delayed ACK (~40 ms) before it leaves.
+            down.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         pair = Pair(down, up)
         for s in (down, up):
             s.setblocking(False)
