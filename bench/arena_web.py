@@ -21,16 +21,32 @@ variant), a player page (random account), the live list, a finished game's viewe
 are wall-clock, request to last byte. The anchor is ``/about``, a page rendered by the same
 framework and template layout that reads nothing, measured in the same run: a page's
 ratio to it is what the page adds to the framework's own cost, and holds across machines
-better than milliseconds do. Prints a table, then one JSON line. Asserts nothing.
+better than milliseconds do.
+
+Then **the time from a game's end to its result on the leaderboard** (``--live-games``, the
+issue's third figure): a listener holds the page's own stream of server-sent events
+(``/live/events``, as an open leaderboard does), and the bench finishes games left in play
+one at a time through the arena's own ``Store.finish_game`` (what the front calls when a
+shard reports a game's end: ratings, history, one transaction). From that commit it times
+(a) the ``change`` event reaching the listener, which is what makes an open page fetch
+itself again, and (b) that event plus the refetch of the leaderboard page holding the
+winner, read until the winner's row shows the new game count. The web polls the store's
+change mark every ``POLL_MS`` (``arena.web.live``), so (a) is bounded by that interval.
+
+Prints tables, then one JSON line. Asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import http.client
 import json
+import queue
 import random
+import re
+import socket
 import statistics
 import sys
 import tempfile
@@ -43,7 +59,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.keys import DUMMY_HASH
 from arena.ratings import Rating, after_game, game_ranks, initial
-from arena.store import Store, state_db_url
+from arena.store import GameResult, Store, state_db_url
+from arena.web.live import POLL_MS
 from arena.web.serve import WebFace
 from okgin.rules import RuleSet
 
@@ -148,13 +165,106 @@ def p99(xs: list[float]) -> float:
     return statistics.quantiles(xs, n=100, method="inclusive")[98] if len(xs) > 1 else xs[0]
 
 
+class Listener(threading.Thread):
+    """Holds ``/live/events`` open on its own connection, as an open leaderboard page does,
+    and puts the arrival time of each ``change`` event on :attr:`changes`."""
+
+    def __init__(self, port: int) -> None:
+        super().__init__(daemon=True)
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        self.conn.request("GET", "/live/events")
+        self.resp = self.conn.getresponse()
+        if self.resp.status != 200:
+            raise SystemExit(f"/live/events: {self.resp.status}")
+        self.changes: queue.Queue[float] = queue.Queue()
+
+    def run(self) -> None:
+        try:
+            while line := self.resp.readline():
+                if line.startswith(b"event: change"):
+                    self.changes.put(time.perf_counter())
+        except (OSError, http.client.HTTPException):
+            pass  # the face stopped: the stream ends
+
+    def close(self) -> None:
+        """End the stream: shut the socket down first, so that :meth:`run` reads its end
+        (closing the connection under a blocked read would pull its buffer away)."""
+        if self.conn.sock is not None:
+            with contextlib.suppress(OSError):
+                self.conn.sock.shutdown(socket.SHUT_RDWR)
+        self.join(30)
+        self.conn.close()
+
+
+def board_row_games(body: str, name: str) -> int | None:
+    """The games column of ``name``'s row on a rendered leaderboard page (None: not on it)."""
+    m = re.search(r'data-account="' + re.escape(name) + r'".*?<td class="games">(\d+)</td>', body, re.S)
+    return int(m.group(1)) if m else None
+
+
+def live(store: Store, port: int, games: int) -> dict[str, list[float]]:
+    """Finish ``games`` games left in play, one at a time; per game, seconds from the commit
+    to (a) the ``change`` event and (b) the leaderboard page showing the winner's new row."""
+    playing = [g.id for g in store.games_playing(0, games)]
+    if len(playing) < games:
+        raise SystemExit(f"only {len(playing)} games in play for --live-games {games}")
+    listener = Listener(port)
+    listener.start()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    event_s: list[float] = []
+    page_s: list[float] = []
+    phase = random.Random(3)
+    try:
+        for gid in playing:
+            # A game ends at no particular moment of the web's poll cycle: without this wait each
+            # game would end just after the poll that reported the one before, and every figure
+            # would be the worst case, a whole interval.
+            time.sleep(phase.uniform(0, POLL_MS / 1000))
+            while not listener.changes.empty():  # a change of before this game's end
+                listener.changes.get_nowait()
+            change = store.finish_game(gid, GameResult(0, (100, 20), "normal", int(time.time() * 1000)))
+            t0 = time.perf_counter()
+            if change is None:
+                raise SystemExit(f"{gid} was not in play")
+            winner, games_after = change.players[0], change.after[0].games
+            try:
+                t_event = listener.changes.get(timeout=30)
+            except queue.Empty:
+                raise SystemExit(f"no change event within 30 s of {gid}'s end") from None
+            event_s.append(max(0.0, t_event - t0))
+            # the page an onlooker has open: where the winner ranks now (looked up here, and
+            # its cost left out of the figure, since a browser already has its page)
+            t_rank = time.perf_counter()
+            board = store.leaderboard("oklahoma", 0, 100_000)
+            rank = next(i for i, (a, _) in enumerate(board) if a.name == winner)
+            lookup = time.perf_counter() - t_rank
+            path = f"/leaderboard/oklahoma?page={rank // 50 + 1}"
+            while True:
+                conn.request("GET", path)
+                resp = conn.getresponse()
+                body = resp.read().decode()
+                if resp.status == 200 and board_row_games(body, winner) == games_after:
+                    break
+                if time.perf_counter() - t0 > 30:
+                    raise SystemExit(f"{path} did not show {winner}'s game {games_after} within 30 s")
+            page_s.append(time.perf_counter() - lookup - t0)
+    finally:
+        conn.close()
+        listener.close()
+    return {"event": event_s, "page": page_s}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--accounts", type=int, default=1000)
     ap.add_argument("--games", type=int, default=100_000)
     ap.add_argument("--records", type=int, default=1000, help="games that carry a full record (the viewer's)")
     ap.add_argument("--requests", type=int, default=300, help="requests per page kind")
+    ap.add_argument("--live-games", type=int, default=40,
+                    help="games finished to time game end -> leaderboard (at most 50, the games left in play; 0: skip)")
     args = ap.parse_args()
+    if not 0 <= args.live_games <= 50:
+        ap.error("--live-games must be 0 to 50 (the bench leaves 50 games in play)")
     with tempfile.TemporaryDirectory(prefix="okgin-webbench-") as tmp:
         store = Store.open(state_db_url(tmp))
         t0 = time.perf_counter()
@@ -182,6 +292,8 @@ def main() -> None:
             for _ in range(args.requests):  # interleaved, so a slow moment of the machine hits every page alike
                 for k, path in pages.items():
                     times[k].append(measure(conn, path()))
+            conn.close()
+            ends = live(store, port, args.live_games) if args.live_games else {"event": [], "page": []}
         finally:
             conn.close()
             served.stop()
@@ -197,6 +309,17 @@ def main() -> None:
     worst = max((k for k in times if k != "about (anchor)"), key=lambda k: p99(times[k]))
     out["worst"] = worst
     print(f"worst p99: {worst}, {out[worst]['p99_ms']} ms, {out[worst]['ratio']}x the anchor")
+    if args.live_games:
+        print(f"\ngame end -> leaderboard, {args.live_games} games (the web polls every {POLL_MS} ms)")
+        print(f"{'from the commit to':<34} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}")
+        for k, label in (("event", "the change event"), ("page", "the leaderboard showing it")):
+            xs = ends[k]
+            row = {"p50_ms": round(statistics.median(xs) * 1000, 1), "p99_ms": round(p99(xs) * 1000, 1),
+                   "max_ms": round(max(xs) * 1000, 1)}
+            out[f"game end -> {k}"] = row
+            print(f"{label:<34} {row['p50_ms']:>8} {row['p99_ms']:>8} {row['max_ms']:>8}")
+        out["live_games"] = args.live_games
+        out["poll_ms"] = POLL_MS
     print(json.dumps(out))
 
 
