@@ -401,11 +401,17 @@ class ArenaDesk:
             self.store.ban(msg["account"], msg["reason"], admin.account.name)
         except (UnknownAccount, StoreError):
             raise ProtocolError("no_such_account", f"no account {msg['account']!r} here") from None
-        self.checker.forget(msg["account"])
         self.host.reply_ok(sess, "ban", rqid, None)
-        entry = self.online.get(msg["account"].lower())
+        self.banned(msg["account"], msg["reason"])
+
+    def banned(self, name: str, reason: str) -> None:
+        """After a ban is stored (an admin session's ``ban`` here, or the web's admin form):
+        the account's cached key is dropped, so its next ``hello`` reads the ban, and its
+        session, if one is open, is told why and closed. One place for both ways to ban."""
+        self.checker.forget(name)
+        entry = self.online.get(name.lower())
         if entry is not None:
-            err = ProtocolError("banned", f"account {entry.account.name} was banned: {msg['reason'] or 'banned'}")
+            err = ProtocolError("banned", f"account {entry.account.name} was banned: {reason or 'banned'}")
             self.host.send(entry.sess, err.to_wire())
             assert self.parts is not None
             self.parts.close(entry.sess)

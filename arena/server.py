@@ -119,7 +119,8 @@ class Arena:
             raise ConfigError(f"the web pages need okgin[arena-web] ({e.name} is missing), or run with --no-web") from None
         url = self.cfg.db or state_db_url(self.cfg.state)
         self.web_store = self.store if url.endswith(":memory:") else Store.open(url)
-        self.web = WebFace(self.web_store, self.checker, address, self.cfg.name, poll_ms=self.cfg.web_poll_ms)
+        self.web = WebFace(self.web_store, self.checker, address, self.cfg.name, poll_ms=self.cfg.web_poll_ms,
+                           on_ban=self.desk.banned)
         return await self.web.start()
 
     async def stop(self, reason: str = "the arena is stopping") -> None:

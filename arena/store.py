@@ -640,6 +640,16 @@ class Store:
             return [(int(r[0]), r[1], r[2], r[3]) for r in self._rows(
                 "SELECT at_ms, what, by_name, detail FROM account_log WHERE name_key = ? ORDER BY seq", (name.lower(),))]
 
+    def ban_log(self, limit: int = 50) -> list[tuple[str, int, str, str | None, str | None]]:
+        """The latest bans and unbans of any account, newest first: (name, at_ms, what, by,
+        reason), for the web's bans page (an unbanned account leaves the banned list, not
+        the record). A scan of ``account_log``: a few rows per account."""
+        with self.lock:
+            return [(r[0], int(r[1]), r[2], r[3], r[4]) for r in self._rows(
+                "SELECT a.name, l.at_ms, l.what, l.by_name, l.detail FROM account_log l "
+                "JOIN accounts a ON a.name_key = l.name_key WHERE l.what IN ('ban', 'unban') "
+                "ORDER BY l.at_ms DESC, a.name, l.seq DESC LIMIT ?", (int(limit),))]
+
     # -- games ----------------------------------------------------------------------------------
 
     def new_game(self, game: NewGame) -> None:

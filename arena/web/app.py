@@ -7,6 +7,10 @@ games in play (``/live``), a viewer for any finished game (``/game/ID``), the ar
 leaderboards and the live list to refresh themselves. Admin pages (``/admin/...``) need an
 admin account's name and key (HTTP Basic, checked by the arena's own
 :class:`arena.auth.KeyChecker`: scrypt off the loop, the same failure lockout as ``hello``).
+Their two forms, ban and unban (``POST /admin/ban``, ``/admin/unban``), are the web's only
+writes: the store's own :meth:`arena.store.Store.ban` and ``unban``, as at the command line,
+behind the checks of :meth:`WebApp.admin_form`. The browser resends Basic credentials to
+any site's POST, so each form is also checked for its origin and a per-admin token (CSRF).
 
 Every read goes through :class:`arena.store.Store` in a small thread pool (a query never
 runs on the loop that serves the arena's players), every page is bounded (pages of at most
@@ -21,6 +25,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import hashlib
+import hmac
+import os
 import re
 import time
 from collections import OrderedDict
@@ -28,25 +35,27 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import parse_qs, urlsplit
 
 import jinja2
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from ..auth import Busy, KeyChecker
 from ..ratings import VARIANTS
-from ..store import EVENT_STATUSES, KINDS, NAME_RE, SUBMISSION_STATUSES, Account, GameRow, Store
+from ..store import EVENT_STATUSES, KINDS, NAME_RE, SUBMISSION_STATUSES, Account, GameRow, Store, StoreError
 from .live import Full, LiveHub
 from .security import SecurityHeaders
 from .viewer import describe, public_steps
 from .words import ago, clock_words, result_words, utc
 
-__all__ = ["ADMIN_PAGE", "CHART_POINTS", "EVENTS_SHOWN", "GAME_ID_RE", "PAGE", "STEPS_CACHE", "WebApp", "create_app"]
+__all__ = ["ADMIN_PAGE", "BAN_LOG_SHOWN", "CHART_POINTS", "EVENTS_SHOWN", "GAME_ID_RE", "MAX_FORM_BYTES", "PAGE",
+           "STEPS_CACHE", "Refused", "WebApp", "create_app"]
 
 HERE = Path(__file__).resolve().parent
 #: Rows per page of a leaderboard, a live list, a player's games.
@@ -62,6 +71,12 @@ EVENTS_SHOWN = 50
 #: Finished games whose viewer steps are kept in memory (the most recently viewed).
 STEPS_CACHE = 64
 GAME_ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+#: An admin form's body is at most this many bytes (a name, a reason of 200 characters, the token).
+MAX_FORM_BYTES = 4096
+#: The bans page shows the latest this many bans and unbans.
+BAN_LOG_SHOWN = 50
+#: The longest ban reason kept (the store cuts at the same length).
+REASON_CHARS = 200
 T = TypeVar("T")
 
 
@@ -88,13 +103,27 @@ def choice_param(request: Request, name: str, default: str, allowed: tuple[str, 
     return raw
 
 
+class Refused(HTTPException):
+    """A 403 whose reason is shown: an admin form from another site or with a stale token.
+    (A failed sign-in stays a 403 that says nothing of why.)"""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(403, why)
+
+
 class WebApp:
     """The pages over one store; :attr:`app` is the ASGI application (see the module docstring)."""
 
     def __init__(self, store: Store, checker: KeyChecker | None, arena_name: str = "okgin arena",
-                 poll_ms: int = 1000, heartbeat_ms: int = 15_000, max_clients: int = 100, threads: int = 2) -> None:
+                 poll_ms: int = 1000, heartbeat_ms: int = 15_000, max_clients: int = 100, threads: int = 2,
+                 on_ban: Callable[[str, str], None] | None = None) -> None:
         self.store = store
         self.checker = checker
+        #: Called on the loop after a ban is stored: the arena's :meth:`arena.desk.ArenaDesk.banned`
+        #: (drop the cached key, close the account's session); none when the web runs alone.
+        self.on_ban = on_ban
+        #: The key of the admin forms' tokens: new at each start, so a restart voids every form.
+        self.secret = os.urandom(32)
         self.arena_name = arena_name
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="arena-web")
         self.steps: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
@@ -119,6 +148,8 @@ class WebApp:
             Route("/admin/accounts", self.admin_accounts),
             Route("/admin/bans", self.admin_bans),
             Route("/admin/submissions", self.admin_submissions),
+            Route("/admin/ban", self.admin_ban, methods=["POST"]),
+            Route("/admin/unban", self.admin_unban, methods=["POST"]),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ]
         app = Starlette(routes=routes, exception_handlers={HTTPException: self.error})
@@ -146,9 +177,13 @@ class WebApp:
     async def error(self, request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         headers = dict(exc.headers or {})
+        if isinstance(exc, Refused):
+            resp = self.page(request, "error.html", 403, title="403", detail=exc.detail)
+            resp.headers["Cache-Control"] = "no-store"
+            return resp
         if exc.status_code in (401, 403):  # never say why: a wrong name and a wrong key read alike
             return HTMLResponse("<!doctype html><title>forbidden</title><p>Forbidden.</p>", exc.status_code, headers)
-        detail = exc.detail if exc.status_code == 400 else {404: "Nothing here.", 405: "Not allowed.",
+        detail = exc.detail if exc.status_code in (400, 413) else {404: "Nothing here.", 405: "Not allowed.",
                                                            503: "Busy: try again shortly."}.get(exc.status_code, "Error.")
         resp = self.page(request, "error.html", exc.status_code, title=f"{exc.status_code}", detail=detail)
         resp.headers.update(headers)
@@ -270,15 +305,16 @@ class WebApp:
         page = int_param(request, "page", 1, 1, MAX_PAGE)
         rows = await self.read(lambda: self.store.accounts((page - 1) * ADMIN_PAGE, ADMIN_PAGE + 1))
         return self.admin_page(request, "admin_accounts.html", me=acct, rows=rows[:ADMIN_PAGE], page=page,
-                               more=len(rows) > ADMIN_PAGE)
+                               more=len(rows) > ADMIN_PAGE, token=await self.form_token(acct))
 
     async def admin_bans(self, request: Request) -> Response:
         acct = await self.admin_account(request)
         page = int_param(request, "page", 1, 1, MAX_PAGE)
         rows = await self.read(lambda: self.store.accounts((page - 1) * ADMIN_PAGE, ADMIN_PAGE + 1, banned=True))
         logs = {a.name: (await self.read(self.store.account_log, a.name))[-5:] for a in rows[:ADMIN_PAGE]}
+        record = await self.read(self.store.ban_log, BAN_LOG_SHOWN)
         return self.admin_page(request, "admin_bans.html", me=acct, rows=rows[:ADMIN_PAGE], logs=logs, page=page,
-                               more=len(rows) > ADMIN_PAGE)
+                               more=len(rows) > ADMIN_PAGE, record=record, token=await self.form_token(acct))
 
     async def admin_submissions(self, request: Request) -> Response:
         acct = await self.admin_account(request)
@@ -286,6 +322,89 @@ class WebApp:
         rows = await self.read(self.store.submissions, None if status == "all" else status, None, ADMIN_PAGE)
         return self.admin_page(request, "admin_submissions.html", me=acct, rows=rows, shown=status,
                                statuses=("all", *SUBMISSION_STATUSES))
+
+    # -- admin actions: ban and unban -------------------------------------------------------------
+
+    async def form_token(self, acct: Account) -> str:
+        """The token every admin form carries: an HMAC, under this web's secret, of the admin's
+        name and its stored key hash. Another site's page cannot read it (no CORS here), and it
+        dies with the key (rotate, revoke) and with the web's restart."""
+        stored = await self.read(self.store.key_hash, acct.name) or ""
+        return hmac.new(self.secret, f"okgin-admin-form\0{acct.name.lower()}\0{stored}".encode(),
+                        hashlib.sha256).hexdigest()
+
+    async def admin_form(self, request: Request) -> tuple[Account, dict[str, str]]:
+        """An admin action's checks, in this order: the admin's key (401/403, said alike), the
+        request came from a page of this site (``Origin``, else ``Referer``, names the ``Host``
+        asked for), a form of at most :data:`MAX_FORM_BYTES` (413), and its token (403 with
+        the reason). Returns the admin and the form's fields (each given once)."""
+        acct = await self.admin_account(request)
+        host = request.headers.get("host", "").lower()
+        origin = request.headers.get("origin")
+        source = origin if origin is not None else request.headers.get("referer")
+        if not host or source is None or source == "null" or urlsplit(source).netloc.lower() != host:
+            raise Refused("Refused: this form was not sent from the admin pages of this arena "
+                          "(its Origin or Referer names another site, or none). Open the admin page here and send it again.")
+        if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/x-www-form-urlencoded":
+            raise bad_request("an admin form is sent as application/x-www-form-urlencoded")
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_FORM_BYTES):
+            raise HTTPException(413, f"an admin form is at most {MAX_FORM_BYTES} bytes")
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_FORM_BYTES:
+                raise HTTPException(413, f"an admin form is at most {MAX_FORM_BYTES} bytes")
+        try:
+            parsed = parse_qs(body.decode("utf-8"), keep_blank_values=True, strict_parsing=bool(body), max_num_fields=8)
+        except (UnicodeDecodeError, ValueError):
+            raise bad_request("the form could not be read") from None
+        if any(len(v) != 1 for v in parsed.values()):
+            raise bad_request("each field of the form is given once")
+        fields = {k: v[0] for k, v in parsed.items()}
+        if not hmac.compare_digest(fields.get("token", "").encode(), (await self.form_token(acct)).encode()):
+            raise Refused("Refused: this form's token is missing or stale (the arena restarted, or your key changed). "
+                          "Reload the admin page and send it again.")
+        return acct, fields
+
+    def form_account(self, fields: dict[str, str], me: Account) -> str:
+        name = fields.get("account", "").strip()
+        if not NAME_RE.fullmatch(name):
+            raise bad_request("account must be an account's name")
+        if name.lower() == me.name.lower():
+            raise bad_request("an admin cannot ban or unban itself here")
+        return name
+
+    async def admin_ban(self, request: Request) -> Response:
+        """Ban an account from the web: :meth:`arena.store.Store.ban`, the same call as
+        ``okgin arena account ban`` (the account's log keeps who, when and why), then the
+        arena's ``on_ban`` (its session, if any, is told and closed). Back to the bans page."""
+        me, fields = await self.admin_form(request)
+        name = self.form_account(fields, me)
+        reason = " ".join(fields.get("reason", "").split())
+        if not reason or len(reason) > REASON_CHARS or not reason.isprintable():
+            raise bad_request(f"reason must be 1 to {REASON_CHARS} printable characters")
+        try:
+            await self.read(self.store.ban, name, reason, me.name)
+        except StoreError:
+            raise bad_request(f"no account {name} here") from None
+        if self.checker is not None:
+            self.checker.forget(name)
+        if self.on_ban is not None:
+            self.on_ban(name, reason)
+        return RedirectResponse("/admin/bans", 303, headers={"Cache-Control": "no-store"})
+
+    async def admin_unban(self, request: Request) -> Response:
+        """Lift a ban from the web: :meth:`arena.store.Store.unban`, as ``okgin arena account unban``."""
+        me, fields = await self.admin_form(request)
+        name = self.form_account(fields, me)
+        try:
+            await self.read(self.store.unban, name, me.name)
+        except StoreError:
+            raise bad_request(f"no account {name} here") from None
+        if self.checker is not None:
+            self.checker.forget(name)
+        return RedirectResponse("/admin/bans", 303, headers={"Cache-Control": "no-store"})
 
     def admin_page(self, request: Request, name: str, **context: Any) -> Response:
         resp = self.page(request, name, title="admin", **context)

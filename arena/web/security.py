@@ -11,13 +11,17 @@ pages and the event stream get them too:
   does not travel to another site), ``X-Frame-Options: DENY`` (older browsers' framing rule),
   ``Cross-Origin-Opener-Policy: same-origin``, ``Permissions-Policy`` turning off what a
   leaderboard never needs.
+- Under ``/admin`` only, ``Referrer-Policy: same-origin`` instead: with ``no-referrer`` a
+  browser sends ``Origin: null`` with a form's POST even to its own site, and the admin
+  forms' cross-site check (:meth:`arena.web.app.WebApp.admin_form`) needs the real
+  ``Origin`` from the arena's own pages (another site's POST still says ``null`` or its own).
 """
 
 from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["CSP", "HEADERS", "SecurityHeaders"]
+__all__ = ["ADMIN_HEADERS", "CSP", "HEADERS", "SecurityHeaders"]
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
@@ -29,6 +33,7 @@ HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"cross-origin-opener-policy", b"same-origin"),
     (b"permissions-policy", b"camera=(), microphone=(), geolocation=(), payment=(), usb=()"),
 )
+ADMIN_HEADERS = tuple((k, b"same-origin" if k == b"referrer-policy" else v) for k, v in HEADERS)
 _NAMES = {k for k, _ in HEADERS}
 
 
@@ -44,10 +49,12 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
 
+        ours = ADMIN_HEADERS if str(scope.get("path", "")).startswith("/admin") else HEADERS
+
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 kept = [(k, v) for k, v in message.get("headers", []) if k.lower() not in _NAMES]
-                message = {**message, "headers": [*kept, *HEADERS]}
+                message = {**message, "headers": [*kept, *ours]}
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
