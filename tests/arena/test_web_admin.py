@@ -6,27 +6,24 @@ Chromium (skipped without Debian's chromium and chromium-driver)."""
 
 from __future__ import annotations
 
-import base64
 import html
-import http.client
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlsplit
 
 import pytest
 
 pytest.importorskip("starlette", reason="the web needs okgin[arena-web]")
 
 from arenakit import ArenaProcess, Client, add_accounts, arena_hello
-from webkit import CHROMEDRIVER, CHROMIUM, EVIL, WebThread, chromium, fetch, seeded_store
+from webkit import CHROMEDRIVER, CHROMIUM, EVIL, WebThread, chromium, fetch, post, seeded_store, token_of
 
 from arena.auth import KeyChecker
 from arena.store import Store
 from arena.web.app import MAX_FORM_BYTES
 
-TOKEN = re.compile(r'name="token" value="([0-9a-f]{64})"')
 FORBIDDEN = "<!doctype html><title>forbidden</title><p>Forbidden.</p>"
 
 
@@ -42,39 +39,6 @@ def site() -> Iterator[tuple[WebThread, Store, dict[str, str]]]:
         web.stop()
         checker.close()
         store.close()
-
-
-def origin_of(base: str) -> str:
-    p = urlsplit(base)
-    return f"{p.scheme}://{p.netloc}"
-
-
-def post(base: str, path: str, fields: dict[str, str] | str | bytes, auth: tuple[str, str] | None,
-         origin: str | None = "same", headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], str]:
-    """POST a form to ``base + path``: (status, headers, body). ``origin="same"`` sends the
-    site's own Origin (as a browser does from the admin page), None sends none."""
-    p = urlsplit(base)
-    body = fields if isinstance(fields, bytes) else (fields if isinstance(fields, str) else urlencode(fields)).encode()
-    h = {"Content-Type": "application/x-www-form-urlencoded", **(headers or {})}
-    if origin is not None:
-        h["Origin"] = origin_of(base) if origin == "same" else origin
-    if auth is not None:
-        h["Authorization"] = "Basic " + base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode()
-    conn = http.client.HTTPConnection(p.hostname or "127.0.0.1", p.port, timeout=60)
-    try:
-        conn.request("POST", path, body=body, headers=h)
-        resp = conn.getresponse()
-        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read().decode("utf-8")
-    finally:
-        conn.close()
-
-
-def token_of(base: str, auth: tuple[str, str], page: str = "/admin/bans") -> str:
-    status, _, body = fetch(base.rstrip("/") + page, auth=auth)
-    assert status == 200, body
-    tokens = set(TOKEN.findall(body))
-    assert len(tokens) == 1, tokens  # one token for every form of the admin
-    return tokens.pop()
 
 
 def state_of(store: Store, name: str) -> tuple[str | None, int]:

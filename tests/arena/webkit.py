@@ -12,6 +12,7 @@ import asyncio
 import base64
 import http.client
 import random
+import re
 import shutil
 import tempfile
 import threading
@@ -20,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from unittest import mock
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from arena import keys
 from arena.store import GameResult, NewGame, Store
@@ -29,7 +30,7 @@ from okgin.errors import IllegalAction
 from okgin.game import Game
 from okgin.rules import RuleSet
 
-__all__ = ["EVIL", "WebThread", "chromium", "fetch", "played_game", "seeded_store"]
+__all__ = ["EVIL", "WebThread", "chromium", "fetch", "played_game", "post", "seeded_store", "token_of"]
 
 #: What a user might type where a page shows their words.
 EVIL = "<script>alert(1)</script>"
@@ -141,6 +142,42 @@ def fetch(url: str, auth: tuple[str, str] | None = None, timeout: float = 60.0) 
         return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read().decode("utf-8")
     finally:
         conn.close()
+
+
+TOKEN = re.compile(r'name="token" value="([0-9a-f]{64})"')
+
+
+def origin_of(base: str) -> str:
+    p = urlsplit(base)
+    return f"{p.scheme}://{p.netloc}"
+
+
+def post(base: str, path: str, fields: dict[str, str] | str | bytes, auth: tuple[str, str] | None,
+         origin: str | None = "same", headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], str]:
+    """POST a form to ``base + path``: (status, headers, body). ``origin="same"`` sends the
+    site's own Origin (as a browser does from the admin page), None sends none."""
+    p = urlsplit(base)
+    body = fields if isinstance(fields, bytes) else (fields if isinstance(fields, str) else urlencode(fields)).encode()
+    h = {"Content-Type": "application/x-www-form-urlencoded", **(headers or {})}
+    if origin is not None:
+        h["Origin"] = origin_of(base) if origin == "same" else origin
+    if auth is not None:
+        h["Authorization"] = "Basic " + base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode()
+    conn = http.client.HTTPConnection(p.hostname or "127.0.0.1", p.port, timeout=60)
+    try:
+        conn.request("POST", path, body=body, headers=h)
+        resp = conn.getresponse()
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read().decode("utf-8")
+    finally:
+        conn.close()
+
+
+def token_of(base: str, auth: tuple[str, str], page: str = "/admin/bans") -> str:
+    status, _, body = fetch(base.rstrip("/") + page, auth=auth)
+    assert status == 200, body
+    tokens = set(TOKEN.findall(body))
+    assert len(tokens) == 1, tokens  # one token for every form of the admin
+    return tokens.pop()
 
 
 @contextmanager
