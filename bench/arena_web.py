@@ -2,6 +2,7 @@
 
     python3 bench/arena_web.py                       # the issue's sizes: 1,000 accounts, 100,000 games
     python3 bench/arena_web.py --games 20000 --requests 100   # quicker
+    python3 bench/arena_web.py --games 2000 --accounts 200 --records 20 --requests 10 --live-games 10   # small
 
 The database is SQLite in a temporary directory, filled fast: accounts and games are
 inserted in bulk (one transaction; the accounts share one dummy key hash, since nobody
@@ -21,26 +22,28 @@ variant), a player page (random account), the live list, a finished game's viewe
 are wall-clock, request to last byte. The anchor is ``/about``, a page rendered by the same
 framework and template layout that reads nothing, measured in the same run: a page's
 ratio to it is what the page adds to the framework's own cost, and holds across machines
-better than milliseconds do.
+better than milliseconds do. Prints a table, then one JSON line. Asserts nothing.
 
-Then **the time from a game's end to its result on the leaderboard** (``--live-games``, the
-issue's third figure): a listener holds the page's own stream of server-sent events
-(``/live/events``, as an open leaderboard does), and the bench finishes games left in play
-one at a time through the arena's own ``Store.finish_game`` (what the front calls when a
-shard reports a game's end: ratings, history, one transaction). From that commit it times
-(a) the ``change`` event reaching the listener, which is what makes an open page fetch
-itself again, and (b) that event plus the refetch of the leaderboard page holding the
-winner, read until the winner's row shows the new game count. The web polls the store's
-change mark every ``POLL_MS`` (``arena.web.live``), so (a) is bounded by that interval.
-
-Prints tables, then one JSON line. Asserts nothing.
+Then, with the pages still served, the time from a game's end to its result on the pages
+(``--live-games N``, default 40; 0 skips it). A second connection to the database plays the
+arena front's part, as ``okgin arena`` gives its web a connection of its own: it seats a
+rated Oklahoma game between two accounts of the leaderboard's first page
+(``Store.new_game``), waits for the stream to tell of that, waits a random fraction of the
+poll interval (so the finish falls at any phase of the poller, as a real one does), and
+finishes it (``Store.finish_game``, what the front calls in its worker thread). From the
+moment ``finish_game`` returns (committed), it times (a) the ``change`` event on
+``/live/events``, the stream the leaderboards and the live list listen to, and (b) the
+moment ``/leaderboard/oklahoma`` and ``/player/WINNER``, fetched again as the page's script
+does on that event (both at once, on connections of their own; again until they show it),
+show the winner's new rating and games count. What bounds (a) is the web's poll of
+``Store.change_mark`` every ``--poll-ms`` (``web_poll_ms``, default 1000 ms:
+``arena.web.live.POLL_MS``); (b) adds one page's time.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import http.client
 import json
 import queue
@@ -52,6 +55,7 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +63,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.keys import DUMMY_HASH
 from arena.ratings import Rating, after_game, game_ranks, initial
-from arena.store import GameResult, Store, state_db_url
+from arena.store import GameResult, NewGame, Store, state_db_url
 from arena.web.live import POLL_MS
 from arena.web.serve import WebFace
 from okgin.rules import RuleSet
@@ -123,7 +127,7 @@ def fill(store: Store, accounts: int, games: int, with_record: int, seed: int = 
         conn.executemany("INSERT INTO ratings (name_key, variant, rating, deviation, volatility, games) "
                          "VALUES (?, ?, ?, ?, ?, ?)",
                          [(p.lower(), v, r.rating, r.deviation, r.volatility, r.games) for (p, v), r in ratings.items()])
-        playing = []
+        playing: list[tuple[str, int, str]] = []
         for i in range(50):
             players = rng.sample(names, 2)
             gid = f"live{i:03d}"
@@ -137,17 +141,127 @@ def fill(store: Store, accounts: int, games: int, with_record: int, seed: int = 
 
 
 class Served:
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, poll_ms: int = POLL_MS) -> None:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
-        self.face = WebFace(store, None, "127.0.0.1:0", "bench arena")
+        self.face = WebFace(store, None, "127.0.0.1:0", "bench arena", poll_ms=poll_ms)
         self.url = asyncio.run_coroutine_threadsafe(self.face.start(), self.loop).result(60)
 
     def stop(self) -> None:
         asyncio.run_coroutine_threadsafe(self.face.stop(), self.loop).result(60)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(30)
+
+
+class Stream:
+    """``/live/events`` read in a thread: the arrival time of each ``change`` event, queued."""
+
+    def __init__(self, port: int) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=60)
+        self.sock.sendall(b"GET /live/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+        self.changes: queue.Queue[float] = queue.Queue()
+        self.opened = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+        if not self.opened.wait(60):
+            raise SystemExit("the event stream did not open")
+
+    def run(self) -> None:
+        buf = b""
+        try:
+            while True:
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    return
+                now = time.perf_counter()
+                buf += chunk
+                if b"okgin arena live" in buf:
+                    self.opened.set()
+                while b"event: change" in buf:
+                    buf = buf[buf.index(b"event: change") + 13:]
+                    self.changes.put(now)
+                buf = buf[-64:]
+        except OSError:
+            return
+
+    def next_change(self) -> float:
+        try:
+            return self.changes.get(timeout=60)
+        except queue.Empty:
+            raise SystemExit("no change event within 60 s") from None
+
+    def close(self) -> None:
+        self.sock.close()
+        self.thread.join(10)
+
+
+def shows(body: str, name: str, rating: int, games: int, page: str) -> bool:
+    """Whether a fetched page shows ``name`` at ``rating`` after ``games`` Oklahoma games."""
+    if page == "board":
+        row = re.search(rf'<tr class="row-\w+" data-account="{re.escape(name)}">(.*?)</tr>', body, re.S)
+        if row is None:
+            return False
+        return f'<td class="games">{games}</td>' in row.group(1) and re.search(rf">{rating}(<|$)", row.group(1), re.M) is not None
+    card = body[body.index("Oklahoma Gin</h2>"):][:600] if "Oklahoma Gin</h2>" in body else ""
+    return f">{rating}<" in card and f"· {games} rated game" in card
+
+
+def fetch_until(port: int, path: str, name: str, rating: int, games: int, page: str) -> float:
+    """Fetch ``path`` until it shows the new rating (bounded); when the showing body arrived."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        for _ in range(200):
+            conn.request("GET", path)
+            resp = conn.getresponse()
+            body = resp.read().decode("utf-8")
+            now = time.perf_counter()
+            if resp.status == 200 and shows(body, name, rating, games, page):
+                return now
+        raise SystemExit(f"{path} never showed {name}'s new rating")
+    finally:
+        conn.close()
+
+
+def live_games(url: str, port: int, web: Served, n: int, poll_ms: int, seed: int = 3) -> dict[str, list[float]]:
+    """``n`` games finished as the front finishes them (see the module docstring): per game,
+    seconds from the commit to the change event, to the leaderboard and to the player page
+    showing the winner's new rating."""
+    rng = random.Random(seed)
+    writer = Store.open(url)  # the arena's own connection; the web reads through its own
+    stream = Stream(port)
+    out: dict[str, list[float]] = {"commit -> change event": [], "commit -> leaderboard shows": [],
+                                   "commit -> player page shows": []}
+    pool = ThreadPoolExecutor(max_workers=2)
+    try:
+        for _ in range(6000):  # the poller's first read is its starting point, not a change
+            if web.face.web.hub.mark is not None:
+                break
+            time.sleep(0.01)
+        for i in range(n):
+            top = writer.leaderboard("oklahoma", 0, 40)
+            a, b = rng.sample([acct.name for acct, _ in top], 2)  # the winner only rises: it stays on page 1
+            gid = f"late{i:04d}"
+            now = int(time.time() * 1000)
+            writer.new_game(NewGame(gid, "oklahoma", True, (a, b), {"move_ms": 60000}, "s0", f"t-{gid}", now))
+            stream.next_change()  # the seating's own change
+            time.sleep(rng.random() * poll_ms / 1000)  # the finish at any phase of the poll
+            change = writer.finish_game(gid, GameResult(0, (100 + rng.randrange(40), rng.randrange(60)), "normal",
+                                                        int(time.time() * 1000)))
+            t0 = time.perf_counter()
+            assert change is not None and change.rated
+            after = change.after[0]
+            told = stream.next_change()
+            board = pool.submit(fetch_until, port, "/leaderboard/oklahoma", a, round(after.rating), after.games, "board")
+            player = pool.submit(fetch_until, port, f"/player/{a}", a, round(after.rating), after.games, "player")
+            out["commit -> change event"].append(told - t0)
+            out["commit -> leaderboard shows"].append(board.result(120) - t0)
+            out["commit -> player page shows"].append(player.result(120) - t0)
+    finally:
+        pool.shutdown()
+        stream.close()
+        writer.close()
+    return out
 
 
 def measure(conn: http.client.HTTPConnection, path: str) -> float:
@@ -165,95 +279,6 @@ def p99(xs: list[float]) -> float:
     return statistics.quantiles(xs, n=100, method="inclusive")[98] if len(xs) > 1 else xs[0]
 
 
-class Listener(threading.Thread):
-    """Holds ``/live/events`` open on its own connection, as an open leaderboard page does,
-    and puts the arrival time of each ``change`` event on :attr:`changes`."""
-
-    def __init__(self, port: int) -> None:
-        super().__init__(daemon=True)
-        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        self.conn.request("GET", "/live/events")
-        self.resp = self.conn.getresponse()
-        if self.resp.status != 200:
-            raise SystemExit(f"/live/events: {self.resp.status}")
-        self.changes: queue.Queue[float] = queue.Queue()
-
-    def run(self) -> None:
-        try:
-            while line := self.resp.readline():
-                if line.startswith(b"event: change"):
-                    self.changes.put(time.perf_counter())
-        except (OSError, http.client.HTTPException):
-            pass  # the face stopped: the stream ends
-
-    def close(self) -> None:
-        """End the stream: shut the socket down first, so that :meth:`run` reads its end
-        (closing the connection under a blocked read would pull its buffer away)."""
-        if self.conn.sock is not None:
-            with contextlib.suppress(OSError):
-                self.conn.sock.shutdown(socket.SHUT_RDWR)
-        self.join(30)
-        self.conn.close()
-
-
-def board_row_games(body: str, name: str) -> int | None:
-    """The games column of ``name``'s row on a rendered leaderboard page (None: not on it)."""
-    m = re.search(r'data-account="' + re.escape(name) + r'".*?<td class="games">(\d+)</td>', body, re.S)
-    return int(m.group(1)) if m else None
-
-
-def live(store: Store, port: int, games: int) -> dict[str, list[float]]:
-    """Finish ``games`` games left in play, one at a time; per game, seconds from the commit
-    to (a) the ``change`` event and (b) the leaderboard page showing the winner's new row."""
-    playing = [g.id for g in store.games_playing(0, games)]
-    if len(playing) < games:
-        raise SystemExit(f"only {len(playing)} games in play for --live-games {games}")
-    listener = Listener(port)
-    listener.start()
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    event_s: list[float] = []
-    page_s: list[float] = []
-    phase = random.Random(3)
-    try:
-        for gid in playing:
-            # A game ends at no particular moment of the web's poll cycle: without this wait each
-            # game would end just after the poll that reported the one before, and every figure
-            # would be the worst case, a whole interval.
-            time.sleep(phase.uniform(0, POLL_MS / 1000))
-            while not listener.changes.empty():  # a change of before this game's end
-                listener.changes.get_nowait()
-            change = store.finish_game(gid, GameResult(0, (100, 20), "normal", int(time.time() * 1000)))
-            t0 = time.perf_counter()
-            if change is None:
-                raise SystemExit(f"{gid} was not in play")
-            winner, games_after = change.players[0], change.after[0].games
-            try:
-                t_event = listener.changes.get(timeout=30)
-            except queue.Empty:
-                raise SystemExit(f"no change event within 30 s of {gid}'s end") from None
-            event_s.append(max(0.0, t_event - t0))
-            # the page an onlooker has open: where the winner ranks now (looked up here, and
-            # its cost left out of the figure, since a browser already has its page)
-            t_rank = time.perf_counter()
-            board = store.leaderboard("oklahoma", 0, 100_000)
-            rank = next(i for i, (a, _) in enumerate(board) if a.name == winner)
-            lookup = time.perf_counter() - t_rank
-            path = f"/leaderboard/oklahoma?page={rank // 50 + 1}"
-            while True:
-                conn.request("GET", path)
-                resp = conn.getresponse()
-                body = resp.read().decode()
-                if resp.status == 200 and board_row_games(body, winner) == games_after:
-                    break
-                if time.perf_counter() - t0 > 30:
-                    raise SystemExit(f"{path} did not show {winner}'s game {games_after} within 30 s")
-            page_s.append(time.perf_counter() - lookup - t0)
-    finally:
-        conn.close()
-        listener.close()
-    return {"event": event_s, "page": page_s}
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--accounts", type=int, default=1000)
@@ -261,18 +286,18 @@ def main() -> None:
     ap.add_argument("--records", type=int, default=1000, help="games that carry a full record (the viewer's)")
     ap.add_argument("--requests", type=int, default=300, help="requests per page kind")
     ap.add_argument("--live-games", type=int, default=40,
-                    help="games finished to time game end -> leaderboard (at most 50, the games left in play; 0: skip)")
+                    help="games finished while the pages are served, timed to the pages (0: none)")
+    ap.add_argument("--poll-ms", type=int, default=POLL_MS, help="the web's poll of the store (web_poll_ms)")
     args = ap.parse_args()
-    if not 0 <= args.live_games <= 50:
-        ap.error("--live-games must be 0 to 50 (the bench leaves 50 games in play)")
     with tempfile.TemporaryDirectory(prefix="okgin-webbench-") as tmp:
         store = Store.open(state_db_url(tmp))
         t0 = time.perf_counter()
         made = fill(store, args.accounts, args.games, args.records)
         print(f"filled and rated {args.accounts} accounts and {args.games} games in {time.perf_counter() - t0:.1f} s",
               file=sys.stderr)
-        served = Served(store)
+        served = Served(store, args.poll_ms)
         port = int(served.url.rsplit(":", 1)[1].strip("/"))
+        live: dict[str, list[float]] = {}
         rng = random.Random(2)
         pages = {
             "about (anchor)": lambda: "/about",
@@ -292,8 +317,8 @@ def main() -> None:
             for _ in range(args.requests):  # interleaved, so a slow moment of the machine hits every page alike
                 for k, path in pages.items():
                     times[k].append(measure(conn, path()))
-            conn.close()
-            ends = live(store, port, args.live_games) if args.live_games else {"event": [], "page": []}
+            if args.live_games > 0:
+                live = live_games(state_db_url(tmp), port, served, args.live_games, args.poll_ms)
         finally:
             conn.close()
             served.stop()
@@ -309,17 +334,15 @@ def main() -> None:
     worst = max((k for k in times if k != "about (anchor)"), key=lambda k: p99(times[k]))
     out["worst"] = worst
     print(f"worst p99: {worst}, {out[worst]['p99_ms']} ms, {out[worst]['ratio']}x the anchor")
-    if args.live_games:
-        print(f"\ngame end -> leaderboard, {args.live_games} games (the web polls every {POLL_MS} ms)")
-        print(f"{'from the commit to':<34} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}")
-        for k, label in (("event", "the change event"), ("page", "the leaderboard showing it")):
-            xs = ends[k]
+    if live:
+        print(f"\n{args.live_games} games finished while served (web poll {args.poll_ms} ms), from the finish's commit:")
+        print(f"{'until':<30} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}")
+        out["finish_to_page"] = {"games": args.live_games, "poll_ms": args.poll_ms}
+        for k, xs in live.items():
             row = {"p50_ms": round(statistics.median(xs) * 1000, 1), "p99_ms": round(p99(xs) * 1000, 1),
                    "max_ms": round(max(xs) * 1000, 1)}
-            out[f"game end -> {k}"] = row
-            print(f"{label:<34} {row['p50_ms']:>8} {row['p99_ms']:>8} {row['max_ms']:>8}")
-        out["live_games"] = args.live_games
-        out["poll_ms"] = POLL_MS
+            out["finish_to_page"][k] = row
+            print(f"{k:<30} {row['p50_ms']:>8} {row['p99_ms']:>8} {row['max_ms']:>8}")
     print(json.dumps(out))
 
 
