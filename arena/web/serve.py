@@ -70,11 +70,6 @@ class WebFace:
         try:
             addr = socket.getaddrinfo(self.host, self.port, family, socket.SOCK_STREAM)[0][4]
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            # Accepted connections inherit it. asyncio sets it only on sockets whose proto is
-            # IPPROTO_TCP, and this one's is 0: without it a keep-alive request waited ~40 ms
-            # (uvicorn writes the head and the body apart; Nagle held the body for the client's
-            # delayed ACK): bench/arena_web.py's /about went from 44 ms to under 1 ms.
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             sock.bind(addr)
         except OSError as e:
             sock.close()
