@@ -43,6 +43,7 @@ import zmq.asyncio
 from competition.tournament.config import ConfigError as TournamentConfigError
 from competition.tournament.config import parse_config
 from competition.tournament.executor import RunOptions
+from competition.tournament.link import CurveClient
 from competition.tournament.report import report_from_store
 from competition.tournament.runner import run_tournament
 from competition.tournament.store import ResultsStore
@@ -142,9 +143,10 @@ async def in_thread(fn: Callable[[], Any]) -> Any:
     return await fut
 
 
-def game_ready_maker(ev: ArenaEvent, store: Store, cfg: ArenaConfig) -> Any:
+def game_ready_maker(ev: ArenaEvent, store: Store, cfg: ArenaConfig, server_key: str | None = None) -> Any:
     """How a connected account's event game is announced: a ``game_ready`` (unrated, the
-    hosted clock, the seat's token, the event referee's endpoint); built on the arena's loop."""
+    hosted clock, the seat's token, the event referee's endpoint, and its CURVE public key
+    ``server_key`` when the arena encrypts); built on the arena's loop."""
     clock = cfg.clocks[cfg.hosted_clock].to_wire()
     kinds = {a.lower(): (acct.name, acct.kind) for a in ev.accounts if (acct := store.account(a)) is not None}
 
@@ -153,7 +155,7 @@ def game_ready_maker(ev: ArenaEvent, store: Store, cfg: ArenaConfig) -> Any:
         for who in seats or (name,):
             acct_name, kind = kinds.get(who.lower(), (who, "bot"))
             players.append({"account": acct_name, "kind": kind, "rating": round(store.rating(acct_name, "oklahoma").rating)})
-        return {"type": "game_ready", "game": table, "endpoint": endpoint, "server_key": None, "table": table,
+        return {"type": "game_ready", "game": table, "endpoint": endpoint, "server_key": server_key, "table": table,
                 "token": token, "seat": seat, "variant": "oklahoma", "clock": clock, "rated": False, "players": players,
                 "show_up_ms": cfg.show_up_ms}
 
@@ -178,12 +180,18 @@ async def run_event(ev: ArenaEvent, store: Store, cfg: ArenaConfig, desk: ArenaD
         if connected:
             if desk is None:
                 raise StoreError(f"{', '.join(connected)} would play connected, and this arena has no front to seat them")
-            if cfg.curve_keys:
-                raise StoreError(f"{', '.join(connected)} would play connected, and an arena with CURVE keys cannot run "
-                                 "events with connected accounts yet (their event referee would not encrypt): give "
-                                 "each an active hosted bot (okgin arena submit)")
             loop = asyncio.get_running_loop()
-            ready = game_ready_maker(ev, store, cfg)
+            curve = None
+            if cfg.curve_keys:
+                # The event's referee encrypts as the arena's shards do (the same key pair, any
+                # client key): its connected accounts reach it over the network, told its
+                # public key in game_ready; the runner is its CURVE client too.
+                try:
+                    curve = CurveClient.load(Path(cfg.curve_keys) / "server.key")
+                except ValueError as e:
+                    raise StoreError(f"the arena's CURVE keys: {e}") from None
+                opts = replace(opts, referee_args=("--curve-keys", cfg.curve_keys, "--allow", "any"), referee_curve=curve)
+            ready = game_ready_maker(ev, store, cfg, None if curve is None else curve.server_public.decode())
             run_dir = where / "event-run"  # the runner's (ResultsStore path's stem + "-run"): journals-*
 
             def gateway(tokens: dict[str, str]) -> EventSeats:

@@ -18,7 +18,12 @@ its interface, in the event's runner (``RunOptions.gateway``):
   does): a game that comes while it plays another (the runner plays several games at once)
   waits until that one ended, and the game's other seats wait at their table (no clock runs
   before every seat is taken). An account that is not signed in for ``no_show_s`` meanwhile
-  has that seat resigned (:func:`competition.tournament.link.resign_seat`): it loses it;
+  has that seat resigned (:func:`competition.tournament.link.resign_seat`): it loses it.
+  A game **claims** all its connected accounts at once before any of them is sent it
+  (:attr:`EventSeats.claims`), and waits while one of them is claimed by another game:
+  otherwise two games of the same two accounts, played at once, could each seat one of them
+  and wait for ever for the other (each account busy in the other game, both signed in, so
+  no no-show ever came);
 - **detach** (the game ended) = ``game_over`` with the result read from the event referee's
   journal (:func:`arena.shards.result_from_journal`), no rating (event games are the event's).
 
@@ -76,6 +81,7 @@ class EventSeats(Gateway):
         self.busy: set[str] = set()  # accounts sent a game that has not ended (one at a time)
         self.no_show_s = no_show_s
         self.resigns: set[asyncio.Task[str]] = set()  # seats of accounts that were gone, being resigned
+        self.claims: dict[str, str] = {}  # connected account -> the table (game) it is kept for
 
     async def start(self) -> str:
         return ""
@@ -121,8 +127,10 @@ class EventSeats(Gateway):
         """Send ``name`` its event game's ``game_ready`` once it is free (module doc); if it
         is not signed in for ``no_show_s`` meanwhile, resign its seat."""
         msg = self.ready(name, table, endpoint, seat_token, seat, tuple(seats))
+        connected = {s for s in seats if s in self.remotes} | {name}
         while True:
-            if name not in self.busy and self.desk.available(name):
+            self.claim(table, connected)
+            if self.claims.get(name) == table and name not in self.busy and self.desk.available(name):
                 self.busy.add(name)
                 try:
                     ok = await asyncio.wrap_future(self.on_arena(self.desk.seat_for_event, name, msg))
@@ -133,14 +141,28 @@ class EventSeats(Gateway):
                     return
                 self.busy.discard(name)
             if self.absent_for(name) >= self.no_show_s:
+                self.release(name, table)
                 task = asyncio.ensure_future(resign_seat(self.ctx, endpoint, seat_token, table, curve=curve))
                 self.resigns.add(task)
                 task.add_done_callback(self.resigns.discard)
                 return
             await asyncio.sleep(POLL_S)
 
+    def claim(self, table: str, accounts: set[str]) -> None:
+        """Keep ``accounts`` for ``table`` if none of them is kept for another game: all or
+        none, so that no two games each hold one account the other waits for (module doc).
+        The runner's coroutines share one thread: no lock is needed."""
+        if all(self.claims.get(a, table) == table for a in accounts):
+            for a in accounts:
+                self.claims[a] = table
+
+    def release(self, name: str, table: str) -> None:
+        if self.claims.get(name) == table:
+            del self.claims[name]
+
     async def detach(self, name: str, table: str) -> None:
         """The game ended (or was stopped): free the account and tell it the result."""
+        self.release(name, table)
         got = self.attached.pop((name, table), None)
         if got is None:
             return

@@ -248,7 +248,13 @@ class ArenaClient:
                          patience: float = BUSY_PATIENCE) -> str:
         """:meth:`seek` right after a game: an arena may still count this account as
         playing for a moment after its ``game_over`` (it frees the players as it files
-        the game), so ``busy`` is retried for up to ``patience`` seconds."""
+        the game), so ``busy`` is retried for up to ``patience`` seconds.
+
+        ``busy`` may also mean the arena has seated this account in its next game
+        already, unasked: an event's game (protocol.md §19) comes as a ``game_ready``
+        while the account is free, and a client that kept seeking would never read it.
+        So between tries it waits for a ``game_ready``; if one comes it is kept for
+        :meth:`next` / :meth:`wait_for` and ``""`` is returned: no seek was made."""
         deadline = time.monotonic() + patience
         delay = 0.1
         while True:
@@ -257,7 +263,10 @@ class ArenaClient:
             except RefereeError as e:
                 if e.name != "busy" or time.monotonic() + delay > deadline:
                     raise
-            await asyncio.sleep(delay)
+            ready = await self.wait_for(lambda m: isinstance(m, GameReady), delay)
+            if ready is not None:
+                self.held.insert(0, ready)
+                return ""
             delay = min(1.0, delay * 2)
 
     async def challenge(

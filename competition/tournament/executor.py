@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from .entropy import Contributor
     from .gateway import Gateway
+    from .link import CurveClient
     from .schedule import ScheduledGame
     from .store import GameResult, ResultsStore
 
@@ -84,6 +85,11 @@ class RunOptions:
     # (the arena's seats its connected accounts through its front: arena.eventseats).
     referee_bind: str | None = None
     gateway: Any = None
+    # More ``okgin referee`` flags for the local referees, and the runner's CURVE client for
+    # them: an arena with CURVE keys runs its event referee with them, since its connected
+    # accounts reach that referee over the network (arena.events).
+    referee_args: tuple[str, ...] = ()
+    referee_curve: CurveClient | None = None
 
 
 @dataclass

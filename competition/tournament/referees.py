@@ -113,10 +113,12 @@ class RefereePool:
 
     async def _start_local(self, label: str, restarts: int = 0) -> Slot:
         ipc = None if self.ipc_dir is None else self.ipc_dir / f"{label}.sock"
-        ref = await LocalReferee.start(self.workdir, label, self.local_admin_key, ipc=ipc, bind=self.opts.referee_bind)
+        ref = await LocalReferee.start(self.workdir, label, self.local_admin_key, ipc=ipc, bind=self.opts.referee_bind,
+                                       args=self.opts.referee_args)
         if ipc is not None:
             self.ipc_for[ref.endpoint] = ipc
-        link = AdminLink(self.ctx, ref.endpoint, f"organiser-{self.cfg.name}", self.local_admin_key)
+        link = AdminLink(self.ctx, ref.endpoint, f"organiser-{self.cfg.name}", self.local_admin_key,
+                         curve=self.opts.referee_curve)
         try:
             await link.connect(timeout=30.0)
         except (RefereeGone, RequestFailed):
