@@ -37,6 +37,7 @@ import asyncio
 import json
 import os
 import random
+import resource
 import signal
 import statistics
 import subprocess
@@ -248,27 +249,59 @@ def pct(xs: list[float], q: float) -> float | None:
     return round(xs[min(len(xs) - 1, int(q * len(xs)))] * 1000, 1)
 
 
+def load_referee_bench() -> Any:
+    """bench/referee.py as a module, for its :func:`build_loaddriver` (one build recipe)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("okgin_bench_referee", Path(__file__).with_name("referee.py"))
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def write_private(path: Path, text: str) -> Path:
+    """The bots' keys go to a 0600 file, never on a command line (``ps`` shows those)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    return path
+
+
+def driver_argv(args: argparse.Namespace, state: Path, ep: str, part: list[tuple[str, str]], name: str,
+                think_ms: int) -> list[str]:
+    """One driver process's command line: the C loaddriver in arena mode or this file's
+    Python driver, each reading its bots' accounts and keys from a 0600 file."""
+    if args.driver == "c":
+        bots = write_private(state.parent / f"{name}.bots", "".join(f"{a} {k}\n" for a, k in part))
+        return [args.loaddriver, "--endpoint", ep, "--arena-bots", str(bots), "--think-ms", str(think_ms),
+                "--warmup", str(args.warmup), "--seconds", str(args.seconds)]
+    spec = write_private(state.parent / f"{name}.json", json.dumps(
+        {"arena": ep, "accounts": part, "think": think_ms / 1000, "warmup": args.warmup, "seconds": args.seconds}))
+    return [sys.executable, __file__, "--driver-spec", str(spec)]
+
+
 def scenario(state: Path, accounts: list[tuple[str, str]], shards: int, think_ms: int,
              args: argparse.Namespace) -> dict[str, Any]:
     proc, ep = start_arena(state, shards, args)
     try:
-        per = -(-len(accounts) // args.procs)
+        procs = args.procs if args.procs else (1 if args.driver == "c" else 4)
+        per = -(-len(accounts) // procs)
+        cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         drivers = []
-        for i in range(args.procs):
+        for i in range(procs):
             part = accounts[i * per:(i + 1) * per]
-            if not part:
-                continue
-            spec = state.parent / f"driver-{shards}-{i}.json"  # the keys: in a 0600 file, not on a command line
-            fd = os.open(spec, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w") as f:
-                json.dump({"arena": ep, "accounts": part, "think": think_ms / 1000, "warmup": args.warmup,
-                           "seconds": args.seconds}, f)
-            drivers.append(subprocess.Popen([sys.executable, __file__, "--driver", str(spec)], stdout=subprocess.PIPE,
-                                            text=True))
+            if part:
+                drivers.append(subprocess.Popen(driver_argv(args, state, ep, part, f"driver-{shards}-{i}", think_ms),
+                                                stdout=subprocess.PIPE, text=True))
         results = []
         for d in drivers:
             out, _ = d.communicate(timeout=args.warmup + args.seconds + 600)
+            if d.returncode != 0 or not out.strip():
+                raise SystemExit(f"bench/arena.py: a {args.driver} driver failed (exit status {d.returncode}): see above")
             results.append(json.loads(out.strip().splitlines()[-1]))
+        cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)  # the drivers only: the arena is reaped later
+        driver_cpu = round(cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime, 2)
     finally:
         stop_arena(proc)
     lat = [x for r in results for x in r["latency"]]
@@ -282,16 +315,17 @@ def scenario(state: Path, accounts: list[tuple[str, str]], shards: int, think_ms
     row = {"bots": len(accounts), "shards": shards, "think_ms": think_ms, "games": games,
            "games_per_s": round(games / seconds, 2), "moves": len(lat), "latency_p50_ms": pct(lat, 0.5),
            "latency_p99_ms": pct(lat, 0.99), "wait_p50_ms": pct(waits, 0.5), "wait_p99_ms": pct(waits, 0.99),
-           "errors": errors}
+           "errors": errors, "driver": args.driver, "driver_procs": len(results), "driver_cpu_s": driver_cpu}
     print(f"  {len(accounts)} bots, {shards} shard(s), think {think_ms} ms: {row['games_per_s']} games/s, "
           f"{row['moves']} moves; latency p50 {row['latency_p50_ms']} ms p99 {row['latency_p99_ms']} ms; "
-          f"matchmaking wait p50 {row['wait_p50_ms']} ms p99 {row['wait_p99_ms']} ms; errors {errors}", flush=True)
+          f"matchmaking wait p50 {row['wait_p50_ms']} ms p99 {row['wait_p99_ms']} ms; errors {errors}; "
+          f"{args.driver} driver CPU {driver_cpu} s over warmup + window", flush=True)
     return row
 
 
 def main() -> None:
-    if "--driver" in sys.argv:
-        spec = json.loads(Path(sys.argv[sys.argv.index("--driver") + 1]).read_text())
+    if "--driver-spec" in sys.argv:
+        spec = json.loads(Path(sys.argv[sys.argv.index("--driver-spec") + 1]).read_text())
         asyncio.run(driver(spec["arena"], [tuple(a) for a in spec["accounts"]], spec["think"], spec["warmup"],
                            spec["seconds"]))
         return
@@ -300,7 +334,9 @@ def main() -> None:
     p.add_argument("--think-ms", type=int, default=100)
     p.add_argument("--shards", type=int, default=2)
     p.add_argument("--sat-bots", type=int, default=200)
-    p.add_argument("--procs", type=int, default=4, help="driver processes")
+    p.add_argument("--driver", choices=("c", "python"), default="c",
+                   help="the bots' client: bench/loaddriver in arena mode (C, built with make) or this file's asyncio driver")
+    p.add_argument("--procs", type=int, default=0, help="driver processes (default: 1 for c, 4 for python)")
     p.add_argument("--warmup", type=float, default=60.0, help="seconds before measuring (sign-in: one scrypt per bot)")
     p.add_argument("--seconds", type=float, default=30.0)
     p.add_argument("--target", type=int, default=20, help="the games' target score")
@@ -311,11 +347,16 @@ def main() -> None:
     args = p.parse_args()
     if args.quick:
         args.bots, args.sat_bots, args.warmup, args.seconds = 100, 40, 20.0, 10.0
+    if args.driver == "c":
+        args.loaddriver, why = load_referee_bench().build_loaddriver()
+        if args.loaddriver is None:
+            raise SystemExit(f"bench/arena.py: bench/loaddriver does not build ({why}); --driver python needs no compiler")
     with tempfile.TemporaryDirectory(prefix="okgin-bench-arena-") as tmp:
         state = Path(args.state or tmp) / "arena"
         t = time.monotonic()
         accounts = make_accounts(state, max(args.bots, args.sat_bots))
-        print(f"bench/arena.py: {len(accounts)} accounts in {time.monotonic() - t:.0f} s; cpus {os.cpu_count()}", flush=True)
+        print(f"bench/arena.py: {len(accounts)} accounts in {time.monotonic() - t:.0f} s; cpus {os.cpu_count()}; "
+              f"driver {args.driver}", flush=True)
         out: dict[str, Any] = {"load": scenario(state, accounts[:args.bots], args.shards, args.think_ms, args)}
         if not args.skip_saturation:
             one = scenario(state, accounts[:args.sat_bots], 1, 0, args)

@@ -55,6 +55,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -98,6 +99,7 @@ static due_t *fifo; /* think time is constant, so acts fall due in the order the
 static size_t fifo_cap, fifo_head, fifo_len;
 static msgpack_sbuffer sbuf;
 static msgpack_packer pk;
+static int arena_epfd = -1; /* arena mode's epoll */
 
 static int64_t now_ns(void) {
     struct timespec ts;
@@ -388,7 +390,9 @@ static bool loopback(const char *ep) {
 
 static void usage(void) {
     fputs("usage: loaddriver --endpoint tcp://127.0.0.1:PORT [--tables 200] [--seconds 15] [--warmup 0.5]\n"
-          "                  [--mode events|lean|batched] [--think-ms 0] [--transport zmtp|zmq]\n",
+          "                  [--mode events|lean|batched] [--think-ms 0] [--transport zmtp|zmq]\n"
+          "       loaddriver --endpoint tcp://127.0.0.1:ARENA_PORT --arena-bots FILE [--seconds 15] [--warmup 0.5]\n"
+          "                  [--think-ms 0]\n",
           stderr);
     exit(2);
 }
@@ -404,15 +408,401 @@ static double parse_num(const char *s, const char *what, double lo, double hi) {
     return v;
 }
 
+/* ---------------------------------------------------------------- arena mode
+ * --arena-bots FILE: connected bots at an `okgin arena` (protocol.md 19), the client side
+ * of bench/arena.py. The same bots as that file's Python driver (one_bot/play): hello
+ * with account and key (limit_reached retried after 1-3 s), seek, game_ready -> a new
+ * connection to the shard with the seat token, every prompt answered after --think-ms
+ * with minimal_choice, game_end -> close the shard connection and seek again. The same
+ * measurements: games (game_end of seat 0), latency (act sent -> that move's event for
+ * the same seat), waits (seek sent -> game_ready), counted only inside the window. The
+ * raw samples go out in the JSON line and bench/arena.py computes the percentiles, so the
+ * two drivers share that code. Timers (think time, retries) are a binary heap on the one
+ * epoll loop. zmtp transport only. */
+enum { B_HELLO, B_SEEKING, B_PLAYING };
+enum { T_HELLO, T_SEEK, T_ACT };
+
+typedef struct {
+    char name[64], key[160];
+    zmtp_conn_t a, s; /* the arena connection, the current game's shard connection */
+    bool s_open, s_done; /* s_done: game_end seen, close the shard connection after this event */
+    uint32_t gen; /* shard connection generation: stale epoll events and timers are ignored */
+    int state, seat;
+    int64_t t_seek, sent_at, last_a, last_s;
+    char *pending; /* the act waiting for its think time */
+    size_t pending_size;
+    long rid;
+} bot_t;
+
+typedef struct {
+    int64_t due;
+    int bot, kind;
+    uint32_t gen;
+} timer_t_;
+
+static bot_t *bots;
+static int n_bots;
+static timer_t_ *heap;
+static size_t heap_len, heap_cap;
+static double *a_lat, *a_wait; /* seconds, like the Python driver's lists */
+static size_t n_alat, cap_alat, n_await, cap_await;
+static long a_games;
+static struct { char name[40]; long n; } errs[32];
+static int n_errs;
+
+static void heap_push(int64_t due, int bot, int kind, uint32_t gen) {
+    if (heap_len == heap_cap) {
+        heap_cap = heap_cap ? heap_cap * 2 : 1024;
+        heap = realloc(heap, heap_cap * sizeof *heap);
+        if (!heap) die("out of memory");
+    }
+    size_t i = heap_len++;
+    while (i > 0 && heap[(i - 1) / 2].due > due) {
+        heap[i] = heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    heap[i] = (timer_t_){due, bot, kind, gen};
+}
+
+static timer_t_ heap_pop(void) {
+    timer_t_ top = heap[0], last = heap[--heap_len];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= heap_len) break;
+        if (c + 1 < heap_len && heap[c + 1].due < heap[c].due) c++;
+        if (heap[c].due >= last.due) break;
+        heap[i] = heap[c];
+        i = c;
+    }
+    if (heap_len) heap[i] = last;
+    return top;
+}
+
+static void push_sample(double **xs, size_t *n, size_t *cap, double v) {
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 65536;
+        *xs = realloc(*xs, *cap * sizeof **xs);
+        if (!*xs) die("out of memory");
+    }
+    (*xs)[(*n)++] = v;
+}
+
+/* Count a referee/arena error by name (a JSON-safe copy); say the first of each name on stderr. */
+static void count_error(const bot_t *b, const char *where, const msgpack_object *m) {
+    char name[40], msg[320];
+    field_text(m, "name", name, sizeof name);
+    for (char *p = name; *p; p++)
+        if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))) *p = '?';
+    for (int i = 0; i < n_errs; i++)
+        if (strcmp(errs[i].name, name) == 0) {
+            errs[i].n++;
+            return;
+        }
+    field_text(m, "message", msg, sizeof msg);
+    fprintf(stderr, "loaddriver: bot %s (%s): error %s: %s\n", b->name, where, name, msg);
+    if (n_errs < (int)(sizeof errs / sizeof *errs)) {
+        snprintf(errs[n_errs].name, sizeof errs[n_errs].name, "%s", name);
+        errs[n_errs++].n = 1;
+    }
+}
+
+static void bot_send(bot_t *b, bool shard, const char *data, size_t size) {
+    zmtp_conn_t *c = shard ? &b->s : &b->a;
+    if (zmtp_send(c, data, size) != 0) die("bot %s (%s): %s", b->name, shard ? "shard" : "arena", c->err);
+    if (shard) b->last_s = now_ns();
+    else b->last_a = now_ns();
+}
+
+static void arena_hello(bot_t *b) {
+    msgpack_sbuffer_clear(&sbuf);
+    msgpack_pack_map(&pk, 8);
+    pack_str("type"), pack_str("hello");
+    pack_str("id"), msgpack_pack_long(&pk, ++b->rid);
+    pack_str("protocol"), msgpack_pack_int(&pk, 1);
+    pack_str("minor"), msgpack_pack_int(&pk, 6);
+    pack_str("role"), pack_str("player");
+    pack_str("name"), pack_str(b->name);
+    pack_str("account"), pack_str(b->name);
+    pack_str("key"), pack_str(b->key);
+    bot_send(b, false, sbuf.data, sbuf.size);
+}
+
+static void arena_seek(bot_t *b) {
+    msgpack_sbuffer_clear(&sbuf);
+    msgpack_pack_map(&pk, 3);
+    pack_str("type"), pack_str("seek");
+    pack_str("id"), msgpack_pack_long(&pk, ++b->rid);
+    pack_str("variant"), pack_str("oklahoma");
+    bot_send(b, false, sbuf.data, sbuf.size);
+}
+
+static void on_arena_message(bot_t *b, const msgpack_object *m) {
+    const msgpack_object *ty = map_get(m, "type");
+    if (!ty) die("bot %s: an arena message without a type", b->name);
+    int64_t now = now_ns();
+    if (str_eq(ty, "welcome") && b->state == B_HELLO) {
+        const msgpack_object *hb = map_get(m, "heartbeat_ms");
+        if (hb && hb->type == MSGPACK_OBJECT_POSITIVE_INTEGER && hb->via.u64 > 0 &&
+            (int64_t)hb->via.u64 * 1000000 < heartbeat_ns)
+            heartbeat_ns = (int64_t)hb->via.u64 * 1000000;
+        b->state = B_SEEKING;
+        b->t_seek = now;
+        arena_seek(b);
+    } else if (str_eq(ty, "error")) {
+        char name[40];
+        field_text(m, "name", name, sizeof name);
+        bool retry = strcmp(name, "limit_reached") == 0 || strcmp(name, "busy") == 0 || strcmp(name, "rate_limited") == 0;
+        if (b->state == B_HELLO && strcmp(name, "limit_reached") != 0) {
+            char msg[320];
+            field_text(m, "message", msg, sizeof msg);
+            die("bot %s: the arena refuses its hello: %s: %s", b->name, name, msg);
+        }
+        count_error(b, "arena", m);
+        if (b->state == B_HELLO) /* the key checks queue up: back off, spread out */
+            heap_push(now + (int64_t)((1.0 + 2.0 * ((double)random() / RAND_MAX)) * 1e9), (int)(b - bots), T_HELLO, 0);
+        else if (b->state == B_SEEKING && retry)
+            heap_push(now + 300000000, (int)(b - bots), T_SEEK, b->gen);
+    } else if (str_eq(ty, "game_ready") && b->state == B_SEEKING) {
+        const msgpack_object *ep = map_get(m, "endpoint"), *tok = map_get(m, "token"), *seat = map_get(m, "seat");
+        if (!ep || ep->type != MSGPACK_OBJECT_STR || ep->via.str.size >= 200 || !tok || tok->type != MSGPACK_OBJECT_STR ||
+            !seat || seat->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+            die("bot %s: a game_ready without endpoint, token or seat", b->name);
+        if (now >= measure_from && now < end_at) push_sample(&a_wait, &n_await, &cap_await, (double)(now - b->t_seek) / 1e9);
+        char endpoint_s[200];
+        memcpy(endpoint_s, ep->via.str.ptr, ep->via.str.size);
+        endpoint_s[ep->via.str.size] = '\0';
+        if (!loopback(endpoint_s)) die("bot %s: game_ready names a shard that is not on loopback: %s", b->name, endpoint_s);
+        b->gen++;
+        b->seat = (int)seat->via.u64;
+        b->sent_at = -1;
+        b->s_done = false;
+        if (zmtp_connect(&b->s, endpoint_s, arena_epfd, ((uint64_t)b->gen << 32) | ((uint64_t)(b - bots) * 2 + 1)) != 0)
+            die("bot %s (shard %s): %s", b->name, endpoint_s, b->s.err);
+        b->s_open = true;
+        b->state = B_PLAYING;
+        msgpack_sbuffer_clear(&sbuf);
+        msgpack_pack_map(&pk, 7);
+        pack_str("type"), pack_str("hello");
+        pack_str("id"), msgpack_pack_int(&pk, 1);
+        pack_str("protocol"), msgpack_pack_int(&pk, 1);
+        pack_str("minor"), msgpack_pack_int(&pk, 6);
+        pack_str("role"), pack_str("player");
+        pack_str("name"), pack_str(b->name);
+        pack_str("token"), msgpack_pack_object(&pk, *tok);
+        bot_send(b, true, sbuf.data, sbuf.size);
+    } else if (str_eq(ty, "shutdown")) {
+        char reason[64];
+        field_text(m, "reason", reason, sizeof reason);
+        die("bot %s: the arena shuts down (%s)", b->name, reason);
+    }
+    /* sought, game_over, ok, heartbeat...: nothing to do */
+}
+
+static void on_shard_message(bot_t *b, const msgpack_object *m) {
+    if (b->s_done) return; /* after game_end: the connection closes after this event */
+    const msgpack_object *ty = map_get(m, "type");
+    if (!ty) die("bot %s: a shard message without a type", b->name);
+    int64_t now = now_ns();
+    bool window = now >= measure_from && now < end_at;
+    if (str_eq(ty, "prompt")) {
+        const msgpack_object *table = map_get(m, "table"), *seq = map_get(m, "seq");
+        const msgpack_object *a = minimal_choice(map_get(m, "legal"));
+        if (!table || !seq || !a) die("bot %s: a prompt without table, seq or legal actions", b->name);
+        msgpack_sbuffer_clear(&sbuf);
+        msgpack_pack_map(&pk, 4);
+        pack_str("type"), pack_str("act");
+        pack_str("table"), msgpack_pack_object(&pk, *table);
+        pack_str("seq"), msgpack_pack_object(&pk, *seq);
+        pack_str("action"), msgpack_pack_object(&pk, *a);
+        if (think_s > 0) {
+            free(b->pending);
+            b->pending = xmalloc(sbuf.size);
+            memcpy(b->pending, sbuf.data, sbuf.size);
+            b->pending_size = sbuf.size;
+            heap_push(now + (int64_t)(think_s * 1e9), (int)(b - bots), T_ACT, b->gen);
+        } else {
+            bot_send(b, true, sbuf.data, sbuf.size);
+            b->sent_at = now_ns();
+        }
+    } else if (str_eq(ty, "event")) {
+        const msgpack_object *mv = map_get(m, "move"), *seat = mv ? map_get(mv, "seat") : NULL;
+        if (b->sent_at >= 0 && seat && seat->type == MSGPACK_OBJECT_POSITIVE_INTEGER && (int)seat->via.u64 == b->seat) {
+            if (window) push_sample(&a_lat, &n_alat, &cap_alat, (double)(now - b->sent_at) / 1e9);
+            b->sent_at = -1;
+        }
+    } else if (str_eq(ty, "game_end")) {
+        if (window && b->seat == 0) a_games++;
+        b->s_done = true;
+        free(b->pending);
+        b->pending = NULL;
+        b->state = B_SEEKING;
+        b->t_seek = now;
+        arena_seek(b);
+    } else if (str_eq(ty, "error")) {
+        char name[40];
+        field_text(m, "name", name, sizeof name);
+        if (strcmp(name, "stale_seq") != 0) count_error(b, "shard", m);
+    } else if (str_eq(ty, "shutdown")) {
+        char reason[64];
+        field_text(m, "reason", reason, sizeof reason);
+        die("bot %s: its shard shuts down (%s)", b->name, reason);
+    }
+}
+
+static void on_arena_zmtp(uint64_t tag, const unsigned char *body, size_t size) {
+    bot_t *b = &bots[(tag & 0xffffffffu) / 2];
+    bool shard = tag & 1;
+    if (shard && (uint32_t)(tag >> 32) != b->gen) return;
+    msgpack_unpacked up;
+    msgpack_unpacked_init(&up);
+    size_t off = 0;
+    if (msgpack_unpack_next(&up, (const char *)body, size, &off) != MSGPACK_UNPACK_SUCCESS ||
+        up.data.type != MSGPACK_OBJECT_MAP)
+        die("bot %s: a frame that is not a msgpack map (%zu bytes)", b->name, size);
+    if (shard) on_shard_message(b, &up.data);
+    else on_arena_message(b, &up.data);
+    msgpack_unpacked_destroy(&up);
+}
+
+static void on_arena_event(const struct epoll_event *ev) {
+    uint64_t tag = ev->data.u64;
+    bot_t *b = &bots[(tag & 0xffffffffu) / 2];
+    bool shard = tag & 1;
+    if (shard && (!b->s_open || (uint32_t)(tag >> 32) != b->gen)) return; /* a closed game's connection */
+    zmtp_conn_t *c = shard ? &b->s : &b->a;
+    if (zmtp_on_event(c, ev->events, on_arena_zmtp) != 0 && !(shard && b->s_done))
+        die("bot %s (%s): %s", b->name, shard ? "shard" : "arena", c->err);
+    if (shard && b->s_done) { /* closed here, not in the callback: zmtp is still parsing its buffer there */
+        zmtp_close(&b->s);
+        b->s_open = false;
+    }
+}
+
+static void read_bots(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) die("cannot open %s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || (st.st_mode & 077))
+        die("%s: the bots' keys must be in a regular file of mode 0600 (no access for group or others)", path);
+    int cap = 0;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char name[64], key[160], extra;
+        if (line[0] == '\n' || line[0] == '#') continue;
+        if (sscanf(line, "%63s %159s %c", name, key, &extra) != 2) die("%s: a line is not `name key`", path);
+        if (n_bots == 2 * MAX_TABLES) die("%s: more than %d bots", path, 2 * MAX_TABLES);
+        if (n_bots == cap) {
+            cap = cap ? cap * 2 : 256;
+            bots = realloc(bots, (size_t)cap * sizeof *bots);
+            if (!bots) die("out of memory");
+        }
+        bot_t *b = &bots[n_bots++];
+        memset(b, 0, sizeof *b);
+        snprintf(b->name, sizeof b->name, "%s", name);
+        snprintf(b->key, sizeof b->key, "%s", key);
+        b->sent_at = -1;
+        b->a.fd = b->s.fd = -1;
+    }
+    fclose(f);
+    if (n_bots == 0) die("%s: no bots", path);
+}
+
+static int run_arena(const char *path, double warmup, double seconds) {
+    read_bots(path);
+    srandom((unsigned)(getpid() ^ now_ns()));
+    arena_epfd = epoll_create1(0);
+    if (arena_epfd < 0) die("epoll_create1: %s", strerror(errno));
+    for (int i = 0; i < n_bots; i++) {
+        if (zmtp_connect(&bots[i].a, endpoint, arena_epfd, (uint64_t)i * 2) != 0)
+            die("bot %s (arena %s): %s", bots[i].name, endpoint, bots[i].a.err);
+        arena_hello(&bots[i]);
+    }
+    fputs("loaddriver: started\n", stderr);
+    fflush(stderr);
+    struct epoll_event evs[MAX_EVENTS];
+    int64_t start = now_ns();
+    measure_from = start + (int64_t)(warmup * 1e9);
+    end_at = measure_from + (int64_t)(seconds * 1e9);
+    int64_t next_beat_check = start + 1000000000;
+    double cpu0 = 0;
+    bool measuring = false;
+    for (;;) {
+        int64_t now = now_ns();
+        if (now >= end_at) break;
+        if (!measuring && now >= measure_from) {
+            measuring = true;
+            cpu0 = cpu_seconds(RUSAGE_SELF);
+        }
+        while (heap_len && heap[0].due <= now) {
+            timer_t_ t = heap_pop();
+            bot_t *b = &bots[t.bot];
+            if (t.kind == T_HELLO && b->state == B_HELLO) {
+                arena_hello(b);
+            } else if (t.kind == T_SEEK && b->state == B_SEEKING) {
+                arena_seek(b); /* a refused seek again; the wait still counts from the first */
+            } else if (t.kind == T_ACT && b->state == B_PLAYING && t.gen == b->gen && b->pending) {
+                bot_send(b, true, b->pending, b->pending_size);
+                b->sent_at = now_ns();
+                free(b->pending);
+                b->pending = NULL;
+            }
+        }
+        if (now >= next_beat_check) { /* protocol 10: say something at least every heartbeat_ms */
+            static const char beat[] = "\x81\xa4type\xa9heartbeat";
+            next_beat_check = now + 1000000000;
+            for (int i = 0; i < n_bots; i++) {
+                bot_t *b = &bots[i];
+                if (now - b->last_a > heartbeat_ns / 2) bot_send(b, false, beat, sizeof beat - 1);
+                if (b->s_open && now - b->last_s > heartbeat_ns / 2) bot_send(b, true, beat, sizeof beat - 1);
+            }
+        }
+        now = now_ns();
+        int64_t wait = 200000000;
+        if (heap_len && heap[0].due - now < wait) wait = heap[0].due - now;
+        if (end_at - now < wait) wait = end_at - now;
+        if (!measuring && measure_from - now < wait) wait = measure_from - now;
+        if (wait < 0) wait = 0;
+        int n = epoll_wait(arena_epfd, evs, MAX_EVENTS, (int)((wait + 999999) / 1000000));
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            die("epoll_wait: %s", strerror(errno));
+        }
+        for (int k = 0; k < n; k++) on_arena_event(&evs[k]);
+    }
+    double cpu = measuring ? cpu_seconds(RUSAGE_SELF) - cpu0 : 0;
+    /* bench/arena.py's driver line: games, seconds, latency and waits (seconds), errors. */
+    printf("{\"games\": %ld, \"seconds\": %.6f, \"latency\": [", a_games, (double)(now_ns() - measure_from) / 1e9);
+    for (size_t i = 0; i < n_alat; i++) printf(i ? ", %.6f" : "%.6f", a_lat[i]);
+    fputs("], \"waits\": [", stdout);
+    for (size_t i = 0; i < n_await; i++) printf(i ? ", %.6f" : "%.6f", a_wait[i]);
+    fputs("], \"errors\": {", stdout);
+    for (int i = 0; i < n_errs; i++) printf("%s\"%s\": %ld", i ? ", " : "", errs[i].name, errs[i].n);
+    printf("}, \"driver_cpu_s\": %.4f, \"bots\": %d, \"driver\": \"c\"}\n", cpu, n_bots);
+    fflush(stdout);
+    for (int i = 0; i < n_bots; i++) {
+        zmtp_close(&bots[i].a);
+        if (bots[i].s_open) zmtp_close(&bots[i].s);
+        free(bots[i].pending);
+    }
+    close(arena_epfd);
+    free(bots);
+    free(heap);
+    free(a_lat);
+    free(a_wait);
+    return 0;
+}
+
 int main(int argc, char **argv) {
-    const char *mode = "events", *transport = "zmtp";
+    const char *mode = "events", *transport = "zmtp", *arena_bots = NULL;
     double seconds = 15, warmup = 0.5, think_ms = 0;
     n_tables = 200;
     static const struct option opts[] = {
         {"endpoint", required_argument, 0, 'e'}, {"tables", required_argument, 0, 't'},
         {"seconds", required_argument, 0, 's'},  {"warmup", required_argument, 0, 'w'},
         {"mode", required_argument, 0, 'm'},     {"think-ms", required_argument, 0, 'k'},
-        {"transport", required_argument, 0, 'T'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"transport", required_argument, 0, 'T'}, {"arena-bots", required_argument, 0, 'A'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     for (int c; (c = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
         switch (c) {
         case 'e': endpoint = optarg; break;
@@ -422,6 +812,7 @@ int main(int argc, char **argv) {
         case 'm': mode = optarg; break;
         case 'k': think_ms = parse_num(optarg, "--think-ms", 0, 60000); break;
         case 'T': transport = optarg; break;
+        case 'A': arena_bots = optarg; break;
         default: usage();
         }
     }
@@ -441,6 +832,22 @@ int main(int argc, char **argv) {
         return 2;
     }
     think_s = think_ms / 1000;
+    if (arena_bots) {
+        if (!zmtp) {
+            fprintf(stderr, "loaddriver: --arena-bots speaks --transport zmtp only\n");
+            return 2;
+        }
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+            rl.rlim_cur = rl.rlim_max;
+            setrlimit(RLIMIT_NOFILE, &rl);
+        }
+        msgpack_sbuffer_init(&sbuf);
+        msgpack_packer_init(&pk, &sbuf, msgpack_sbuffer_write);
+        int rc = run_arena(arena_bots, warmup, seconds);
+        msgpack_sbuffer_destroy(&sbuf);
+        return rc;
+    }
 
     /* 400 clients need ~800 descriptors (a TCP socket and a mailbox each) and more than
      * libzmq's default socket limit once --tables grows. */
