@@ -753,7 +753,8 @@ static int run_arena(const char *path, double warmup, double seconds) {
             next_beat_check = now + 1000000000;
             for (int i = 0; i < n_bots; i++) {
                 bot_t *b = &bots[i];
-                if (now - b->last_a > heartbeat_ns / 2) bot_send(b, false, beat, sizeof beat - 1);
+                /* not before the welcome: a session's first message must be hello (hello_first) */
+                if (b->state != B_HELLO && now - b->last_a > heartbeat_ns / 2) bot_send(b, false, beat, sizeof beat - 1);
                 if (b->s_open && now - b->last_s > heartbeat_ns / 2) bot_send(b, true, beat, sizeof beat - 1);
             }
         }
