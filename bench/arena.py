@@ -5,8 +5,10 @@ last line is one JSON object.
 Setup: a temporary state directory, ``--bots`` bot accounts added through the store (one
 scrypt each), and ``okgin arena --shards S`` as a process (games short: target score
 ``--target`` and at most ``--max-hands`` hands, as the arena's ``[rules]``). The bots are
-``--procs`` driver processes (this file, ``--driver``), each running its share of bots on
-one asyncio loop over raw DEALER sockets: hello with the account and key (``limit_reached``
+played by ``--driver c`` (the default: bench/loaddriver in arena mode, built here with make,
+one process; ``--procs`` to split) or ``--driver python`` (``--procs`` processes of this file,
+4 by default, each running its share of bots on one asyncio loop over raw DEALER sockets).
+Both read their bots' keys from a 0600 file, never a command line. Either way: hello with the account and key (``limit_reached``
 while the arena's key checks queue up is retried), then for ever: ``seek``, wait for
 ``game_ready``, a new connection to the shard with the seat token, play the game
 (``--think-ms`` before each act; knock when legal, else pass / draw from the stock, else the
@@ -28,6 +30,7 @@ shards; (2) saturation, ``--sat-bots`` bots with no think time, on 1 shard and t
     python bench/arena.py                       # 1,000 bots, 100 ms think, 2 shards; then 1 vs 2 shards
     python bench/arena.py --quick               # 100 bots, short windows
     python bench/arena.py --skip-saturation     # scenario 1 only
+    python bench/arena.py --quick --driver python   # the bots played by Python processes instead of bench/loaddriver
 """
 
 from __future__ import annotations

@@ -12,6 +12,20 @@
  *   loaddriver --endpoint tcp://127.0.0.1:PORT [--tables 200] [--seconds 15]
  *              [--warmup 0.5] [--mode events|lean|batched] [--think-ms 0]
  *              [--transport zmtp|zmq]
+ *   loaddriver --endpoint tcp://127.0.0.1:ARENA_PORT --arena-bots FILE
+ *              [--seconds 15] [--warmup 0.5] [--think-ms 0]
+ *
+ * Arena mode (--arena-bots, for bench/arena.py, issue 26 item 8): connected bots at an
+ * `okgin arena` (protocol.md 19) instead of plain referee tables. FILE holds one
+ * "account key" line per bot and must be mode 0600 (a key on the command line would be
+ * visible to every local user through ps). Each bot says hello with account and key
+ * (limit_reached retried after 1-3 s), seeks, follows game_ready to its shard on a new
+ * connection with the seat token, plays as below with --think-ms on a timer heap, and
+ * seeks again after game_end; it measures what bench/arena.py's Python driver measures
+ * (games: game_end at seat 0; latency: act sent -> that move's event for the same seat;
+ * waits: seek sent -> game_ready) and prints that driver's JSON line (the raw samples, so
+ * that bench/arena.py computes the percentiles for both). zmtp transport only. Details at
+ * "arena mode" below.
  *
  * Transport: zmtp (the default) speaks ZMTP 3.0 itself over non-blocking TCP from this
  * one thread (zmtp.c: no libzmq, so no I/O thread and no mailbox signalling competing
