@@ -16,7 +16,7 @@ __all__ = ["SUBCOMMANDS", "main"]
 #: ``okgin arena NAME ...`` -> the module whose ``main(argv)`` runs it (or ``module:function``).
 #: Anything else is the server's.
 SUBCOMMANDS = {"account": "arena.accounts", "ratings": "arena.ratings_cli", "submit": "arena.submissions",
-               "submissions": "arena.submissions:main_list", "event": "arena.events"}
+               "submissions": "arena.submissions:main_list", "event": "arena.events", "shard": "arena.joinshard"}
 SERVER = "arena.server"
 
 USAGE = """usage: okgin arena [--config arena.toml] [SERVER OPTIONS]   run the arena (okgin arena --help)
@@ -24,7 +24,8 @@ USAGE = """usage: okgin arena [--config arena.toml] [SERVER OPTIONS]   run the a
        okgin arena ratings [--variant V] [--rebuild] [--history ACCOUNT]
        okgin arena submit ACCOUNT DIR --command "..."              store a hosted bot
        okgin arena submissions [--status S] [--account A]          the hosted bots' queue
-       okgin arena event add|list|show ...                         events: round robins and gauntlets"""
+       okgin arena event add|list|show ...                         events: round robins and gauntlets
+       okgin arena shard --join FRONT --join-key-file F --bind EP   a shard that joins a running arena"""
 
 
 def main(argv: list[str]) -> int:

@@ -90,6 +90,9 @@ class ArenaConfig:
     #: rule options every arena game is played with, over the variant's defaults (docs/rules.md §8)
     rules: dict[str, Any] = field(default_factory=dict)
     remote_shards: tuple[RemoteShard, ...] = ()
+    #: a file holding the shared secret with which shards join the running arena (``okgin arena
+    #: shard --join``, protocol 1.7 ``shard_join``); None: the front refuses every shard_join
+    join_key_file: str | None = None
     # Hosted bots (arena.hosted, docs/arena.md "Hosted bots"): rated games between them per
     # hour (0: none), at most this many at once, on this clock preset; a submission's size.
     hosted_games_per_hour: int = 60
@@ -114,7 +117,7 @@ class ArenaConfig:
 _INTS = ("shards", "show_up_ms", "disconnect_grace_ms", "cooldown_ms", "max_cooldown_ms", "heartbeat_ms", "liveness",
          "match_every_ms", "widen_every_ms", "advice_window_ms", "hosted_games_per_hour", "hosted_concurrency", "hosted_max_mb",
          "hosted_max_files", "web_poll_ms")
-_STRS = ("name", "bind", "state", "db", "hosted_clock", "dask", "dask_tls")
+_STRS = ("name", "bind", "state", "db", "hosted_clock", "dask", "dask_tls", "join_key_file")
 _TOP = {*_INTS, *_STRS, "insecure", "curve", "clocks", "rules", "remote_shards"}
 
 
@@ -237,8 +240,8 @@ def load_config(path: str | os.PathLike[str] | None = None, **overrides: Any) ->
     if "state" in over:
         over["state"] = Path(over["state"])
     cfg = replace(cfg, **over)
-    if cfg.shards < 0 or cfg.shards + len(cfg.remote_shards) < 1:
-        raise ConfigError("shards must be at least 1 (or 0 with [[remote_shards]])")
+    if cfg.shards < 0 or (cfg.shards + len(cfg.remote_shards) < 1 and cfg.join_key_file is None):
+        raise ConfigError("shards must be at least 1 (or 0 with [[remote_shards]] or join_key_file)")
     if "standard" not in cfg.clocks:
         raise ConfigError("the clock presets must include 'standard' (a seek naming none asks for it)")
     if cfg.hosted_clock not in cfg.clocks:

@@ -28,10 +28,11 @@ are refused at the front (``forbidden``): an arena plays no game itself.
 from __future__ import annotations
 
 import asyncio
+import hmac
 import logging
 import secrets
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -62,6 +63,10 @@ RATED_TYPES = ("seek", "challenge", "accept", "decline", "cancel", "lobby")
 REFUSED_HERE = ("queue", "join", "leave", "list_tables", "watch", "unwatch", "sync", "create_table", "close_table",
                 "reveal", "entropy", "entropy_reveal")
 AUTH_FAILED = "unknown account, wrong key or revoked key"
+#: shard_join (1.7): wrong join keys the front takes per window (then rate_limited), and joins being connected at once
+JOIN_FAILS_PER_WINDOW = 5
+JOIN_WINDOW_MS = 10_000
+MAX_JOINING = 4
 MAX_PASSES = 8  # a pairing pass made again without the hosted-only pairings it found, at most this often
 
 
@@ -117,6 +122,12 @@ class ArenaDesk:
         #: and they are seated in their event games instead
         self.reserved: frozenset[str] = frozenset()
         self.tasks: set[asyncio.Task[None]] = set()
+        #: shard_join (1.7): the operator's join key (None: joins refused), the pool's join
+        #: (wired to ShardPool.join), recent wrong keys, joins in progress
+        self.join_key: str | None = None
+        self.join_shard: Callable[[str, str | None, int, str], Awaitable[Any]] | None = None
+        self.join_fails: deque[int] = deque()
+        self.joining = 0
         self.ticker: asyncio.TimerHandle | None = None
         self.serial = 0
         self.arena_info = {
@@ -131,7 +142,7 @@ class ArenaDesk:
         routes.update({
             "seek": self.on_seek, "challenge": self.on_challenge, "accept": self.on_accept, "decline": self.on_decline,
             "cancel": self.on_cancel, "lobby": self.on_lobby, "leaderboard": self.on_leaderboard, "ban": self.on_ban,
-            "unban": self.on_unban,
+            "unban": self.on_unban, "shard_join": self.on_shard_join,
         })
         return routes
 
@@ -271,6 +282,52 @@ class ArenaDesk:
         entry = self.online.get(name.lower())
         kind = "bot" if hosted else entry.account.kind if entry is not None else "human"
         return Player(name, kind, round(self.store.rating(name, variant).rating))
+
+    # ------------------------------------------------------------------ shards joining (1.7)
+    def on_shard_join(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
+        """A referee shard joins the running arena (protocol.md §19.6). The join key is
+        compared in constant time; wrong keys are rate-limited for the whole front (a guesser
+        may use many connections) and logged without the key. The shard is then reached as
+        admin off the request path (:meth:`arena.shards.ShardPool.join`), and answered ``ok``
+        or ``shard_unreachable``."""
+        if self.join_key is None or self.join_shard is None:
+            raise ProtocolError("forbidden", "this arena takes no shard joins: its operator sets join_key_file in "
+                                             "arena.toml to allow them (docs/arena.md, Scaling)")
+        now = self.now_ms()
+        q = self.join_fails
+        while q and now - q[0] >= JOIN_WINDOW_MS:
+            q.popleft()
+        if len(q) >= JOIN_FAILS_PER_WINDOW:
+            raise ProtocolError("rate_limited", f"too many wrong join keys: at most {JOIN_FAILS_PER_WINDOW} per "
+                                                f"{JOIN_WINDOW_MS // 1000} s: wait a moment")
+        if not hmac.compare_digest(msg["join_key"].encode(), self.join_key.encode()):
+            q.append(now)
+            log.warning("arena: shard_join of %s refused: wrong join key", msg["endpoint"])
+            raise ProtocolError("auth_failed", "wrong join key (the arena's join_key_file)")
+        if self.joining >= MAX_JOINING:
+            raise ProtocolError("limit_reached", f"{MAX_JOINING} shards are joining already: try again in a moment")
+        self.joining += 1
+        task = asyncio.get_running_loop().create_task(self.shard_join(sess, msg, rqid))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def shard_join(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:
+        assert self.join_shard is not None
+        endpoint = msg["endpoint"]
+        try:
+            await self.join_shard(endpoint, msg["server_key"], msg["capacity"], msg["admin_key"])
+        except ValueError as e:
+            self.host.send(sess, ProtocolError("bad_message", f"shard_join: {e}", request="shard_join").to_wire(rqid))
+        except Exception as e:  # RefereeGone, RequestFailed (a wrong admin key), a socket error
+            log.warning("arena: shard_join of %s: could not reach it as admin: %s", endpoint, type(e).__name__)
+            self.host.send(sess, ProtocolError("shard_unreachable", f"the arena could not reach {endpoint} as its admin "
+                                                                    f"({type(e).__name__}: is that endpoint reachable from "
+                                                                    "the arena, with that server_key and admin_key?)",
+                                               request="shard_join").to_wire(rqid))
+        else:
+            self.host.reply_ok(sess, "shard_join", rqid, None)
+        finally:
+            self.joining -= 1
 
     # ------------------------------------------------------------------ requests
     def refused_here(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:

@@ -71,6 +71,15 @@ class Arena:
         self.desk = ArenaDesk(cfg, self.store, self.checker, now_ms)
         self.pool = ShardPool(cfg, self.store, self.desk.send, self.desk.no_show, self.desk.ended, now_ms)
         self.desk.launch = self.pool.launch
+        if cfg.join_key_file is not None:  # shards may join the running arena (protocol 1.7 shard_join)
+            try:
+                join_key = Path(cfg.join_key_file).read_text().strip()
+            except OSError as e:
+                raise ConfigError(f"join_key_file {cfg.join_key_file}: {e.strerror}") from None
+            if len(join_key) < 16:
+                raise ConfigError(f"join_key_file {cfg.join_key_file}: the join key must be at least 16 characters")
+            self.desk.join_key = join_key
+            self.desk.join_shard = self.pool.join
         rcfg = RefereeConfig(
             bind=cfg.bind, journal_dir=None, heartbeat_ms=cfg.heartbeat_ms, liveness=cfg.liveness,
             curve_keys=cfg.curve_keys, curve_allow="any" if cfg.curve_keys else None,

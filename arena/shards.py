@@ -57,12 +57,12 @@ from okgin.protocol.settings import Clock
 from okgin.rules import RuleSet
 from referee.private import private_dir
 
-from .config import ArenaConfig, RemoteShard
+from .config import ArenaConfig, RemoteShard, is_loopback
 from .shardbots import SeatedBots
 from .store import GameResult, NewGame, RatingChange, Store
 
 __all__ = [
-    "FORFEITS", "GameSpec", "HostedSeats", "Player", "Shard", "ShardPool", "result_from_journal", "seat_result",
+    "FORFEITS", "GameSpec", "HostedSeats", "Player", "Shard", "ShardPool", "public_key", "result_from_journal", "seat_result",
     "settle_from_journal",
 ]
 
@@ -70,6 +70,8 @@ log = logging.getLogger("okgin.arena")
 
 FORFEITS = ("timeout", "illegal", "disconnect", "resigned")
 MAX_RESTARTS = 5  # per slot: a shard that keeps dying is not restarted for ever
+MAX_JOINED = 64  # shards joined by shard_join at once (a re-join with the same endpoint replaces its entry)
+JOIN_CONNECT_S = 10.0  # how long the front tries to reach a joining shard as its admin
 MAX_FEED = 20_000  # feed messages kept per game of a remote shard (a game is bounded by max_pile_draws and the clock)
 
 
@@ -119,6 +121,9 @@ class Shard:
     dead: bool = False
     restarts: int = 0
     exited: asyncio.Future[int] | None = None  # the process's exit (a kill -9 is seen at once, not after liveness)
+    #: at most this many games at once (a joined shard says its own); None: no limit
+    capacity: int | None = None
+    joined: bool = False  # joined the running arena by itself (shard_join, protocol 1.7)
 
 
 def result_from_journal(path: Path | None, finished_ms: int) -> GameResult | None:
@@ -198,6 +203,8 @@ class ShardPool:
         self.replacing: set[asyncio.Task[None]] = set()  # shards being restarted
         self.over: set[str] = set()  # games whose players were told game_over (free to play again)
         self.curve: CurveClient | None = None
+        self.joined_serial = 0  # labels of joined shards: j1, j2, ...
+        self.closing: set[asyncio.Task[None]] = set()  # lost joined shards' links being closed
         self.hosted: HostedSeats | None = None  # plays hosted bots' seats (wired by the arena)
         if cfg.curve_keys:
             self.curve = CurveClient.load(Path(cfg.curve_keys) / "server.key")
@@ -216,7 +223,7 @@ class ShardPool:
         try:
             secret = Path(remote.admin_key_file).read_text().strip()
             curve = CurveClient.load(remote.server_key)
-            server_key = _public_key(Path(remote.server_key).read_text())
+            server_key = public_key(Path(remote.server_key).read_text())
         except (OSError, ValueError) as e:
             raise RuntimeError(f"remote shard {remote.endpoint}: {e}") from None
         link = AdminLink(self.ctx, remote.endpoint, f"arena-{label}", secret, curve=curve)
@@ -225,13 +232,54 @@ class ShardPool:
         link.on_gone(functools.partial(self.lost, shard))
         return shard
 
+    async def join(self, endpoint: str, server_key: str | None, capacity: int, admin_key: str) -> Shard:
+        """A shard that joined the running arena by itself (``shard_join``, its join key
+        already checked by the desk): reached as admin with the admin key it sent, over CURVE
+        with the public key it sent (required off loopback unless the arena is insecure), then
+        placed in the pool. A shard joining again with the same endpoint replaces its entry:
+        the old link is marked gone, so the old entry's games are settled or voided by the same
+        path as any lost shard's (:meth:`lost`, :meth:`finish`). Raises ValueError (refused)
+        or RefereeGone (unreachable)."""
+        if server_key is None and not is_loopback(endpoint) and not self.cfg.insecure:
+            raise ValueError(f"{endpoint} is not a loopback address: a joining shard there needs CURVE (server_key), "
+                             "so that its admin key and its games never cross the network in clear")
+        live = [s for s in self.shards if s.joined and not s.dead and s.endpoint != endpoint]
+        if len(live) >= MAX_JOINED:
+            raise ValueError(f"this arena has {MAX_JOINED} joined shards already")
+        curve = None
+        if server_key is not None:
+            public, secret = zmq.curve_keypair()
+            curve = CurveClient(server_key.encode(), public, secret)  # the shard runs --allow any; its admin key gates
+        self.joined_serial += 1
+        label = f"j{self.joined_serial}"
+        link = AdminLink(self.ctx, endpoint, f"arena-{label}", admin_key, curve=curve)
+        try:
+            # bounded as a whole: a DEALER with no peer yet holds its first send until one comes
+            await asyncio.wait_for(link.connect(timeout=JOIN_CONNECT_S), JOIN_CONNECT_S)
+        except TimeoutError:
+            await link.close()
+            raise RefereeGone(f"{endpoint} did not answer within {JOIN_CONNECT_S:.0f} s") from None
+        except RefereeGone:
+            await link.close()
+            raise
+        if self.stopping:
+            await link.close()
+            raise ValueError("the arena is stopping")
+        shard = Shard(label, endpoint, link, None, None, server_key, capacity=capacity, joined=True)
+        link.on_gone(functools.partial(self.lost, shard))
+        for old in [s for s in self.shards if s.joined and s.endpoint == endpoint]:
+            old.link.mark_gone("the shard joined again")
+        self.shards = [s for s in self.shards if not (s.joined and s.dead)] + [shard]
+        log.info("arena: shard %s joined at %s (capacity %d)", label, endpoint, capacity)
+        return shard
+
     async def start_shard(self, label: str, restarts: int = 0) -> Shard:
         args: list[str] = ["--heartbeat-ms", str(self.cfg.heartbeat_ms)]
         server_key = None
         if self.cfg.curve_keys:
             args += ["--curve-keys", self.cfg.curve_keys, "--allow", "any"]
             server_key = (Path(self.cfg.curve_keys) / "server.key").read_text()
-            server_key = _public_key(server_key)
+            server_key = public_key(server_key)
         local = await LocalReferee.start(self.dir, label, admin_key=self.admin_key, args=args, bind=self.shard_bind())
         link = AdminLink(self.ctx, local.endpoint, f"arena-{label}", self.admin_key, curve=self.curve)
         try:
@@ -255,7 +303,8 @@ class ShardPool:
 
     def pick(self, local: bool = False) -> Shard | None:
         """The least busy live shard (``local``: on this host, with doors a sandbox can be given)."""
-        live = [s for s in self.shards if not s.dead and (not local or s.journal_dir is not None)]
+        live = [s for s in self.shards if not s.dead and (not local or s.journal_dir is not None)
+                and (s.capacity is None or len(s.games) < s.capacity)]
         return min(live, key=lambda s: (len(s.games), s.label)) if live else None
 
     def lost(self, shard: Shard, why: str) -> None:
@@ -265,6 +314,10 @@ class ShardPool:
             return
         shard.dead = True
         log.warning("arena: shard %s lost (%s)", shard.label, why)
+        if shard.joined and not self.stopping:  # it rejoins by itself; its link's socket is let go now
+            task = asyncio.get_running_loop().create_task(shard.link.close())
+            self.closing.add(task)
+            task.add_done_callback(self.closing.discard)
         if self.stopping or shard.local is None:  # a remote shard is its operator's to restart
             return
         if shard.restarts < MAX_RESTARTS:
@@ -519,7 +572,7 @@ def seat_result(res: GameResult, seat: int, n: int) -> str:
     return "win" if ranks[seat] == 1 else "loss"
 
 
-def _public_key(text: str) -> str:
+def public_key(text: str) -> str:
     """The Z85 public key of a pyzmq certificate file's text."""
     for line in text.splitlines():
         line = line.strip()

@@ -45,6 +45,7 @@ __all__ = [
     "MAX_OBJECTS",
     "MAX_PAGE",
     "MAX_SEED_CHARS",
+    "MAX_SHARD_CAPACITY",
     "MAX_STR_BYTES",
     "MAX_TEXT",
     "PROTOCOL_MAJOR",
@@ -62,7 +63,7 @@ __all__ = [
 ]
 
 PROTOCOL_MAJOR = 1
-PROTOCOL_MINOR = 6
+PROTOCOL_MINOR = 7
 
 MAX_NAME = 40
 MAX_ID = 64
@@ -102,11 +103,13 @@ DIRECTIONS: dict[str, str] = {
     "seek": C2R, "sought": R2C, "challenge": C2R, "challenged": R2C, "challenge_offer": R2C,
     "accept": C2R, "decline": C2R, "challenge_closed": R2C, "cancel": C2R, "lobby": C2R, "lobby_state": R2C,
     "leaderboard": C2R, "leaderboard_page": R2C, "ban": C2R, "unban": C2R, "game_ready": R2C, "game_over": R2C,
+    "shard_join": C2R,  # 1.7: a referee shard joins a running arena (protocol.md §19)
 }
 #: The arena's messages (1.6, protocol.md §19): only an arena sends or accepts them.
 ARENA_TYPES = frozenset({
     "seek", "sought", "challenge", "challenged", "challenge_offer", "accept", "decline", "challenge_closed", "cancel",
     "lobby", "lobby_state", "leaderboard", "leaderboard_page", "ban", "unban", "game_ready", "game_over",
+    "shard_join",  # 1.7
 })
 CLIENT_TYPES = frozenset(t for t, d in DIRECTIONS.items() if d in (C2R, BOTH))
 REFEREE_TYPES = frozenset(t for t, d in DIRECTIONS.items() if d in (R2C, BOTH))
@@ -127,6 +130,7 @@ ROLES: dict[str, frozenset[str]] = {
     "seek": frozenset({"player"}), "challenge": frozenset({"player"}), "accept": frozenset({"player"}),
     "decline": frozenset({"player"}), "cancel": frozenset({"player"}), "lobby": ANY_ROLE, "leaderboard": ANY_ROLE,
     "ban": frozenset({"admin"}), "unban": frozenset({"admin"}),
+    "shard_join": ANY_ROLE,  # 1.7: a shard signs in as a spectator without an account; the join key is what counts
 }
 
 Check = Callable[[Any], str | None]  # returns None if fine, else what was expected
@@ -253,6 +257,28 @@ def _key(v: Any) -> str | None:
     return None if isinstance(v, str) and 1 <= len(v) <= MAX_ACCOUNT_KEY else f"a string of 1-{MAX_ACCOUNT_KEY} characters"
 
 
+#: shard_join (1.7): at most this many seats' games at once on one joined shard.
+MAX_SHARD_CAPACITY = 1000
+Z85_KEY_RE = re.compile(r"[0-9A-Za-z.\-:+=^!/*?&<>()\[\]{}@%$#]{40}\Z")
+
+
+ENDPOINT_RE = re.compile(r"tcp://[A-Za-z0-9.:\[\]*_-]{1,250}\Z")
+
+
+def _endpoint(v: Any) -> str | None:
+    ok = isinstance(v, str) and ENDPOINT_RE.match(v)
+    return None if ok else "a tcp://HOST:PORT endpoint (letters, digits and . : [ ] * _ -, at most 256 characters)"
+
+
+def _z85_key(v: Any) -> str | None:
+    return None if v is None or (isinstance(v, str) and Z85_KEY_RE.match(v)) else "nil or a Z85 CURVE public key (40 characters)"
+
+
+def _capacity(v: Any) -> str | None:
+    ok = isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_SHARD_CAPACITY
+    return None if ok else f"a whole number from 1 to {MAX_SHARD_CAPACITY}"
+
+
 def _ident(v: Any) -> str | None:
     return None if isinstance(v, str) and 1 <= len(v) <= MAX_ID else f"a string of 1-{MAX_ID} characters"
 
@@ -311,6 +337,9 @@ FIELDS: dict[str, dict[str, tuple[Check, bool]]] = {
     "leaderboard": {"variant": (_variant, True), "offset": (_offset, False), "limit": (_rows, False)},
     "ban": {"account": (_name, True), "reason": (_text, True)},
     "unban": {"account": (_name, True)},
+    # 1.7: a shard joins a running arena; admin_key and join_key are secrets (CURVE or loopback only)
+    "shard_join": {"endpoint": (_endpoint, True), "server_key": (_z85_key, True), "capacity": (_capacity, True),
+                   "admin_key": (_key, True), "join_key": (_key, True)},
 }
 assert set(FIELDS) == CLIENT_TYPES, set(FIELDS) ^ CLIENT_TYPES
 # Fields shown to people and written to journals: checked by okgin.protocol.text (protocol.md §13).
@@ -460,6 +489,9 @@ def largest_legal_messages() -> dict[str, dict[str, Any]]:
         "accept": {"challenge": rid}, "decline": {"challenge": rid}, "cancel": {"seek": rid, "challenge": rid},
         "lobby": {}, "leaderboard": {"variant": variant, "offset": 1_000_000, "limit": MAX_LEADERBOARD},
         "ban": {"account": name, "reason": _WIDE * MAX_TEXT}, "unban": {"account": name},
+        # 1.7
+        "shard_join": {"endpoint": "tcp://" + "9" * 250, "server_key": "Z" * 40, "capacity": MAX_SHARD_CAPACITY,
+                       "admin_key": _WIDE * MAX_ACCOUNT_KEY, "join_key": _WIDE * MAX_ACCOUNT_KEY},
     }
     assert set(big) == CLIENT_TYPES, set(big) ^ CLIENT_TYPES
     for t, fields in big.items():  # fields the schema has and the table above does not name

@@ -63,6 +63,7 @@ ERRORS: dict[str, tuple[int, str]] = {
     "no_such_seek": (6005, "cancel of a seek that is not open (1.6)"),
     "no_such_challenge": (6006, "accept, decline or cancel of a challenge that is not open to this account (1.6)"),
     "banned": (6007, "hello with a banned account's key (1.6)"),
+    "shard_unreachable": (6008, "shard_join: the arena could not reach the shard's endpoint as its admin (1.7)"),
 }
 CODES: dict[int, str] = {code: name for name, (code, _) in ERRORS.items()}
 assert len(CODES) == len(ERRORS)

@@ -28,6 +28,7 @@ from .catalogue import (
     MAX_LEADERBOARD,
     MAX_PAGE,
     MAX_SEED_CHARS,
+    MAX_SHARD_CAPACITY,
     MAX_TEXT,
     PROTOCOL_MAJOR,
     PROTOCOL_MINOR,
@@ -542,6 +543,15 @@ def _messages() -> dict[str, J]:
         "ban": ({"account": ref("AccountName"), "reason": {"type": "string", "maxLength": MAX_TEXT, "pattern": SCHEMA_PATTERN}},
                 ["account", "reason"]),
         "unban": ({"account": ref("AccountName")}, ["account"]),
+        # --- 1.7: a shard joins a running arena (protocol.md §19.6); admin_key and join_key are secrets
+        "shard_join": (
+            {"endpoint": {"type": "string", "pattern": "^tcp://[A-Za-z0-9.:\\[\\]*_-]{1,250}$"},
+             "server_key": nullable({"type": "string", "pattern": "^[0-9A-Za-z.:+=^!/*?&<>()\\[\\]{}@%$#-]{40}$"}),
+             "capacity": {"type": "integer", "minimum": 1, "maximum": MAX_SHARD_CAPACITY},
+             "admin_key": {"type": "string", "minLength": 1, "maxLength": MAX_ACCOUNT_KEY},
+             "join_key": {"type": "string", "minLength": 1, "maxLength": MAX_ACCOUNT_KEY}},
+            ["endpoint", "server_key", "capacity", "admin_key", "join_key"],
+        ),
         "game_ready": (
             {"game": STR, "endpoint": STR, "server_key": nullable(STR), "table": STR, "token": STR, "seat": NNINT,
              "variant": {"enum": ["oklahoma", "box"]}, "clock": ref("Clock"), "rated": BOOL,
