@@ -89,7 +89,8 @@ async def join_once(ctx: zmq.asyncio.Context, args: argparse.Namespace, curve: C
     Returns None to try again, or a reason to stop."""
     link = FrontLink(ctx, args.join, args.name, curve)
     try:
-        await link.connect(timeout=30.0)
+        # bounded as a whole: a DEALER with no peer (the front is down) holds its first send until one comes
+        await asyncio.wait_for(link.connect(timeout=30.0), 30.0)
         await link.request(request, timeout=60.0)
         print(f"{JOINED_PREFIX}{args.join} as {request['endpoint']}", flush=True)
         exited = asyncio.ensure_future(referee.proc.wait())
@@ -108,8 +109,8 @@ async def join_once(ctx: zmq.asyncio.Context, args: argparse.Namespace, curve: C
             return f"the arena refused: {e.name}: {e.reply.get('message')}"
         print(f"okgin arena shard: the arena said {e.name}: {e.reply.get('message')}", file=sys.stderr, flush=True)
         return None
-    except RefereeGone as e:
-        print(f"okgin arena shard: cannot reach the arena: {e}", file=sys.stderr, flush=True)
+    except (RefereeGone, TimeoutError) as e:
+        print(f"okgin arena shard: cannot reach the arena: {e or 'no answer'}", file=sys.stderr, flush=True)
         return None
     finally:
         await link.close()

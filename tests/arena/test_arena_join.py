@@ -195,3 +195,41 @@ def test_shard_join_refusals(tmp_path: Path) -> None:
         c.close()
     finally:
         assert arena.stop() == 0, arena.stderr()
+
+
+def test_a_joined_shard_joins_again_when_the_arena_restarts(tmp_path: Path) -> None:
+    """The front goes away (stopped) and comes back on the same endpoint: the shard, which
+    keeps trying with backoff, joins the new front by itself, which places a game there."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    key_file = tmp_path / "join.secret"
+    key_file.write_text("join-" + os.urandom(16).hex() + "\n")
+    state = tmp_path / "arena"
+    keys = add_accounts(state, "ann", "bob")
+    toml = f'shards = 0\nshow_up_ms = 20000\njoin_key_file = "{key_file}"\n[rules]\n{FAST_RULES}\n'
+    bind = ("--bind", f"tcp://127.0.0.1:{port}")
+    arena = ArenaProcess(state, shards=None, toml=toml, extra=bind)
+    argv = okgin_argv("arena", "shard", "--join", arena.endpoint, "--join-key-file", str(key_file), "--bind",
+                      "tcp://127.0.0.2:0", "--journal-dir", str(tmp_path / "shard"), "--heartbeat-ms", "1000")
+    shard, endpoint = start_shard(argv, tmp_path / "shard.log")
+    try:
+        assert arena.stop() == 0, arena.stderr()
+        arena = ArenaProcess(state, shards=None, toml=toml, extra=bind)
+        assert shard.stdout is not None
+        again = readline(shard.stdout, 120.0, "the shard's second join")
+        assert again.startswith(JOINED_PREFIX) and again.rstrip().endswith(endpoint), again
+        clients = {n: Client(arena.endpoint) for n in ("ann", "bob")}
+        for n, c in clients.items():
+            assert arena_hello(c, n, keys[n])["type"] == "welcome"
+        ready = seek_pair(clients, "ann", "bob")
+        assert ready["ann"]["endpoint"] == endpoint
+        resign_game(ready, "bob")
+        assert clients["ann"].wait_for(lambda m: m["type"] == "game_over", timeout_ms=60000)["result"] == "win"
+        for c in clients.values():
+            c.close()
+    finally:
+        stop(shard)
+        assert arena.stop() == 0, arena.stderr()
