@@ -239,7 +239,7 @@ class ShardPool:
         placed in the pool. A shard joining again with the same endpoint replaces its entry:
         the old link is marked gone, so the old entry's games are settled or voided by the same
         path as any lost shard's (:meth:`lost`, :meth:`finish`). Raises ValueError (refused)
-        or RefereeGone (unreachable)."""
+        or RefereeGone / RequestFailed (unreachable, or its admin key refused there)."""
         if server_key is None and not is_loopback(endpoint) and not self.cfg.insecure:
             raise ValueError(f"{endpoint} is not a loopback address: a joining shard there needs CURVE (server_key), "
                              "so that its admin key and its games never cross the network in clear")
@@ -259,7 +259,7 @@ class ShardPool:
         except TimeoutError:
             await link.close()
             raise RefereeGone(f"{endpoint} did not answer within {JOIN_CONNECT_S:.0f} s") from None
-        except RefereeGone:
+        except (RefereeGone, RequestFailed):  # silent, or a wrong admin key: its socket is let go
             await link.close()
             raise
         if self.stopping:

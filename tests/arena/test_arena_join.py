@@ -19,7 +19,7 @@ from bounded import dealer, readline
 
 from arena.joinshard import JOINED_PREFIX
 from arena.store import Store, state_db_url
-from okgin.launch import endpoint_from_line, okgin_argv
+from okgin.launch import endpoint_from_line, okgin_argv, referee_argv
 from referee.security import generate_keys
 
 
@@ -233,3 +233,59 @@ def test_a_joined_shard_joins_again_when_the_arena_restarts(tmp_path: Path) -> N
     finally:
         stop(shard)
         assert arena.stop() == 0, arena.stderr()
+
+
+def test_a_shard_joining_again_with_its_endpoint_replaces_its_entry(tmp_path: Path) -> None:
+    """Two shard_joins naming one referee: the second replaces the first (logged as lost),
+    and the next game is placed on the new entry; a wrong admin key is shard_unreachable."""
+    import time
+
+    keys_dir = tmp_path / "shard-keys"
+    generate_keys(keys_dir)
+    admin = "admin-" + os.urandom(8).hex()
+    ref = subprocess.Popen(referee_argv(tmp_path / "journals", "--curve-keys", str(keys_dir), "--allow", "any",
+                                        bind="tcp://127.0.0.2:0"),
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True,
+                           env={**os.environ, "OKGIN_ADMIN_KEY": admin})
+    key_file = tmp_path / "join.secret"
+    key_file.write_text("join-" + os.urandom(16).hex() + "\n")
+    state = tmp_path / "arena"
+    keys = add_accounts(state, "ann", "bob")
+    arena = ArenaProcess(state, shards=None,
+                         toml=f'shards = 0\nshow_up_ms = 20000\njoin_key_file = "{key_file}"\n[rules]\n{FAST_RULES}\n')
+    try:
+        assert ref.stdout is not None
+        endpoint = endpoint_from_line(readline(ref.stdout, 120.0, "the shard's referee"))
+        assert endpoint is not None
+        join = {"type": "shard_join", "endpoint": endpoint, "server_key": public(keys_dir), "capacity": 2,
+                "admin_key": admin, "join_key": key_file.read_text().strip()}
+        c = Client(arena.endpoint)
+        assert arena_hello(c, None, None, role="spectator")["type"] == "welcome"
+        bad = c.request({**join, "admin_key": "not-the-admin-key"}, "error")
+        assert bad["name"] == "shard_unreachable", bad
+        assert c.request(join, "ok")["request"] == "shard_join"
+        assert c.request(join, "ok")["request"] == "shard_join"
+        deadline = time.monotonic() + 60
+        while "shard j2 lost (the shard joined again)" not in (tmp_path / "arena.stderr").read_text():
+            assert time.monotonic() < deadline, (tmp_path / "arena.stderr").read_text()
+            c.sock.poll(200)
+        clients = {n: Client(arena.endpoint) for n in ("ann", "bob")}
+        for n, cl in clients.items():
+            assert arena_hello(cl, n, keys[n])["type"] == "welcome"
+        ready = seek_pair(clients, "ann", "bob")
+        assert ready["ann"]["endpoint"] == endpoint
+        resign_game(ready, "bob")
+        over = clients["ann"].wait_for(lambda m: m["type"] == "game_over", timeout_ms=60000)
+        assert over["result"] == "win", over
+        game = over["game"]
+        for cl in (c, *clients.values()):
+            cl.close()
+    finally:
+        assert arena.stop() == 0, arena.stderr()
+        stop(ref)
+    store = Store.open(state_db_url(state))
+    try:
+        row = store.game(game)
+        assert row is not None and row.status == "finished" and row.shard == "j3"
+    finally:
+        store.close()
