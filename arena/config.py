@@ -11,6 +11,7 @@ state = "/var/lib/okgin-arena"
 db = "postgresql://okgin@db.internal:5432/arena"
 shards = 4
 show_up_ms = 30000
+join_key_file = "/etc/okgin-arena/join.secret"   # shards may join while it runs (okgin arena shard --join)
 
 [curve]
 keys = "/etc/okgin-arena/keys"  # server.key_secret of the front and its shards

@@ -65,12 +65,7 @@ class Arena:
             raise ConfigError(f"--web {cfg.web} is not a loopback address: admin keys would cross the network in clear. "
                               "Serve the web on loopback behind a TLS proxy (docs/arena.md, The web), or --insecure")
         self.cfg = cfg
-        private_dir(cfg.state)
-        self.store = Store.open(cfg.db or state_db_url(cfg.state))
-        self.checker = KeyChecker(self.store, now_ms)
-        self.desk = ArenaDesk(cfg, self.store, self.checker, now_ms)
-        self.pool = ShardPool(cfg, self.store, self.desk.send, self.desk.no_show, self.desk.ended, now_ms)
-        self.desk.launch = self.pool.launch
+        join_key = None
         if cfg.join_key_file is not None:  # shards may join the running arena (protocol 1.7 shard_join)
             try:
                 join_key = Path(cfg.join_key_file).read_text().strip()
@@ -78,6 +73,13 @@ class Arena:
                 raise ConfigError(f"join_key_file {cfg.join_key_file}: {e.strerror}") from None
             if len(join_key) < 16:
                 raise ConfigError(f"join_key_file {cfg.join_key_file}: the join key must be at least 16 characters")
+        private_dir(cfg.state)
+        self.store = Store.open(cfg.db or state_db_url(cfg.state))
+        self.checker = KeyChecker(self.store, now_ms)
+        self.desk = ArenaDesk(cfg, self.store, self.checker, now_ms)
+        self.pool = ShardPool(cfg, self.store, self.desk.send, self.desk.no_show, self.desk.ended, now_ms)
+        self.desk.launch = self.pool.launch
+        if join_key is not None:
             self.desk.join_key = join_key
             self.desk.join_shard = self.pool.join
         rcfg = RefereeConfig(
