@@ -128,6 +128,7 @@ class ArenaDesk:
         self.join_shard: Callable[[str, str | None, int, str], Awaitable[Any]] | None = None
         self.join_fails: deque[int] = deque()
         self.joining = 0
+        self.joined: dict[str, Session] = {}  # a joined shard's endpoint -> its session here
         self.ticker: asyncio.TimerHandle | None = None
         self.serial = 0
         self.arena_info = {
@@ -214,6 +215,8 @@ class ArenaDesk:
         self.by_sess[sess] = entry
 
     def gone(self, sess: Session) -> None:
+        for ep in [ep for ep, s in self.joined.items() if s is sess]:
+            del self.joined[ep]
         entry = self.by_sess.pop(sess, None)
         if entry is None:
             return
@@ -325,9 +328,18 @@ class ArenaDesk:
                                                                     "the arena, with that server_key and admin_key?)",
                                                request="shard_join").to_wire(rqid))
         else:
+            self.joined[endpoint] = sess
             self.host.reply_ok(sess, "shard_join", rqid, None)
         finally:
             self.joining -= 1
+
+    def shard_lost(self, endpoint: str) -> None:
+        """The pool lost a joined shard while its session here may still be alive (only the
+        arena's link to it failed): that session is ended, so the shard, whose heartbeats are
+        then answered ``hello_first``, joins again by itself."""
+        sess = self.joined.pop(endpoint, None)
+        if sess is not None and self.parts is not None:
+            self.parts.close(sess)
 
     # ------------------------------------------------------------------ requests
     def refused_here(self, sess: Session, msg: dict[str, Any], rqid: Any) -> None:

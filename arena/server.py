@@ -82,6 +82,7 @@ class Arena:
         if join_key is not None:
             self.desk.join_key = join_key
             self.desk.join_shard = self.pool.join
+            self.pool.joined_lost = self.desk.shard_lost
         rcfg = RefereeConfig(
             bind=cfg.bind, journal_dir=None, heartbeat_ms=cfg.heartbeat_ms, liveness=cfg.liveness,
             curve_keys=cfg.curve_keys, curve_allow="any" if cfg.curve_keys else None,

@@ -70,6 +70,7 @@ log = logging.getLogger("okgin.arena")
 
 FORFEITS = ("timeout", "illegal", "disconnect", "resigned")
 MAX_RESTARTS = 5  # per slot: a shard that keeps dying is not restarted for ever
+REJOINED = "the shard joined again"
 MAX_JOINED = 64  # shards joined by shard_join at once (a re-join with the same endpoint replaces its entry)
 JOIN_CONNECT_S = 10.0  # how long the front tries to reach a joining shard as its admin
 MAX_FEED = 20_000  # feed messages kept per game of a remote shard (a game is bounded by max_pile_draws and the clock)
@@ -205,6 +206,9 @@ class ShardPool:
         self.curve: CurveClient | None = None
         self.joined_serial = 0  # labels of joined shards: j1, j2, ...
         self.closing: set[asyncio.Task[None]] = set()  # lost joined shards' links being closed
+        #: a joined shard was lost for another reason than joining again: its endpoint (the desk
+        #: ends its session there, so that it joins again; wired to ArenaDesk.shard_lost)
+        self.joined_lost: Callable[[str], None] = lambda endpoint: None
         self.hosted: HostedSeats | None = None  # plays hosted bots' seats (wired by the arena)
         if cfg.curve_keys:
             self.curve = CurveClient.load(Path(cfg.curve_keys) / "server.key")
@@ -268,7 +272,7 @@ class ShardPool:
         shard = Shard(label, endpoint, link, None, None, server_key, capacity=capacity, joined=True)
         link.on_gone(functools.partial(self.lost, shard))
         for old in [s for s in self.shards if s.joined and s.endpoint == endpoint]:
-            old.link.mark_gone("the shard joined again")
+            old.link.mark_gone(REJOINED)
         self.shards = [s for s in self.shards if not (s.joined and s.dead)] + [shard]
         log.info("arena: shard %s joined at %s (capacity %d)", label, endpoint, capacity)
         return shard
@@ -318,6 +322,8 @@ class ShardPool:
             task = asyncio.get_running_loop().create_task(shard.link.close())
             self.closing.add(task)
             task.add_done_callback(self.closing.discard)
+            if why != REJOINED:
+                self.joined_lost(shard.endpoint)
         if self.stopping or shard.local is None:  # a remote shard is its operator's to restart
             return
         if shard.restarts < MAX_RESTARTS:

@@ -289,3 +289,41 @@ def test_a_shard_joining_again_with_its_endpoint_replaces_its_entry(tmp_path: Pa
         assert row is not None and row.status == "finished" and row.shard == "j3"
     finally:
         store.close()
+
+
+def test_a_shard_the_arena_lost_while_it_kept_its_session_joins_again(tmp_path: Path) -> None:
+    """The shard's referee stops answering (SIGSTOP) while the shard's own session at the
+    front stays alive: the arena loses the shard, ends that session, and the shard, told so,
+    joins again by itself once its referee answers again (SIGCONT)."""
+    import time
+
+    key_file = tmp_path / "join.secret"
+    key_file.write_text("join-" + os.urandom(16).hex() + "\n")
+    state = tmp_path / "arena"
+    state.mkdir(mode=0o700)
+    arena = ArenaProcess(state, shards=None,
+                         toml=f'shards = 0\njoin_key_file = "{key_file}"\n[rules]\n{FAST_RULES}\n')
+    log = tmp_path / "shard.log"
+    argv = okgin_argv("arena", "shard", "--join", arena.endpoint, "--join-key-file", str(key_file), "--bind",
+                      "tcp://127.0.0.2:0", "--journal-dir", str(tmp_path / "shard"), "--heartbeat-ms", "500")
+    shard, endpoint = start_shard(argv, log)
+    referee = 0
+    try:
+        with open(f"/proc/{shard.pid}/task/{shard.pid}/children") as f:
+            referee = int(f.read().split()[0])
+        os.kill(referee, signal.SIGSTOP)
+        deadline = time.monotonic() + 90
+        while "lost the arena" not in log.read_text():
+            assert time.monotonic() < deadline and shard.poll() is None, log.read_text()
+            time.sleep(0.2)  # a poll of the log (its loss is said on stderr), bounded by the deadline
+        os.kill(referee, signal.SIGCONT)
+        assert shard.stdout is not None
+        again = readline(shard.stdout, 120.0, "the shard's second join")
+        assert again.startswith(JOINED_PREFIX) and again.rstrip().endswith(endpoint), (again, log.read_text())
+    finally:
+        if referee:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(referee, signal.SIGCONT)
+        stop(shard)
+        assert arena.stop() == 0, arena.stderr()
+    assert "lost (silent" in (tmp_path / "arena.stderr").read_text()
