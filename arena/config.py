@@ -109,6 +109,10 @@ class ArenaConfig:
     #: 127.0.0.1:7119 unless told ``--web``/``--no-web`` (an embedded Arena only when set)
     web: str | None = None
     web_poll_ms: int = 1000  # how often the web's live feed looks for finished games
+    #: connections one host may hold at the front and at each local shard (the referee's cap
+    #: against one host taking every connection; 0: none). Many bots behind one address (a
+    #: competition's bot server, NAT) need more than the referee's default.
+    max_connections_per_host: int = 512
 
     @property
     def variants(self) -> tuple[str, ...]:
@@ -117,7 +121,7 @@ class ArenaConfig:
 
 _INTS = ("shards", "show_up_ms", "disconnect_grace_ms", "cooldown_ms", "max_cooldown_ms", "heartbeat_ms", "liveness",
          "match_every_ms", "widen_every_ms", "advice_window_ms", "hosted_games_per_hour", "hosted_concurrency", "hosted_max_mb",
-         "hosted_max_files", "web_poll_ms")
+         "hosted_max_files", "web_poll_ms", "max_connections_per_host")
 _STRS = ("name", "bind", "state", "db", "hosted_clock", "dask", "dask_tls", "join_key_file")
 _TOP = {*_INTS, *_STRS, "insecure", "curve", "clocks", "rules", "remote_shards"}
 

@@ -86,6 +86,7 @@ class Arena:
         rcfg = RefereeConfig(
             bind=cfg.bind, journal_dir=None, heartbeat_ms=cfg.heartbeat_ms, liveness=cfg.liveness,
             curve_keys=cfg.curve_keys, curve_allow="any" if cfg.curve_keys else None,
+            max_connections_per_host=cfg.max_connections_per_host,
         )
         self.front = Referee(rcfg, self.desk)
         # Hosted bots (arena.hosted): played by the tournament's executors, recorded here.

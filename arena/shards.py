@@ -278,7 +278,8 @@ class ShardPool:
         return shard
 
     async def start_shard(self, label: str, restarts: int = 0) -> Shard:
-        args: list[str] = ["--heartbeat-ms", str(self.cfg.heartbeat_ms)]
+        args: list[str] = ["--heartbeat-ms", str(self.cfg.heartbeat_ms),
+                           "--max-connections-per-host", str(self.cfg.max_connections_per_host)]
         server_key = None
         if self.cfg.curve_keys:
             args += ["--curve-keys", self.cfg.curve_keys, "--allow", "any"]

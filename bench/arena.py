@@ -223,7 +223,10 @@ def make_accounts(state: Path, n: int) -> list[tuple[str, str]]:
 
 def start_arena(state: Path, shards: int, args: argparse.Namespace) -> tuple[subprocess.Popen[str], str]:
     cfg = state.parent / f"{state.name}-{shards}.toml"
-    cfg.write_text(f"show_up_ms = 60000\n[rules]\ntarget_score = {args.target}\nmax_hands = {args.max_hands}\n")
+    # Every bot connects from 127.0.0.1: lift the front's and shards' per-host cap (512 by
+    # default), or past 512 bots the arena closes their connections.
+    cfg.write_text(f"show_up_ms = 60000\nmax_connections_per_host = {4 * args.bots + 64}\n[rules]\n"
+                   f"target_score = {args.target}\nmax_hands = {args.max_hands}\n")
     proc = subprocess.Popen(okgin_argv("arena", "--state", str(state), "--shards", str(shards), "--bind",
                                        "tcp://127.0.0.1:0", "--config", str(cfg), "--no-web"),
                             stdout=subprocess.PIPE, stderr=open(state.parent / f"arena-{shards}.stderr", "w"), text=True)

@@ -104,3 +104,19 @@ def test_account_commands_find_the_database_as_the_arena_does(tmp_path: Path, ca
     (tmp_path / "bad.toml").write_text("shards = 'many'\n")
     assert accounts.main(["list", "--config", "bad.toml"]) == 1
     assert "shards" in capsys.readouterr().err
+
+
+def test_the_per_host_connection_cap_is_a_setting(tmp_path: Path) -> None:
+    """Many bots behind one address (a competition's bot server) need more than the
+    referee's 512 connections per host, at the front and at each shard: bench/arena.py's
+    1,000 bots on 127.0.0.1 were cut off at 512 before this setting."""
+    import pytest
+
+    from arena.config import ConfigError, load_config
+
+    (tmp_path / "a.toml").write_text("max_connections_per_host = 4096\n")
+    assert load_config(tmp_path / "a.toml").max_connections_per_host == 4096
+    assert load_config(None).max_connections_per_host == 512
+    (tmp_path / "b.toml").write_text("max_connections_per_host = -1\n")
+    with pytest.raises(ConfigError, match="max_connections_per_host"):
+        load_config(tmp_path / "b.toml")
