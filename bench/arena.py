@@ -12,7 +12,8 @@ Both read their bots' keys from a 0600 file, never a command line. Either way: h
 while the arena's key checks queue up is retried), then for ever: ``seek``, wait for
 ``game_ready``, a new connection to the shard with the seat token, play the game
 (``--think-ms`` before each act; knock when legal, else pass / draw from the stock, else the
-first legal action), and seek again after ``game_end``.
+first legal action), and seek again once the arena's ``game_over`` came (at most 10 s after
+``game_end``: a seek sent at ``game_end`` is refused ``busy`` until the front has filed the game).
 
 Measured over a window of ``--seconds`` after ``--warmup``:
 
@@ -59,6 +60,7 @@ from okgin.launch import ARENA_PREFIX, endpoint_from_line, okgin_argv
 from okgin.protocol import decode_from_referee, encode
 
 HEARTBEAT_S = 2.0
+GAME_OVER_S = 10.0  # how long a bot waits for the arena's game_over before it seeks again anyway
 
 
 # ------------------------------------------------------------------ the driver process
@@ -132,6 +134,14 @@ async def one_bot(ctx: zmq.asyncio.Context, arena: str, account: str, key: str, 
             if st.measuring:
                 st.waits.append(time.monotonic() - t_seek)
             await play(ctx, ready, account, think, st, stop, a)
+            # Seek again once the arena's game_over says the front filed the game (as the SDK
+            # does): a seek at game_end is refused busy until then, and such retries only load
+            # the front. At most GAME_OVER_S: a lost game_over must not stop the bot.
+            deadline = time.monotonic() + GAME_OVER_S
+            while not stop.is_set() and time.monotonic() < deadline:
+                m = await recv(a, min(HEARTBEAT_S, max(0.01, deadline - time.monotonic())))
+                if m is not None and m.get("type") == "game_over":
+                    break
     finally:
         a.close(0)
 

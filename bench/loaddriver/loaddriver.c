@@ -21,7 +21,7 @@
  * visible to every local user through ps). Each bot says hello with account and key
  * (limit_reached retried after 1-3 s), seeks, follows game_ready to its shard on a new
  * connection with the seat token, plays as below with --think-ms on a timer heap, and
- * seeks again after game_end; it measures what bench/arena.py's Python driver measures
+ * seeks again after the arena's game_over; it measures what bench/arena.py's Python driver measures
  * (games: game_end at seat 0; latency: act sent -> that move's event for the same seat;
  * waits: seek sent -> game_ready) and prints that driver's JSON line (the raw samples, so
  * that bench/arena.py computes the percentiles for both). zmtp transport only. Details at
@@ -427,14 +427,15 @@ static double parse_num(const char *s, const char *what, double lo, double hi) {
  * of bench/arena.py. The same bots as that file's Python driver (one_bot/play): hello
  * with account and key (limit_reached retried after 1-3 s), seek, game_ready -> a new
  * connection to the shard with the seat token, every prompt answered after --think-ms
- * with minimal_choice, game_end -> close the shard connection and seek again. The same
+ * with minimal_choice, game_end -> close the shard connection, the arena's game_over (or 10 s)
+ * -> seek again (a seek at game_end is refused busy until the front filed the game). The same
  * measurements: games (game_end of seat 0), latency (act sent -> that move's event for
  * the same seat), waits (seek sent -> game_ready), counted only inside the window. The
  * raw samples go out in the JSON line and bench/arena.py computes the percentiles, so the
  * two drivers share that code. Timers (think time, retries) are a binary heap on the one
  * epoll loop. zmtp transport only. */
-enum { B_HELLO, B_SEEKING, B_PLAYING };
-enum { T_HELLO, T_SEEK, T_ACT };
+enum { B_HELLO, B_SEEKING, B_PLAYING, B_OVER }; /* B_OVER: game_end seen, waiting for the arena's game_over */
+enum { T_HELLO, T_SEEK, T_ACT, T_OVER }; /* T_OVER: no game_over came: seek anyway */
 
 typedef struct {
     char name[64], key[160];
@@ -605,12 +606,16 @@ static void on_arena_message(bot_t *b, const msgpack_object *m) {
         pack_str("name"), pack_str(b->name);
         pack_str("token"), msgpack_pack_object(&pk, *tok);
         bot_send(b, true, sbuf.data, sbuf.size);
+    } else if (str_eq(ty, "game_over") && b->state == B_OVER) {
+        b->state = B_SEEKING;
+        b->t_seek = now;
+        arena_seek(b);
     } else if (str_eq(ty, "shutdown")) {
         char reason[64];
         field_text(m, "reason", reason, sizeof reason);
         die("bot %s: the arena shuts down (%s)", b->name, reason);
     }
-    /* sought, game_over, ok, heartbeat...: nothing to do */
+    /* sought, a game_over while seeking, ok, heartbeat...: nothing to do */
 }
 
 static void on_shard_message(bot_t *b, const msgpack_object *m) {
@@ -650,9 +655,10 @@ static void on_shard_message(bot_t *b, const msgpack_object *m) {
         b->s_done = true;
         free(b->pending);
         b->pending = NULL;
-        b->state = B_SEEKING;
-        b->t_seek = now;
-        arena_seek(b);
+        /* Seek again at the arena's game_over (the front has filed the game; a seek before it
+         * is refused busy), or after 10 s if that never comes. */
+        b->state = B_OVER;
+        heap_push(now + 10000000000LL, (int)(b - bots), T_OVER, b->gen);
     } else if (str_eq(ty, "error")) {
         char name[40];
         field_text(m, "name", name, sizeof name);
@@ -755,6 +761,10 @@ static int run_arena(const char *path, double warmup, double seconds) {
                 arena_hello(b);
             } else if (t.kind == T_SEEK && b->state == B_SEEKING) {
                 arena_seek(b); /* a refused seek again; the wait still counts from the first */
+            } else if (t.kind == T_OVER && b->state == B_OVER && t.gen == b->gen) {
+                b->state = B_SEEKING; /* no game_over within 10 s: seek anyway */
+                b->t_seek = now;
+                arena_seek(b);
             } else if (t.kind == T_ACT && b->state == B_PLAYING && t.gen == b->gen && b->pending) {
                 bot_send(b, true, b->pending, b->pending_size);
                 b->sent_at = now_ns();
