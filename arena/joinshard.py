@@ -38,6 +38,7 @@ from referee.private import private_dir
 from referee.security import generate_keys
 
 from .config import is_loopback
+from .keys import read_key_file
 from .shards import public_key
 
 __all__ = ["JOINED_PREFIX", "MAX_BACKOFF_S", "build_parser", "main"]
@@ -122,7 +123,7 @@ async def run(args: argparse.Namespace) -> int:
               "that the join key never crosses the network in clear, or --insecure", file=sys.stderr)
         return 2
     try:
-        join_key = Path(args.join_key_file).read_text().strip()
+        join_key = read_key_file(args.join_key_file)  # owner-only, bounded, as account keys
         curve = CurveClient.load(args.front_key) if args.front_key else None
     except (OSError, ValueError) as e:
         print(f"okgin arena shard: {e}", file=sys.stderr)

@@ -39,6 +39,7 @@ from .auth import KeyChecker
 from .config import DEFAULT_WEB, ArenaConfig, ConfigError, is_loopback, is_loopback_host, load_config, parse_web
 from .desk import ArenaDesk
 from .hosted import HostedLeague
+from .keys import read_key_file
 from .shards import ShardPool, settle_from_journal
 from .statedir import DEFAULT_STATE
 from .store import Store, StoreError, state_db_url
@@ -67,10 +68,12 @@ class Arena:
         self.cfg = cfg
         join_key = None
         if cfg.join_key_file is not None:  # shards may join the running arena (protocol 1.7 shard_join)
-            try:
-                join_key = Path(cfg.join_key_file).read_text().strip()
+            try:  # the account keys' reader: owner-only file, bounded (a readable join key lets a shard in)
+                join_key = read_key_file(cfg.join_key_file)
             except OSError as e:
                 raise ConfigError(f"join_key_file {cfg.join_key_file}: {e.strerror}") from None
+            except ValueError as e:
+                raise ConfigError(f"join_key_file: {e}") from None
             if len(join_key) < 16:
                 raise ConfigError(f"join_key_file {cfg.join_key_file}: the join key must be at least 16 characters")
         private_dir(cfg.state)

@@ -18,6 +18,7 @@ from arenakit import FAST_RULES, ArenaProcess, Client, add_accounts, arena_hello
 from bounded import dealer, readline
 
 from arena.joinshard import JOINED_PREFIX
+from arena.keys import write_key_file
 from arena.store import Store, state_db_url
 from okgin.launch import endpoint_from_line, okgin_argv, referee_argv
 from referee.security import generate_keys
@@ -88,10 +89,9 @@ def test_shards_join_a_running_arena_and_a_lost_one_voids_its_game(tmp_path: Pat
     front_keys = tmp_path / "front-keys"
     generate_keys(front_keys)
     key_file = tmp_path / "join.secret"
-    key_file.write_text("join-" + os.urandom(16).hex() + "\n")
-    key_file.chmod(0o600)
+    write_key_file(key_file, "join-" + os.urandom(16).hex())
     wrong = tmp_path / "wrong.secret"
-    wrong.write_text("not-the-join-key-at-all\n")
+    write_key_file(wrong, "not-the-join-key-at-all")
     state = tmp_path / "arena"
     keys = add_accounts(state, "ann", "bob", "cat", "dan")
     arena = ArenaProcess(state, shards=None, toml=(
@@ -170,7 +170,7 @@ def test_shard_join_refusals(tmp_path: Path) -> None:
     """Wrong join keys get auth_failed, then rate_limited for everyone; a right key naming an
     endpoint where nobody answers gets shard_unreachable; nothing is joined."""
     key_file = tmp_path / "join.secret"
-    key_file.write_text("join-" + os.urandom(16).hex() + "\n")
+    write_key_file(key_file, "join-" + os.urandom(16).hex())
     state = tmp_path / "arena"
     add_accounts(state, "ann")
     arena = ArenaProcess(state, shards=None,
@@ -206,7 +206,7 @@ def test_a_joined_shard_joins_again_when_the_arena_restarts(tmp_path: Path) -> N
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     key_file = tmp_path / "join.secret"
-    key_file.write_text("join-" + os.urandom(16).hex() + "\n")
+    write_key_file(key_file, "join-" + os.urandom(16).hex())
     state = tmp_path / "arena"
     keys = add_accounts(state, "ann", "bob")
     toml = f'shards = 0\nshow_up_ms = 20000\njoin_key_file = "{key_file}"\n[rules]\n{FAST_RULES}\n'
@@ -248,7 +248,7 @@ def test_a_shard_joining_again_with_its_endpoint_replaces_its_entry(tmp_path: Pa
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True,
                            env={**os.environ, "OKGIN_ADMIN_KEY": admin})
     key_file = tmp_path / "join.secret"
-    key_file.write_text("join-" + os.urandom(16).hex() + "\n")
+    write_key_file(key_file, "join-" + os.urandom(16).hex())
     state = tmp_path / "arena"
     keys = add_accounts(state, "ann", "bob")
     arena = ArenaProcess(state, shards=None,
@@ -298,7 +298,7 @@ def test_a_shard_the_arena_lost_while_it_kept_its_session_joins_again(tmp_path: 
     import time
 
     key_file = tmp_path / "join.secret"
-    key_file.write_text("join-" + os.urandom(16).hex() + "\n")
+    write_key_file(key_file, "join-" + os.urandom(16).hex())
     state = tmp_path / "arena"
     state.mkdir(mode=0o700)
     arena = ArenaProcess(state, shards=None,
@@ -327,3 +327,21 @@ def test_a_shard_the_arena_lost_while_it_kept_its_session_joins_again(tmp_path: 
         stop(shard)
         assert arena.stop() == 0, arena.stderr()
     assert "lost (silent" in (tmp_path / "arena.stderr").read_text()
+
+
+def test_a_join_key_file_others_can_read_is_refused(tmp_path: Path) -> None:
+    """The join key lets a shard in, and a shard sees the hands of its games: like an
+    account's key file, the join key's must be its owner's alone, at the arena and at the
+    shard (arena.keys.read_key_file)."""
+    key_file = tmp_path / "join.secret"
+    key_file.write_text("join-" + os.urandom(16).hex() + "\n")
+    key_file.chmod(0o644)
+    (tmp_path / "a.toml").write_text(f'shards = 0\njoin_key_file = "{key_file}"\n')
+    arena = subprocess.run(okgin_argv("arena", "--state", str(tmp_path / "s"), "--config", str(tmp_path / "a.toml"),
+                                      "--bind", "tcp://127.0.0.1:0", "--no-web"),
+                           capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert arena.returncode == 2 and "chmod 600" in arena.stderr, arena
+    shard = subprocess.run(okgin_argv("arena", "shard", "--join", "tcp://127.0.0.1:1", "--join-key-file", str(key_file),
+                                      "--bind", "tcp://127.0.0.1:0", "--journal-dir", str(tmp_path / "j")),
+                           capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert shard.returncode == 2 and "chmod 600" in shard.stderr, shard
