@@ -42,6 +42,7 @@ import contextlib
 import functools
 import logging
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -420,6 +421,7 @@ class ShardPool:
         link = shard.link
         cfg = self.cfg
         table = spec.table
+        asked = time.time()  # the game's journal is named by the second it starts: after this
         made = await link.request({
             "type": "create_table", "table": table, "variant": spec.variant, "clock": spec.clock.to_wire(),
             "policies": {"disconnect_grace_ms": cfg.disconnect_grace_ms, **self.advice_policy(spec.variant)},
@@ -440,12 +442,14 @@ class ShardPool:
         started = asyncio.Event()
         done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         seen: list[dict[str, Any]] = []  # the public feed: a remote shard's game's record is rebuilt from it
+        started_at: list[float] = []
 
         def feed(msg: dict[str, Any]) -> None:
             kind = msg.get("type")
             if shard.journal_dir is None and len(seen) < MAX_FEED:
                 seen.append(msg)
             if kind == "game_start":
+                started_at.append(time.time())
                 started.set()
             elif kind in ("game_end", "table_closed", "_referee_gone") and not done.done():
                 done.set_result(msg)
@@ -453,7 +457,10 @@ class ShardPool:
         link.subscribe(table, feed)
         seated: SeatedBots | None = None
         try:
-            await link.request({"type": "watch", "table": table})
+            # A shard of our own has the journal, so its moves are of no use here (protocol 1.8:
+            # events declined); a remote shard's record is rebuilt from its whole feed.
+            await link.request({"type": "watch", "table": table,
+                                **({} if shard.journal_dir is None else {"events": False})})
             for seat, p in enumerate(spec.players):
                 self.notify(p.account, {
                     "type": "game_ready", "game": spec.id, "endpoint": shard.endpoint, "server_key": shard.server_key,
@@ -477,7 +484,7 @@ class ShardPool:
                 await self.no_shows(spec, shard)
                 return True
             end = await done
-            return await self.finish(spec, shard, end, seen)
+            return await self.finish(spec, shard, end, seen, (asked, started_at[0] if started_at else time.time()))
         finally:
             if seated is not None and self.hosted is not None:
                 await self.hosted.unseat(seated, natural=done.done())
@@ -498,10 +505,13 @@ class ShardPool:
             self.no_show(account)
         self.void(spec, "no_show")
 
-    async def finish(self, spec: GameSpec, shard: Shard, end: dict[str, Any], seen: list[dict[str, Any]]) -> bool:
+    async def finish(self, spec: GameSpec, shard: Shard, end: dict[str, Any], seen: list[dict[str, Any]],
+                     started: tuple[float, float] | None = None) -> bool:
+        """Record the game that ended (``started``: the UNIX times between which it started,
+        which name its journal: :func:`find_journal`)."""
         kind = end.get("type")
         now = self.now_ms()
-        path = find_journal(shard.journal_dir, spec.table) if shard.journal_dir is not None else None
+        path = find_journal(shard.journal_dir, spec.table, started) if shard.journal_dir is not None else None
         if kind != "game_end":
             # the shard went away (or closed the table): a journal that ended is still a game
             res = result_from_journal(path, now)

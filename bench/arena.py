@@ -235,7 +235,7 @@ def start_arena(state: Path, shards: int, args: argparse.Namespace) -> tuple[sub
     cfg = state.parent / f"{state.name}-{shards}.toml"
     # Every bot connects from 127.0.0.1: lift the front's and shards' per-host cap (512 by
     # default), or past 512 bots the arena closes their connections.
-    cfg.write_text(f"show_up_ms = 60000\nmax_connections_per_host = {4 * args.bots + 64}\n[rules]\n"
+    cfg.write_text(f"show_up_ms = 60000\nmax_connections_per_host = {4 * max(args.bots, args.sat_bots) + 64}\n[rules]\n"
                    f"target_score = {args.target}\nmax_hands = {args.max_hands}\n")
     proc = subprocess.Popen(okgin_argv("arena", "--state", str(state), "--shards", str(shards), "--bind",
                                        "tcp://127.0.0.1:0", "--config", str(cfg), "--no-web"),
@@ -276,6 +276,68 @@ def load_referee_bench() -> Any:
     return mod
 
 
+def process_cpu(pid: int) -> float:
+    """User + system CPU seconds of one process so far (``/proc/PID/stat``), 0 once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def process_tree(pid: int) -> dict[int, str]:
+    """The arena's processes, pid -> a short name: the front and each shard it started
+    (its children, read from ``/proc/PID/task/*/children``)."""
+    out = {pid: "front"}
+    kids: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            kids += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    for i, k in enumerate(sorted(kids)):
+        out[k] = f"shard{i}"
+    return out
+
+
+class WindowCpu:
+    """Per process CPU of the arena over the drivers' measuring window: where the two
+    cores go at saturation (the front's own work against the shards') is what decides
+    whether a second shard can pay. Sampled at the window's start and end by a timer
+    thread (the drivers time their own window from their start; this is within the
+    start-up of a process of that)."""
+
+    def __init__(self, pid: int, start_in: float, seconds: float) -> None:
+        import threading
+
+        self.pid, self.seconds = pid, seconds
+        self.first: dict[int, float] = {}
+        self.last: dict[int, float] = {}
+        self.names: dict[int, str] = {}
+        self._t0 = threading.Timer(start_in, self.begin)
+        self._t1 = threading.Timer(start_in + seconds, self.end)
+        for t in (self._t0, self._t1):
+            t.daemon = True
+            t.start()
+
+    def begin(self) -> None:
+        self.names = process_tree(self.pid)
+        self.first = {p: process_cpu(p) for p in self.names}
+
+    def end(self) -> None:
+        self.last = {p: process_cpu(p) for p in self.names}
+
+    def cancel(self) -> None:
+        self._t0.cancel()
+        self._t1.cancel()
+
+    def shares(self) -> dict[str, float]:
+        """Each process's share of a core over the window (1.0 = one core busy throughout)."""
+        if not self.last:
+            return {}
+        return {self.names[p]: round((self.last[p] - self.first[p]) / self.seconds, 3) for p in self.names}
+
+
 def write_private(path: Path, text: str) -> Path:
     """The bots' keys go to a 0600 file, never on a command line (``ps`` shows those)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -300,6 +362,7 @@ def driver_argv(args: argparse.Namespace, state: Path, ep: str, part: list[tuple
 def scenario(state: Path, accounts: list[tuple[str, str]], shards: int, think_ms: int,
              args: argparse.Namespace) -> dict[str, Any]:
     proc, ep = start_arena(state, shards, args)
+    window = WindowCpu(proc.pid, args.warmup, args.seconds)
     try:
         procs = args.procs if args.procs else (1 if args.driver == "c" else 4)
         per = -(-len(accounts) // procs)
@@ -319,6 +382,7 @@ def scenario(state: Path, accounts: list[tuple[str, str]], shards: int, think_ms
         cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)  # the drivers only: the arena is reaped later
         driver_cpu = round(cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime, 2)
     finally:
+        window.cancel()
         stop_arena(proc)
     lat = [x for r in results for x in r["latency"]]
     waits = [x for r in results for x in r["waits"]]
@@ -331,11 +395,16 @@ def scenario(state: Path, accounts: list[tuple[str, str]], shards: int, think_ms
     row = {"bots": len(accounts), "shards": shards, "think_ms": think_ms, "games": games,
            "games_per_s": round(games / seconds, 2), "moves": len(lat), "latency_p50_ms": pct(lat, 0.5),
            "latency_p99_ms": pct(lat, 0.99), "wait_p50_ms": pct(waits, 0.5), "wait_p99_ms": pct(waits, 0.99),
-           "errors": errors, "driver": args.driver, "driver_procs": len(results), "driver_cpu_s": driver_cpu}
+           "errors": errors, "driver": args.driver, "driver_procs": len(results), "driver_cpu_s": driver_cpu,
+           "arena_cpu": window.shares()}
+    cpu = ", ".join(f"{k} {v:.2f}" for k, v in row["arena_cpu"].items())
+    per_game = ", ".join(f"{k} {1000 * v / row['games_per_s']:.1f} ms" for k, v in row["arena_cpu"].items()
+                         if row["games_per_s"])
     print(f"  {len(accounts)} bots, {shards} shard(s), think {think_ms} ms: {row['games_per_s']} games/s, "
           f"{row['moves']} moves; latency p50 {row['latency_p50_ms']} ms p99 {row['latency_p99_ms']} ms; "
           f"matchmaking wait p50 {row['wait_p50_ms']} ms p99 {row['wait_p99_ms']} ms; errors {errors}; "
           f"{args.driver} driver CPU {driver_cpu} s over warmup + window", flush=True)
+    print(f"    arena CPU over the window (cores): {cpu or 'not sampled'}; per game: {per_game or '-'}", flush=True)
     return row
 
 

@@ -26,17 +26,26 @@ is ``referee.journal``.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "JOURNAL_FORMAT", "JOURNAL_VERSION", "JournalError", "JournalFile", "parse_journal",
+    "JOURNAL_FORMAT", "JOURNAL_VERSION", "JournalError", "JournalFile", "journal_base", "parse_journal",
     "read_journal",
 ]
 
 JOURNAL_FORMAT = "okgin-journal"
 JOURNAL_VERSION = 1
+
+
+def journal_base(table: str, game: int, started: float) -> str:
+    """A journal's file name without ``.jsonl``: ``TABLE-gGAME-STAMP``, STAMP the UTC second
+    the game started (``20261203T091500Z``). Here, beside the reader, because the writer
+    (``referee.journal``) names files with it and the tools that look a game's journal up
+    by its table (``competition.tournament.records.find_journal``) must name them the same."""
+    return f"{table}-g{game}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime(started))}"
 
 
 class JournalError(ValueError):

@@ -14,15 +14,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from okgin import canonical_json
-from okgin.journal import JOURNAL_FORMAT, JOURNAL_VERSION  # the reader's (okgin.journal) and the writer's are one
+from okgin.journal import JOURNAL_FORMAT, JOURNAL_VERSION, journal_base  # the reader's (okgin.journal) and the writer's are one
 
 from .private import open_private, private_dir
 
 __all__ = ["JOURNAL_FORMAT", "JOURNAL_VERSION", "Journal", "iso_now"]
-
-
-def _stamp() -> str:
-    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
 
 
 class Journal:
@@ -34,7 +30,7 @@ class Journal:
         d = Path(directory)
         if not d.is_dir():
             private_dir(d)
-        base = f"{table}-g{game}-{_stamp()}"
+        base = journal_base(table, game, time.time())
         path = d / f"{base}.jsonl"
         k = 1
         while True:

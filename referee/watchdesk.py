@@ -91,13 +91,18 @@ class WatchDesk:
         if t is None:
             raise ProtocolError("no_such_table", f"no table named {name!r}", table=name)
         full = bool(msg.get("full", False))
+        events = bool(msg.get("events", True))
         if full:
+            if not events:
+                # the full feed is released a hand at a time, events and all: nothing to decline
+                raise ProtocolError("bad_message", "events: false is for the public feed only (watch without full)",
+                                    table=name)
             self.check_full_watch(sess, t, msg.get("broadcast_token"))
         if name not in sess.watches and len(sess.watches) >= self.config.max_watches_per_session:
             raise ProtocolError(
                 "limit_reached", f"a session may watch at most {self.config.max_watches_per_session} tables", table=name
             )
-        t.add_watcher(sess, full)
+        t.add_watcher(sess, full, events)
         self.host.send(sess, t.snapshot(None, full, rqid))
 
     def check_full_watch(self, sess: Session, t: Table, token: Any) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from okgin import Action, Game, IllegalAction, RuleSet
-from okgin.journal import JournalError, read_journal
+from okgin.journal import JournalError, journal_base, read_journal
 
 
 class FeedRecorder:
@@ -126,7 +126,29 @@ class FeedRecorder:
         return game.to_record(), None
 
 
-def find_journal(journal_dir: Path, table: str) -> Path | None:
+#: At most this many seconds' names are tried by :func:`find_journal` before it lists the directory.
+MAX_STAMPS = 300
+
+
+def find_journal(journal_dir: Path, table: str, started: tuple[float, float] | None = None) -> Path | None:
+    """The journal of ``table``'s first game in ``journal_dir`` (the newest, if the name was used again).
+
+    A journal is named ``TABLE-g1-STAMP.jsonl``, STAMP the UTC second its game started
+    (:class:`referee.journal.Journal`). With ``started`` (the earliest and latest UNIX time the
+    game can have started, on this machine's clock) the names of those seconds are tried
+    first, newest first: a few ``stat`` calls. Why: listing the directory costs a step per
+    journal in it, and an arena's shard directory gains one per game for ever (its front
+    looks up every game's journal: at 100,000 games, a listing each). Without ``started``, or
+    when no such name exists (another clock, a name with a ``-K`` suffix), the directory is
+    listed.
+    """
+    if started is not None:
+        lo, hi = int(started[0]) - 1, int(started[1]) + 1
+        if 0 <= hi - lo <= MAX_STAMPS:
+            for t in range(hi, lo - 1, -1):
+                path = journal_dir / f"{journal_base(table, 1, t)}.jsonl"
+                if path.is_file():
+                    return path
     files = sorted(journal_dir.glob(f"{table}-g1-*.jsonl"))
     return files[-1] if files else None
 

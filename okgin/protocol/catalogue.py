@@ -63,7 +63,7 @@ __all__ = [
 ]
 
 PROTOCOL_MAJOR = 1
-PROTOCOL_MINOR = 7
+PROTOCOL_MINOR = 8
 
 MAX_NAME = 40
 MAX_ID = 64
@@ -316,7 +316,8 @@ FIELDS: dict[str, dict[str, tuple[Check, bool]]] = {
     "advise": {"table": (_table, True), "seq": (_nnint, True), "action": (_opt_map, False), "text": (_text, False)},
     "resign": {"table": (_table, True)},
     "rematch": {"table": (_table, True)},
-    "watch": {"table": (_table, True), "full": (_bool, False), "broadcast_token": (_str, False)},
+    "watch": {"table": (_table, True), "full": (_bool, False), "broadcast_token": (_str, False),
+              "events": (_bool, False)},  # events: 1.8
     "unwatch": {"table": (_table, True)},
     "sync": {"table": (_table, True)},
     "create_table": {"table": (_table, False), "variant": (_variant, False), "rules": (_map, False), "seed": (_seed, False),
@@ -473,7 +474,7 @@ def largest_legal_messages() -> dict[str, dict[str, Any]]:
         "act": {"table": table, "seq": _BIG_NNINT, "action": knock, "seat": _BIG_NNINT},
         "advise": {"table": table, "seq": _BIG_NNINT, "action": knock, "text": _WIDE * MAX_TEXT},
         "resign": {"table": table}, "rematch": {"table": table},
-        "watch": {"table": table, "full": True, "broadcast_token": longest_str},
+        "watch": {"table": table, "full": True, "broadcast_token": longest_str, "events": True},
         "unwatch": {"table": table}, "sync": {"table": table},
         # three players' names need the box (1.4: at most one per seat), and its rules say so
         "create_table": {"table": table, "variant": "box", "rules": {**partial("RulesPartial"), "variant": "box"},

@@ -435,7 +435,7 @@ def _messages() -> dict[str, J]:
         "rematch": ({"table": table}, ["table"]),
         "rematch_status": ({"table": tname, "ready": arr(BOOL), "game": NNINT}, ["table", "ready", "game"]),
         # --- spectators
-        "watch": ({"table": table, "full": BOOL, "broadcast_token": STR}, ["table"]),
+        "watch": ({"table": table, "full": BOOL, "broadcast_token": STR, "events": BOOL}, ["table"]),
         "unwatch": ({"table": table}, ["table"]),
         "sync": ({"table": table}, ["table"]),
         "snapshot": (

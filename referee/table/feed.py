@@ -66,7 +66,7 @@ class Feed:
             else:
                 out((sess, build(seat)))
         if self.seating.watchers:
-            watchers = self.seating.public_watchers()
+            watchers = self.seating.public_watchers(event)
             if watchers:
                 data = build(None)
                 for w in watchers:

@@ -23,8 +23,8 @@ class Seating:
     """The seats and watchers of one table (see the module docstring)."""
 
     __slots__ = (
-        "away_since", "call_later", "game_tokens", "grace_calls", "grace_timers", "names", "num_seats", "rematch_ready",
-        "reserved_tokens", "seats", "table", "watchers",
+        "away_since", "call_later", "game_tokens", "grace_calls", "grace_timers", "names", "num_seats", "quiet",
+        "rematch_ready", "reserved_tokens", "seats", "table", "watchers",
     )
 
     def __init__(
@@ -46,6 +46,10 @@ class Seating:
         self.rematch_ready: list[bool] = [False] * num_seats
         #: session -> whether it watches the full feed
         self.watchers: dict[Session, bool] = {}
+        #: public watchers that declined ``event`` messages (protocol 1.8, ``watch.events``
+        #: false): an arena's front only needs a game's start and end from its shards, and the
+        #: events were most of its work (bench/README.md, *The arena under load*)
+        self.quiet: set[Session] = set()
         #: Tokens of the sessions seated here since the current game started (and of those
         #: still seated from before): they may never watch the full feed (Lobby.on_watch).
         self.game_tokens: set[str] = set()
@@ -80,8 +84,12 @@ class Seating:
             return True
         return self.reserved_tokens is not None and sess.token in self.reserved_tokens
 
-    def public_watchers(self) -> list[Session]:
-        """The connected watchers of the public feed."""
+    def public_watchers(self, event: bool = False) -> list[Session]:
+        """The connected watchers of the public feed (for an ``event``, those that did not
+        decline events)."""
+        if event and self.quiet:
+            quiet = self.quiet
+            return [s for s, full in self.watchers.items() if not full and s.rid is not None and s not in quiet]
         return [s for s, full in self.watchers.items() if not full and s.rid is not None]
 
     def full_watchers(self) -> list[Session]:
@@ -133,15 +141,22 @@ class Seating:
         for sess in list(self.watchers):
             sess.watches.pop(self.table, None)
         self.watchers.clear()
+        self.quiet.clear()
         self.stop_timers()
         return unseated
 
-    def add_watcher(self, sess: Session, full: bool) -> None:
+    def add_watcher(self, sess: Session, full: bool, events: bool = True) -> None:
+        """Watch (again: the latest ``watch`` sets the kind of feed and whether events come)."""
         self.watchers[sess] = full
         sess.watches[self.table] = full
+        if events:
+            self.quiet.discard(sess)
+        else:
+            self.quiet.add(sess)
 
     def remove_watcher(self, sess: Session) -> None:
         self.watchers.pop(sess, None)
+        self.quiet.discard(sess)
         sess.watches.pop(self.table, None)
 
     def set_reserved_token(self, seat: int, token: str) -> None:

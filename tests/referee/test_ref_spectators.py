@@ -219,3 +219,68 @@ def test_close_table_tells_everyone(referee, make_client):
         closed = c.expect("table_closed")
         assert closed["table"] == "c" and closed["reason"]
     error_of(a.request({"type": "resign", "table": "c"}), "no_such_table")
+
+
+
+def play_watched(r, make_client, table: str, watches: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """Create reserved ``table``, have one spectator per entry of ``watches`` send those
+    ``watch`` messages in turn, play the game with the simple choice, and return each
+    spectator's feed messages up to its ``game_end``."""
+    admin = make_client(r.endpoint)
+    admin.hello("org", role="admin")
+    made = admin.request({"type": "create_table", "table": table, "seed": 7, "rules": {"target_score": 30},
+                          "reserved": True}, "table_created")
+    poller = zmq.Poller()
+    who: dict[Any, tuple[str, Client]] = {}
+    for k, msgs in watches.items():
+        c = make_client(r.endpoint)
+        c.hello(k, role="spectator")
+        for w in msgs:
+            c.request({"type": "watch", "table": table, **w}, "snapshot")
+        poller.register(c.sock, zmq.POLLIN)
+        who[c.sock] = (k, c)
+    for s, tok in enumerate(made["seat_tokens"]):
+        c = make_client(r.endpoint, validate="none")
+        c.hello(f"p{s}", token=tok)
+        poller.register(c.sock, zmq.POLLIN)
+        who[c.sock] = (f"seat{s}", c)
+    got: dict[str, list[dict[str, Any]]] = {k: [] for k in watches}
+    ended: set[str] = set()
+    while ended != set(watches):
+        ready = dict(poller.poll(RECV_TIMEOUT_MS))
+        assert ready, "no progress"
+        for sock in ready:
+            k, c = who[sock]
+            m = c.recv()
+            if k in got:
+                if m["type"] in FEED:
+                    got[k].append(m)
+                if m["type"] == "game_end":
+                    ended.add(k)
+            elif m["type"] == "prompt":
+                c.send({"type": "act", "table": table, "seq": m["seq"], "action": simple_choice(m["legal"])})
+    return got
+
+
+def test_a_quiet_watch_gets_the_games_without_their_moves(make_referee, make_client):
+    """Protocol 1.8: ``watch`` with ``events: false`` (an arena's front on its shards) gets
+    the feed without its ``event`` messages, every other message with the same ``n`` as a
+    plain watcher's; a ``watch`` again without it brings the events back, and it is refused
+    with ``full``."""
+    r = make_referee()
+    got = play_watched(r, make_client, "q", {"loud": [{}], "quiet": [{"events": False}]})
+    moves = [m for m in got["loud"] if m["type"] == "event"]
+    assert moves, "the plain watcher saw the moves"
+    assert not [m for m in got["quiet"] if m["type"] == "event"]
+    assert [(m["type"], m["n"]) for m in got["quiet"]] == [(m["type"], m["n"]) for m in got["loud"] if m["type"] != "event"]
+    assert {m["type"] for m in got["quiet"]} >= {"game_start", "hand_end", "game_end"}
+    # watched again without events: they come back (the latest watch decides), as they
+    # do for a watcher that asked for them after a quiet one
+    again = play_watched(r, make_client, "q2", {"back": [{"events": False}, {}], "other": [{}]})
+    assert [m["n"] for m in again["back"]] == [m["n"] for m in again["other"]]
+    assert [m for m in again["back"] if m["type"] == "event"]
+    admin = make_client(r.endpoint)
+    admin.hello("org2", role="admin")
+    admin.request({"type": "create_table", "table": "f", "full_feed_delay_ms": 0}, "table_created")
+    refused = error_of(admin.request({"type": "watch", "table": "f", "full": True, "events": False}), "bad_message")
+    assert "public feed" in refused["message"]

@@ -450,6 +450,12 @@ def test_the_referee_accepts_exactly_what_the_schema_accepts(lab: Lab, t: str) -
     def check(msg: dict[str, Any]) -> None:
         sent, accepted, got = verdict(lab, t, msg)
         schema_ok = VALIDATORS[t].is_valid(sent)
+        if (t == "hello" and schema_ok and ("account" in sent or "key" in sent) and not accepted
+                and got[0].get("name") == "bad_message" and "are for an arena" in got[0].get("message", "")):
+            # The schema is the arena's hello too (1.6); the lab is a plain referee, which
+            # refuses an account or key by design (protocol.md 5.1). (Checked once the
+            # version is right: a wrong one is answered version_mismatch first.)
+            return
         seen[schema_ok] += 1
         why = "" if schema_ok else next(VALIDATORS[t].iter_errors(sent)).message
         assert accepted == schema_ok, (
