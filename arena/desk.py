@@ -31,7 +31,6 @@ import asyncio
 import hmac
 import logging
 import secrets
-from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -44,6 +43,7 @@ from .config import ArenaConfig
 from .matching import ChallengeBook, Pairing, Seek, pair
 from .shards import GameSpec, Player
 from .store import Account, Store, StoreError, UnknownAccount
+from .window import SlidingWindow
 
 if TYPE_CHECKING:
     from referee.sessions import Session
@@ -95,7 +95,8 @@ class Online:
     sess: Session
     ratings: dict[str, dict[str, Any]] = field(default_factory=dict)
     seeks: dict[str, Seek] = field(default_factory=dict)
-    recent: deque[int] = field(default_factory=deque)  # times of its rate-limited requests
+    #: its rate-limited requests (seeks, challenges, answers, lobby)
+    recent: SlidingWindow = field(default_factory=lambda: SlidingWindow(RATE_PER_WINDOW, RATE_WINDOW_MS))
 
     @property
     def key(self) -> str:
@@ -126,7 +127,7 @@ class ArenaDesk:
         #: (wired to ShardPool.join), recent wrong keys, joins in progress
         self.join_key: str | None = None
         self.join_shard: Callable[[str, str | None, int, str], Awaitable[Any]] | None = None
-        self.join_fails: deque[int] = deque()
+        self.join_fails = SlidingWindow(JOIN_FAILS_PER_WINDOW, JOIN_WINDOW_MS)  # wrong join keys, from anyone
         self.joining = 0
         self.joined: dict[str, Session] = {}  # a joined shard's endpoint -> its session here
         self.ticker: asyncio.TimerHandle | None = None
@@ -235,13 +236,10 @@ class ArenaDesk:
 
     def charge(self, entry: Online) -> None:
         now = self.now_ms()
-        q = entry.recent
-        while q and now - q[0] >= RATE_WINDOW_MS:
-            q.popleft()
-        if len(q) >= RATE_PER_WINDOW:
+        if entry.recent.full(now):
             raise ProtocolError("rate_limited", f"at most {RATE_PER_WINDOW} seeks, challenges, answers and lobby requests "
                                                 f"per {RATE_WINDOW_MS // 1000} s per account: wait a moment")
-        q.append(now)
+        entry.recent.add(now)
 
     def ready_to_play(self, entry: Online) -> None:
         """Refuse an account that is in a game or cooling down."""
@@ -297,14 +295,11 @@ class ArenaDesk:
             raise ProtocolError("forbidden", "this arena takes no shard joins: its operator sets join_key_file in "
                                              "arena.toml to allow them (docs/arena.md, Scaling)")
         now = self.now_ms()
-        q = self.join_fails
-        while q and now - q[0] >= JOIN_WINDOW_MS:
-            q.popleft()
-        if len(q) >= JOIN_FAILS_PER_WINDOW:
+        if self.join_fails.full(now):
             raise ProtocolError("rate_limited", f"too many wrong join keys: at most {JOIN_FAILS_PER_WINDOW} per "
                                                 f"{JOIN_WINDOW_MS // 1000} s: wait a moment")
         if not hmac.compare_digest(msg["join_key"].encode(), self.join_key.encode()):
-            q.append(now)
+            self.join_fails.add(now)
             log.warning("arena: shard_join of %s refused: wrong join key", msg["endpoint"])
             raise ProtocolError("auth_failed", "wrong join key (the arena's join_key_file)")
         if self.joining >= MAX_JOINING:
