@@ -303,39 +303,62 @@ def process_tree(pid: int) -> dict[int, str]:
 class WindowCpu:
     """Per process CPU of the arena over the drivers' measuring window: where the two
     cores go at saturation (the front's own work against the shards') is what decides
-    whether a second shard can pay. Sampled at the window's start and end by a timer
-    thread (the drivers time their own window from their start; this is within the
-    start-up of a process of that)."""
+    whether a second shard can pay. Sampled at the window's start and end: the C driver
+    says when its window opens ("loaddriver: measuring" on stderr, once every bot has
+    signed in); the Python drivers' window opens after the warmup, timed here."""
 
-    def __init__(self, pid: int, start_in: float, seconds: float) -> None:
+    def __init__(self, pid: int, seconds: float) -> None:
         import threading
 
         self.pid, self.seconds = pid, seconds
         self.first: dict[int, float] = {}
         self.last: dict[int, float] = {}
         self.names: dict[int, str] = {}
-        self._t0 = threading.Timer(start_in, self.begin)
-        self._t1 = threading.Timer(start_in + seconds, self.end)
-        for t in (self._t0, self._t1):
-            t.daemon = True
-            t.start()
+        self.lock = threading.Lock()
+        self.timers: list[threading.Timer] = []
+
+    def at(self, delay: float, fn: Any) -> None:
+        import threading
+
+        t = threading.Timer(delay, fn)
+        t.daemon = True
+        t.start()
+        self.timers.append(t)
 
     def begin(self) -> None:
-        self.names = process_tree(self.pid)
-        self.first = {p: process_cpu(p) for p in self.names}
+        """The window opens now (the first call counts); it closes ``seconds`` later."""
+        with self.lock:
+            if self.names:
+                return
+            self.names = process_tree(self.pid)
+            self.first = {p: process_cpu(p) for p in self.names}
+        self.at(self.seconds, self.end)
 
     def end(self) -> None:
         self.last = {p: process_cpu(p) for p in self.names}
 
     def cancel(self) -> None:
-        self._t0.cancel()
-        self._t1.cancel()
+        for t in self.timers:
+            t.cancel()
 
     def shares(self) -> dict[str, float]:
         """Each process's share of a core over the window (1.0 = one core busy throughout)."""
         if not self.last:
             return {}
         return {self.names[p]: round((self.last[p] - self.first[p]) / self.seconds, 3) for p in self.names}
+
+
+def watch_stderr(stream: Any, window: WindowCpu) -> None:
+    """Pass a C driver's stderr through, and open the CPU window at its "measuring" line."""
+    import threading
+
+    def pump() -> None:
+        for line in stream:
+            sys.stderr.write(line)
+            if line.startswith("loaddriver: measuring"):
+                window.begin()
+
+    threading.Thread(target=pump, daemon=True).start()
 
 
 def write_private(path: Path, text: str) -> Path:
@@ -362,7 +385,9 @@ def driver_argv(args: argparse.Namespace, state: Path, ep: str, part: list[tuple
 def scenario(state: Path, accounts: list[tuple[str, str]], shards: int, think_ms: int,
              args: argparse.Namespace) -> dict[str, Any]:
     proc, ep = start_arena(state, shards, args)
-    window = WindowCpu(proc.pid, args.warmup, args.seconds)
+    window = WindowCpu(proc.pid, args.seconds)
+    if args.driver != "c":
+        window.at(args.warmup, window.begin)
     try:
         procs = args.procs if args.procs else (1 if args.driver == "c" else 4)
         per = -(-len(accounts) // procs)
@@ -371,8 +396,14 @@ def scenario(state: Path, accounts: list[tuple[str, str]], shards: int, think_ms
         for i in range(procs):
             part = accounts[i * per:(i + 1) * per]
             if part:
-                drivers.append(subprocess.Popen(driver_argv(args, state, ep, part, f"driver-{shards}-{i}", think_ms),
-                                                stdout=subprocess.PIPE, text=True))
+                # a C driver's stderr through a pipe of our own, so communicate() below reads stdout only
+                r, w = os.pipe() if args.driver == "c" else (-1, -1)
+                d = subprocess.Popen(driver_argv(args, state, ep, part, f"driver-{shards}-{i}", think_ms),
+                                     stdout=subprocess.PIPE, stderr=w if w >= 0 else None, text=True)
+                drivers.append(d)
+                if w >= 0:
+                    os.close(w)
+                    watch_stderr(os.fdopen(r, encoding="utf-8", errors="replace"), window)
         results = []
         for d in drivers:
             out, _ = d.communicate(timeout=args.warmup + args.seconds + 600)

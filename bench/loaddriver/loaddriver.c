@@ -25,7 +25,11 @@
  * (games: game_end at seat 0; latency: act sent -> that move's event for the same seat;
  * waits: seek sent -> game_ready) and prints that driver's JSON line (the raw samples, so
  * that bench/arena.py computes the percentiles for both). zmtp transport only. Details at
- * "arena mode" below.
+ * "arena mode" below. The window opens after --warmup, and not before every bot has been
+ * welcomed (at most SIGNIN_WAIT_S more: then it opens anyway and says how many were): a
+ * sign-in costs the front a scrypt, and sign-ins inside the window were its p99 latency.
+ * "loaddriver: measuring" on stderr marks the window's start (bench/arena.py reads the
+ * arena's CPU there).
  *
  * Transport: zmtp (the default) speaks ZMTP 3.0 itself over non-blocking TCP from this
  * one thread (zmtp.c: no libzmq, so no I/O thread and no mailbox signalling competing
@@ -462,6 +466,8 @@ static size_t heap_len, heap_cap;
 static double *a_lat, *a_wait; /* seconds, like the Python driver's lists */
 static size_t n_alat, cap_alat, n_await, cap_await;
 static long a_games;
+static int a_welcomed; /* bots whose hello was answered welcome */
+#define SIGNIN_WAIT_S 600 /* how long after --warmup the window waits for the last sign-ins */
 static struct { char name[40]; long n; } errs[32];
 static int n_errs;
 
@@ -563,6 +569,7 @@ static void on_arena_message(bot_t *b, const msgpack_object *m) {
             heartbeat_ns = (int64_t)hb->via.u64 * 1000000;
         b->state = B_SEEKING;
         b->t_seek = now;
+        a_welcomed++;
         arena_seek(b);
     } else if (str_eq(ty, "error")) {
         char name[40];
@@ -743,7 +750,8 @@ static int run_arena(const char *path, double warmup, double seconds) {
     struct epoll_event evs[MAX_EVENTS];
     int64_t start = now_ns();
     measure_from = start + (int64_t)(warmup * 1e9);
-    end_at = measure_from + (int64_t)(seconds * 1e9);
+    end_at = INT64_MAX; /* set when the window opens */
+    int64_t signin_deadline = measure_from + (int64_t)SIGNIN_WAIT_S * 1000000000;
     int64_t next_beat_check = start + 1000000000;
     double cpu0 = 0;
     bool measuring = false;
@@ -751,8 +759,18 @@ static int run_arena(const char *path, double warmup, double seconds) {
         int64_t now = now_ns();
         if (now >= end_at) break;
         if (!measuring && now >= measure_from) {
-            measuring = true;
-            cpu0 = cpu_seconds(RUSAGE_SELF);
+            if (a_welcomed < n_bots && now < signin_deadline) {
+                measure_from = now + 100000000; /* sign-ins still running: look again in 100 ms */
+            } else {
+                if (a_welcomed < n_bots)
+                    fprintf(stderr, "loaddriver: only %d of %d bots signed in; measuring anyway\n", a_welcomed, n_bots);
+                measuring = true;
+                measure_from = now;
+                end_at = now + (int64_t)(seconds * 1e9);
+                cpu0 = cpu_seconds(RUSAGE_SELF);
+                fputs("loaddriver: measuring\n", stderr);
+                fflush(stderr);
+            }
         }
         while (heap_len && heap[0].due <= now) {
             timer_t_ t = heap_pop();
