@@ -111,6 +111,18 @@ static int tables_welcomed;
 static int64_t heartbeat_ns = (int64_t)5000 * 1000000;
 static double think_s;
 static int64_t measure_from = INT64_MAX, end_at; /* nothing counts before the warmup ends */
+
+/* How long an event loop may sleep in epoll_wait, in ms (rounded up): until the next timer
+ * is due (next_due, INT64_MAX for none), the window opens or closes, and at most 200 ms (the
+ * heartbeat checks). One rule for both loops (the referee tables' and the arena bots'). */
+static int wait_ms(int64_t now, int64_t next_due, bool measuring) {
+    int64_t wait = 200000000; /* ns */
+    if (next_due - now < wait) wait = next_due - now;
+    if (end_at - now < wait) wait = end_at - now;
+    if (!measuring && measure_from - now < wait) wait = measure_from - now;
+    if (wait < 0) wait = 0;
+    return (int)((wait + 999999) / 1000000);
+}
 static int64_t *lat; /* latencies in ns, after the warmup only */
 static size_t n_lat, cap_lat;
 static due_t *fifo; /* think time is constant, so acts fall due in the order they were queued */
@@ -801,12 +813,8 @@ static int run_arena(const char *path, double warmup, double seconds) {
             }
         }
         now = now_ns();
-        int64_t wait = 200000000;
-        if (heap_len && heap[0].due - now < wait) wait = heap[0].due - now;
-        if (end_at - now < wait) wait = end_at - now;
-        if (!measuring && measure_from - now < wait) wait = measure_from - now;
-        if (wait < 0) wait = 0;
-        int n = epoll_wait(arena_epfd, evs, MAX_EVENTS, (int)((wait + 999999) / 1000000));
+        int n = epoll_wait(arena_epfd, evs, MAX_EVENTS,
+                           wait_ms(now, heap_len ? heap[0].due : INT64_MAX, measuring));
         if (n < 0) {
             if (errno == EINTR) continue;
             die("epoll_wait: %s", strerror(errno));
@@ -1029,12 +1037,7 @@ int main(int argc, char **argv) {
                     }
         }
         now = now_ns();
-        int64_t wait = 200000000; /* ns */
-        if (fifo_len && fifo[fifo_head].due - now < wait) wait = fifo[fifo_head].due - now;
-        if (end_at - now < wait) wait = end_at - now;
-        if (!measuring && measure_from - now < wait) wait = measure_from - now;
-        if (wait < 0) wait = 0;
-        int n = epoll_wait(ep, evs, MAX_EVENTS, (int)((wait + 999999) / 1000000));
+        int n = epoll_wait(ep, evs, MAX_EVENTS, wait_ms(now, fifo_len ? fifo[fifo_head].due : INT64_MAX, measuring));
         if (n < 0) {
             if (errno == EINTR) continue;
             die("epoll_wait: %s", strerror(errno));
