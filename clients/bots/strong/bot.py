@@ -32,7 +32,7 @@ from ...bot import Bot
 from .evaluation import DeadwoodEvaluator, Evaluator
 from .fastdw import dad_value
 from .ginchase import GinChaseEvaluator
-from .knocking import estimate, game_equity, sample_opponent
+from .knocking import estimate, estimate_rollout, game_equity, sample_opponent
 from .knowledge import Knowledge, read_view
 from .opponent import history_of, sample_hands
 from .tables import VALUES, bits
@@ -88,6 +88,10 @@ class Params:
     value_draws_from: int = 0
     #: Below this knock limit, judge hands by their deadwood now (no lookahead).
     lookahead_from: int = 0
+    #: Knock decisions: value playing on by rolling each sampled deal out over up to
+    #: this many of our turns (:func:`knocking.estimate_rollout`: hold, then knock at
+    #: the best of those turns) instead of one turn each (0: :func:`knocking.estimate`).
+    rollout_turns: int = 0
 
 
 #: ``strong-v1``: the strong bot as it was before issue 30 (bench/strength.md).
@@ -189,7 +193,11 @@ class StrongBot(Bot):
                 value = game_equity(
                     view.target_score - view.scores[me], view.target_score - view.scores[1 - me], 2 if view.doubled else 1
                 )
-            est = estimate(ev, self.rules, rng, hand & ~(1 << kc), kd, hand & ~(1 << kc), opps, value)
+            kh = hand & ~(1 << kc)
+            if p.rollout_turns > 0:
+                est = estimate_rollout(ev, self.rules, rng, kh, kd, kh, opps, p.rollout_turns, value)
+            else:
+                est = estimate(ev, self.rules, rng, kh, kd, kh, opps, value)
             if est.knock >= est.play_on:
                 return Action("knock", kc)
             if p.keep_knock_hand:

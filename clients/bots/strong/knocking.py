@@ -187,3 +187,107 @@ def game_equity(my_need: int, opp_need: int, mult: int = 1) -> Callable[[int], f
         return 0.5 * (1.0 + math.erf(0.2 * (b - a) / math.sqrt(2.0 * (a + b + 10))))
 
     return value
+
+
+def estimate_rollout(
+    ev: Evaluator,
+    rules: RuleSet,
+    rng: random.Random,
+    knock_hand: int,
+    knock_dw: int,
+    play_hand: int,
+    opps: list[int],
+    turns: int,
+    value: Callable[[int], float] = float,
+) -> KnockEstimate:
+    """Like :func:`estimate`, but "play on" looks up to ``turns`` of our turns ahead.
+
+    :func:`estimate` values playing on by one turn each and a knock at our next draw.
+    That is the worst of the ways to play on: the bot decides again next turn, and may
+    hold on for gin, or for the opponent to knock into an undercut. Here each sampled
+    opponent hand is played out (:func:`rollout`) with a cheap policy for both sides,
+    and the continuation "hold (knocking only on gin) until our ``j``-th turn, then
+    knock at the first chance" is scored for every ``j`` from 1 to ``turns`` on the
+    same trajectory; "play on" is worth the best of them (common random numbers: the
+    samples, their stocks and their trajectories are shared by every ``j`` and by
+    "knock now").
+    """
+    knock_total = 0.0
+    per_turn = [0.0] * turns
+    undercuts = 0
+    nothing = value(0)
+    for opp in opps:
+        pts = score_knock(rules, knock_hand, opp, knock_dw)
+        knock_total += value(pts)
+        if pts < 0:
+            undercuts += 1
+        for j, r in enumerate(rollout(ev, rules, rng, opp, play_hand, turns)):
+            per_turn[j] += nothing if r is None else value(r)
+    n = max(len(opps), 1)
+    play_on = max(per_turn) / n if turns > 0 else nothing
+    return KnockEstimate(knock_total / n, play_on, undercuts / n, len(opps))
+
+
+def rollout(ev: Evaluator, rules: RuleSet, rng: random.Random, opp: int, play_hand: int, turns: int) -> list[int | None]:
+    """Play a sampled deal on from our discard (we hold ``play_hand``, the opponent
+    ``opp``; the stock is the other unseen cards, shuffled), for up to ``turns`` of our
+    turns, and return, for each ``j`` in 1..``turns``, the points (ours positive) of the
+    policy "knock at the first chance from our ``j``-th turn on, and on gin before",
+    or None where the hand ends drawn or is not decided within ``turns``.
+
+    Both sides play the simple rule, which needs no look-ahead and so costs a few
+    deadwood look-ups per turn: take the face-up card if it lowers the deadwood left
+    after the best discard, else draw from the stock; throw the card leaving the least
+    deadwood (the highest of equals). The opponent knocks at its first chance (the
+    assumption of :func:`estimate` too). The hand is drawn when a discard leaves
+    :data:`STOCK_FLOOR` cards in the stock, as in the engine.
+    """
+    out: list[int | None] = [None] * turns
+    stock = bits(ev.k.pool & ~opp)
+    rng.shuffle(stock)
+    limit = ev.k.knock_limit
+    mine = play_hand
+    top = (ev.k.hand & ~play_hand).bit_length() - 1  # the card we throw now (-1: none)
+    open_from = 0  # out[open_from:] are still undecided
+    for turn in range(turns):
+        # --- the opponent's turn
+        opp, odw, top = _simple_turn(ev, opp, top, stock)
+        if top < 0:
+            break  # the stock is out: drawn
+        if odw <= limit:
+            pts = -score_knock(rules, opp, mine, odw)
+            for j in range(open_from, turns):
+                out[j] = pts
+            return out
+        if len(stock) <= STOCK_FLOOR:
+            return out
+        # --- ours
+        mine, mdw, top = _simple_turn(ev, mine, top, stock)
+        if top < 0:
+            break
+        if mdw <= limit:
+            pts = score_knock(rules, mine, opp, mdw)
+            upto = turns if mdw == 0 else turn + 1  # gin: every policy goes down
+            for j in range(open_from, upto):
+                out[j] = pts
+            open_from = upto
+            if open_from >= turns:
+                return out
+        if len(stock) <= STOCK_FLOOR:
+            return out
+    return out
+
+
+def _simple_turn(ev: Evaluator, hand: int, top: int, stock: list[int]) -> tuple[int, int, int]:
+    """One turn of the rollout policy for ``hand`` (10 cards) facing the face-up ``top``:
+    the hand kept (10 cards), its deadwood and the card thrown (-1 if the stock is out)."""
+    if top >= 0:
+        with_top = hand | (1 << top)
+        d, c = ev.min_after_discard(with_top, top)
+        if d < ev.dw(hand):
+            return with_top & ~(1 << c), d, c
+    if not stock:
+        return hand, ev.dw(hand), -1
+    h11 = hand | (1 << stock.pop())
+    d, c = ev.min_after_discard(h11)
+    return h11 & ~(1 << c), d, c
