@@ -9,6 +9,7 @@ from clients.bots.simple import joins_meld
 from clients.bots.strong import V1, Params, StrongBot, StrongV1Bot
 from clients.bots.strong.fastdw import dad_value
 from clients.bots.strong.ginchase import Weighted
+from clients.bots.strong.tables import VALUES
 from okgin import PASS, TAKE, Game, RuleSet, mask_of, parse_cards
 from okgin.melds import deadwood_mask
 
@@ -51,3 +52,115 @@ def test_value_draws_from_uses_the_simple_rule_below_the_limit() -> None:
         if seen >= 8:
             break
     assert seen >= 8
+
+
+# ---------------------------------------------------------------- rollout_turns
+
+
+def _knock_position(seed: str, rules: RuleSet) -> Game | None:
+    """A game played by ``simple`` up to the first discard where a (non-gin) knock is legal."""
+    from clients.bots.simple import simple_choice
+
+    g = Game(rules, seed)
+    for _ in range(200):
+        seat = g.current_player
+        if seat is None:
+            return None
+        legal = g.legal_actions()
+        if any(a.kind == "knock" for a in legal):
+            return g
+        g.apply(simple_choice(g.view(seat), legal))
+    return None
+
+
+def _engine_rollout(g: Game, rules: RuleSet, kc: int, stock: list[int], knock_turn: int) -> int | None:
+    """Play the rollout's policy in the engine itself, from the knock decision in ``g``
+    (we throw ``kc`` and hold): the simple rule for both sides, the opponent knocking at
+    its first chance, we at our first chance from our ``knock_turn``-th turn on (0-based)
+    and on gin. Returns our points (None: drawn or past the last turn looked at)."""
+    from okgin import DRAW_DISCARD, DRAW_STOCK, Action
+
+    g = g.copy()
+    me = g.current_player
+    assert me is not None
+    g.hand.stock = list(stock)
+    g.apply(Action("discard", kc))
+    turn = {me: 0, 1 - me: 0}
+    for _ in range(100):
+        seat = g.current_player
+        if seat is None:
+            return None
+        hand = g.hand.hands[seat]
+        top = g.hand.discard_pile[-1]
+        with_top = hand | (1 << top)
+        best = min((deadwood_mask(with_top & ~(1 << c)), -VALUES[c], c) for c in range(52) if with_top >> c & 1 and c != top)
+        r = g.apply(DRAW_DISCARD if best[0] < deadwood_mask(hand) else DRAW_STOCK)
+        if r is not None:
+            break
+        h11 = g.hand.hands[seat]
+        d, _, c = min((deadwood_mask(h11 & ~(1 << x)), -VALUES[x], x) for x in range(52) if h11 >> x & 1 and x != g.hand.taken)
+        knock = d <= g.hand.knock_limit and (seat != me or d == 0 or turn[me] >= knock_turn)
+        r = g.apply(Action("knock" if knock else "discard", c))
+        turn[seat] += 1
+        if r is not None:
+            break
+    else:
+        raise AssertionError("the engine's hand did not end")
+    if r.winner is None:
+        return None
+    pts = r.points // (2 if r.doubled else 1)
+    return pts if r.winner == me else -pts
+
+
+def test_rollout_scores_agree_with_the_engine() -> None:
+    """The rollout's points for every "knock from turn j" policy are the engine's own
+    result of playing that policy on the same deal (same opponent hand, same stock order)."""
+    from clients.bots.strong.evaluation import Evaluator
+    from clients.bots.strong.knocking import rollout
+    from clients.bots.strong.knowledge import read_view
+    from clients.bots.strong.tables import bits
+
+    turns = 4
+    checked = 0
+    for rules in (RuleSet(), RuleSet().with_assignments(["knock_limit=10", "undercut_bonus=25"])):
+        for seed in range(40):
+            g = _knock_position(f"roll/{seed}", rules)
+            if g is None:
+                continue
+            me = g.current_player
+            assert me is not None
+            k = read_view(g.view(me))
+            ev = Evaluator(k)
+            knocks = [a.card for a in g.legal_actions() if a.kind == "knock" and a.card is not None]
+            kc = min((ev.dw(k.hand & ~(1 << c)), -VALUES[c], c) for c in knocks)[2]
+            opp = g.hand.hands[1 - me]
+            stock = bits(k.pool & ~opp)
+            assert sorted(stock) == sorted(g.hand.stock)
+            random.Random(seed).shuffle(stock)
+            got = rollout(ev, rules, random.Random(seed), opp, k.hand & ~(1 << kc), turns)
+            assert len(got) == turns
+            for j in range(turns):
+                engine = _engine_rollout(g, rules, kc, stock, j)
+                if got[j] is not None:
+                    assert got[j] == engine, (seed, j, got, engine)
+                    checked += 1
+    assert checked >= 40, checked
+
+
+def test_rollout_knock_decisions_are_legal_and_deterministic() -> None:
+    """With ``rollout_turns`` the knock decision is still a pure function of the seed and
+    the view; v1 does not roll out."""
+    assert V1.rollout_turns == 0
+    seen = 0
+    for seed in range(30):
+        g = _knock_position(f"rdet/{seed}", RuleSet())
+        if g is None:
+            continue
+        seat = g.current_player
+        assert seat is not None
+        v, legal = g.view(seat), g.legal_actions()
+        a = StrongBot(seed=3, rollout_turns=3).choose(v, legal)
+        assert a in legal
+        assert StrongBot(seed=3, rollout_turns=3).choose(v, legal) == a
+        seen += 1
+    assert seen >= 10
