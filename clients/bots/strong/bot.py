@@ -92,6 +92,9 @@ class Params:
     #: this many of our turns (:func:`knocking.estimate_rollout`: hold, then knock at
     #: the best of those turns) instead of one turn each (0: :func:`knocking.estimate`).
     rollout_turns: int = 0
+    #: Choose that turn on half of the samples and value it on the other half (two-fold
+    #: cross-validation; else the best turn on all samples, biased towards playing on).
+    rollout_cv: bool = False
 
 
 #: ``strong-v1``: the strong bot as it was before issue 30 (bench/strength.md).
@@ -195,7 +198,7 @@ class StrongBot(Bot):
                 )
             kh = hand & ~(1 << kc)
             if p.rollout_turns > 0:
-                est = estimate_rollout(ev, self.rules, rng, kh, kd, kh, opps, p.rollout_turns, value)
+                est = estimate_rollout(ev, self.rules, rng, kh, kd, kh, opps, p.rollout_turns, value, p.rollout_cv)
             else:
                 est = estimate(ev, self.rules, rng, kh, kd, kh, opps, value)
             if est.knock >= est.play_on:

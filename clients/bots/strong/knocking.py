@@ -199,6 +199,7 @@ def estimate_rollout(
     opps: list[int],
     turns: int,
     value: Callable[[int], float] = float,
+    cross: bool = False,
 ) -> KnockEstimate:
     """Like :func:`estimate`, but "play on" looks up to ``turns`` of our turns ahead.
 
@@ -211,20 +212,34 @@ def estimate_rollout(
     same trajectory; "play on" is worth the best of them (common random numbers: the
     samples, their stocks and their trajectories are shared by every ``j`` and by
     "knock now").
+
+    The best of ``turns`` noisy means is biased upwards (the winner's curse), towards
+    playing on. With ``cross`` the turn is chosen on one half of the samples and its
+    value read on the other half, and the other way round (two-fold cross-validation):
+    the estimate is then unbiased for the turn chosen, if a little pessimistic.
     """
     knock_total = 0.0
-    per_turn = [0.0] * turns
+    per_turn = [[0.0] * turns, [0.0] * turns]  # sums over the even and the odd samples
     undercuts = 0
     nothing = value(0)
-    for opp in opps:
+    for i, opp in enumerate(opps):
         pts = score_knock(rules, knock_hand, opp, knock_dw)
         knock_total += value(pts)
         if pts < 0:
             undercuts += 1
+        half = per_turn[i & 1]
         for j, r in enumerate(rollout(ev, rules, rng, opp, play_hand, turns)):
-            per_turn[j] += nothing if r is None else value(r)
+            half[j] += nothing if r is None else value(r)
     n = max(len(opps), 1)
-    play_on = max(per_turn) / n if turns > 0 else nothing
+    if turns <= 0:
+        play_on = nothing
+    elif cross:
+        even, odd = per_turn
+        pick_even = max(range(turns), key=lambda j: even[j])
+        pick_odd = max(range(turns), key=lambda j: odd[j])
+        play_on = (odd[pick_even] + even[pick_odd]) / n
+    else:
+        play_on = max(a + b for a, b in zip(*per_turn, strict=True)) / n
     return KnockEstimate(knock_total / n, play_on, undercuts / n, len(opps))
 
 
