@@ -73,11 +73,12 @@ def _knock_position(seed: str, rules: RuleSet) -> Game | None:
     return None
 
 
-def _engine_rollout(g: Game, rules: RuleSet, kc: int, stock: list[int], knock_turn: int) -> int | None:
+def _engine_rollout(g: Game, rules: RuleSet, kc: int, stock: list[int], knock_turn: int, wary: bool = False) -> int | None:
     """Play the rollout's policy in the engine itself, from the knock decision in ``g``
     (we throw ``kc`` and hold): the simple rule for both sides, the opponent knocking at
     its first chance, we at our first chance from our ``knock_turn``-th turn on (0-based)
-    and on gin. Returns our points (None: drawn or past the last turn looked at)."""
+    and on gin; with ``wary`` the opponent knocks only if the engine says the knock wins.
+    Returns our points (None: drawn or past the last turn looked at)."""
     from okgin import DRAW_DISCARD, DRAW_STOCK, Action
 
     g = g.copy()
@@ -100,6 +101,9 @@ def _engine_rollout(g: Game, rules: RuleSet, kc: int, stock: list[int], knock_tu
         h11 = g.hand.hands[seat]
         d, _, c = min((deadwood_mask(h11 & ~(1 << x)), -VALUES[x], x) for x in range(52) if h11 >> x & 1 and x != g.hand.taken)
         knock = d <= g.hand.knock_limit and (seat != me or d == 0 or turn[me] >= knock_turn)
+        if knock and wary and seat != me and d > 0:
+            trial = g.copy().apply(Action("knock", c))
+            knock = trial is not None and trial.winner == seat
         r = g.apply(Action("knock" if knock else "discard", c))
         turn[seat] += 1
         if r is not None:
@@ -137,14 +141,15 @@ def test_rollout_scores_agree_with_the_engine() -> None:
             stock = bits(k.pool & ~opp)
             assert sorted(stock) == sorted(g.hand.stock)
             random.Random(seed).shuffle(stock)
-            got = rollout(ev, rules, random.Random(seed), opp, k.hand & ~(1 << kc), turns)
-            assert len(got) == turns
-            for j in range(turns):
-                engine = _engine_rollout(g, rules, kc, stock, j)
-                if got[j] is not None:
-                    assert got[j] == engine, (seed, j, got, engine)
-                    checked += 1
-    assert checked >= 40, checked
+            for wary in (False, True):
+                got = rollout(ev, rules, random.Random(seed), opp, k.hand & ~(1 << kc), turns, wary)
+                assert len(got) == turns
+                for j in range(turns):
+                    engine = _engine_rollout(g, rules, kc, stock, j, wary)
+                    if got[j] is not None:
+                        assert got[j] == engine, (seed, j, wary, got, engine)
+                        checked += 1
+    assert checked >= 80, checked
 
 
 def test_rollout_knock_decisions_are_legal_and_deterministic() -> None:

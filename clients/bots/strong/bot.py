@@ -95,6 +95,8 @@ class Params:
     #: Choose that turn on half of the samples and value it on the other half (two-fold
     #: cross-validation; else the best turn on all samples, biased towards playing on).
     rollout_cv: bool = False
+    #: The rollout's opponent knocks only when the knock wins (else at its first chance).
+    rollout_wary: bool = False
 
 
 #: ``strong-v1``: the strong bot as it was before issue 30 (bench/strength.md).
@@ -198,7 +200,8 @@ class StrongBot(Bot):
                 )
             kh = hand & ~(1 << kc)
             if p.rollout_turns > 0:
-                est = estimate_rollout(ev, self.rules, rng, kh, kd, kh, opps, p.rollout_turns, value, p.rollout_cv)
+                turns, cv, wary = p.rollout_turns, p.rollout_cv, p.rollout_wary
+                est = estimate_rollout(ev, self.rules, rng, kh, kd, kh, opps, turns, value, cv, wary)
             else:
                 est = estimate(ev, self.rules, rng, kh, kd, kh, opps, value)
             if est.knock >= est.play_on:

@@ -200,6 +200,7 @@ def estimate_rollout(
     turns: int,
     value: Callable[[int], float] = float,
     cross: bool = False,
+    wary: bool = False,
 ) -> KnockEstimate:
     """Like :func:`estimate`, but "play on" looks up to ``turns`` of our turns ahead.
 
@@ -217,6 +218,7 @@ def estimate_rollout(
     playing on. With ``cross`` the turn is chosen on one half of the samples and its
     value read on the other half, and the other way round (two-fold cross-validation):
     the estimate is then unbiased for the turn chosen, if a little pessimistic.
+    ``wary``: the rollout's opponent never knocks into an undercut (:func:`rollout`).
     """
     knock_total = 0.0
     per_turn = [[0.0] * turns, [0.0] * turns]  # sums over the even and the odd samples
@@ -228,7 +230,7 @@ def estimate_rollout(
         if pts < 0:
             undercuts += 1
         half = per_turn[i & 1]
-        for j, r in enumerate(rollout(ev, rules, rng, opp, play_hand, turns)):
+        for j, r in enumerate(rollout(ev, rules, rng, opp, play_hand, turns, wary)):
             half[j] += nothing if r is None else value(r)
     n = max(len(opps), 1)
     if turns <= 0:
@@ -243,7 +245,9 @@ def estimate_rollout(
     return KnockEstimate(knock_total / n, play_on, undercuts / n, len(opps))
 
 
-def rollout(ev: Evaluator, rules: RuleSet, rng: random.Random, opp: int, play_hand: int, turns: int) -> list[int | None]:
+def rollout(
+    ev: Evaluator, rules: RuleSet, rng: random.Random, opp: int, play_hand: int, turns: int, wary: bool = False
+) -> list[int | None]:
     """Play a sampled deal on from our discard (we hold ``play_hand``, the opponent
     ``opp``; the stock is the other unseen cards, shuffled), for up to ``turns`` of our
     turns, and return, for each ``j`` in 1..``turns``, the points (ours positive) of the
@@ -256,6 +260,12 @@ def rollout(ev: Evaluator, rules: RuleSet, rng: random.Random, opp: int, play_ha
     deadwood (the highest of equals). The opponent knocks at its first chance (the
     assumption of :func:`estimate` too). The hand is drawn when a discard leaves
     :data:`STOCK_FLOOR` cards in the stock, as in the engine.
+
+    An opponent that knocks at its first chance hands a bot that holds a low hand free
+    undercuts, and the more turns the rollout holds, the more of them; ``strong`` itself
+    does not knock into an undercut when it can read it coming. With ``wary`` the
+    opponent knocks only when the knock wins (it sees our hand: the pessimistic end,
+    against the optimistic one of knocking at the first chance).
     """
     out: list[int | None] = [None] * turns
     stock = bits(ev.k.pool & ~opp)
@@ -271,9 +281,10 @@ def rollout(ev: Evaluator, rules: RuleSet, rng: random.Random, opp: int, play_ha
             break  # the stock is out: drawn
         if odw <= limit:
             pts = -score_knock(rules, opp, mine, odw)
-            for j in range(open_from, turns):
-                out[j] = pts
-            return out
+            if pts < 0 or not wary or odw == 0:
+                for j in range(open_from, turns):
+                    out[j] = pts
+                return out
         if len(stock) <= STOCK_FLOOR:
             return out
         # --- ours
