@@ -75,7 +75,9 @@ def make_bot(spec: str, seed: str) -> Bot:
     return get_bot(name, seed=seed)
 
 
-_BOOLS = {"lookahead", "inference", "value_draws", "mc_knock", "hazard", "equity", "keep_knock_hand"}
+_BOOLS = {
+    "lookahead", "inference", "value_draws", "mc_knock", "hazard", "equity", "keep_knock_hand", "rollout_cv", "rollout_wary",
+}
 
 
 class Timed(Bot):
