@@ -16,6 +16,9 @@ it joins a meld for it, else a card from the sampled stock) and knocks if it can
 is scored the same way from the other side; otherwise the bot draws a sampled card and
 then knocks with the best 10 of its 11 (gin when the draw completes it). The lookahead
 stops there: one turn each. Where the stock runs out first, the hand is drawn (0).
+:func:`estimate_rollout` looks further (several turns of holding, played out by the
+simple rule); it is the ``rollout_turns`` knob, off in ``strong-v1`` and in ``strong``
+because its SPRT failed (bench/strength.md).
 
 Opponent hands are drawn without replacement with probabilities proportional to the
 :class:`Knowledge` weights (Efraimidis-Spirakis keys), always containing the cards known
