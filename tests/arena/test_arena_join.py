@@ -85,6 +85,22 @@ def seek_pair(clients: dict[str, Client], a: str, b: str) -> dict[str, dict[str,
     return {n: clients[n].wait_for(lambda m: m["type"] == "game_ready", timeout_ms=60000) for n in (a, b)}
 
 
+def play_placed_on(arena: ArenaProcess, keys: dict[str, str], endpoint: str) -> dict[str, Any]:
+    """ann and bob sign in, are paired, find their game placed at ``endpoint``, and bob
+    resigns: ann's ``game_over`` (the clients closed)."""
+    clients = {n: Client(arena.endpoint) for n in ("ann", "bob")}
+    try:
+        for n, cl in clients.items():
+            assert arena_hello(cl, n, keys[n])["type"] == "welcome"
+        ready = seek_pair(clients, "ann", "bob")
+        assert ready["ann"]["endpoint"] == endpoint
+        resign_game(ready, "bob")
+        return clients["ann"].wait_for(lambda m: m["type"] == "game_over", timeout_ms=60000)
+    finally:
+        for cl in clients.values():
+            cl.close()
+
+
 def test_shards_join_a_running_arena_and_a_lost_one_voids_its_game(tmp_path: Path) -> None:
     front_keys = tmp_path / "front-keys"
     generate_keys(front_keys)
@@ -221,15 +237,7 @@ def test_a_joined_shard_joins_again_when_the_arena_restarts(tmp_path: Path) -> N
         assert shard.stdout is not None
         again = readline(shard.stdout, 120.0, "the shard's second join")
         assert again.startswith(JOINED_PREFIX) and again.rstrip().endswith(endpoint), again
-        clients = {n: Client(arena.endpoint) for n in ("ann", "bob")}
-        for n, c in clients.items():
-            assert arena_hello(c, n, keys[n])["type"] == "welcome"
-        ready = seek_pair(clients, "ann", "bob")
-        assert ready["ann"]["endpoint"] == endpoint
-        resign_game(ready, "bob")
-        assert clients["ann"].wait_for(lambda m: m["type"] == "game_over", timeout_ms=60000)["result"] == "win"
-        for c in clients.values():
-            c.close()
+        assert play_placed_on(arena, keys, endpoint)["result"] == "win"
     finally:
         stop(shard)
         assert arena.stop() == 0, arena.stderr()
@@ -269,17 +277,10 @@ def test_a_shard_joining_again_with_its_endpoint_replaces_its_entry(tmp_path: Pa
         while "shard j2 lost (the shard joined again)" not in (tmp_path / "arena.stderr").read_text():
             assert time.monotonic() < deadline, (tmp_path / "arena.stderr").read_text()
             c.sock.poll(200)
-        clients = {n: Client(arena.endpoint) for n in ("ann", "bob")}
-        for n, cl in clients.items():
-            assert arena_hello(cl, n, keys[n])["type"] == "welcome"
-        ready = seek_pair(clients, "ann", "bob")
-        assert ready["ann"]["endpoint"] == endpoint
-        resign_game(ready, "bob")
-        over = clients["ann"].wait_for(lambda m: m["type"] == "game_over", timeout_ms=60000)
+        over = play_placed_on(arena, keys, endpoint)
         assert over["result"] == "win", over
         game = over["game"]
-        for cl in (c, *clients.values()):
-            cl.close()
+        c.close()
     finally:
         assert arena.stop() == 0, arena.stderr()
         stop(ref)
