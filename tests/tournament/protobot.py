@@ -13,6 +13,13 @@ protocol or plays illegal moves after a number of its own moves:
 1.5, 5.27); with ``--withhold`` it commits and never reveals. Without ``--nonce`` it is a
 1.4 bot: no commitment.
 
+The bot leaves by itself (exit status 6, a line on stderr) when the referee goes silent:
+no message for ``2 × liveness × heartbeat_ms`` after the ``welcome`` (twice what
+protocol.md 10 says a client SHOULD wait, for a loaded machine), or for
+``--gone-after`` seconds (default 60) before it. A runner that dies without ending its
+bots (a test worker killed mid-tournament) then leaves no protobot behind for long, even
+where no sandbox ties the bot's life to its runner's.
+
 ``--record`` writes every message the bot receives to its stderr (its log, kept by
 ``okgin tournament --keep-logs``), one ``protobot-recv JSON`` line each: what a bot
 sees, for the tests of secret deals (stderr, because a sandboxed bot can write nowhere
@@ -76,6 +83,8 @@ def main() -> int:
                    help="seated in this seat, never move (heartbeats go on: the game stays unfinished)")
     p.add_argument("--spew-mb", type=int, default=0,
                    help="first write this many MB to stdout and stderr, its own token among them (the log's bounds)")
+    p.add_argument("--gone-after", type=float, default=60.0,
+                   help="seconds without a welcome after which the referee counts as gone (default 60)")
     a = p.parse_args()
     if a.exit_at_start:
         print("protobot: exiting before connecting, as asked", file=sys.stderr)
@@ -107,18 +116,24 @@ def main() -> int:
     moves = 0
     seat = None
     heartbeat = 5.0
-    last_sent = time.monotonic()
+    gone_after = a.gone_after  # until the welcome; then 2 x liveness x heartbeat (module docstring)
+    last_sent = last_heard = time.monotonic()
     while True:
         if not s.poll(int(heartbeat * 1000 / 2)):
+            if time.monotonic() - last_heard > gone_after:
+                print(f"protobot: no message from the referee for {gone_after:g} s, leaving", file=sys.stderr, flush=True)
+                return 6
             send({"type": "heartbeat"})
             last_sent = time.monotonic()
             continue
         m = msgpack.unpackb(s.recv(), raw=False)
+        last_heard = time.monotonic()
         t = m.get("type")
         if a.record:
             print("protobot-recv " + json.dumps(m, default=repr), file=sys.stderr, flush=True)
         if t == "welcome":
             heartbeat = m.get("heartbeat_ms", 5000) / 1000
+            gone_after = 2 * m.get("liveness", 3) * heartbeat
             if a.exit_after_hello:
                 print("protobot: exiting after hello, as asked", file=sys.stderr, flush=True)
                 return 4
@@ -131,8 +146,8 @@ def main() -> int:
                 raise RuntimeError("protobot: crashing on purpose")
             if moves == a.hang_after:
                 print("protobot: hanging on purpose", file=sys.stderr, flush=True)
-                while True:
-                    time.sleep(3600)
+                time.sleep(600)  # hung, not immortal: a runner that never ends it leaves it for 10 minutes at most
+                return 7
             if moves == a.garbage_after:
                 s.send(b"\xc1 this is not msgpack")
                 moves += 1
