@@ -22,12 +22,23 @@ tested against the bot of today before it becomes the default.
 The summary (last lines) is Markdown for bench/strength.md: bots, rules, games and
 deals, the pentanomial cells, the Elo difference with its 95% interval, the LLR with
 its bounds, the verdict and the command that reproduces it. The last line is JSON.
+
+``--journal FILE`` keeps every complete deal pair on disk as it is played (JSON lines
+after a header naming the bots, the seed, the rules and a digest of the code that plays
+the games), so a run cut short by a session's end or kill -9 goes on where it stopped:
+the same command again reads the pairs back, checks they are this match's (same header,
+the deals in ``okgin match``'s order), re-asks the test after each of them as the first
+run did, and plays on from the next deal. Games are deterministic for a seed, so a
+resumed run is the run that was never stopped; a journal written by other bots, rules,
+seed or code is refused rather than mixed in.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 import platform
 import shlex
 import subprocess
@@ -98,16 +109,109 @@ def git_commit() -> str:
         return "?"
 
 
+JOURNAL_FORMAT = 1
+
+
+def code_digest(specs: tuple[str, ...]) -> str:
+    """SHA-256 over the sources that decide how the games go: the engine (``okgin/``),
+    the built-in bots and the match runner, and a bot file named in a spec. A journal
+    written by other code holds other games, so it must not be resumed."""
+    root = Path(__file__).resolve().parent.parent
+    files = [*root.joinpath("okgin").rglob("*.py"), *root.joinpath("clients", "bots").rglob("*.py"),
+             root / "clients" / "bot.py", root / "clients" / "match.py"]
+    files += [Path(spec.rsplit(":", 1)[0]).resolve() for spec in specs if ".py:" in spec]
+    h = hashlib.sha256()
+    for f in sorted(set(files)):
+        h.update(str(f.relative_to(root) if f.is_relative_to(root) else f).encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+class Journal:
+    """An SPRT run's complete deal pairs on disk, one JSON line per game after a header.
+
+    Each pair is written and flushed to the disk as it completes, so a kill loses at
+    most the pair being played; a line cut short by the kill is dropped on reading."""
+
+    def __init__(self, path: Path, header: dict[str, Any]) -> None:
+        self.path = path
+        self.header = header
+
+    def load(self, order: Chunk) -> list[GameSummary]:
+        """The games already played (whole pairs, in ``order``), the file truncated to
+        them; [] and a new file with the header if there is none. SystemExit on a journal
+        of another match or a damaged one, naming what differs."""
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            self.path.write_text(json.dumps(self.header, sort_keys=True) + "\n")
+            return []
+        raw = self.path.read_bytes()
+        lines = raw.split(b"\n")
+        try:
+            head = json.loads(lines[0])
+        except ValueError:
+            raise SystemExit(f"bench/sprt.py: {self.path} is not an SPRT journal (its first line is not JSON)") from None
+        if not isinstance(head, dict) or head.get("format") != JOURNAL_FORMAT:
+            raise SystemExit(f"bench/sprt.py: {self.path} is not an SPRT journal of format {JOURNAL_FORMAT}")
+        for key, want in self.header.items():
+            if head.get(key) != want:
+                raise SystemExit(f"bench/sprt.py: {self.path} was written for another match ({key} differs: "
+                                 f"{json.dumps(head.get(key))[:80]} there, {json.dumps(want)[:80]} now); "
+                                 "name another --journal file to start afresh")
+        games: list[GameSummary] = []
+        kept = len(lines[0]) + 1
+        ends = [kept]
+        for n, line in enumerate(lines[1:], start=2):
+            if not line:
+                continue
+            try:
+                g = GameSummary.from_json(json.loads(line))
+            except (ValueError, KeyError, TypeError, IndexError):
+                if n == len(lines) or (n == len(lines) - 1 and not lines[-1]):
+                    break  # the last line, cut short by a kill: dropped
+                raise SystemExit(f"bench/sprt.py: {self.path} line {n} is damaged; the journal cannot be resumed") from None
+            if len(games) >= len(order):
+                raise SystemExit(f"bench/sprt.py: {self.path} holds more than --max-games {len(order)} games; "
+                                 "raise --max-games to go on from it")
+            if (g.deal, g.seating) != order[len(games)]:
+                raise SystemExit(f"bench/sprt.py: {self.path} line {n} is not the game this match plays next "
+                                 f"(deal {g.deal}, seating {list(g.seating)})")
+            games.append(g)
+            kept += len(line) + 1
+            ends.append(kept)
+        games = games[: len(games) // 2 * 2]
+        with self.path.open("r+b") as f:
+            f.truncate(ends[len(games)])
+        return games
+
+    def append(self, pair: list[GameSummary]) -> None:
+        with self.path.open("a") as f:
+            f.write("".join(json.dumps(g.to_json(), sort_keys=True) + "\n" for g in pair))
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def replay_decision(test: Sprt, games: list[GameSummary]) -> tuple[list[GameSummary], str | None]:
+    """Ask the test after each complete pair of ``games``, as the run that played them
+    did: the games up to the first deciding pair and that decision, or all and None."""
+    for end in range(2, len(games) + 1, 2):
+        decision = test.decide(deal_pairs(games[:end]).counts)
+        if decision is not None:
+            return games[:end], decision
+    return games, None
+
+
 def play_sequential(work: MatchWork, order: Chunk, test: Sprt, batch: int, jobs: int,
                     progress: Callable[[int, float, Paired], None] | None = None,
                     deadline: float | None = None,
-                    games: list[GameSummary] | None = None) -> tuple[list[GameSummary], str | None]:
+                    games: list[GameSummary] | None = None,
+                    on_pair: Callable[[list[GameSummary]], None] | None = None) -> tuple[list[GameSummary], str | None]:
     """Play ``order`` (two seatings per deal) in batches of ``batch`` deals until the test
     decides; the games up to the deciding pair, and the decision (None: not reached).
 
     ``deadline`` (a ``time.monotonic()`` value) stops it after the batch running then;
     ``games``, if given, is filled as pairs complete, so a caller interrupted with
-    Ctrl-C still holds every complete pair played."""
+    Ctrl-C still holds every complete pair played; games already in it (a resumed
+    journal's) count in the test before ``order``'s. ``on_pair`` is given each complete
+    pair as it is counted (the journal)."""
     games = [] if games is None else games
     lanes = ForkLanes(jobs) if jobs > 1 else None
     step = 2 * batch
@@ -122,6 +226,8 @@ def play_sequential(work: MatchWork, order: Chunk, test: Sprt, batch: int, jobs:
             done = [g for chunk in lanes.map(work, [part[i:i + sub] for i in range(0, len(part), sub)]) for g in chunk]
         for i in range(0, len(done), 2):
             games.extend(done[i:i + 2])
+            if on_pair is not None:
+                on_pair(done[i:i + 2])
             p = deal_pairs(games)
             decision = test.decide(p.counts)
             if decision is not None:
@@ -133,7 +239,7 @@ def play_sequential(work: MatchWork, order: Chunk, test: Sprt, batch: int, jobs:
 
 
 def summary(cand: str, base: str, rules: RuleSet, test: Sprt, games: list[GameSummary], decision: str | None,
-            elapsed: float, command: str, stopped: str = "game limit") -> tuple[str, dict[str, Any]]:
+            elapsed: float, command: str, stopped: str = "game limit", resumed: int = 0) -> tuple[str, dict[str, Any]]:
     p = deal_pairs(games)
     llr = test.llr(p.counts)
     lo, hi = p.elo_interval()
@@ -150,7 +256,8 @@ def summary(cand: str, base: str, rules: RuleSet, test: Sprt, games: list[GameSu
         f"  - pentanomial ({cand}'s points per pair 0/½/1/1½/2): {cells}",
         f"  - Elo {p.elo():+.1f} [{lo:+.1f}, {hi:+.1f}] (95%), LOS {100 * p.los():.1f}%",
         f"  - LLR {llr:.2f} [{test.lower:.2f}, {test.upper:.2f}]: **{verdict}**",
-        f"  - {elapsed:.0f} s wall, commit {git_commit()}, Python {platform.python_version()}",
+        f"  - {elapsed:.0f} s wall{f' (this run; {resumed} games read back from its journal)' if resumed else ''}, "
+        f"commit {git_commit()}, Python {platform.python_version()}",
         f"  - `{command}`",
     ])
     data = {
@@ -158,7 +265,7 @@ def summary(cand: str, base: str, rules: RuleSet, test: Sprt, games: list[GameSu
         "alpha": test.alpha, "beta": test.beta, "games": len(games), "pairs": p.units, "cells": list(p.counts),
         "elo": round(p.elo(), 2), "elo_low95": round(lo, 2), "elo_high95": round(hi, 2), "llr": round(llr, 4),
         "lower": round(test.lower, 4), "upper": round(test.upper, 4), "decision": decision, "wins": wins,
-        "elapsed_s": round(elapsed, 1), "command": command, "stopped": None if decision else stopped,
+        "elapsed_s": round(elapsed, 1), "command": command, "stopped": None if decision else stopped, "resumed": resumed,
     }
     return text, data
 
@@ -176,6 +283,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", default="sprt", help="the match seed (okgin match --seed): the deals")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--max-minutes", type=float, help="stop without a verdict after the batch running at this time")
+    ap.add_argument("--journal", type=Path, metavar="FILE",
+                    help="keep the games here as they are played, and resume from them if FILE exists (see above)")
     add_rule_flag(ap)
     args = ap.parse_args(argv)
     if args.max_games < 2 or args.batch < 1 or args.jobs < 1:
@@ -197,9 +306,21 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     deadline = None if args.max_minutes is None else time.monotonic() + 60 * args.max_minutes
     games: list[GameSummary] = []
+    journal = None
+    if args.journal is not None:
+        header = {"format": JOURNAL_FORMAT, "candidate": args.candidate, "baseline": args.baseline, "seed": args.seed,
+                  "rules": rules.to_dict(), "code": code_digest((args.candidate, args.baseline))}
+        journal = Journal(args.journal, header)
+        games = journal.load(order)
+    resumed = len(games)
+    games, decision = replay_decision(test, games)
+    if resumed:
+        print(f"{resumed} games read back from {args.journal}", file=sys.stderr, flush=True)
     stopped = "game limit"
     try:
-        games, decision = play_sequential(work, order, test, args.batch, args.jobs, progress, deadline, games)
+        if decision is None:
+            games, decision = play_sequential(work, order[len(games):], test, args.batch, args.jobs, progress, deadline,
+                                              games, None if journal is None else journal.append)
         if decision is None and len(games) < len(order):
             stopped = "time limit"
     except KeyboardInterrupt:  # the summary of the complete pairs so far
@@ -207,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         games = games[: len(games) // 2 * 2]
     command = "python3 bench/sprt.py " + shlex.join(argv if argv is not None else sys.argv[1:])
     text, data = summary(args.candidate, args.baseline, rules, test, games, decision, time.perf_counter() - t0, command,
-                         stopped)
+                         stopped, resumed)
     print(text)
     print(json.dumps(data, sort_keys=True))
     return 0

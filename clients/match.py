@@ -118,6 +118,26 @@ class GameSummary:
         return (self.deal, self.seating, self.seed, self.winner, self.scores, self.termination, self.at_fault, self.hands,
                 self.actions)
 
+    def to_json(self) -> dict[str, Any]:
+        """The summary without the engine's record, as JSON values (a line of an SPRT's
+        journal, bench/sprt.py: enough to count the game again, not to replay it)."""
+        d = asdict(self)
+        d.pop("record")
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> GameSummary:
+        """The inverse of :meth:`to_json` (KeyError or TypeError on a malformed line)."""
+        return cls(
+            deal=int(d["deal"]), seating=tuple(d["seating"]), seed=str(d["seed"]), winner=d["winner"],
+            scores=tuple(d["scores"]), termination=str(d["termination"]), at_fault=d["at_fault"],
+            hands=tuple(
+                HandSummary(h["number"], h["outcome"], (h["players"][0], h["players"][1]), h["winner"], h["knocker"], h["points"])
+                for h in d["hands"]
+            ),
+            actions=int(d["actions"]),
+        )
+
 
 def summarize(game: Game, deal: int, seating: Sequence[int], keep_record: bool = False) -> GameSummary:
     """Translate a finished game (played in-process or rebuilt from a referee's journal)."""

@@ -71,3 +71,76 @@ def test_a_time_limit_stops_without_a_verdict(capsys: pytest.CaptureFixture[str]
     assert sprt.main(["simple", "random", "--max-minutes", "0", "--elo1", "50", "--seed", "q"]) == 0
     data = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert data["games"] == 0 and data["decision"] is None and data["stopped"] == "time limit"
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
+    assert sprt.main(["simple", "eaai-simple", "--batch", "2", "--seed", "j", *args]) == 0
+    return json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+
+
+def test_a_journal_resumes_the_run_that_was_cut_short(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    whole = _run(capsys, "--max-games", "12")  # the run never stopped, for reference
+    journal = tmp_path / "run.jsonl"
+    first = _run(capsys, "--max-games", "6", "--journal", str(journal))
+    assert first["games"] == 6 and first["resumed"] == 0
+    lines = journal.read_text().splitlines()
+    assert len(lines) == 1 + 6 and json.loads(lines[0])["candidate"] == "simple"
+    # a kill in the middle of writing a pair: half a line at the end, dropped on reading
+    with journal.open("a") as f:
+        f.write(lines[-1][: len(lines[-1]) // 2])
+    resumed = _run(capsys, "--max-games", "12", "--journal", str(journal))
+    assert resumed["resumed"] == 6 and resumed["games"] == 12
+    assert resumed["cells"] == whole["cells"] and resumed["llr"] == whole["llr"]
+    assert len(journal.read_text().splitlines()) == 1 + 12
+    # nothing left to play: the same verdict from the journal alone
+    again = _run(capsys, "--max-games", "12", "--journal", str(journal))
+    assert again["resumed"] == 12 and again["cells"] == whole["cells"]
+
+
+def test_a_journal_replays_the_decision_it_holds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    journal = tmp_path / "run.jsonl"
+    # with no bounds to cross (elo1 far away) 40 games are played and kept...
+    assert sprt.main(["random", "simple", "--max-games", "40", "--seed", "d", "--elo1", "2000",
+                      "--journal", str(journal)]) == 0
+    capsys.readouterr()
+    # ...and a test that decides early stops at the same pair as a fresh run of it
+    assert sprt.main(["random", "simple", "--max-games", "40", "--seed", "d", "--elo1", "300"]) == 0
+    fresh = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert fresh["decision"] == "H0" and fresh["games"] < 40
+    assert sprt.main(["random", "simple", "--max-games", "40", "--seed", "d", "--elo1", "300",
+                      "--journal", str(journal)]) == 0
+    replayed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert (replayed["decision"], replayed["games"], replayed["cells"]) == (fresh["decision"], fresh["games"], fresh["cells"])
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    (["--seed", "other"], "seed"),
+    (["--rule", "knock_limit=10"], "rules"),
+])
+def test_a_journal_of_another_match_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               change: list[str], field: str) -> None:
+    journal = tmp_path / "run.jsonl"
+    _run(capsys, "--max-games", "2", "--journal", str(journal))
+    before = journal.read_bytes()
+    with pytest.raises(SystemExit, match=f"another match \\({field} differs"):
+        sprt.main(["simple", "eaai-simple", "--max-games", "4", "--seed", "j", "--journal", str(journal), *change])
+    assert journal.read_bytes() == before  # nothing written over
+
+
+def test_a_journal_of_other_code_or_damaged_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    journal = tmp_path / "run.jsonl"
+    _run(capsys, "--max-games", "4", "--journal", str(journal))
+    head, *games = journal.read_text().splitlines()
+    other = json.loads(head) | {"code": "0" * 64}
+    journal.write_text("\n".join([json.dumps(other), *games]) + "\n")
+    with pytest.raises(SystemExit, match="code differs"):
+        _run(capsys, "--max-games", "4", "--journal", str(journal))
+    journal.write_text("\n".join([head, games[0], "{not json", *games[1:]]) + "\n")
+    with pytest.raises(SystemExit, match="line 3 is damaged"):
+        _run(capsys, "--max-games", "4", "--journal", str(journal))
+    journal.write_text("\n".join([head, games[1], games[0]]) + "\n")
+    with pytest.raises(SystemExit, match="not the game this match plays next"):
+        _run(capsys, "--max-games", "4", "--journal", str(journal))
+    journal.write_text("\n".join([head, *games]) + "\n")
+    with pytest.raises(SystemExit, match="more than --max-games 2"):
+        _run(capsys, "--max-games", "2", "--journal", str(journal))

@@ -13,9 +13,11 @@ evaluated for those few cards only; every other draw leaves the deadwood as it i
 Deadwood values are memoised per decision, because the same 10- and 11-card hands come
 up again and again across candidate discards.
 
-The deadwood is mapped through a utility before averaging, so that crossing the knock
-limit and reaching gin count for more than their points: with an Oklahoma limit of 2,
-going from 14 to 9 deadwood buys nothing, from 3 to 2 buys the right to knock.
+The deadwood is mapped through a utility before averaging, which can make crossing the
+knock limit and reaching gin count for more than their points (``knock_bonus``,
+``gin_bonus``): with an Oklahoma limit of 2, going from 14 to 9 deadwood buys little,
+from 3 to 2 the right to knock. ``strong-v1`` sets both bonuses to 0, a utility equal to
+the deadwood; what other settings measured is in bench/strength.md (issue 30).
 """
 
 from __future__ import annotations
