@@ -13,6 +13,7 @@ import sys
 
 import msgpack
 import zmq
+from bounded import limit
 
 from .tourkit import PROTOBOT
 
@@ -26,8 +27,7 @@ def start_bot(endpoint: str, *extra: str) -> subprocess.Popen[str]:
 
 def silent_router() -> tuple[zmq.Context, zmq.Socket, str]:
     ctx = zmq.Context()
-    sock = ctx.socket(zmq.ROUTER)
-    sock.setsockopt(zmq.LINGER, 0)
+    sock = limit(ctx.socket(zmq.ROUTER))
     port = sock.bind_to_random_port("tcp://127.0.0.1")
     return ctx, sock, f"tcp://127.0.0.1:{port}"
 
