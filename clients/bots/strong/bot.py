@@ -29,6 +29,7 @@ from typing import Any
 from okgin import DRAW_DISCARD, DRAW_STOCK, PASS, TAKE, Action, RuleSet, View
 
 from ...bot import Bot
+from . import learned
 from .evaluation import DeadwoodEvaluator, Evaluator
 from .fastdw import dad_value
 from .ginchase import GinChaseEvaluator
@@ -97,6 +98,11 @@ class Params:
     rollout_cv: bool = False
     #: The rollout's opponent knocks only when the knock wins (else at its first chance).
     rollout_wary: bool = False
+    #: Judge hands by the learned utility of :mod:`learned` (what strong-v1's hands went
+    #: on to score from each deadwood, per knock limit) instead of their deadwood.
+    learned: bool = False
+    #: The learned utility's hand points per deadwood point (:func:`learned.utility`).
+    learned_scale: float = 0.5
 
 
 #: ``strong-v1``: the strong bot as it was before issue 30 (bench/strength.md).
@@ -147,7 +153,12 @@ class StrongBot(Bot):
             ev = GinChaseEvaluator(k, weight=p.chase_weight, danger_weight=p.danger_weight)
         else:
             evaluator = Evaluator if p.lookahead and view.knock_limit >= p.lookahead_from else DeadwoodEvaluator
-            ev = evaluator(k, knock_bonus=p.knock_bonus, gin_bonus=p.gin_bonus, danger_weight=p.danger_weight)
+            utility = (
+                learned.utility(self.rules, view.knock_limit, view.stock_size, p.learned_scale)
+                if p.learned and view.num_seats == 2
+                else None
+            )
+            ev = evaluator(k, knock_bonus=p.knock_bonus, gin_bonus=p.gin_bonus, danger_weight=p.danger_weight, utility=utility)
         hand = k.hand
         if p.hazard and view.phase != "offer" and k.opp_hidden > 0:
             ev.hazard = self._hazard(k, view)

@@ -22,6 +22,8 @@ the deadwood; what other settings measured is in bench/strength.md (issue 30).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from okgin.melds import deadwood_mask
 
 from .fastdw import dad_value
@@ -32,17 +34,31 @@ from .tables import RANK_MATES, RUN_PAIRS, VALUES, bits, near_mask
 class Evaluator:
     """Evaluation of hands for one decision (holds the memo tables for that decision)."""
 
-    def __init__(self, k: Knowledge, *, knock_bonus: float = 0.0, gin_bonus: float = 0.0, danger_weight: float = 0.0) -> None:
+    def __init__(
+        self,
+        k: Knowledge,
+        *,
+        knock_bonus: float = 0.0,
+        gin_bonus: float = 0.0,
+        danger_weight: float = 0.0,
+        utility: Sequence[float] | None = None,
+    ) -> None:
         self.k = k
         self.danger_weight = danger_weight
         #: Chance the opponent knocks before our next draw: the hand we keep is then the
         #: hand we are caught with, so its deadwood now counts with this weight.
         self.hazard = 0.0
         limit = k.knock_limit
-        # utility of ending a draw with deadwood d (lower is better)
-        self.util = [
-            float(d) - (knock_bonus if 0 < d <= limit else 0.0) - (gin_bonus + knock_bonus if d == 0 else 0.0) for d in range(120)
-        ]
+        # utility of ending a draw with deadwood d (lower is better); ``utility`` is a
+        # learned one (:mod:`learned`), in deadwood points, for d = 0..119
+        self.util: Sequence[float] = (
+            utility
+            if utility is not None
+            else [
+                float(d) - (knock_bonus if 0 < d <= limit else 0.0) - (gin_bonus + knock_bonus if d == 0 else 0.0)
+                for d in range(120)
+            ]
+        )
         self._dw: dict[int, int] = {}
         # expected(hand10), memoised; public because a subclass with another judgement of
         # hands (ginchase.GinChaseEvaluator) fills the same cache

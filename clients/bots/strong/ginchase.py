@@ -97,8 +97,15 @@ class Weighted:
                         if opt == 0:
                             new.append((val, a, b, c, d))
                         else:
-                            new.append((val + w[r] * opt.bit_count(), a & ~bit if opt & 1 else a, b & ~bit if opt & 2 else b,
-                                        c & ~bit if opt & 4 else c, d & ~bit if opt & 8 else d))
+                            new.append(
+                                (
+                                    val + w[r] * opt.bit_count(),
+                                    a & ~bit if opt & 1 else a,
+                                    b & ~bit if opt & 2 else b,
+                                    c & ~bit if opt & 4 else c,
+                                    d & ~bit if opt & 8 else d,
+                                )
+                            )
                 states = new
             three >>= 1
             r += 1
@@ -140,8 +147,10 @@ class GinChaseEvaluator(Evaluator):
     """An :class:`Evaluator` whose hands are judged by weighted deadwood (module doc);
     everything the rules decide (knocks, what the opponent scores) stays in real points."""
 
-    def __init__(self, k: Knowledge, *, weight: int, **kw: float) -> None:
-        super().__init__(k, **kw)
+    def __init__(
+        self, k: Knowledge, *, weight: int, knock_bonus: float = 0.0, gin_bonus: float = 0.0, danger_weight: float = 0.0
+    ) -> None:
+        super().__init__(k, knock_bonus=knock_bonus, gin_bonus=gin_bonus, danger_weight=danger_weight)
         self.weighted = weighted(weight)
 
     def expected(self, hand10: int) -> float:
@@ -173,4 +182,3 @@ class GinChaseEvaluator(Evaluator):
         dws = [(wt.dw(hand11 & ~(1 << c)), c) for c in bits(hand11)]
         lo = min(d for d, _ in dws)
         return [c for d, c in dws if d <= lo + margin + wt.w[0] - 1]
-
