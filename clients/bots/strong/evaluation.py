@@ -17,7 +17,8 @@ The deadwood is mapped through a utility before averaging, which can make crossi
 knock limit and reaching gin count for more than their points (``knock_bonus``,
 ``gin_bonus``): with an Oklahoma limit of 2, going from 14 to 9 deadwood buys little,
 from 3 to 2 the right to knock. ``strong-v1`` sets both bonuses to 0, a utility equal to
-the deadwood; what other settings measured is in bench/strength.md (issue 30).
+the deadwood; a utility fitted on self-play can be given instead (``utility``, from
+:mod:`learned`). What other settings measured is in bench/strength.md (issue 30).
 """
 
 from __future__ import annotations
