@@ -103,14 +103,18 @@ class Params:
     learned: bool = False
     #: The learned utility's hand points per deadwood point (:func:`learned.utility`).
     learned_scale: float = 0.5
+    #: Weigh the gin bonus by what gin's extra points are worth for the game now
+    #: (:func:`gin_weight`; 2 players): nothing when a plain knock already wins it.
+    gin_equity: bool = False
 
 
 #: ``strong-v1``: the strong bot as it was before issue 30 (bench/strength.md).
 V1 = Params()
 
 #: Today's ``strong``: each setting that differs from :data:`V1` passed an SPRT against
-#: the version before it (bench/strength.md, "SPRT runs").
-CURRENT = V1
+#: the version before it (bench/strength.md, "SPRT runs"): the gin bonus of 25 (SPRT
+#: elo0 0, elo1 20: H1 after 322 games).
+CURRENT = replace(V1, gin_bonus=25.0)
 
 
 class StrongBot(Bot):
@@ -158,7 +162,10 @@ class StrongBot(Bot):
                 if p.learned and view.num_seats == 2
                 else None
             )
-            ev = evaluator(k, knock_bonus=p.knock_bonus, gin_bonus=p.gin_bonus, danger_weight=p.danger_weight, utility=utility)
+            gin_bonus = p.gin_bonus
+            if p.gin_equity and gin_bonus and view.num_seats == 2:
+                gin_bonus *= gin_weight(view, self.rules)
+            ev = evaluator(k, knock_bonus=p.knock_bonus, gin_bonus=gin_bonus, danger_weight=p.danger_weight, utility=utility)
         hand = k.hand
         if p.hazard and view.phase != "offer" and k.opp_hidden > 0:
             ev.hazard = self._hazard(k, view)
@@ -254,6 +261,33 @@ class StrongV1Bot(StrongBot):
 
     name = "strong-v1"
     defaults = V1
+
+
+#: The points of a typical knock, against which gin's extra points are weighed.
+TYPICAL_KNOCK = 10
+
+
+def gin_weight(view: View, rules: RuleSet) -> float:
+    """What gin's extra points (the rules' gin bonus over a typical knock) are worth for
+    the game now, relative to what they are worth at 0-0, between 0 and 2.
+
+    Why: the utility's gin bonus makes the bot steer towards gin, at some cost in
+    deadwood and safety. At 0-0 the 25 extra points are worth that. When a plain knock
+    already wins the game, or the opponent is so close that only ending the hand first
+    matters, they are worth almost nothing, and chasing gin only risks the game.
+    """
+    me = view.hand_of
+    if me is None:
+        return 1.0
+    mult = 2 if view.doubled else 1
+    target = view.target_score
+    now = game_equity(target - view.scores[me], target - view.scores[1 - me], mult)
+    ref = game_equity(target, target, 1)
+    k, g = TYPICAL_KNOCK, rules.gin_bonus
+    base = ref(k + g) - ref(k)
+    if base <= 0:
+        return 1.0
+    return max(0.0, min(2.0, (now(k + g) - now(k)) / base))
 
 
 def _cycling(view: View, card: int) -> bool:
