@@ -77,7 +77,7 @@ def make_bot(spec: str, seed: str) -> Bot:
 
 _BOOLS = {
     "lookahead", "inference", "value_draws", "mc_knock", "hazard", "equity", "keep_knock_hand", "rollout_cv", "rollout_wary",
-    "learned",
+    "learned", "gin_equity",
 }
 
 

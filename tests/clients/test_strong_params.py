@@ -169,3 +169,49 @@ def test_rollout_knock_decisions_are_legal_and_deterministic() -> None:
         assert StrongBot(seed=3, rollout_turns=3).choose(v, legal) == a
         seen += 1
     assert seen >= 10
+
+
+def test_gin_weight_is_one_at_the_start_and_nothing_when_a_knock_wins_the_game() -> None:
+    from dataclasses import replace
+
+    from clients.bots.strong.bot import gin_weight
+
+    rules = RuleSet()
+    view = Game(rules, "gw").view(0)
+    me = view.hand_of
+    assert me is not None
+
+    def at(mine: int, theirs: int) -> float:
+        scores = [0, 0]
+        scores[me], scores[1 - me] = mine, theirs
+        return gin_weight(replace(view, scores=tuple(scores)), rules)
+
+    assert at(0, 0) == 1.0
+    assert at(95, 0) == 0.0  # any knock wins: gin's extra points are worth nothing
+    assert at(0, 95) < 0.5  # only ending the hand first matters
+    for mine in range(0, 100, 7):
+        for theirs in range(0, 100, 7):
+            assert 0.0 <= at(mine, theirs) <= 2.0
+
+
+def test_gin_equity_changes_only_the_gin_bonus() -> None:
+    """At 0-0 the weight is 1: the bot with gin_equity plays the first hand of a game
+    exactly like the one without."""
+    rules = RuleSet()
+    for i in range(3):
+        moves = []
+        for on in (True, False):
+            g = Game(rules, f"ge/{i}")
+            bots = [StrongBot(seed="a", gin_bonus=25.0, gin_equity=on), StrongBot(seed="b")]
+            for s, b in enumerate(bots):
+                b.on_game_start(s, rules, 2)
+            seq = []
+            while True:
+                seat = g.current_player
+                assert seat is not None
+                a = bots[seat].choose(g.view(seat), g.legal_actions())
+                seq.append(str(a))
+                if g.apply(a, seat=seat) is not None:
+                    break
+            moves.append(seq)
+        assert moves[0] == moves[1]
