@@ -17,7 +17,8 @@ level above simply absent:
 - **expert**: ``strong-v1``, the strong bot of before issue 30: reads the opponent's
   picks, refusals and discards, keeps discards safe, and times its knocks by Monte
   Carlo over the opponent's possible hands;
-- **master**: today's ``strong``.
+- **master**: today's ``strong``: the expert, steering its draws and discards towards
+  gin (a hand that can go gin counts 25 points better than its deadwood says).
 
 :data:`clients.bots.LEVELS` lists them weakest first with their measured strength (Elo
 against ``simple``, from bench/strength.md), which ``okgin play --help`` prints; it lives
