@@ -48,7 +48,7 @@ LEVELS: tuple[tuple[str, str, str], ...] = (
     ("casual", "okgin's simple player", "0"),
     ("club", "looks ahead, does not read you, knocks at once", "+47 [+20, +74]"),
     ("expert", "reads your discards, times its knocks (strong-v1)", "+106 [+90, +122]"),
-    ("master", "today's strong (for now strong-v1 itself)", "+106 [+90, +122]"),
+    ("master", "today's strong: the expert, playing for gin", "+99 [+72, +128]"),
 )
 
 
