@@ -47,7 +47,7 @@ LEVELS: tuple[tuple[str, str, str], ...] = (
     ("beginner", "the EAAI baseline: melds only, knocks at once", "-30 [-48, -12]"),
     ("casual", "okgin's simple player", "0"),
     ("club", "looks ahead, does not read you, knocks at once", "+47 [+20, +74]"),
-    ("expert", "reads your discards, times its knocks (strong-v1)", "+106 [+90, +122]"),
+    ("expert", "reads your discards, times its knocks (strong-v1)", "+89 [+63, +116]"),
     ("master", "today's strong: the expert, playing for gin", "+99 [+72, +128]"),
 )
 
