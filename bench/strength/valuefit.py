@@ -39,6 +39,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from hands import play_hand
 from harness import make_bot
 
 from clients.bot import Bot
@@ -86,17 +87,7 @@ def _play_one(args: tuple[str, str, RuleSet]) -> list[tuple[int, int, int, int]]
     out = []
     for pos in range(2):
         bots = [Recorder(make_bot(spec, f"{seed}/{x}/{pos}")) for x in range(2)]
-        g = Game(rules, seed)
-        for s, b in enumerate(bots):
-            b.on_game_start(s, rules, 2)
-        for s, b in enumerate(bots):
-            b.on_hand_start(g.view(s))
-        while True:
-            seat = g.current_player
-            assert seat is not None
-            r = g.apply(bots[seat].choose(g.view(seat), g.legal_actions()), seat=seat)
-            if r is not None:
-                break
+        r = play_hand(bots, rules, seed)
         for s, b in enumerate(bots):
             pts = 0 if r.winner is None else (r.points if r.winner == s else -r.points)
             out.extend((L, st, d, pts) for L, st, d in b.rows)
