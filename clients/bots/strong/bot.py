@@ -67,6 +67,13 @@ class Params:
     #: could have knocked with (see :class:`opponent.History`).
     opp_tight: float = 0.02
     opp_no_knock: float = 1.5
+    #: The other weights of the opponent model's likelihood (:mod:`opponent`): its last
+    #: discard's excess deadwood, earlier discards and refusals that meld with the hand,
+    #: picked-up cards that no longer meld, cards worse than an older discard.
+    opp_last: float = 3.0
+    opp_earlier: float = 1.0
+    opp_pickup: float = 1.0
+    opp_older: float = 3.0
     #: Weigh the deadwood kept by the chance the opponent knocks before our next draw.
     hazard: bool = False
     hazard_samples: int = 24
@@ -250,8 +257,9 @@ class StrongBot(Bot):
         """``n`` plausible opponent hands (masks) for the Monte Carlo knock decision."""
         if self.params.opp_model == 1:
             h = history_of(view)
-            h.tight = self.params.opp_tight
-            h.no_knock = self.params.opp_no_knock
+            p = self.params
+            h.tight, h.no_knock = p.opp_tight, p.opp_no_knock
+            h.last_w, h.earlier_w, h.pickup_w, h.older_w = p.opp_last, p.opp_earlier, p.opp_pickup, p.opp_older
             return sample_hands(view, k, h, rng, n)
         return sample_opponent(k, rng, n)
 

@@ -80,6 +80,14 @@ class History:
     """Per turn it has played, how strongly hands of less deadwood are preferred."""
     no_knock: float = 1.5
     """Penalty for a hand it could have knocked with but did not."""
+    last_w: float = LAST_DISCARD
+    """Weight of its last discard's excess deadwood (:data:`LAST_DISCARD`)."""
+    earlier_w: float = EARLIER
+    """Penalty per earlier discard or refused card that melds with the hand (:data:`EARLIER`)."""
+    pickup_w: float = PICKUP
+    """Penalty per picked-up card that no longer melds (:data:`PICKUP`)."""
+    older_w: float = OLDER
+    """Penalty per card worse than an older discard still unmelded (:data:`OLDER`)."""
 
 
 def history_of(view: View) -> History:
@@ -124,7 +132,7 @@ def log_likelihood(hand: int, h: History) -> float:
     if h.last_discard is not None:
         dw = deadwood_mask(hand)
         excess = dw - dad_value(hand | (1 << h.last_discard))
-        ll -= LAST_DISCARD * excess
+        ll -= h.last_w * excess
         ll -= h.tight * min(len(h.discards) + 1, 8) * dw
         if dw <= h.limit:
             ll -= h.no_knock
@@ -133,13 +141,13 @@ def log_likelihood(hand: int, h: History) -> float:
         # first, unless it drew them since (one card per turn)
         worse = _unmelded_above(hand, VALUES[c])
         if worse > age + 1:
-            ll -= OLDER * (worse - age - 1)
+            ll -= h.older_w * (worse - age - 1)
     for c in h.earlier:
         if joins(hand, c):
-            ll -= EARLIER
+            ll -= h.earlier_w
     for c in h.pickups:
         if not joins(hand & ~(1 << c), c):
-            ll -= PICKUP
+            ll -= h.pickup_w
     return ll
 
 
