@@ -50,9 +50,12 @@ def test_a_sandboxed_bot_can_play_its_seat_and_nothing_else(tmp_path: Path) -> N
         {"name": "flooder", "command": [sys.executable, str(SPY), "{endpoint}", "--flood", str(flood)]},
         {"name": "a", "command": [sys.executable, PROTOBOT, "{endpoint}", "--random", "1"]},
     ]
+    # A target no single hand can reach: the spy plays the simple bot, which as non-dealer
+    # may take the upcard and knock on its first move; to 10 that ends its game against
+    # the flooder normally, before the flooder (which never plays a move) loses its seat.
     cfg = write_config(tmp_path / "cup.toml", parts,
                        tournament={"name": "cup", "games_per_pairing": 2, "concurrency": 6},
-                       rules={"target_score": 10}, policies={"disconnect_grace_ms": 2000})
+                       rules={"target_score": 150}, policies={"disconnect_grace_ms": 2000})
     main([str(cfg), "--quiet", "--keep-logs"])
     with sqlite3.connect(tmp_path / "cup.sqlite") as c:
         rows = c.execute("SELECT seats, termination, culprit, reason FROM games ORDER BY idx").fetchall()

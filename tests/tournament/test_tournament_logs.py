@@ -76,11 +76,15 @@ def test_bot_logs_are_bounded_per_game_and_per_event_and_never_hold_a_token(tmp_
     """Issue 24: a crashing bot kept 64 MB of log per game, 4 games took 268 MB. A bot
     that writes 3 MB (its own seat token in every line) and crashes at its first move:
     each log keeps its first part and its last words (the crash the reason quotes), and
-    the event's total stops at its limit with a line saying so."""
+    the event's total stops at its limit with a line saying so.
+
+    The target is one no single hand can reach: the spewer crashes at its second prompt,
+    and simple may knock before that (with the upcard, or on its first draw), which to 40
+    can end the game with no crash."""
     parts = [{"name": "spewer", "command": protobot("--spew-mb", "3", "--crash-after", "1")}, {"name": "simple", "bot": "simple"}]
     cfg = write_config(tmp_path / "spew.toml", parts,
                        tournament={"games_per_pairing": 4, "concurrency": 2, "bot_log_kb": 400, "bot_logs_total_mb": 1},
-                       rules={"target_score": 40})
+                       rules={"target_score": 150})
     assert main([str(cfg), "--quiet"]) == 1  # the spewer lost every game to crashes
     games = ResultsStore.open_existing(tmp_path / "spew.sqlite").games()
     assert len(games) == 4 and {(g.termination, g.culprit) for g in games} == {("crash", "spewer")}, games
