@@ -49,10 +49,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from harness import parse_spec
 
 from clients.bots.strong import StrongBot
+from clients.bots.strong.bot import knock_card
 from clients.bots.strong.evaluation import Evaluator
 from clients.bots.strong.knocking import score_knock
 from clients.bots.strong.knowledge import read_view
-from clients.bots.strong.tables import VALUES
 from okgin import Game, RuleSet, View
 from okgin.launch import add_rule_flag
 
@@ -73,18 +73,14 @@ class Position:
 
 
 def knock_of(view: View, legal: list[Any]) -> tuple[int, int] | None:
-    """The knock the bot would make (least deadwood, highest card thrown among equals),
-    as :meth:`StrongBot._discard_or_knock` picks it; None if no knock or it is gin."""
-    k = read_view(view)
-    ev = Evaluator(k)
-    best = None
-    for a in legal:
-        if a.kind == "knock" and a.card is not None:
-            key = (ev.dw(k.hand & ~(1 << a.card)), -VALUES[a.card], a.card)
-            best = key if best is None or key < best else best
-    if best is None or best[0] == 0:
+    """The knock the bot would make (:func:`bot.knock_card`) as (ten-card hand,
+    deadwood); None if no knock is legal or it is gin (nothing to decide)."""
+    knocks = [a for a in legal if a.kind == "knock" and a.card is not None]
+    if not knocks:
         return None
-    return k.hand & ~(1 << best[2]), best[0]
+    ev = Evaluator(read_view(view))
+    kd, kc = knock_card(ev, knocks)
+    return None if kd == 0 else (ev.k.hand & ~(1 << kc), kd)
 
 
 def collect_hand(job: tuple[str, int, RuleSet, str]) -> list[Position]:

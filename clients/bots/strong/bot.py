@@ -33,7 +33,7 @@ from . import learned
 from .evaluation import DeadwoodEvaluator, Evaluator
 from .fastdw import dad_value
 from .ginchase import GinChaseEvaluator
-from .knocking import estimate, estimate_rollout, game_equity, sample_opponent
+from .knocking import KnockEstimate, estimate, estimate_rollout, game_equity, sample_opponent
 from .knowledge import Knowledge, read_view
 from .opponent import history_of, sample_hands
 from .tables import VALUES, bits
@@ -87,6 +87,9 @@ class Params:
     keep_knock_hand: bool = True
     #: Take/keep margin: taking a discard shows the opponent a card, so it must win by this much.
     take_margin: float = 0.0
+    #: Knock only when the Monte Carlo estimate of knocking beats playing on by this much
+    #: (in the estimate's units: the game-winning chance with ``equity``, else points).
+    knock_margin: float = 0.0
     # ---- since v1 (issue 30); each is off here and set in CURRENT once it passed an SPRT
     #: At knock limits up to ``chase_limit``, judge hands by ``chase_weight`` per unmelded
     #: card plus its points (:mod:`ginchase`): how far from gin, not how many points.
@@ -157,6 +160,22 @@ class StrongBot(Bot):
         """The move for the hand shown in ``view`` (own, or the captain's for the sitter)."""
         if len(legal) == 1:
             return legal[0]
+        ev = self.evaluator(view)
+        p = self.params
+        k = ev.k
+        hand = k.hand
+        if p.hazard and view.phase != "offer" and k.opp_hidden > 0:
+            ev.hazard = self._hazard(k, view)
+        if view.phase == "offer":
+            return TAKE if self._take(ev, hand, view.upcard) else PASS
+        if view.phase == "draw":
+            if DRAW_DISCARD in legal and k.top is not None and not _cycling(view, k.top) and self._take(ev, hand, k.top):
+                return DRAW_DISCARD
+            return DRAW_STOCK
+        return self._discard_or_knock(view, legal, ev)
+
+    def evaluator(self, view: View) -> Evaluator:
+        """The judge of hands for a decision in ``view``, with the bot's settings."""
         p = self.params
         k = read_view(view) if p.inference else _uninformed(view)
         ev: Evaluator
@@ -173,16 +192,7 @@ class StrongBot(Bot):
             if p.gin_equity and gin_bonus and view.num_seats == 2:
                 gin_bonus *= gin_weight(view, self.rules)
             ev = evaluator(k, knock_bonus=p.knock_bonus, gin_bonus=gin_bonus, danger_weight=p.danger_weight, utility=utility)
-        hand = k.hand
-        if p.hazard and view.phase != "offer" and k.opp_hidden > 0:
-            ev.hazard = self._hazard(k, view)
-        if view.phase == "offer":
-            return TAKE if self._take(ev, hand, view.upcard) else PASS
-        if view.phase == "draw":
-            if DRAW_DISCARD in legal and k.top is not None and not _cycling(view, k.top) and self._take(ev, hand, k.top):
-                return DRAW_DISCARD
-            return DRAW_STOCK
-        return self._discard_or_knock(view, legal, ev)
+        return ev
 
     def _take(self, ev: Evaluator, hand: int, card: int) -> bool:
         p = self.params
@@ -210,30 +220,37 @@ class StrongBot(Bot):
         else:
             _, best = ev.best_discard(hand, barred, discards)
         if knocks:
-            # the knock leaving the least deadwood (highest card thrown among equals)
-            kd, kc = min((ev.dw(hand & ~(1 << a.card)), -VALUES[a.card], a.card) for a in knocks if a.card is not None)[::2]
-            if kd == 0 or not p.mc_knock:
-                return Action("knock", kc)
-            rng = random.Random(f"{self._salt}/{view.hand_number}/{len(view.events)}")
-            opps = self.opponent_hands(ev.k, view, rng, p.mc_samples)
-            value: Callable[[int], float] = float
-            if p.equity and view.num_seats == 2:
-                me = view.hand_of
-                assert me is not None
-                value = game_equity(
-                    view.target_score - view.scores[me], view.target_score - view.scores[1 - me], 2 if view.doubled else 1
-                )
-            kh = hand & ~(1 << kc)
-            if p.rollout_turns > 0:
-                turns, cv, wary = p.rollout_turns, p.rollout_cv, p.rollout_wary
-                est = estimate_rollout(ev, self.rules, rng, kh, kd, kh, opps, turns, value, cv, wary)
-            else:
-                est = estimate(ev, self.rules, rng, kh, kd, kh, opps, value)
-            if est.knock >= est.play_on:
+            kc, est = self.knock_estimate(view, knocks, ev)
+            if est is None or est.knock - p.knock_margin >= est.play_on:
                 return Action("knock", kc)
             if p.keep_knock_hand:
                 return Action("discard", kc)
         return Action("discard", best)
+
+    def knock_estimate(self, view: View, knocks: list[Action], ev: Evaluator) -> tuple[int, KnockEstimate | None]:
+        """The card to knock with (the knock leaving the least deadwood, the highest card
+        thrown among equals) and the Monte Carlo comparison of knocking with it against
+        playing on, None when there is nothing to weigh (gin, or ``mc_knock`` off).
+        Public so that bench/strength/oppfit.py judges the very estimate the bot acts on."""
+        p = self.params
+        hand = ev.k.hand
+        kd, kc = knock_card(ev, knocks)
+        if kd == 0 or not p.mc_knock:
+            return kc, None
+        rng = random.Random(f"{self._salt}/{view.hand_number}/{len(view.events)}")
+        opps = self.opponent_hands(ev.k, view, rng, p.mc_samples)
+        value: Callable[[int], float] = float
+        if p.equity and view.num_seats == 2:
+            me = view.hand_of
+            assert me is not None
+            value = game_equity(
+                view.target_score - view.scores[me], view.target_score - view.scores[1 - me], 2 if view.doubled else 1
+            )
+        kh = hand & ~(1 << kc)
+        if p.rollout_turns > 0:
+            turns, cv, wary = p.rollout_turns, p.rollout_cv, p.rollout_wary
+            return kc, estimate_rollout(ev, self.rules, rng, kh, kd, kh, opps, turns, value, cv, wary)
+        return kc, estimate(ev, self.rules, rng, kh, kd, kh, opps, value)
 
     def _hazard(self, k: Knowledge, view: View) -> float:
         """Estimated chance that the opponent can knock on its next turn (drawing from
@@ -296,6 +313,14 @@ def gin_weight(view: View, rules: RuleSet) -> float:
     if base <= 0:
         return 1.0
     return max(0.0, min(2.0, (now(k + g) - now(k)) / base))
+
+
+def knock_card(ev: Evaluator, knocks: list[Action]) -> tuple[int, int]:
+    """The deadwood left and the card thrown of the knock leaving the least deadwood
+    (the highest card thrown among equals: the same deadwood, fewer points to give)."""
+    hand = ev.k.hand
+    kd, _, kc = min((ev.dw(hand & ~(1 << a.card)), -VALUES[a.card], a.card) for a in knocks if a.card is not None)
+    return kd, kc
 
 
 def _cycling(view: View, card: int) -> bool:

@@ -1,0 +1,172 @@
+"""Judge `strong`'s knock decisions by what knocking and playing on really brought.
+
+The knock decision is `strong`'s main edge (bench/strength.md, "Ablation"): a Monte
+Carlo comparison of knocking now with one more turn each. Whether that comparison is
+biased can be measured without playing games. At every position where the bot may
+knock (not with gin), ``collect`` keeps
+
+- the bot's own estimate of both choices (:meth:`StrongBot.knock_estimate`),
+- what knocking really scores, against the hand the opponent really holds, and
+- what playing on really brought: the game is copied, the bot throws its knock card
+  (as it does when it plays on) and both bots play the hand out on the real stock.
+
+Both results are mapped through the same game equity the bot maximises (at 0-0, where
+these first hands are). ``margins`` then replays the decisions with a margin: knock
+only when the estimate of knocking beats playing on by ``m``. Each position counts the
+real result of the choice the rule makes, so the mean over positions is an unbiased
+estimate of the rule's worth in these positions (one step of policy improvement: the
+bot plays on as itself), and rules are compared on the same positions, which only
+differ where the decisions do. A margin that measures better is a candidate
+(``strong:knock_margin=m``) for the SPRT; nothing here replaces it.
+
+    python3 bench/strength/knockfit.py collect --hands 3000 --seed kf1 --jobs 2 --out /tmp/kf.pkl
+    python3 bench/strength/knockfit.py margins /tmp/kf.pkl
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import math
+import pickle
+import sys
+import time
+from dataclasses import dataclass
+from multiprocessing import Pool
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from harness import parse_spec
+
+from clients.bots.strong import StrongBot
+from clients.bots.strong.bot import knock_card
+from clients.bots.strong.knocking import game_equity, score_knock
+from okgin import Action, Game, RuleSet
+from okgin.launch import add_rule_flag
+
+#: Knock limits by group, as the screens split them.
+GROUPS = {"1-3": range(0, 4), "4-9": range(4, 10), "10": range(10, 11)}
+
+
+@dataclass
+class Decision:
+    """One knock decision: the bot's estimates and both choices' real results (equity)."""
+
+    limit: int
+    est_knock: float
+    est_play: float
+    real_knock: float
+    real_play: float
+    knock_points: int
+    play_points: int
+
+
+def collect_hand(job: tuple[str, int, RuleSet, str]) -> list[Decision]:
+    """The knock decisions of the first hand of ``seed``/``i``, the bot against itself."""
+    seed, i, rules, spec = job
+    _, params = parse_spec(spec)
+    g = Game(rules, f"{seed}/{i}")
+    bots = [StrongBot(seed=f"{seed}/{i}/{s}", **params) for s in range(2)]
+    for s, b in enumerate(bots):
+        b.on_game_start(s, rules, 2)
+    value = game_equity(rules.target_score, rules.target_score)
+    out: list[Decision] = []
+    while g.current_player is not None:
+        seat = g.current_player
+        legal = g.legal_actions()
+        view = g.view(seat)
+        bot = bots[seat]
+        knocks = [a for a in legal if a.kind == "knock" and a.card is not None]
+        if knocks:
+            ev = bot.evaluator(view)
+            kd, _ = knock_card(ev, knocks)
+            kc, est = bot.knock_estimate(view, knocks, ev)
+            if est is not None:
+                rest = g.hand.hands[seat] & ~(1 << kc)
+                kpts = score_knock(rules, rest, g.hand.hands[1 - seat], kd)
+                ppts = _play_out(copy.deepcopy(g), bots, seat, Action("discard", kc))
+                out.append(Decision(view.knock_limit, est.knock, est.play_on, value(kpts), value(ppts), kpts, ppts))
+        if g.apply(bot.choose(view, legal), seat=seat) is not None:
+            break
+    return out
+
+
+def _play_out(g: Game, bots: list[StrongBot], seat: int, first: Action) -> int:
+    """Points for ``seat`` (negative: the opponent's) of the hand played out from ``first``."""
+    r = g.apply(first, seat=seat)
+    while r is None:
+        s = g.current_player
+        assert s is not None
+        r = g.apply(bots[s].choose(g.view(s), g.legal_actions()), seat=s)
+    if r.winner is None:
+        return 0
+    return r.points if r.winner == seat else -r.points
+
+
+def worth(ds: list[Decision], margin: float) -> list[float]:
+    """The real result of each decision under the rule "knock when the estimate of
+    knocking beats playing on by ``margin``"."""
+    return [d.real_knock if d.est_knock - margin >= d.est_play else d.real_play for d in ds]
+
+
+def cmd_collect(a: argparse.Namespace, rules: RuleSet) -> int:
+    t = time.time()
+    jobs = [(a.seed, i, rules, a.bot) for i in range(a.hands)]
+    with Pool(a.jobs) as pool:
+        found = [d for part in pool.imap(collect_hand, jobs, chunksize=4) for d in part]
+    with open(a.out, "wb") as f:
+        pickle.dump({"rules": rules, "bot": a.bot, "seed": a.seed, "decisions": found}, f)
+    took = time.time() - t
+    print(f"{len(found)} knock decisions from {a.hands} first hands of {a.bot} against itself, {took:.0f} s -> {a.out}")
+    return 0
+
+
+def cmd_margins(a: argparse.Namespace) -> int:
+    with open(a.decisions, "rb") as f:
+        data = pickle.load(f)
+    ds: list[Decision] = data["decisions"]
+    print(f"{len(ds)} knock decisions ({data['bot']}, seed {data['seed']}); equity x 100 per decision, against margin 0")
+    margins = [float(m) for m in a.margins.split(",")]
+    for name, limits in [("all", range(0, 11)), *GROUPS.items()]:
+        sub = [d for d in ds if d.limit in limits]
+        if not sub:
+            continue
+        base = worth(sub, 0.0)
+        knocks = sum(1 for d in sub if d.est_knock >= d.est_play)
+        real_better = sum(1 for d in sub if d.real_knock >= d.real_play)
+        print(f"limits {name}: {len(sub)} decisions, the bot knocks in {knocks}, knocking was really no worse in {real_better}")
+        for m in margins:
+            w = worth(sub, m)
+            diff = [100 * (x - y) for x, y in zip(w, base, strict=True)]
+            mean = sum(diff) / len(diff)
+            sd = math.sqrt(sum((x - mean) ** 2 for x in diff) / max(len(diff) - 1, 1))
+            changed = sum(1 for x in diff if x != 0)
+            kn = sum(1 for d in sub if d.est_knock - m >= d.est_play)
+            half = 1.96 * sd / math.sqrt(len(diff))
+            print(f"  margin {m:+.3f}: knocks {kn:5d}, {mean:+.3f} +- {half:.3f} ({changed} decisions differ)")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="bench/strength/knockfit.py", description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("collect", help="knock decisions with the real results of knocking and of playing on")
+    c.add_argument("--hands", type=int, default=3000)
+    c.add_argument("--seed", default="kf1")
+    c.add_argument("--bot", default="strong", help="the bot on both sides (strong:key=value,...)")
+    c.add_argument("--jobs", type=int, default=2)
+    c.add_argument("--out", required=True)
+    add_rule_flag(c)
+    m = sub.add_parser("margins", help="the worth of knock margins on the collected decisions")
+    m.add_argument("decisions")
+    m.add_argument("--margins", default="-0.03,-0.02,-0.01,-0.005,0.005,0.01,0.02,0.03")
+    a = ap.parse_args(argv)
+    if a.cmd == "collect":
+        return cmd_collect(a, RuleSet().with_assignments(a.rule))
+    return cmd_margins(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""``strong:knock_margin`` and bench/strength/knockfit.py, which judges the bot's knock
+decisions by the real results of knocking and of playing on."""
+
+from __future__ import annotations
+
+import pickle
+import sys
+from pathlib import Path
+
+import pytest
+
+from clients.bots.strong import StrongBot
+from okgin import Game, RuleSet
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench" / "strength"))
+
+import knockfit  # noqa: E402
+
+
+def _knock_choices(seed: str, **params: float) -> list[str]:
+    """The kind of move at every position of a first hand where a knock is legal."""
+    rules = RuleSet()
+    g = Game(rules, seed)
+    bots = [StrongBot(seed=f"{seed}/{s}", **params) for s in range(2)]
+    for s, b in enumerate(bots):
+        b.on_game_start(s, rules, 2)
+    kinds = []
+    while g.current_player is not None:
+        seat = g.current_player
+        legal = g.legal_actions()
+        a = bots[seat].choose(g.view(seat), legal)
+        if any(x.kind == "knock" for x in legal):
+            kinds.append(a.kind)
+        if g.apply(a, seat=seat) is not None:
+            break
+    return kinds
+
+
+def test_a_margin_moves_the_knocks_the_way_it_says() -> None:
+    """No margin is the bot as it is; a margin beyond any estimate never knocks (but
+    with gin); one below any always knocks, as ``mc_knock=0`` does."""
+    for i in range(12):
+        seed = f"m{i}"
+        assert _knock_choices(seed) == _knock_choices(seed, knock_margin=0.0)
+        assert "discard" not in _knock_choices(seed, knock_margin=-2.0)
+        assert _knock_choices(seed, knock_margin=-2.0)[:1] == _knock_choices(seed, mc_knock=0)[:1]
+    never = [k for i in range(12) for k in _knock_choices(f"m{i}", knock_margin=2.0)]
+    assert "discard" in never
+
+
+def test_playing_on_and_knocking_are_what_the_hand_then_really_brought() -> None:
+    """Where the bot itself played on, the copy played out from that position ends as
+    the real hand did (the bots are deterministic), and where it knocked, the hand ended
+    with the points measured for the knock: both measured results are the ones the bot
+    gets."""
+    rules = RuleSet()
+    played_on = knocked = 0
+    for i in range(10):
+        found = knockfit.collect_hand(("po", i, rules, "strong"))
+        g = Game(rules, f"po/{i}")
+        bots = [StrongBot(seed=f"po/{i}/{s}") for s in range(2)]
+        for s, b in enumerate(bots):
+            b.on_game_start(s, rules, 2)
+        seats = []
+        while True:
+            seat = g.current_player
+            assert seat is not None
+            legal = g.legal_actions()
+            a = bots[seat].choose(g.view(seat), legal)
+            if any(x.kind == "knock" for x in legal):
+                seats.append(seat)
+            r = g.apply(a, seat=seat)
+            if r is not None:
+                break
+        assert len(found) in (len(seats), len(seats) - 1)  # less a last knock with gin
+        for n, (d, seat) in enumerate(zip(found, seats, strict=False)):
+            real = 0 if r.winner is None else (r.points if r.winner == seat else -r.points)
+            if d.est_knock < d.est_play:
+                assert d.play_points == real, (i, n)
+                played_on += 1
+            else:
+                assert n == len(seats) - 1 and d.knock_points == real, (i, n)
+                knocked += 1
+    assert played_on and knocked
+
+
+def test_collect_and_margins_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "kf.pkl"
+    assert knockfit.main(["collect", "--hands", "8", "--seed", "e2e", "--jobs", "1", "--out", str(out)]) == 0
+    with open(out, "rb") as f:
+        ds = pickle.load(f)["decisions"]
+    assert ds and all(0.0 <= d.real_knock <= 1.0 and 0.0 <= d.real_play <= 1.0 for d in ds)
+    assert knockfit.main(["margins", str(out), "--margins", "0.01,-0.01"]) == 0
+    text = capsys.readouterr().out
+    assert "limits all:" in text and "margin +0.010" in text and "margin -0.010" in text
