@@ -61,6 +61,10 @@ class Decision:
     real_play: float
     knock_points: int
     play_points: int
+    stock: int = 0
+    """Cards left in the stock at the decision."""
+    knock_dw: int = 0
+    """The deadwood of the knock."""
 
 
 def collect_hand(job: tuple[str, int, RuleSet, str]) -> list[Decision]:
@@ -87,7 +91,9 @@ def collect_hand(job: tuple[str, int, RuleSet, str]) -> list[Decision]:
                 rest = g.hand.hands[seat] & ~(1 << kc)
                 kpts = score_knock(rules, rest, g.hand.hands[1 - seat], kd)
                 ppts = _play_out(copy.deepcopy(g), bots, seat, Action("discard", kc))
-                out.append(Decision(view.knock_limit, est.knock, est.play_on, value(kpts), value(ppts), kpts, ppts))
+                out.append(
+                    Decision(view.knock_limit, est.knock, est.play_on, value(kpts), value(ppts), kpts, ppts, view.stock_size, kd)
+                )
         if g.apply(bot.choose(view, legal), seat=seat) is not None:
             break
     return out
