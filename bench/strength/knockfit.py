@@ -31,9 +31,10 @@ import math
 import pickle
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from multiprocessing import Pool
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -43,7 +44,7 @@ from harness import parse_spec
 from clients.bots.strong import StrongBot
 from clients.bots.strong.bot import knock_card
 from clients.bots.strong.knocking import game_equity, score_knock
-from okgin import Action, Game, RuleSet
+from okgin import Action, Game, RuleSet, View
 from okgin.launch import add_rule_flag
 
 #: Knock limits by group, as the screens split them.
@@ -61,10 +62,31 @@ class Decision:
     real_play: float
     knock_points: int
     play_points: int
-    stock: int = 0
+    stock: int
     """Cards left in the stock at the decision."""
-    knock_dw: int = 0
+    knock_dw: int
     """The deadwood of the knock."""
+    knock_hand: int
+    """The ten cards the bot would knock with (a mask)."""
+    opp_hand: int
+    """The opponent's real hand (a mask)."""
+    view: View
+    """What the player to move sees (for bench/strength/oppfit.py's opponent model)."""
+
+
+def save(path: str, meta: dict[str, Any], decisions: list[Decision]) -> None:
+    """Write decisions as plain fields, so that any script (not only this one run as
+    ``__main__``) reads them back with :func:`load`."""
+    rows = [{f.name: getattr(d, f.name) for f in fields(Decision)} for d in decisions]
+    with open(path, "wb") as f:
+        pickle.dump({**meta, "decisions": rows}, f)
+
+
+def load(path: str) -> tuple[dict[str, Any], list[Decision]]:
+    """The collection's settings (rules, bot, seed) and its decisions."""
+    with open(path, "rb") as f:
+        data = pickle.load(f)
+    return data, [Decision(**row) for row in data["decisions"]]
 
 
 def collect_hand(job: tuple[str, int, RuleSet, str]) -> list[Decision]:
@@ -88,12 +110,11 @@ def collect_hand(job: tuple[str, int, RuleSet, str]) -> list[Decision]:
             kd, _ = knock_card(ev, knocks)
             kc, est = bot.knock_estimate(view, knocks, ev)
             if est is not None:
-                rest = g.hand.hands[seat] & ~(1 << kc)
-                kpts = score_knock(rules, rest, g.hand.hands[1 - seat], kd)
+                rest, opp = g.hand.hands[seat] & ~(1 << kc), g.hand.hands[1 - seat]
+                kpts = score_knock(rules, rest, opp, kd)
                 ppts = _play_out(copy.deepcopy(g), bots, seat, Action("discard", kc))
-                out.append(
-                    Decision(view.knock_limit, est.knock, est.play_on, value(kpts), value(ppts), kpts, ppts, view.stock_size, kd)
-                )
+                real = (value(kpts), value(ppts), kpts, ppts)
+                out.append(Decision(view.knock_limit, est.knock, est.play_on, *real, view.stock_size, kd, rest, opp, view))
         if g.apply(bot.choose(view, legal), seat=seat) is not None:
             break
     return out
@@ -122,17 +143,14 @@ def cmd_collect(a: argparse.Namespace, rules: RuleSet) -> int:
     jobs = [(a.seed, i, rules, a.bot) for i in range(a.hands)]
     with Pool(a.jobs) as pool:
         found = [d for part in pool.imap(collect_hand, jobs, chunksize=4) for d in part]
-    with open(a.out, "wb") as f:
-        pickle.dump({"rules": rules, "bot": a.bot, "seed": a.seed, "decisions": found}, f)
+    save(a.out, {"rules": rules, "bot": a.bot, "seed": a.seed}, found)
     took = time.time() - t
     print(f"{len(found)} knock decisions from {a.hands} first hands of {a.bot} against itself, {took:.0f} s -> {a.out}")
     return 0
 
 
 def cmd_margins(a: argparse.Namespace) -> int:
-    with open(a.decisions, "rb") as f:
-        data = pickle.load(f)
-    ds: list[Decision] = data["decisions"]
+    data, ds = load(a.decisions)
     print(f"{len(ds)} knock decisions ({data['bot']}, seed {data['seed']}); equity x 100 per decision, against margin 0")
     margins = [float(m) for m in a.margins.split(",")]
     for name, limits in [("all", range(0, 11)), *GROUPS.items()]:

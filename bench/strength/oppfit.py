@@ -8,9 +8,10 @@ hand-set weights (``opp_last``, ``opp_earlier``, ``opp_pickup``, ``opp_older``,
 at a knock decision the model predicts what knocking now would score, and the hand the
 opponent really held says what it did score. So:
 
-- ``collect`` plays first hands of the bot against itself and keeps every position where
-  the player to move may knock (not with gin: there is nothing to decide), with the
-  opponent's real hand;
+The positions are those of ``bench/strength/knockfit.py collect`` (every position of
+the bot against itself where a knock short of gin is legal, with the opponent's real
+hand), so one collection serves both scripts:
+
 - ``score`` says, for each setting, how far the model's prediction of the knock's points
   (the mean over the 48 hands the bot itself samples, with the same random numbers for
   every setting) is from the points the knock would really have scored: the mean squared
@@ -25,20 +26,18 @@ The squared error is minimised by the true expected points given what the bot ca
 so a setting with a lower error on held-out positions predicts knocks better. Whether
 that wins games is for the SPRT (bench/sprt.py) to say.
 
-    python3 bench/strength/oppfit.py collect --hands 1200 --seed of1 --jobs 2 --out /tmp/opp.pkl
-    python3 bench/strength/oppfit.py score /tmp/opp.pkl "" "opp_no_knock=3" --jobs 2
-    python3 bench/strength/oppfit.py fit /tmp/opp.pkl --jobs 2
+    python3 bench/strength/knockfit.py collect --hands 3000 --seed kf1 --jobs 2 --out /tmp/kf.pkl
+    python3 bench/strength/oppfit.py score /tmp/kf.pkl "" "opp_no_knock=3" --jobs 2
+    python3 bench/strength/oppfit.py fit /tmp/kf.pkl --jobs 2
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-import pickle
 import random
 import sys
 import time
-from dataclasses import dataclass
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
@@ -46,74 +45,29 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+import knockfit
 from harness import parse_spec
+from knockfit import Decision
 
 from clients.bots.strong import StrongBot
-from clients.bots.strong.bot import knock_card
-from clients.bots.strong.evaluation import Evaluator
 from clients.bots.strong.knocking import score_knock
 from clients.bots.strong.knowledge import read_view
-from okgin import Game, RuleSet, View
-from okgin.launch import add_rule_flag
+from okgin import RuleSet
 
 #: The weights ``fit`` searches, with V1's values.
 WEIGHTS = ("opp_last", "opp_earlier", "opp_pickup", "opp_older", "opp_tight", "opp_no_knock")
 SAMPLES = 48
 
 
-@dataclass
-class Position:
-    """A knock decision: the view of the player to move, the hand it would knock with
-    (ten cards, deadwood ``knock_dw``) and the hand its opponent really held."""
-
-    view: View
-    knock_hand: int
-    knock_dw: int
-    opp_hand: int
-
-
-def knock_of(view: View, legal: list[Any]) -> tuple[int, int] | None:
-    """The knock the bot would make (:func:`bot.knock_card`) as (ten-card hand,
-    deadwood); None if no knock is legal or it is gin (nothing to decide)."""
-    knocks = [a for a in legal if a.kind == "knock" and a.card is not None]
-    if not knocks:
-        return None
-    ev = Evaluator(read_view(view))
-    kd, kc = knock_card(ev, knocks)
-    return None if kd == 0 else (ev.k.hand & ~(1 << kc), kd)
-
-
-def collect_hand(job: tuple[str, int, RuleSet, str]) -> list[Position]:
-    """The knock decisions of hand ``i`` of ``seed`` (its first hand, the bot against itself)."""
-    seed, i, rules, spec = job
-    _, params = parse_spec(spec)
-    g = Game(rules, f"{seed}/{i}")
-    bots = [StrongBot(seed=f"{seed}/{i}/{s}", **params) for s in range(2)]
-    for s, b in enumerate(bots):
-        b.on_game_start(s, rules, 2)
-    out: list[Position] = []
-    while g.current_player is not None:
-        seat = g.current_player
-        legal = g.legal_actions()
-        view = g.view(seat)
-        kn = knock_of(view, legal)
-        if kn is not None:
-            out.append(Position(view, kn[0], kn[1], g.hand.hands[1 - seat]))
-        if g.apply(bots[seat].choose(view, legal), seat=seat) is not None:
-            break
-    return out
-
-
 # ------------------------------------------------------------------ scoring
-_POS: list[Position] = []
+_POS: list[Decision] = []
 _RULES = RuleSet()
 
 
-def _init(path: str, rules: RuleSet) -> None:
+def _init(path: str) -> None:
     global _POS, _RULES
-    with open(path, "rb") as f:
-        _POS = pickle.load(f)["positions"]
-    _RULES = rules
+    data, _POS = knockfit.load(path)
+    _RULES = data["rules"]
 
 
 def _predict(job: tuple[dict[str, float], list[int]]) -> list[tuple[float, float, float, float]]:
@@ -128,7 +82,7 @@ def _predict(job: tuple[dict[str, float], list[int]]) -> list[tuple[float, float
         k = read_view(p.view)
         opps = bot.opponent_hands(k, p.view, random.Random(f"oppfit/{j}"), SAMPLES)
         pts = [score_knock(_RULES, p.knock_hand, o, p.knock_dw) for o in opps]
-        real = score_knock(_RULES, p.knock_hand, p.opp_hand, p.knock_dw)
+        real = p.knock_points  # score_knock against the opponent's real hand
         out.append((sum(pts) / len(pts), float(real), sum(1 for x in pts if x < 0) / len(pts), float(real < 0)))
     return out
 
@@ -162,28 +116,14 @@ def mse_of(rows: list[tuple[float, float, float, float]]) -> float:
 
 
 # ------------------------------------------------------------------ commands
-def cmd_collect(a: argparse.Namespace, rules: RuleSet) -> int:
-    t = time.time()
-    jobs = [(a.seed, i, rules, a.bot) for i in range(a.hands)]
-    with Pool(a.jobs) as pool:
-        found = [p for part in pool.imap(collect_hand, jobs, chunksize=4) for p in part]
-    with open(a.out, "wb") as f:
-        pickle.dump({"rules": rules, "bot": a.bot, "seed": a.seed, "positions": found}, f)
-    took = time.time() - t
-    print(f"{len(found)} knock decisions from {a.hands} first hands of {a.bot} against itself, {took:.0f} s -> {a.out}")
-    return 0
-
-
 def _settings(spec: str) -> dict[str, float]:
     return parse_spec(f"strong:{spec}")[1] if spec else {}
 
 
 def cmd_score(a: argparse.Namespace) -> int:
-    with open(a.positions, "rb") as f:
-        data = pickle.load(f)
-    n = len(data["positions"])
+    n = len(knockfit.load(a.positions)[1])
     idx = list(range(n))
-    with Pool(a.jobs, initializer=_init, initargs=(a.positions, data["rules"])) as pool:
+    with Pool(a.jobs, initializer=_init, initargs=(a.positions,)) as pool:
         base = None
         for spec in a.settings:
             t = time.time()
@@ -195,13 +135,11 @@ def cmd_score(a: argparse.Namespace) -> int:
 
 
 def cmd_fit(a: argparse.Namespace) -> int:
-    with open(a.positions, "rb") as f:
-        data = pickle.load(f)
-    n = len(data["positions"])
+    n = len(knockfit.load(a.positions)[1])
     train, test = list(range(0, n, 2)), list(range(1, n, 2))
     v1 = StrongBot().params
     cur = {w: float(getattr(v1, w)) for w in WEIGHTS}
-    with Pool(a.jobs, initializer=_init, initargs=(a.positions, data["rules"])) as pool:
+    with Pool(a.jobs, initializer=_init, initargs=(a.positions,)) as pool:
         best = mse_of(predict(pool, cur, train, a.jobs * 4))
         print(f"start {cur}: train mse {best:.2f} ({len(train)} positions)", flush=True)
         for rnd in range(a.rounds):
@@ -229,13 +167,6 @@ def cmd_fit(a: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="bench/strength/oppfit.py", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
-    c = sub.add_parser("collect", help="play first hands and keep every knock decision with the opponent's real hand")
-    c.add_argument("--hands", type=int, default=1200)
-    c.add_argument("--seed", default="of1")
-    c.add_argument("--bot", default="strong", help="the bot on both sides (strong:key=value,...)")
-    c.add_argument("--jobs", type=int, default=2)
-    c.add_argument("--out", required=True)
-    add_rule_flag(c)
     s = sub.add_parser("score", help="the model's error for each setting, on the same positions")
     s.add_argument("positions")
     s.add_argument("settings", nargs="+", help='key=value,... of the opponent model ("" for the bot as it is)')
@@ -246,8 +177,6 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--min-gain", type=float, default=0.05, help="least fall of the train error to keep a move")
     f.add_argument("--jobs", type=int, default=2)
     a = ap.parse_args(argv)
-    if a.cmd == "collect":
-        return cmd_collect(a, RuleSet().with_assignments(a.rule))
     if a.cmd == "score":
         return cmd_score(a)
     return cmd_fit(a)

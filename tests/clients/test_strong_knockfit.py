@@ -3,14 +3,16 @@ decisions by the real results of knocking and of playing on."""
 
 from __future__ import annotations
 
-import pickle
+import copy
 import sys
 from pathlib import Path
 
 import pytest
 
 from clients.bots.strong import StrongBot
-from okgin import Game, RuleSet
+from clients.bots.strong.knocking import score_knock
+from clients.bots.strong.knowledge import read_view
+from okgin import Action, Game, RuleSet
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench" / "strength"))
@@ -88,9 +90,41 @@ def test_playing_on_and_knocking_are_what_the_hand_then_really_brought() -> None
 def test_collect_and_margins_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "kf.pkl"
     assert knockfit.main(["collect", "--hands", "8", "--seed", "e2e", "--jobs", "1", "--out", str(out)]) == 0
-    with open(out, "rb") as f:
-        ds = pickle.load(f)["decisions"]
+    _, ds = knockfit.load(str(out))
     assert ds and all(0.0 <= d.real_knock <= 1.0 and 0.0 <= d.real_play <= 1.0 for d in ds)
     assert knockfit.main(["margins", str(out), "--margins", "0.01,-0.01"]) == 0
     text = capsys.readouterr().out
     assert "limits all:" in text and "margin +0.010" in text and "margin -0.010" in text
+
+
+@pytest.mark.parametrize("rules", [RuleSet(), RuleSet.standard_gin()], ids=["oklahoma", "standard"])
+def test_the_real_points_of_each_knock_are_the_engines(rules: RuleSet) -> None:
+    """What a decision keeps as the knock's real points is what the engine scores when
+    the knock is made in that very game, and the opponent's hand it keeps (for
+    oppfit.py) is the one the engine holds."""
+    checked = 0
+    for i in range(16):
+        found = knockfit.collect_hand(("t", i, rules, "strong"))
+        g = Game(rules, f"t/{i}")
+        bots = [StrongBot(seed=f"t/{i}/{s}") for s in range(2)]
+        for s, b in enumerate(bots):
+            b.on_game_start(s, rules, 2)
+        n = 0
+        while g.current_player is not None:
+            seat = g.current_player
+            legal = g.legal_actions()
+            view = g.view(seat)
+            if n < len(found) and any(x.kind == "knock" for x in legal) and found[n].view == view:
+                d = found[n]
+                assert d.opp_hand == g.hand.hands[1 - seat] and d.opp_hand & read_view(view).hand == 0
+                thrown = (read_view(view).hand & ~d.knock_hand).bit_length() - 1
+                r = copy.deepcopy(g).apply(Action("knock", thrown), seat=seat)
+                assert r is not None and r.knocker == seat
+                got = 0 if r.winner is None else (r.points if r.winner == seat else -r.points)
+                assert got == d.knock_points == score_knock(rules, d.knock_hand, d.opp_hand, d.knock_dw), (i, r)
+                n += 1
+                checked += 1
+            if g.apply(bots[seat].choose(view, legal), seat=seat) is not None:
+                break
+        assert n == len(found)
+    assert checked >= 8
