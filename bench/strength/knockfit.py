@@ -112,7 +112,7 @@ def collect_hand(job: tuple[str, int, RuleSet, str]) -> list[Decision]:
             if est is not None:
                 rest, opp = g.hand.hands[seat] & ~(1 << kc), g.hand.hands[1 - seat]
                 kpts = score_knock(rules, rest, opp, kd)
-                ppts = _play_out(copy.deepcopy(g), bots, seat, Action("discard", kc))
+                ppts = play_out(copy.deepcopy(g), bots, seat, Action("discard", kc))
                 real = (value(kpts), value(ppts), kpts, ppts)
                 out.append(Decision(view.knock_limit, est.knock, est.play_on, *real, view.stock_size, kd, rest, opp, view))
         if g.apply(bot.choose(view, legal), seat=seat) is not None:
@@ -120,7 +120,7 @@ def collect_hand(job: tuple[str, int, RuleSet, str]) -> list[Decision]:
     return out
 
 
-def _play_out(g: Game, bots: list[StrongBot], seat: int, first: Action) -> int:
+def play_out(g: Game, bots: list[StrongBot], seat: int, first: Action) -> int:
     """Points for ``seat`` (negative: the opponent's) of the hand played out from ``first``."""
     r = g.apply(first, seat=seat)
     while r is None:
