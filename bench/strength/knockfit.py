@@ -153,14 +153,16 @@ def cmd_margins(a: argparse.Namespace) -> int:
     data, ds = load(a.decisions)
     print(f"{len(ds)} knock decisions ({data['bot']}, seed {data['seed']}); equity x 100 per decision, against margin 0")
     margins = [float(m) for m in a.margins.split(",")]
-    for name, limits in [("all", range(0, 11)), *GROUPS.items()]:
-        sub = [d for d in ds if d.limit in limits]
+    cuts = [("limits all", ds)] + [(f"limits {name}", [d for d in ds if d.limit in lim]) for name, lim in GROUPS.items()]
+    cuts += [(f"stock >= {a.late_stock}", [d for d in ds if d.stock >= a.late_stock])]
+    cuts += [(f"stock < {a.late_stock}", [d for d in ds if d.stock < a.late_stock])]
+    for name, sub in cuts:
         if not sub:
             continue
         base = worth(sub, 0.0)
         knocks = sum(1 for d in sub if d.est_knock >= d.est_play)
         real_better = sum(1 for d in sub if d.real_knock >= d.real_play)
-        print(f"limits {name}: {len(sub)} decisions, the bot knocks in {knocks}, knocking was really no worse in {real_better}")
+        print(f"{name}: {len(sub)} decisions, the bot knocks in {knocks}, knocking was really no worse in {real_better}")
         for m in margins:
             w = worth(sub, m)
             diff = [100 * (x - y) for x, y in zip(w, base, strict=True)]
@@ -186,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     m = sub.add_parser("margins", help="the worth of knock margins on the collected decisions")
     m.add_argument("decisions")
     m.add_argument("--margins", default="-0.03,-0.02,-0.01,-0.005,0.005,0.01,0.02,0.03")
+    m.add_argument("--late-stock", type=int, default=20, help="also cut the decisions at this stock (knock_late_stock)")
     a = ap.parse_args(argv)
     if a.cmd == "collect":
         return cmd_collect(a, RuleSet().with_assignments(a.rule))

@@ -22,32 +22,59 @@ import knockfit  # noqa: E402
 
 def _knock_choices(seed: str, **params: float) -> list[str]:
     """The kind of move at every position of a first hand where a knock is legal."""
+    return [kind for _, kind in _knock_moves(seed, **params)]
+
+
+def _knock_moves(seed: str, **params: float) -> list[tuple[int, str]]:
+    """The stock left and the kind of move at every position of a first hand where a
+    knock is legal."""
     rules = RuleSet()
     g = Game(rules, seed)
     bots = [StrongBot(seed=f"{seed}/{s}", **params) for s in range(2)]
     for s, b in enumerate(bots):
         b.on_game_start(s, rules, 2)
-    kinds = []
+    kinds: list[tuple[int, str]] = []
     while g.current_player is not None:
         seat = g.current_player
         legal = g.legal_actions()
         a = bots[seat].choose(g.view(seat), legal)
         if any(x.kind == "knock" for x in legal):
-            kinds.append(a.kind)
+            kinds.append((g.view(seat).stock_size, a.kind))
         if g.apply(a, seat=seat) is not None:
             break
     return kinds
 
 
+def test_the_late_margin_acts_only_late_in_the_hand() -> None:
+    """``knock_margin_late`` replaces the margin only with fewer than ``knock_late_stock``
+    cards left: a late margin beyond any estimate changes no early decision, and late it
+    never knocks (but with gin) until the first change of course."""
+    late_seen = False
+    for i in range(16):
+        seed = f"late{i}"
+        base = _knock_moves(seed)
+        never_late = _knock_moves(seed, knock_margin_late=2.0, knock_late_stock=20)
+        for (stock, kind), (stock2, kind2) in zip(base, never_late, strict=False):
+            assert stock == stock2
+            if stock >= 20:
+                assert kind == kind2
+            else:
+                late_seen = True
+                assert kind2 == "discard" or kind2 == kind
+            if kind != kind2:
+                break  # the hands go different ways from here
+    assert late_seen
+
+
 def test_a_margin_moves_the_knocks_the_way_it_says() -> None:
-    """No margin is the bot as it is; a margin beyond any estimate never knocks (but
-    with gin); one below any always knocks, as ``mc_knock=0`` does."""
+    """No margin is the bot as it is; margins (early and late) beyond any estimate never
+    knock (but with gin); below any they always knock, as ``mc_knock=0`` does."""
     for i in range(12):
         seed = f"m{i}"
         assert _knock_choices(seed) == _knock_choices(seed, knock_margin=0.0)
-        assert "discard" not in _knock_choices(seed, knock_margin=-2.0)
-        assert _knock_choices(seed, knock_margin=-2.0)[:1] == _knock_choices(seed, mc_knock=0)[:1]
-    never = [k for i in range(12) for k in _knock_choices(f"m{i}", knock_margin=2.0)]
+        assert "discard" not in _knock_choices(seed, knock_margin=-2.0, knock_margin_late=-2.0)
+        assert _knock_choices(seed, knock_margin=-2.0, knock_margin_late=-2.0)[:1] == _knock_choices(seed, mc_knock=0)[:1]
+    never = [k for i in range(12) for k in _knock_choices(f"m{i}", knock_margin=2.0, knock_margin_late=2.0)]
     assert "discard" in never
 
 

@@ -90,6 +90,11 @@ class Params:
     #: Knock only when the Monte Carlo estimate of knocking beats playing on by this much
     #: (in the estimate's units: the game-winning chance with ``equity``, else points).
     knock_margin: float = 0.0
+    #: The margin instead when fewer than ``knock_late_stock`` cards are left in the stock
+    #: (bench/strength/knockfit.py found the best margin differs early and late in a hand
+    #: in standard rules).
+    knock_margin_late: float = 0.0
+    knock_late_stock: int = 20
     # ---- since v1 (issue 30); each is off here and set in CURRENT once it passed an SPRT
     #: At knock limits up to ``chase_limit``, judge hands by ``chase_weight`` per unmelded
     #: card plus its points (:mod:`ginchase`): how far from gin, not how many points.
@@ -221,7 +226,8 @@ class StrongBot(Bot):
             _, best = ev.best_discard(hand, barred, discards)
         if knocks:
             kc, est = self.knock_estimate(view, knocks, ev)
-            if est is None or est.knock - p.knock_margin >= est.play_on:
+            margin = p.knock_margin if view.stock_size >= p.knock_late_stock else p.knock_margin_late
+            if est is None or est.knock - margin >= est.play_on:
                 return Action("knock", kc)
             if p.keep_knock_hand:
                 return Action("discard", kc)
