@@ -128,6 +128,7 @@ def cmd_collect(a: argparse.Namespace, rules: RuleSet) -> int:
 
 
 def cmd_margins(a: argparse.Namespace) -> int:
+    # a pickle, as knockfit.load's: read only files you collected yourself
     with open(a.draws, "rb") as fh:
         data = pickle.load(fh)
     ds = [Draw(**row) for row in data["draws"]]

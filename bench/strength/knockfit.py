@@ -83,7 +83,10 @@ def save(path: str, meta: dict[str, Any], decisions: list[Decision]) -> None:
 
 
 def load(path: str) -> tuple[dict[str, Any], list[Decision]]:
-    """The collection's settings (rules, bot, seed) and its decisions."""
+    """The collection's settings (rules, bot, seed) and its decisions.
+
+    The file is a pickle (the decisions hold engine views), and unpickling runs code:
+    read only files you collected yourself, never one from someone else."""
     with open(path, "rb") as f:
         data = pickle.load(f)
     return data, [Decision(**row) for row in data["decisions"]]
