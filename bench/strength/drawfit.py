@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import math
 import pickle
 import sys
 import time
@@ -36,12 +35,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from harness import parse_spec
-from knockfit import GROUPS, play_out
+from knockfit import GROUPS, collect_parser, paired_gain, play_out
 
 from clients.bots.strong import StrongBot
 from clients.bots.strong.knocking import game_equity
 from okgin import DRAW_DISCARD, DRAW_STOCK, PASS, TAKE, Game, RuleSet
-from okgin.launch import add_rule_flag
 
 
 @dataclass
@@ -143,10 +141,7 @@ def cmd_margins(a: argparse.Namespace) -> int:
         base = worth(sub, 0.0)
         print(f"{name}: {len(sub)} decisions, the bot takes in {sum(1 for d in sub if d.took)}")
         for m in margins:
-            diff = [100 * (x - y) for x, y in zip(worth(sub, m), base, strict=True)]
-            mean = sum(diff) / len(diff)
-            sd = math.sqrt(sum((x - mean) ** 2 for x in diff) / max(len(diff) - 1, 1))
-            half = 1.96 * sd / math.sqrt(len(diff))
+            mean, half = paired_gain(worth(sub, m), base)
             takes = sum(1 for d in sub if d.est_take < d.est_stock - m)
             print(f"  margin {m:+.2f}: takes {takes:5d}, {mean:+.3f} +- {half:.3f}")
     return 0
@@ -155,14 +150,8 @@ def cmd_margins(a: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="bench/strength/drawfit.py", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
-    c = sub.add_parser("collect", help="close draw decisions with the real results of taking and of not taking")
-    c.add_argument("--hands", type=int, default=2000)
-    c.add_argument("--seed", default="df1")
-    c.add_argument("--bot", default="strong", help="the bot on both sides (strong:key=value,...)")
+    c = collect_parser(sub, "close draw decisions with the real results of taking and of not taking", 2000, "df1")
     c.add_argument("--close", type=float, default=2.0, help="keep decisions whose two scores are at most this far apart")
-    c.add_argument("--jobs", type=int, default=2)
-    c.add_argument("--out", required=True)
-    add_rule_flag(c)
     m = sub.add_parser("margins", help="the worth of take margins on the collected decisions")
     m.add_argument("draws")
     m.add_argument("--margins", default="-1.5,-1,-0.5,-0.25,0.25,0.5,1,1.5")

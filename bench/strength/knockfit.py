@@ -141,6 +141,27 @@ def worth(ds: list[Decision], margin: float) -> list[float]:
     return [d.real_knock if d.est_knock - margin >= d.est_play else d.real_play for d in ds]
 
 
+def paired_gain(rule: list[float], base: list[float]) -> tuple[float, float]:
+    """Mean gain of ``rule`` over ``base`` per decision (hundredths of the win chance)
+    and its 95% half-interval over decisions (the two are paired: the same decisions)."""
+    diff = [100 * (x - y) for x, y in zip(rule, base, strict=True)]
+    mean = sum(diff) / len(diff)
+    sd = math.sqrt(sum((x - mean) ** 2 for x in diff) / max(len(diff) - 1, 1))
+    return mean, 1.96 * sd / math.sqrt(len(diff))
+
+
+def collect_parser(sub: Any, help: str, hands: int, seed: str) -> argparse.ArgumentParser:
+    """The ``collect`` subcommand's options, the same for every decision collector."""
+    c = sub.add_parser("collect", help=help)
+    c.add_argument("--hands", type=int, default=hands)
+    c.add_argument("--seed", default=seed)
+    c.add_argument("--bot", default="strong", help="the bot on both sides (strong:key=value,...)")
+    c.add_argument("--jobs", type=int, default=2)
+    c.add_argument("--out", required=True)
+    add_rule_flag(c)
+    return c
+
+
 def cmd_collect(a: argparse.Namespace, rules: RuleSet) -> int:
     t = time.time()
     jobs = [(a.seed, i, rules, a.bot) for i in range(a.hands)]
@@ -168,12 +189,9 @@ def cmd_margins(a: argparse.Namespace) -> int:
         print(f"{name}: {len(sub)} decisions, the bot knocks in {knocks}, knocking was really no worse in {real_better}")
         for m in margins:
             w = worth(sub, m)
-            diff = [100 * (x - y) for x, y in zip(w, base, strict=True)]
-            mean = sum(diff) / len(diff)
-            sd = math.sqrt(sum((x - mean) ** 2 for x in diff) / max(len(diff) - 1, 1))
-            changed = sum(1 for x in diff if x != 0)
+            mean, half = paired_gain(w, base)
+            changed = sum(1 for x, y in zip(w, base, strict=True) if x != y)
             kn = sum(1 for d in sub if d.est_knock - m >= d.est_play)
-            half = 1.96 * sd / math.sqrt(len(diff))
             print(f"  margin {m:+.3f}: knocks {kn:5d}, {mean:+.3f} +- {half:.3f} ({changed} decisions differ)")
     return 0
 
@@ -181,13 +199,7 @@ def cmd_margins(a: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="bench/strength/knockfit.py", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
-    c = sub.add_parser("collect", help="knock decisions with the real results of knocking and of playing on")
-    c.add_argument("--hands", type=int, default=3000)
-    c.add_argument("--seed", default="kf1")
-    c.add_argument("--bot", default="strong", help="the bot on both sides (strong:key=value,...)")
-    c.add_argument("--jobs", type=int, default=2)
-    c.add_argument("--out", required=True)
-    add_rule_flag(c)
+    collect_parser(sub, "knock decisions with the real results of knocking and of playing on", 3000, "kf1")
     m = sub.add_parser("margins", help="the worth of knock margins on the collected decisions")
     m.add_argument("decisions")
     m.add_argument("--margins", default="-0.03,-0.02,-0.01,-0.005,0.005,0.01,0.02,0.03")
