@@ -35,11 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from harness import parse_spec
-from knockfit import GROUPS, collect_parser, paired_gain, play_out
+from knockfit import GROUPS, collect_parser, paired_gain, play_out, start_hand
 
-from clients.bots.strong import StrongBot
 from clients.bots.strong.knocking import game_equity
-from okgin import DRAW_DISCARD, DRAW_STOCK, PASS, TAKE, Game, RuleSet
+from okgin import DRAW_DISCARD, DRAW_STOCK, PASS, TAKE, RuleSet
 
 
 @dataclass
@@ -63,10 +62,7 @@ def collect_hand(job: tuple[str, int, RuleSet, str, float]) -> list[Draw]:
     """The close draw decisions of the first hand of ``seed``/``i``, the bot against itself."""
     seed, i, rules, spec, close = job
     _, params = parse_spec(spec)
-    g = Game(rules, f"{seed}/{i}")
-    bots = [StrongBot(seed=f"{seed}/{i}/{s}", **params) for s in range(2)]
-    for s, b in enumerate(bots):
-        b.on_game_start(s, rules, 2)
+    g, bots = start_hand(f"{seed}/{i}", rules, params)
     value = game_equity(rules.target_score, rules.target_score)
     pending: list[tuple[int, dict[str, float | int | bool], float]] = []  # seat, fields, the other choice's result
     while True:

@@ -92,14 +92,21 @@ def load(path: str) -> tuple[dict[str, Any], list[Decision]]:
     return data, [Decision(**row) for row in data["decisions"]]
 
 
+def start_hand(seed: str, rules: RuleSet, params: dict[str, Any] | None = None) -> tuple[Game, list[StrongBot]]:
+    """The game of ``seed`` and two strong bots (seeded ``seed/0`` and ``seed/1``, with
+    ``params``) seated at it: how every collector, and its tests, start a hand."""
+    g = Game(rules, seed)
+    bots = [StrongBot(seed=f"{seed}/{s}", **(params or {})) for s in range(2)]
+    for s, b in enumerate(bots):
+        b.on_game_start(s, rules, 2)
+    return g, bots
+
+
 def collect_hand(job: tuple[str, int, RuleSet, str]) -> list[Decision]:
     """The knock decisions of the first hand of ``seed``/``i``, the bot against itself."""
     seed, i, rules, spec = job
     _, params = parse_spec(spec)
-    g = Game(rules, f"{seed}/{i}")
-    bots = [StrongBot(seed=f"{seed}/{i}/{s}", **params) for s in range(2)]
-    for s, b in enumerate(bots):
-        b.on_game_start(s, rules, 2)
+    g, bots = start_hand(f"{seed}/{i}", rules, params)
     value = game_equity(rules.target_score, rules.target_score)
     out: list[Decision] = []
     while g.current_player is not None:

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from clients.bots.strong import StrongBot
 from clients.bots.strong.knocking import score_knock
 from clients.bots.strong.knowledge import read_view
-from okgin import Action, Game, RuleSet
+from okgin import Action, RuleSet
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench" / "strength"))
@@ -29,10 +28,7 @@ def _knock_moves(seed: str, **params: float) -> list[tuple[int, str]]:
     """The stock left and the kind of move at every position of a first hand where a
     knock is legal."""
     rules = RuleSet()
-    g = Game(rules, seed)
-    bots = [StrongBot(seed=f"{seed}/{s}", **params) for s in range(2)]
-    for s, b in enumerate(bots):
-        b.on_game_start(s, rules, 2)
+    g, bots = knockfit.start_hand(seed, rules, params)
     kinds: list[tuple[int, str]] = []
     while g.current_player is not None:
         seat = g.current_player
@@ -87,10 +83,7 @@ def test_playing_on_and_knocking_are_what_the_hand_then_really_brought() -> None
     played_on = knocked = 0
     for i in range(10):
         found = knockfit.collect_hand(("po", i, rules, "strong"))
-        g = Game(rules, f"po/{i}")
-        bots = [StrongBot(seed=f"po/{i}/{s}") for s in range(2)]
-        for s, b in enumerate(bots):
-            b.on_game_start(s, rules, 2)
+        g, bots = knockfit.start_hand(f"po/{i}", rules)
         seats = []
         while True:
             seat = g.current_player
@@ -132,10 +125,7 @@ def test_the_real_points_of_each_knock_are_the_engines(rules: RuleSet) -> None:
     checked = 0
     for i in range(16):
         found = knockfit.collect_hand(("t", i, rules, "strong"))
-        g = Game(rules, f"t/{i}")
-        bots = [StrongBot(seed=f"t/{i}/{s}") for s in range(2)]
-        for s, b in enumerate(bots):
-            b.on_game_start(s, rules, 2)
+        g, bots = knockfit.start_hand(f"t/{i}", rules)
         n = 0
         while g.current_player is not None:
             seat = g.current_player

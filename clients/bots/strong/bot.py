@@ -237,7 +237,7 @@ class StrongBot(Bot):
         """The card to knock with (the knock leaving the least deadwood, the highest card
         thrown among equals) and the Monte Carlo comparison of knocking with it against
         playing on, None when there is nothing to weigh (gin, or ``mc_knock`` off).
-        Public so that bench/strength/oppfit.py judges the very estimate the bot acts on."""
+        Public so that bench/strength/knockfit.py judges the very estimate the bot acts on."""
         p = self.params
         hand = ev.k.hand
         kd, kc = knock_card(ev, knocks)
