@@ -186,7 +186,9 @@ def test_a_door_that_is_flooded_closes_for_good(make_referee: object, make_clien
         if s is not None:
             made += 1
             s.close()
-    assert made >= FLOOD_CONNECTIONS
+    # the seat's own connection is one of the door's FLOOD_CONNECTIONS (the loop usually
+    # overshoots while the watcher catches up, but a quick watcher closes it at exactly 499 more)
+    assert made >= FLOOD_CONNECTIONS - 1
     assert referee.call(lambda: list(referee.ref.doors.flooded)) == [("final", 0)]
     assert _connect_raw(path) is None  # nothing listens there any more
     # the seat's connection went with its door; the other seat and TCP clients carry on
