@@ -215,3 +215,74 @@ def test_gin_equity_changes_only_the_gin_bonus() -> None:
                     break
             moves.append(seq)
         assert moves[0] == moves[1]
+
+
+def _discard_view(seed: str, bots: list[StrongBot], turns: int) -> tuple[Game, int]:
+    """A 2-player game played ``turns`` moves by ``bots``, stopped at a discard."""
+    rules = RuleSet()
+    g = Game(rules, seed)
+    for s, b in enumerate(bots):
+        b.on_game_start(s, rules, 2)
+    n = 0
+    while True:
+        seat = g.current_player
+        assert seat is not None
+        view = g.view(seat)
+        if n >= turns and view.phase == "discard":
+            return g, seat
+        a = bots[seat].choose(view, g.legal_actions())
+        assert g.apply(a, seat=seat) is None, "the hand ended before the discard looked for"
+        n += 1
+
+
+def test_threat_off_is_the_danger_penalty() -> None:
+    """With ``threat_samples`` 0 (v1, strong) a discard's threat is danger_weight times danger."""
+    g, seat = _discard_view("th0", [StrongBot(seed=1), StrongBot(seed=2)], 8)
+    ev = StrongBot(seed=1).evaluator(g.view(seat))
+    assert ev.opp_hands is None
+    for c in range(52):
+        if ev.k.hand >> c & 1:
+            assert ev.threat(c) == ev.danger_weight * ev.danger(c)
+
+
+def test_threat_is_the_sampled_opponents_gain_over_a_stock_draw() -> None:
+    """With sampled opponent hands, a card that melds with none of them threatens nothing;
+    one that completes a set in every hand costs what it gains them, weighed."""
+    g, seat = _discard_view("th1", [StrongBot(seed=1), StrongBot(seed=2)], 8)
+    view = g.view(seat)
+    ev = StrongBot(seed=1, threat_samples=8, threat_weight=0.5).evaluator(view)
+    assert ev.opp_hands is not None and ev.gain_weight == 0.5
+    hand = ev.k.hand
+    # one opponent hand, given: two unseen rank mates of a card we hold, and filler
+    unseen = [c for c in range(52) if ev.k.pool >> c & 1]
+    target = next(c for c in range(52) if hand >> c & 1 and sum(1 for m in unseen if m % 13 == c % 13) >= 2)
+    mates = [m for m in unseen if m % 13 == target % 13][:2]
+    filler = [c for c in unseen if c not in mates and c % 13 != target % 13][:8]
+    sole = sum(1 << c for c in mates + filler)
+    ev.opp_hands = lambda: [sole]
+    assert ev.threat(target) > 0.0
+    for c in range(52):
+        if not hand >> c & 1:
+            continue
+        t = ev.threat(c)
+        assert t >= 0.0
+        from clients.bots.strong.evaluation import _joins
+
+        if not _joins(sole, c):
+            assert t == 0.0
+        else:
+            gain = ev.expected_from(sole, ev.k.pool & ~sole) - ev.util[dad_value(sole | 1 << c)]
+            assert t == 0.5 * max(gain, 0.0)
+
+
+def test_threat_samples_change_discards_and_stay_deterministic() -> None:
+    """The sampled threat is a function of the view and the seed, and it moves discards."""
+    differs = 0
+    for i in range(6):
+        g, seat = _discard_view(f"th2/{i}", [StrongBot(seed=1), StrongBot(seed=2)], 6 + i)
+        view, legal = g.view(seat), g.legal_actions()
+        a = StrongBot(seed=3, threat_samples=24, threat_weight=0.6).choose(view, legal)
+        assert a == StrongBot(seed=3, threat_samples=24, threat_weight=0.6).choose(view, legal)
+        assert a in legal
+        differs += a != StrongBot(seed=3).choose(view, legal)
+    assert differs > 0

@@ -121,6 +121,11 @@ class Params:
     #: Weigh the gin bonus by what gin's extra points are worth for the game now
     #: (:func:`gin_weight`; 2 players): nothing when a plain knock already wins it.
     gin_equity: bool = False
+    #: Judge a discard's threat by the opponent's expected gain from it over this many
+    #: sampled opponent hands (:meth:`Evaluator.threat`; 2 players), weighed by
+    #: ``threat_weight``, instead of ``danger_weight`` times the chance it melds (0: off).
+    threat_samples: int = 0
+    threat_weight: float = 0.3
 
 
 #: ``strong-v1``: the strong bot as it was before issue 30 (bench/strength.md).
@@ -197,6 +202,10 @@ class StrongBot(Bot):
             if p.gin_equity and gin_bonus and view.num_seats == 2:
                 gin_bonus *= gin_weight(view, self.rules)
             ev = evaluator(k, knock_bonus=p.knock_bonus, gin_bonus=gin_bonus, danger_weight=p.danger_weight, utility=utility)
+        if p.threat_samples > 0 and view.num_seats == 2 and k.opp_hidden > 0:
+            rng = random.Random(f"{self._salt}/{view.hand_number}/{len(view.events)}/threat")
+            ev.opp_hands = lambda: self.opponent_hands(k, view, rng, p.threat_samples)
+            ev.gain_weight = p.threat_weight
         return ev
 
     def _take(self, ev: Evaluator, hand: int, card: int) -> bool:

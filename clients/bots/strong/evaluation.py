@@ -23,13 +23,20 @@ the deadwood; a utility fitted on self-play can be given instead (``utility``, f
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from okgin.melds import deadwood_mask
 
 from .fastdw import dad_value
 from .knowledge import Knowledge
 from .tables import RANK_MATES, RUN_PAIRS, VALUES, bits, near_mask
+
+
+def _joins(hand: int, card: int) -> bool:
+    """Would ``card`` make a meld of three with two cards of ``hand``?"""
+    if (RANK_MATES[card] & hand).bit_count() >= 2:
+        return True
+    return any(hand >> a & 1 and hand >> b & 1 for a, b in RUN_PAIRS[card])
 
 
 class Evaluator:
@@ -67,6 +74,15 @@ class Evaluator:
         self._dad: dict[int, int] = {}
 
         self._danger: dict[int, float] = {}
+        #: Plausible opponent hands (masks), made on first need: when set, a discard's
+        #: threat is what it is worth to those hands (:meth:`threat`), not the chance
+        #: that two of its mates are held. A callable because sampling costs more than
+        #: most decisions that never ask.
+        self.opp_hands: Callable[[], list[int]] | None = None
+        #: Weight of the opponent's expected gain from a discard (utility points).
+        self.gain_weight = 0.0
+        self._hands: list[int] | None = None
+        self._threat: dict[int, float] = {}
 
     # --------------------------------------------------------------- deadwood
     def dw(self, hand: int) -> int:
@@ -100,6 +116,12 @@ class Evaluator:
         e = self.expected_memo.get(hand10)
         if e is not None:
             return e
+        e = self.expected_memo[hand10] = self.expected_from(hand10, self.k.pool)
+        return e
+
+    def expected_from(self, hand10: int, pool: int) -> float:
+        """:meth:`expected` with the stock's cards among ``pool`` (another hand's draws:
+        the opponent's, whose own cards cannot come off the stock)."""
         k = self.k
         util = self.util
         base = util[self.dw(hand10)]
@@ -107,7 +129,7 @@ class Evaluator:
         mass = 0.0
         p_draw = k.p_draw
         dad = self._dad
-        m = near_mask(hand10) & k.pool
+        m = near_mask(hand10) & pool
         while m:
             low = m & -m
             m ^= low
@@ -122,9 +144,7 @@ class Evaluator:
             if u < base:
                 total += p * u
                 mass += p
-        e = total + (1.0 - mass) * base
-        self.expected_memo[hand10] = e
-        return e
+        return total + (1.0 - mass) * base
 
     # ------------------------------------------------------------------ safety
     def danger(self, card: int) -> float:
@@ -148,6 +168,44 @@ class Evaluator:
         self._danger[card] = d
         return d
 
+    def threat(self, card: int) -> float:
+        """What throwing ``card`` costs us through the opponent, in utility points.
+
+        By default ``danger_weight`` times :meth:`danger`, the chance it melds with two
+        cards the opponent holds. With :attr:`opp_hands` it is ``gain_weight`` times the
+        opponent's expected gain from taking it: over the sampled hands, how much its
+        utility after the best discard beats what a draw from the stock is expected to
+        bring it (:meth:`expected`; no gain counts 0, since it would not take the card).
+        Why: the marginal chance treats a card that turns a
+        40-deadwood hand into a 35 like one that lets a 12 knock or go gin, and takes the
+        cards as independent, where the sampled hands keep what the opponent's moves say
+        about how its cards go together.
+        """
+        if self.opp_hands is None:
+            return self.danger_weight * self.danger(card) if self.danger_weight else 0.0
+        t = self._threat.get(card)
+        if t is not None:
+            return t
+        if self._hands is None:
+            self._hands = self.opp_hands()
+        util = self.util
+        pool = self.k.pool
+        bit = 1 << card
+        total = 0.0
+        n = 0
+        for h in self._hands:
+            if h & bit:
+                continue
+            n += 1
+            if not _joins(h, card):
+                continue
+            g = self.expected_from(h, pool & ~h) - util[dad_value(h | bit)]
+            if g > 0:
+                total += g
+        t = self.gain_weight * total / n if n else 0.0
+        self._threat[card] = t
+        return t
+
     # ----------------------------------------------------------------- choices
     def discard_score(self, hand11: int, card: int) -> float:
         """Score of throwing ``card`` from 11 cards: lower is better."""
@@ -155,9 +213,7 @@ class Evaluator:
         s = self.expected(rest)
         if self.hazard:
             s = (1.0 - self.hazard) * s + self.hazard * self.dw(rest)
-        if self.danger_weight:
-            s += self.danger_weight * self.danger(card)
-        return s
+        return s + self.threat(card)
 
     def best_discard(self, hand11: int, barred: int | None, candidates: list[int] | None = None) -> tuple[float, int]:
         """The discard of least score (ties: the higher card goes, then the lower index)."""
@@ -181,9 +237,7 @@ class Evaluator:
         scored = sorted((self.discard_score(hand11, c), -VALUES[c], c) for c in candidates if c != barred)
         best = (float("inf"), 0, -1)
         for _, neg_v, c in scored[:top]:
-            s = self.stock_value(hand11 & ~(1 << c))
-            if self.danger_weight:
-                s += self.danger_weight * self.danger(c)
+            s = self.stock_value(hand11 & ~(1 << c)) + self.threat(c)
             if (s, neg_v) < best[:2]:
                 best = (s, neg_v, c)
         return best[2]
@@ -201,7 +255,7 @@ class Evaluator:
                 continue
             h11 = hand10 | (1 << c)
             s, _ = self.best_discard(h11, None, self._candidates(h11))
-            total += p * min(s, stay + (self.danger_weight * self.danger(c) if self.danger_weight else 0.0))
+            total += p * min(s, stay + self.threat(c))
             mass += p
         return total + (1.0 - mass) * stay
 
