@@ -9,6 +9,7 @@ from clients.bots.simple import joins_meld
 from clients.bots.strong import V1, Params, StrongBot, StrongV1Bot
 from clients.bots.strong.fastdw import dad_value
 from clients.bots.strong.ginchase import Weighted
+from clients.bots.strong.opponent import joins
 from clients.bots.strong.tables import VALUES
 from okgin import PASS, TAKE, Game, RuleSet, mask_of, parse_cards
 from okgin.melds import deadwood_mask
@@ -266,9 +267,7 @@ def test_threat_is_the_sampled_opponents_gain_over_a_stock_draw() -> None:
             continue
         t = ev.threat(c)
         assert t >= 0.0
-        from clients.bots.strong.evaluation import _joins
-
-        if not _joins(sole, c):
+        if not joins(sole, c):
             assert t == 0.0
         else:
             gain = ev.expected_from(sole, ev.k.pool & ~sole) - ev.util[dad_value(sole | 1 << c)]

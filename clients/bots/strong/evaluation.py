@@ -29,14 +29,8 @@ from okgin.melds import deadwood_mask
 
 from .fastdw import dad_value
 from .knowledge import Knowledge
+from .opponent import joins
 from .tables import RANK_MATES, RUN_PAIRS, VALUES, bits, near_mask
-
-
-def _joins(hand: int, card: int) -> bool:
-    """Would ``card`` make a meld of three with two cards of ``hand``?"""
-    if (RANK_MATES[card] & hand).bit_count() >= 2:
-        return True
-    return any(hand >> a & 1 and hand >> b & 1 for a, b in RUN_PAIRS[card])
 
 
 class Evaluator:
@@ -197,7 +191,7 @@ class Evaluator:
             if h & bit:
                 continue
             n += 1
-            if not _joins(h, card):
+            if not joins(h, card):
                 continue
             g = self.expected_from(h, pool & ~h) - util[dad_value(h | bit)]
             if g > 0:
