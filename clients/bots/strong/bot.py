@@ -33,7 +33,7 @@ from . import learned
 from .evaluation import DeadwoodEvaluator, Evaluator
 from .fastdw import dad_value
 from .ginchase import GinChaseEvaluator
-from .knocking import KnockEstimate, estimate, estimate_rollout, game_equity, sample_opponent
+from .knocking import KnockEstimate, estimate, estimate_rollout, game_equity, knock_mean, sample_opponent
 from .knowledge import Knowledge, read_view
 from .opponent import history_of, sample_hands
 from .tables import VALUES, bits
@@ -124,6 +124,10 @@ class Params:
     #: Judge a discard's threat by the opponent's expected gain from it over this many
     #: sampled opponent hands (:meth:`Evaluator.threat`; 2 players), weighed by
     #: ``threat_weight``, instead of ``danger_weight`` times the chance it melds (0: off).
+    #: Knock with the best of this many knock cards (the least deadwood first) by the Monte
+    #: Carlo value of the knock over the sampled opponent hands, instead of the least
+    #: deadwood: a card more kept may leave melds the opponent can lay off on (1: off).
+    knock_choices: int = 1
     threat_samples: int = 0
     threat_weight: float = 0.3
 
@@ -261,11 +265,25 @@ class StrongBot(Bot):
             value = game_equity(
                 view.target_score - view.scores[me], view.target_score - view.scores[1 - me], 2 if view.doubled else 1
             )
+        if p.knock_choices > 1:
+            kd, kc = self._best_knock(ev, knocks, opps, value)
         kh = hand & ~(1 << kc)
         if p.rollout_turns > 0:
             turns, cv, wary = p.rollout_turns, p.rollout_cv, p.rollout_wary
             return kc, estimate_rollout(ev, self.rules, rng, kh, kd, kh, opps, turns, value, cv, wary)
         return kc, estimate(ev, self.rules, rng, kh, kd, kh, opps, value)
+
+    def _best_knock(self, ev: Evaluator, knocks: list[Action], opps: list[int], value: Callable[[int], float]) -> tuple[int, int]:
+        """The deadwood and card of the knock worth most over ``opps``, among the
+        ``knock_choices`` knocks of least deadwood (ties: the earlier, as :func:`knock_card`)."""
+        hand = ev.k.hand
+        ranked = sorted((ev.dw(hand & ~(1 << a.card)), -VALUES[a.card], a.card) for a in knocks if a.card is not None)
+        best = (float("-inf"), 0, -1)
+        for kd, _, kc in ranked[: self.params.knock_choices]:
+            v = knock_mean(self.rules, hand & ~(1 << kc), kd, opps, value)
+            if v > best[0] + 1e-12:
+                best = (v, kd, kc)
+        return best[1], best[2]
 
     def _hazard(self, k: Knowledge, view: View) -> float:
         """Estimated chance that the opponent can knock on its next turn (drawing from

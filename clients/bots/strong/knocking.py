@@ -89,6 +89,13 @@ def score_knock(rules: RuleSet, knocker: int, defender: int, knocker_dw: int) ->
     return _knock_points(rules, knocker_dw, defence.deadwood)
 
 
+def knock_mean(rules: RuleSet, knock_hand: int, knock_dw: int, opps: list[int], value: Callable[[int], float] = float) -> float:
+    """Mean ``value`` of knocking with ``knock_hand`` (10 cards, deadwood ``knock_dw``)
+    over the opponent hands ``opps``: what :func:`estimate` calls "knock now", alone, to
+    choose between knock cards."""
+    return sum(value(score_knock(rules, knock_hand, opp, knock_dw)) for opp in opps) / max(len(opps), 1)
+
+
 def estimate(
     ev: Evaluator,
     rules: RuleSet,
