@@ -285,3 +285,43 @@ def test_threat_samples_change_discards_and_stay_deterministic() -> None:
         assert a in legal
         differs += a != StrongBot(seed=3).choose(view, legal)
     assert differs > 0
+
+
+def test_knock_choices_picks_the_knock_worth_most_over_the_sampled_hands() -> None:
+    """Among the least-deadwood knock cards, ``knock_choices`` knocks with the one whose
+    mean value over the sampled opponent hands is highest; 1 is the least deadwood."""
+    from clients.bots.strong.bot import knock_card
+    from clients.bots.strong.knocking import knock_mean
+
+    rules = RuleSet()
+    seen = 0
+    for i in range(40):
+        g = Game(rules, f"kc/{i}")
+        bots = [StrongBot(seed="a"), StrongBot(seed="b")]
+        for s, b in enumerate(bots):
+            b.on_game_start(s, rules, 2)
+        while g.current_player is not None:
+            seat = g.current_player
+            view, legal = g.view(seat), g.legal_actions()
+            knocks = [a for a in legal if a.kind == "knock"]
+            if len(knocks) >= 2:
+                one = StrongBot(seed="a")
+                ev = one.evaluator(view)
+                kd1, kc1 = knock_card(ev, knocks)
+                if kd1 > 0:
+                    assert one.knock_estimate(view, knocks, ev)[0] == kc1
+                    many = StrongBot(seed="a", knock_choices=len(knocks))
+                    ev_m = many.evaluator(view)
+                    kc, _ = many.knock_estimate(view, knocks, ev_m)
+                    assert any(a.card == kc for a in knocks)
+                    opps = many.opponent_hands(ev_m.k, view, random.Random(0), 16)
+                    chosen = many.best_knock(ev_m, knocks, opps, float)
+                    rests = {a.card: ev_m.k.hand & ~(1 << a.card) for a in knocks if a.card is not None}
+                    worth = {c: knock_mean(rules, rest, ev_m.dw(rest), opps) for c, rest in rests.items()}
+                    assert worth[chosen[1]] == max(worth.values())
+                    seen += 1
+            if g.apply(bots[seat].choose(view, legal), seat=seat) is not None:
+                break
+        if seen >= 5:
+            break
+    assert seen >= 5

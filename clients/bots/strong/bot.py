@@ -266,14 +266,14 @@ class StrongBot(Bot):
                 view.target_score - view.scores[me], view.target_score - view.scores[1 - me], 2 if view.doubled else 1
             )
         if p.knock_choices > 1:
-            kd, kc = self._best_knock(ev, knocks, opps, value)
+            kd, kc = self.best_knock(ev, knocks, opps, value)
         kh = hand & ~(1 << kc)
         if p.rollout_turns > 0:
             turns, cv, wary = p.rollout_turns, p.rollout_cv, p.rollout_wary
             return kc, estimate_rollout(ev, self.rules, rng, kh, kd, kh, opps, turns, value, cv, wary)
         return kc, estimate(ev, self.rules, rng, kh, kd, kh, opps, value)
 
-    def _best_knock(self, ev: Evaluator, knocks: list[Action], opps: list[int], value: Callable[[int], float]) -> tuple[int, int]:
+    def best_knock(self, ev: Evaluator, knocks: list[Action], opps: list[int], value: Callable[[int], float]) -> tuple[int, int]:
         """The deadwood and card of the knock worth most over ``opps``, among the
         ``knock_choices`` knocks of least deadwood (ties: the earlier, as :func:`knock_card`)."""
         hand = ev.k.hand
