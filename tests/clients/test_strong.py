@@ -17,6 +17,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strong_hands import play_first_hand
 
 from clients.bot import Bot
 from clients.bots import get_bot
@@ -172,15 +173,8 @@ def first_hand_net(rules: RuleSet, seed: str) -> float:
     for pos in range(2):
         bots: list[Bot] = [SimpleBot(), SimpleBot()]
         bots[pos] = StrongBot(seed=seed)
-        g = Game(rules, seed)
-        for s, b in enumerate(bots):
-            b.on_game_start(s, rules, 2)
-        while True:
-            seat = g.current_player
-            assert seat is not None
-            r = g.apply(bots[seat].choose(g.view(seat), g.legal_actions()), seat=seat)
-            if r is not None:
-                break
+        r = play_first_hand(bots, rules, seed)[2]
+        assert r is not None
         if r.winner is not None:
             net += r.points if r.winner == pos else -r.points
     return net / 2

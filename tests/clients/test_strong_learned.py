@@ -11,6 +11,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from clients.bot import Bot
 from clients.bots.strong import StrongBot, learned
 from okgin import Game, RuleSet
 
@@ -18,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench" / "strength"))
 
 import valuefit  # noqa: E402
+from strong_hands import play_first_hand  # noqa: E402
 
 
 def test_every_row_is_a_utility_zero_at_gin_and_never_better_for_more_deadwood() -> None:
@@ -44,20 +46,6 @@ def test_rules_no_table_was_fitted_under_get_the_linear_utility() -> None:
     assert learned.table_for(odd) is None
 
 
-def _first_hand_moves(bots: list[object], rules: RuleSet, seed: str) -> list[str]:
-    g = Game(rules, seed)
-    for s, b in enumerate(bots):
-        b.on_game_start(s, rules, g.num_seats)  # type: ignore[attr-defined]
-    moves = []
-    while True:
-        seat = g.current_player
-        assert seat is not None
-        a = bots[seat].choose(g.view(seat), g.legal_actions())  # type: ignore[attr-defined]
-        moves.append(f"{seat}:{a}")
-        if g.apply(a, seat=seat) is not None:
-            return moves
-
-
 def test_in_the_box_the_learned_bot_plays_exactly_like_the_linear_one() -> None:
     rules = RuleSet(variant="box")
     from clients.bots.simple import SimpleBot
@@ -67,9 +55,9 @@ def test_in_the_box_the_learned_bot_plays_exactly_like_the_linear_one() -> None:
         seat = roles.index(role)
         runs = []
         for on in (True, False):
-            bots: list[object] = [SimpleBot(seed="s1"), SimpleBot(seed="s2"), SimpleBot(seed="s3")]
+            bots: list[Bot] = [SimpleBot(seed="s1"), SimpleBot(seed="s2"), SimpleBot(seed="s3")]
             bots[seat] = StrongBot(seed="lb", learned=on)
-            moves = _first_hand_moves(bots, rules, "learned-box")
+            moves = play_first_hand(bots, rules, "learned-box")[1]
             assert any(m.startswith(f"{seat}:") for m in moves)
             runs.append(moves)
         assert runs[0] == runs[1]
@@ -80,10 +68,10 @@ def test_the_learned_bot_plays_legal_deterministic_hands_and_differs_from_linear
     differs = False
     for i in range(6):
         seed = f"learned/{i}"
-        a = _first_hand_moves([StrongBot(seed="x", learned=True), StrongBot(seed="y")], rules, seed)
-        b = _first_hand_moves([StrongBot(seed="x", learned=True), StrongBot(seed="y")], rules, seed)
+        a = play_first_hand([StrongBot(seed="x", learned=True), StrongBot(seed="y")], rules, seed)[1]
+        b = play_first_hand([StrongBot(seed="x", learned=True), StrongBot(seed="y")], rules, seed)[1]
         assert a == b
-        c = _first_hand_moves([StrongBot(seed="x"), StrongBot(seed="y")], rules, seed)
+        c = play_first_hand([StrongBot(seed="x"), StrongBot(seed="y")], rules, seed)[1]
         differs = differs or a != c
     assert differs, "the learned utility changed no move in six hands"
 

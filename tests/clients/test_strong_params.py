@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+from strong_hands import play_first_hand
+
 from clients.bots.simple import joins_meld
 from clients.bots.strong import V1, Params, StrongBot, StrongV1Bot
 from clients.bots.strong.fastdw import dad_value
@@ -202,38 +204,23 @@ def test_gin_equity_changes_only_the_gin_bonus() -> None:
     for i in range(3):
         moves = []
         for on in (True, False):
-            g = Game(rules, f"ge/{i}")
             bots = [StrongBot(seed="a", gin_bonus=25.0, gin_equity=on), StrongBot(seed="b")]
-            for s, b in enumerate(bots):
-                b.on_game_start(s, rules, 2)
-            seq = []
-            while True:
-                seat = g.current_player
-                assert seat is not None
-                a = bots[seat].choose(g.view(seat), g.legal_actions())
-                seq.append(str(a))
-                if g.apply(a, seat=seat) is not None:
-                    break
-            moves.append(seq)
+            moves.append(play_first_hand(bots, rules, f"ge/{i}")[1])
         assert moves[0] == moves[1]
 
 
 def _discard_view(seed: str, bots: list[StrongBot], turns: int) -> tuple[Game, int]:
     """A 2-player game played ``turns`` moves by ``bots``, stopped at a discard."""
-    rules = RuleSet()
-    g = Game(rules, seed)
-    for s, b in enumerate(bots):
-        b.on_game_start(s, rules, 2)
-    n = 0
-    while True:
+
+    def at_discard(g: Game, n: int) -> bool:
         seat = g.current_player
-        assert seat is not None
-        view = g.view(seat)
-        if n >= turns and view.phase == "discard":
-            return g, seat
-        a = bots[seat].choose(view, g.legal_actions())
-        assert g.apply(a, seat=seat) is None, "the hand ended before the discard looked for"
-        n += 1
+        return n >= turns and seat is not None and g.view(seat).phase == "discard"
+
+    g, _, r = play_first_hand(bots, RuleSet(), seed, at_discard)
+    assert r is None, "the hand ended before the discard looked for"
+    seat = g.current_player
+    assert seat is not None
+    return g, seat
 
 
 def test_threat_off_is_the_danger_penalty() -> None:
