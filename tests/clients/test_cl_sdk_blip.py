@@ -48,7 +48,13 @@ class CuttableProxy:
                 down, _ = self.listener.accept()
             except OSError:
                 return
-            up = socket.create_connection(self.target, timeout=10)
+            try:
+                up = socket.create_connection(self.target, timeout=10)
+            except OSError:
+                # the referee is gone (the test is ending, and its client still retries):
+                # refuse this connection as the referee would, and keep accepting until closed
+                down.close()
+                continue
             up.settimeout(None)  # the forwarding threads block on recv by design (daemons)
             with self.lock:
                 self.conns += [down, up]
