@@ -130,6 +130,9 @@ class Params:
     knock_choices: int = 1
     threat_samples: int = 0
     threat_weight: float = 0.3
+    #: The threat's measure on each sampled hand: 0 its gain in points, 1 whether the card
+    #: melds with two of its cards (then ``threat_weight`` plays ``danger_weight``'s part).
+    threat_kind: int = 0
 
 
 #: ``strong-v1``: the strong bot as it was before issue 30 (bench/strength.md).
@@ -210,6 +213,7 @@ class StrongBot(Bot):
             rng = random.Random(f"{self._salt}/{view.hand_number}/{len(view.events)}/threat")
             ev.opp_hands = lambda: self.opponent_hands(k, view, rng, p.threat_samples)
             ev.gain_weight = p.threat_weight
+            ev.gain_by_points = p.threat_kind == 0
         return ev
 
     def _take(self, ev: Evaluator, hand: int, card: int) -> bool:

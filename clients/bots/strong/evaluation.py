@@ -75,6 +75,9 @@ class Evaluator:
         self.opp_hands: Callable[[], list[int]] | None = None
         #: Weight of the opponent's expected gain from a discard (utility points).
         self.gain_weight = 0.0
+        #: Count a sampled hand's gain in points (else 1 for every hand the card melds with:
+        #: the chance it melds, as :meth:`danger` has it, but with the cards kept together).
+        self.gain_by_points = True
         self._hands: list[int] | None = None
         self._threat: dict[int, float] = {}
 
@@ -193,9 +196,12 @@ class Evaluator:
             n += 1
             if not joins(h, card):
                 continue
-            g = self.expected_from(h, pool & ~h) - util[dad_value(h | bit)]
-            if g > 0:
-                total += g
+            if self.gain_by_points:
+                g = self.expected_from(h, pool & ~h) - util[dad_value(h | bit)]
+                if g > 0:
+                    total += g
+            else:
+                total += 1.0
         t = self.gain_weight * total / n if n else 0.0
         self._threat[card] = t
         return t
