@@ -133,6 +133,9 @@ class Params:
     #: The threat's measure on each sampled hand: 0 its gain in points, 1 whether the card
     #: melds with two of its cards (then ``threat_weight`` plays ``danger_weight``'s part).
     threat_kind: int = 0
+    #: The threat's hands: 1 the opponent model's (as ``opp_model`` 1), 0 hands dealt by the
+    #: unseen cards' marginal weights (:func:`knocking.sample_opponent`).
+    threat_model: int = 1
 
 
 #: ``strong-v1``: the strong bot as it was before issue 30 (bench/strength.md).
@@ -211,7 +214,10 @@ class StrongBot(Bot):
             ev = evaluator(k, knock_bonus=p.knock_bonus, gin_bonus=gin_bonus, danger_weight=p.danger_weight, utility=utility)
         if p.threat_samples > 0 and view.num_seats == 2 and k.opp_hidden > 0:
             rng = random.Random(f"{self._salt}/{view.hand_number}/{len(view.events)}/threat")
-            ev.opp_hands = lambda: self.opponent_hands(k, view, rng, p.threat_samples)
+            if p.threat_model == 1:
+                ev.opp_hands = lambda: self.opponent_hands(k, view, rng, p.threat_samples)
+            else:
+                ev.opp_hands = lambda: sample_opponent(k, rng, p.threat_samples)
             ev.gain_weight = p.threat_weight
             ev.gain_by_points = p.threat_kind == 0
         return ev

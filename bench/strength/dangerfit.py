@@ -1,0 +1,167 @@
+"""How well does `strong` know which of its discards the opponent can meld?
+
+Peeking at the opponent's hand for its discard safety alone (`oracle:threat_samples=1`)
+wins far more than any setting of the bot does, so the question is how far the bot's
+own guess of "does this card meld with two cards the opponent holds" is from the
+truth, and whether the opponent model's sampled hands guess better than the card
+marginals the bot uses now.
+
+First hands of the bot against itself (Oklahoma rules unless ``--rule`` says otherwise);
+at every discard decision, for every card of the hand that may be thrown, three
+predictions of "the opponent holds two cards melding with it" are kept beside the truth
+(:func:`opponent.joins` on the opponent's real hand):
+
+- ``marginal``: :meth:`Evaluator.danger`, the chance from each unseen card's own
+  probability, the cards taken as independent (what `strong` charges for);
+- ``sampled``: the share of ``--samples`` hands of the opponent model
+  (:meth:`StrongBot.opponent_hands`, the hands its knock decision trusts) with which the
+  card melds;
+- ``weighted``: the same share over hands dealt from the unseen cards by their
+  marginal weights (:func:`knocking.sample_opponent`, the ``opp_model=0`` hands): the
+  marginals of ``marginal`` with the hand's ten cards dealt together.
+
+It prints each one's Brier score (lower is better), its log loss, and a calibration
+table, overall and by stock left.
+
+    python3 bench/strength/dangerfit.py --hands 500 --seed dg1 --jobs 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from harness import parse_spec
+from knockfit import start_hand
+
+from clients.bots.strong.knocking import sample_opponent
+from clients.bots.strong.opponent import joins
+from okgin import RuleSet
+from okgin.launch import add_rule_flag
+
+#: The predictors, in the order of each row's fields after the truth.
+PREDICTORS = ("marginal", "sampled", "weighted")
+#: Stock groups (inclusive bounds) the figures are cut by.
+STOCK_GROUPS = ((25, 40), (15, 24), (0, 14))
+
+Row = tuple[int, int, float, float, float]  # stock left, truth, then one per predictor
+
+
+def collect_hand(job: tuple[str, int, RuleSet, str, int]) -> list[Row]:
+    """The rows of the first hand of ``seed``/``i``, the bot against itself."""
+    seed, i, rules, spec, samples = job
+    _, params = parse_spec(spec)
+    g, bots = start_hand(f"{seed}/{i}", rules, params)
+    rng = random.Random(f"{seed}/{i}/dangerfit")
+    out: list[Row] = []
+    while g.current_player is not None:
+        seat = g.current_player
+        view, legal = g.view(seat), g.legal_actions()
+        bot = bots[seat]
+        throwable = [a.card for a in legal if a.kind == "discard" and a.card is not None]
+        if throwable and view.phase == "discard":
+            ev = bot.evaluator(view)
+            k = ev.k
+            real = g.hand.hands[1 - seat]
+            sampled = bot.opponent_hands(k, view, rng, samples)
+            weighted = sample_opponent(k, rng, samples)
+            for c in throwable:
+                out.append((
+                    view.stock_size,
+                    int(joins(real, c)),
+                    ev.danger(c),
+                    _share(sampled, c),
+                    _share(weighted, c),
+                ))
+        if g.apply(bot.choose(view, legal), seat=seat) is not None:
+            break
+    return out
+
+
+def _share(hands: list[int], card: int) -> float:
+    """The share of ``hands`` (not holding ``card``) with which ``card`` melds."""
+    bit = 1 << card
+    pool = [h for h in hands if not h & bit]
+    return sum(joins(h, card) for h in pool) / len(pool) if pool else 0.0
+
+
+def scores(rows: list[Row]) -> list[tuple[float, float, float]]:
+    """Brier score, log loss and mean prediction of each predictor over ``rows``."""
+    out = []
+    for j in range(len(PREDICTORS)):
+        brier = loss = mean = 0.0
+        for r in rows:
+            p, y = r[2 + j], r[1]
+            brier += (p - y) ** 2
+            q = min(max(p, 1e-3), 1 - 1e-3)
+            loss -= math.log(q if y else 1 - q)
+            mean += p
+        n = max(len(rows), 1)
+        out.append((brier / n, loss / n, mean / n))
+    return out
+
+
+def calibration(rows: list[Row], j: int, edges: tuple[float, ...] = (0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 1.0)) -> list[str]:
+    """Predicted against observed rate of predictor ``j``, by bins of prediction."""
+    lines = []
+    lo = -1.0
+    for hi in edges:
+        cell = [r for r in rows if lo < r[2 + j] <= hi]
+        if cell:
+            pred = sum(r[2 + j] for r in cell) / len(cell)
+            seen = sum(r[1] for r in cell) / len(cell)
+            lines.append(f"    ({max(lo, 0):.2f}, {hi:.2f}]: {len(cell):6d} cards, predicted {pred:.3f}, melds {seen:.3f}")
+        lo = hi
+    return lines
+
+
+def report(rows: list[Row]) -> list[str]:
+    lines = []
+    base = sum(r[1] for r in rows) / max(len(rows), 1)
+    cuts = [("all", rows)] + [(f"stock {a}-{b}", [r for r in rows if a <= r[0] <= b]) for a, b in STOCK_GROUPS]
+    for name, part in cuts:
+        if not part:
+            continue
+        lines.append(f"{name}: {len(part)} cards, {100 * sum(r[1] for r in part) / len(part):.1f}% meld")
+        for pred, (brier, loss, mean) in zip(PREDICTORS, scores(part), strict=True):
+            lines.append(f"  {pred:9s} Brier {brier:.4f}  log loss {loss:.4f}  mean prediction {mean:.3f}")
+    lines.append(f"calibration (all cards; {100 * base:.1f}% meld):")
+    for j, pred in enumerate(PREDICTORS):
+        lines.append(f"  {pred}:")
+        lines.extend(calibration(rows, j))
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="bench/strength/dangerfit.py", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--hands", type=int, default=500)
+    ap.add_argument("--seed", default="dg1")
+    ap.add_argument("--bot", default="strong", help="the bot on both sides (strong:key=value,...)")
+    ap.add_argument("--samples", type=int, default=24, help="opponent hands per decision for the sampled predictors")
+    ap.add_argument("--jobs", type=int, default=2)
+    add_rule_flag(ap)
+    a = ap.parse_args(argv)
+    rules = RuleSet().with_assignments(a.rule)
+    t = time.time()
+    jobs = [(a.seed, i, rules, a.bot, a.samples) for i in range(a.hands)]
+    if a.jobs > 1:
+        with Pool(a.jobs) as pool:
+            rows = [r for part in pool.imap(collect_hand, jobs, chunksize=4) for r in part]
+    else:
+        rows = [r for job in jobs for r in collect_hand(job)]
+    print(f"{len(rows)} throwable cards at the discard decisions of {a.hands} first hands of {a.bot} "
+          f"against itself (seed {a.seed}, {a.samples} samples), {time.time() - t:.0f} s")
+    print("\n".join(report(rows)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
