@@ -43,7 +43,7 @@ from harness import parse_spec
 from knockfit import start_hand
 
 from clients.bots.strong.knocking import sample_opponent
-from clients.bots.strong.opponent import joins
+from clients.bots.strong.opponent import history_of, joins, sample_hands
 from okgin import RuleSet
 from okgin.launch import add_rule_flag
 
@@ -55,9 +55,10 @@ STOCK_GROUPS = ((25, 40), (15, 24), (0, 14))
 Row = tuple[int, int, float, float, float]  # stock left, truth, then one per predictor
 
 
-def collect_hand(job: tuple[str, int, RuleSet, str, int]) -> list[Row]:
-    """The rows of the first hand of ``seed``/``i``, the bot against itself."""
-    seed, i, rules, spec, samples = job
+def collect_hand(job: tuple[str, int, RuleSet, str, int, tuple[int, int] | None]) -> list[Row]:
+    """The rows of the first hand of ``seed``/``i``, the bot against itself (``chain``:
+    the sampled predictor's Markov chain thinning and burn-in, None for the bot's own)."""
+    seed, i, rules, spec, samples, chain = job
     _, params = parse_spec(spec)
     g, bots = start_hand(f"{seed}/{i}", rules, params)
     rng = random.Random(f"{seed}/{i}/dangerfit")
@@ -71,7 +72,14 @@ def collect_hand(job: tuple[str, int, RuleSet, str, int]) -> list[Row]:
             ev = bot.evaluator(view)
             k = ev.k
             real = g.hand.hands[1 - seat]
-            sampled = bot.opponent_hands(k, view, rng, samples)
+            if chain is None:
+                sampled = bot.opponent_hands(k, view, rng, samples)
+            else:
+                h = history_of(view)
+                q = bot.params
+                h.tight, h.no_knock = q.opp_tight, q.opp_no_knock
+                h.last_w, h.earlier_w, h.pickup_w, h.older_w = q.opp_last, q.opp_earlier, q.opp_pickup, q.opp_older
+                sampled = sample_hands(view, k, h, rng, samples, thin=chain[0], burn=chain[1])
             weighted = sample_opponent(k, rng, samples)
             for c in throwable:
                 out.append((
@@ -146,19 +154,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", default="dg1")
     ap.add_argument("--bot", default="strong", help="the bot on both sides (strong:key=value,...)")
     ap.add_argument("--samples", type=int, default=24, help="opponent hands per decision for the sampled predictors")
+    ap.add_argument("--chain", default=None, metavar="THIN,BURN",
+                    help="the sampled predictor's chain (steps between samples, steps before the first; "
+                         "default: the bot's own)")
     ap.add_argument("--jobs", type=int, default=2)
     add_rule_flag(ap)
     a = ap.parse_args(argv)
     rules = RuleSet().with_assignments(a.rule)
     t = time.time()
-    jobs = [(a.seed, i, rules, a.bot, a.samples) for i in range(a.hands)]
+    chain = tuple(int(x) for x in a.chain.split(",")) if a.chain else None
+    if chain is not None and len(chain) != 2:
+        ap.error("--chain takes THIN,BURN")
+    jobs = [(a.seed, i, rules, a.bot, a.samples, chain) for i in range(a.hands)]
     if a.jobs > 1:
         with Pool(a.jobs) as pool:
             rows = [r for part in pool.imap(collect_hand, jobs, chunksize=4) for r in part]
     else:
         rows = [r for job in jobs for r in collect_hand(job)]
     print(f"{len(rows)} throwable cards at the discard decisions of {a.hands} first hands of {a.bot} "
-          f"against itself (seed {a.seed}, {a.samples} samples), {time.time() - t:.0f} s")
+          f"against itself (seed {a.seed}, {a.samples} samples, chain {a.chain or 'as the bot'}), {time.time() - t:.0f} s")
     print("\n".join(report(rows)))
     return 0
 
