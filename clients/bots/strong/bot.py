@@ -131,7 +131,8 @@ class Params:
     threat_samples: int = 0
     threat_weight: float = 0.3
     #: The threat's measure on each sampled hand: 0 its gain in points, 1 whether the card
-    #: melds with two of its cards (then ``threat_weight`` plays ``danger_weight``'s part).
+    #: melds with two of its cards (then ``threat_weight`` plays ``danger_weight``'s part);
+    #: 2: no sampled hands, ``threat_weight`` times :meth:`Evaluator.danger_points`.
     threat_kind: int = 0
     #: The threat's hands: 1 the opponent model's (as ``opp_model`` 1), 0 hands dealt by the
     #: unseen cards' marginal weights (:func:`knocking.sample_opponent`).
@@ -212,7 +213,9 @@ class StrongBot(Bot):
             if p.gin_equity and gin_bonus and view.num_seats == 2:
                 gin_bonus *= gin_weight(view, self.rules)
             ev = evaluator(k, knock_bonus=p.knock_bonus, gin_bonus=gin_bonus, danger_weight=p.danger_weight, utility=utility)
-        if p.threat_samples > 0 and view.num_seats == 2 and k.opp_hidden > 0:
+        if p.threat_kind == 2:
+            ev.points_weight = p.threat_weight
+        elif p.threat_samples > 0 and view.num_seats == 2 and k.opp_hidden > 0:
             rng = random.Random(f"{self._salt}/{view.hand_number}/{len(view.events)}/threat")
             if p.threat_model == 1:
                 ev.opp_hands = lambda: self.opponent_hands(k, view, rng, p.threat_samples)

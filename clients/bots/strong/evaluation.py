@@ -79,6 +79,8 @@ class Evaluator:
         #: the chance it melds, as :meth:`danger` has it, but with the cards kept together).
         self.gain_by_points = True
         self._hands: list[int] | None = None
+        #: When set, a discard's threat is this times :meth:`danger_points` (no sampling).
+        self.points_weight = 0.0
         self._threat: dict[int, float] = {}
 
     # --------------------------------------------------------------- deadwood
@@ -165,6 +167,25 @@ class Evaluator:
         self._danger[card] = d
         return d
 
+    def danger_points(self, card: int) -> float:
+        """The points of the opponent's cards that ``card`` would meld, expected: over every
+        pair of cards that make a meld of three with it, the chance the opponent holds both
+        (:attr:`Knowledge.p_opp`, independent) times their points.
+
+        Why: :meth:`danger` counts a card that completes two kings like one that completes
+        two aces; peeking at the opponent's hand showed that weighing what it saves wins
+        far more than the bare chance (bench/strength.md). Pairs overlap (a card may meld
+        two ways), so this is an expectation of points, not a probability."""
+        p = self.k.p_opp
+        mates = bits(RANK_MATES[card])
+        total = 0.0
+        for i, a in enumerate(mates):
+            for b in mates[i + 1 :]:
+                total += p[a] * p[b] * (VALUES[a] + VALUES[b])
+        for a, b in RUN_PAIRS[card]:
+            total += p[a] * p[b] * (VALUES[a] + VALUES[b])
+        return total
+
     def threat(self, card: int) -> float:
         """What throwing ``card`` costs us through the opponent, in utility points.
 
@@ -178,6 +199,8 @@ class Evaluator:
         cards as independent, where the sampled hands keep what the opponent's moves say
         about how its cards go together.
         """
+        if self.points_weight:
+            return self.points_weight * self.danger_points(card)
         if self.opp_hands is None:
             return self.danger_weight * self.danger(card) if self.danger_weight else 0.0
         t = self._threat.get(card)
