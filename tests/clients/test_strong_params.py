@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from strong_hands import play_first_hand
 
 from clients.bots.simple import joins_meld
@@ -312,3 +313,43 @@ def test_knock_choices_picks_the_knock_worth_most_over_the_sampled_hands() -> No
         if seen >= 5:
             break
     assert seen >= 5
+
+
+def test_danger_points_weigh_each_melding_pair_by_its_points() -> None:
+    """With only the two other kings possible for the opponent (each at 1/2), a king
+    melds them with chance 1/4 and would save their 20 points: 5 expected points."""
+    g, seat = _discard_view("dp", [StrongBot(seed=1), StrongBot(seed=2)], 4)
+    ev = StrongBot(seed=1, threat_kind=2, threat_weight=0.2).evaluator(g.view(seat))
+    assert ev.points_weight == 0.2
+    king = 12  # the king of the first suit
+    mates = [king + 13 * s for s in (1, 2)]
+    for c in range(52):
+        ev.k.p_opp[c] = 0.5 if c in mates else 0.0
+    assert ev.danger_points(king) == pytest.approx(0.25 * 20)
+    assert ev.threat(king) == pytest.approx(0.2 * 0.25 * 20)
+    assert ev.danger_points(0) == 0.0  # an ace with no possible mates
+
+
+def test_threat_kind_1_is_the_share_of_sampled_hands_the_card_melds_with() -> None:
+    g, seat = _discard_view("tk1", [StrongBot(seed=1), StrongBot(seed=2)], 8)
+    ev = StrongBot(seed=1, threat_samples=8, threat_kind=1, threat_weight=2.0).evaluator(g.view(seat))
+    assert ev.opp_hands is not None and not ev.gain_by_points
+    hands = ev.opp_hands()
+    ev.opp_hands = lambda: hands  # the threat judges these very hands
+    for c in range(52):
+        if ev.k.hand >> c & 1:
+            free = [h for h in hands if not h >> c & 1]
+            assert ev.threat(c) == pytest.approx(2.0 * sum(joins(h, c) for h in free) / len(free))
+
+
+def test_threat_model_0_deals_the_hands_by_the_marginals() -> None:
+    """The threat's hands come from knocking.sample_opponent: hold no card we can see,
+    and are the same for the same seed and view."""
+    g, seat = _discard_view("tm0", [StrongBot(seed=1), StrongBot(seed=2)], 8)
+    view = g.view(seat)
+    evs = [StrongBot(seed=5, threat_samples=16, threat_model=0).evaluator(view) for _ in range(2)]
+    hands = [ev.opp_hands() for ev in evs if ev.opp_hands is not None]
+    assert len(hands) == 2 and hands[0] == hands[1] and len(hands[0]) == 16
+    k = evs[0].k
+    for h in hands[0]:
+        assert h & k.hand == 0 and (h & ~k.pool) == k.opp_known
