@@ -18,7 +18,9 @@ predictions of "the opponent holds two cards melding with it" are kept beside th
   card melds;
 - ``weighted``: the same share over hands dealt from the unseen cards by their
   marginal weights (:func:`knocking.sample_opponent`, the ``opp_model=0`` hands): the
-  marginals of ``marginal`` with the hand's ten cards dealt together.
+  marginals of ``marginal`` with the hand's ten cards dealt together;
+- ``blind``: :meth:`Evaluator.danger` with every unseen card alike (``strong:inference=0``),
+  what knowing nothing of the opponent's moves gives.
 
 It prints each one's Brier score (lower is better), its log loss, and a calibration
 table, overall and by stock left.
@@ -42,17 +44,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from harness import parse_spec
 from knockfit import start_hand
 
+from clients.bots.strong import StrongBot
 from clients.bots.strong.knocking import sample_opponent
 from clients.bots.strong.opponent import history_of, joins, sample_hands
 from okgin import RuleSet
 from okgin.launch import add_rule_flag
 
 #: The predictors, in the order of each row's fields after the truth.
-PREDICTORS = ("marginal", "sampled", "weighted")
+PREDICTORS = ("marginal", "sampled", "weighted", "blind")
 #: Stock groups (inclusive bounds) the figures are cut by.
 STOCK_GROUPS = ((25, 40), (15, 24), (0, 14))
 
-Row = tuple[int, int, float, float, float]  # stock left, truth, then one per predictor
+Row = tuple[int, int, float, float, float, float]  # stock left, truth, then one per predictor
 
 
 def collect_hand(job: tuple[str, int, RuleSet, str, int, tuple[int, int] | None]) -> list[Row]:
@@ -61,6 +64,7 @@ def collect_hand(job: tuple[str, int, RuleSet, str, int, tuple[int, int] | None]
     seed, i, rules, spec, samples, chain = job
     _, params = parse_spec(spec)
     g, bots = start_hand(f"{seed}/{i}", rules, params)
+    blind = StrongBot(seed=0, inference=False)
     rng = random.Random(f"{seed}/{i}/dangerfit")
     out: list[Row] = []
     while g.current_player is not None:
@@ -70,6 +74,7 @@ def collect_hand(job: tuple[str, int, RuleSet, str, int, tuple[int, int] | None]
         throwable = [a.card for a in legal if a.kind == "discard" and a.card is not None]
         if throwable and view.phase == "discard":
             ev = bot.evaluator(view)
+            ev_blind = blind.evaluator(view)
             k = ev.k
             real = g.hand.hands[1 - seat]
             if chain is None:
@@ -88,6 +93,7 @@ def collect_hand(job: tuple[str, int, RuleSet, str, int, tuple[int, int] | None]
                     ev.danger(c),
                     _share(sampled, c),
                     _share(weighted, c),
+                    ev_blind.danger(c),
                 ))
         if g.apply(bot.choose(view, legal), seat=seat) is not None:
             break

@@ -41,9 +41,9 @@ def test_rows_hold_the_truth_and_three_chances_per_throwable_card() -> None:
 
 
 def test_scores_reward_the_right_guess() -> None:
-    sure = [(20, 1, 1.0, 0.5, 0.0), (20, 0, 0.0, 0.5, 1.0)]
-    (b0, _, _), (b1, _, _), (b2, _, _) = dangerfit.scores(sure)
-    assert b0 == 0.0 and b1 == 0.25 and b2 == 1.0
+    sure = [(20, 1, 1.0, 0.5, 0.0, 0.5), (20, 0, 0.0, 0.5, 1.0, 0.5)]
+    (b0, _, _), (b1, _, _), (b2, _, _), (b3, _, _) = dangerfit.scores(sure)
+    assert b0 == 0.0 and b1 == 0.25 and b2 == 1.0 and b3 == 0.25
 
 
 def test_end_to_end(capsys: pytest.CaptureFixture[str]) -> None:
