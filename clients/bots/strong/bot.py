@@ -128,6 +128,11 @@ class Params:
     #: Carlo value of the knock over the sampled opponent hands, instead of the least
     #: deadwood: a card more kept may leave melds the opponent can lay off on (1: off).
     knock_choices: int = 1
+    #: Powers of the card-weight multipliers of :mod:`knowledge` for the opponent's
+    #: pick-ups, refusals and discards (1: the hand-set model; :func:`knowledge.read_view`).
+    infer_picked: float = 1.0
+    infer_refused: float = 1.0
+    infer_discarded: float = 1.0
     threat_samples: int = 0
     threat_weight: float = 0.3
     #: The threat's measure on each sampled hand: 0 its gain in points, 1 whether the card
@@ -198,7 +203,7 @@ class StrongBot(Bot):
     def evaluator(self, view: View) -> Evaluator:
         """The judge of hands for a decision in ``view``, with the bot's settings."""
         p = self.params
-        k = read_view(view) if p.inference else _uninformed(view)
+        k = read_view(view, (p.infer_picked, p.infer_refused, p.infer_discarded)) if p.inference else _uninformed(view)
         ev: Evaluator
         if p.chase_weight > 0 and view.knock_limit <= p.chase_limit:
             ev = GinChaseEvaluator(k, weight=p.chase_weight, danger_weight=p.danger_weight)

@@ -81,8 +81,12 @@ def opponent_of(view: View) -> int:
     return view.dealer if me == view.nondealer else view.nondealer
 
 
-def read_view(view: View) -> Knowledge:
-    """Build the :class:`Knowledge` for the hand shown in ``view``."""
+def read_view(view: View, strength: tuple[float, float, float] = (1.0, 1.0, 1.0)) -> Knowledge:
+    """Build the :class:`Knowledge` for the hand shown in ``view``.
+
+    ``strength`` raises the multipliers of a pick-up, a refusal and a discard
+    (:data:`PICKED`, :data:`REFUSED`, :data:`DISCARDED`) to these powers: 1 is the
+    hand-set model, 0 ignores that kind of move (bench/strength/inferfit.py fits them)."""
     assert view.hand is not None and view.hand_of is not None, "the view must show a hand"
     hand = 0
     for c in view.hand:
@@ -100,6 +104,11 @@ def read_view(view: View) -> Knowledge:
     weights = [0.0] * 52
     for c in bits(pool):
         weights[c] = 1.0
+    picked, refuse, discarded = PICKED, REFUSED, DISCARDED
+    if strength != (1.0, 1.0, 1.0):
+        picked, refuse, discarded = (
+            (a ** e, b ** e, c ** e) for (a, b, c), e in zip((PICKED, REFUSED, DISCARDED), strength, strict=True)
+        )
 
     # Replay the hand's public history to see what the opponent took, refused, threw.
     stack = [view.upcard]
@@ -111,22 +120,22 @@ def read_view(view: View) -> Knowledge:
         if kind in ("take", "draw_discard"):
             card = stack.pop()
             if ev.seat == opp:
-                _scale(weights, pool, card, PICKED)
+                _scale(weights, pool, card, picked)
         elif kind == "pass":
             if ev.seat == opp and stack:
                 refused |= 1 << stack[-1]
-                _scale(weights, pool, stack[-1], REFUSED)
+                _scale(weights, pool, stack[-1], refuse)
             forced = True
         elif kind == "draw_stock":
             if ev.seat == opp and stack and not forced:
                 refused |= 1 << stack[-1]
-                _scale(weights, pool, stack[-1], REFUSED)
+                _scale(weights, pool, stack[-1], refuse)
             forced = False
         elif kind == "discard" and ev.card is not None:
             stack.append(ev.card)
             if ev.seat == opp:
                 discards |= 1 << ev.card
-                _scale(weights, pool, ev.card, DISCARDED)
+                _scale(weights, pool, ev.card, discarded)
 
     p_opp = [0.0] * 52
     p_draw = [0.0] * 52
