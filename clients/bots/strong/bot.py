@@ -121,9 +121,6 @@ class Params:
     #: Weigh the gin bonus by what gin's extra points are worth for the game now
     #: (:func:`gin_weight`; 2 players): nothing when a plain knock already wins it.
     gin_equity: bool = False
-    #: Judge a discard's threat by the opponent's expected gain from it over this many
-    #: sampled opponent hands (:meth:`Evaluator.threat`; 2 players), weighed by
-    #: ``threat_weight``, instead of ``danger_weight`` times the chance it melds (0: off).
     #: Knock with the best of this many knock cards (the least deadwood first) by the Monte
     #: Carlo value of the knock over the sampled opponent hands, instead of the least
     #: deadwood: a card more kept may leave melds the opponent can lay off on (1: off).
@@ -133,6 +130,9 @@ class Params:
     infer_picked: float = 1.0
     infer_refused: float = 1.0
     infer_discarded: float = 1.0
+    #: Judge a discard's threat by the opponent's expected gain from it over this many
+    #: sampled opponent hands (:meth:`Evaluator.threat`; 2 players), weighed by
+    #: ``threat_weight``, instead of ``danger_weight`` times the chance it melds (0: off).
     threat_samples: int = 0
     threat_weight: float = 0.3
     #: The threat's measure on each sampled hand: 0 its gain in points, 1 whether the card

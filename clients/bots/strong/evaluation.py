@@ -173,8 +173,8 @@ class Evaluator:
         (:attr:`Knowledge.p_opp`, independent) times their points.
 
         Why: :meth:`danger` counts a card that completes two kings like one that completes
-        two aces; peeking at the opponent's hand showed that weighing what it saves wins
-        far more than the bare chance (bench/strength.md). Pairs overlap (a card may meld
+        two aces; with the opponent's real hand, weighing what a card gains it wins far
+        more than the bare chance (bench/strength.md). Pairs overlap (a card may meld
         two ways), so this is an expectation of points, not a probability."""
         p = self.k.p_opp
         mates = bits(RANK_MATES[card])
@@ -189,15 +189,17 @@ class Evaluator:
     def threat(self, card: int) -> float:
         """What throwing ``card`` costs us through the opponent, in utility points.
 
-        By default ``danger_weight`` times :meth:`danger`, the chance it melds with two
-        cards the opponent holds. With :attr:`opp_hands` it is ``gain_weight`` times the
-        opponent's expected gain from taking it: over the sampled hands, how much its
-        utility after the best discard beats what a draw from the stock is expected to
-        bring it (:meth:`expected`; no gain counts 0, since it would not take the card).
-        Why: the marginal chance treats a card that turns a
-        40-deadwood hand into a 35 like one that lets a 12 knock or go gin, and takes the
-        cards as independent, where the sampled hands keep what the opponent's moves say
-        about how its cards go together.
+        By default (``strong``) ``danger_weight`` times :meth:`danger`, the chance it melds
+        with two cards the opponent holds. The candidates of issue 30, each off unless
+        set: with :attr:`points_weight`, that times :meth:`danger_points`; with
+        :attr:`opp_hands`, ``gain_weight`` times, over the sampled hands, the opponent's
+        gain from taking it (its utility after the best discard against what a draw from
+        the stock is expected to bring it, :meth:`expected_from`; no gain counts 0, since
+        it would not take the card), or with :attr:`gain_by_points` off the share of the
+        hands it melds with. Why: the marginal chance treats a card that turns a
+        40-deadwood hand into a 35 like one that lets a 12 knock or go gin. With the
+        opponent's real hand the gain wins far more than the chance; with the bot's
+        guesses of that hand it measured no better (bench/strength.md).
         """
         if self.points_weight:
             return self.points_weight * self.danger_points(card)
