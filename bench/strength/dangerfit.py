@@ -46,7 +46,7 @@ from knockfit import start_hand
 
 from clients.bots.strong import StrongBot
 from clients.bots.strong.knocking import sample_opponent
-from clients.bots.strong.opponent import history_of, joins, sample_hands
+from clients.bots.strong.opponent import joins
 from okgin import RuleSet
 from okgin.launch import add_rule_flag
 
@@ -65,6 +65,8 @@ def collect_hand(job: tuple[str, int, RuleSet, str, int, tuple[int, int] | None]
     _, params = parse_spec(spec)
     g, bots = start_hand(f"{seed}/{i}", rules, params)
     blind = StrongBot(seed=0, inference=False)
+    # the sampled predictor's chain: the playing bot's, or the same bot's with another chain
+    judge = None if chain is None else StrongBot(seed=0, **{**params, "opp_thin": chain[0], "opp_burn": chain[1]})
     rng = random.Random(f"{seed}/{i}/dangerfit")
     out: list[Row] = []
     while g.current_player is not None:
@@ -77,14 +79,7 @@ def collect_hand(job: tuple[str, int, RuleSet, str, int, tuple[int, int] | None]
             ev_blind = blind.evaluator(view)
             k = ev.k
             real = g.hand.hands[1 - seat]
-            if chain is None:
-                sampled = bot.opponent_hands(k, view, rng, samples)
-            else:
-                h = history_of(view)
-                q = bot.params
-                h.tight, h.no_knock = q.opp_tight, q.opp_no_knock
-                h.last_w, h.earlier_w, h.pickup_w, h.older_w = q.opp_last, q.opp_earlier, q.opp_pickup, q.opp_older
-                sampled = sample_hands(view, k, h, rng, samples, thin=chain[0], burn=chain[1])
+            sampled = (bot if judge is None else judge).opponent_hands(k, view, rng, samples)
             weighted = sample_opponent(k, rng, samples)
             for c in throwable:
                 out.append((

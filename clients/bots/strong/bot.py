@@ -74,6 +74,11 @@ class Params:
     opp_earlier: float = 1.0
     opp_pickup: float = 1.0
     opp_older: float = 3.0
+    #: The opponent model's Markov chain: steps between two samples, and before the first
+    #: (:func:`opponent.sample_hands`; bench/strength/dangerfit.py found samples 6 steps
+    #: apart strongly correlated).
+    opp_thin: int = 6
+    opp_burn: int = 60
     #: Weigh the deadwood kept by the chance the opponent knocks before our next draw.
     hazard: bool = False
     hazard_samples: int = 24
@@ -328,7 +333,7 @@ class StrongBot(Bot):
             p = self.params
             h.tight, h.no_knock = p.opp_tight, p.opp_no_knock
             h.last_w, h.earlier_w, h.pickup_w, h.older_w = p.opp_last, p.opp_earlier, p.opp_pickup, p.opp_older
-            return sample_hands(view, k, h, rng, n)
+            return sample_hands(view, k, h, rng, n, thin=p.opp_thin, burn=p.opp_burn)
         return sample_opponent(k, rng, n)
 
 
