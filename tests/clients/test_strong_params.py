@@ -353,3 +353,15 @@ def test_threat_model_0_deals_the_hands_by_the_marginals() -> None:
     k = evs[0].k
     for h in hands[0]:
         assert h & k.hand == 0 and (h & ~k.pool) == k.opp_known
+
+
+def test_the_opponent_chain_is_a_parameter() -> None:
+    """opp_thin and opp_burn are the chain of opponent.sample_hands: v1's are its defaults,
+    and another chain gives other hands from the same random numbers."""
+    g, seat = _discard_view("chain", [StrongBot(seed=1), StrongBot(seed=2)], 10)
+    view = g.view(seat)
+    hands = []
+    for params in ({}, {"opp_thin": 6, "opp_burn": 60}, {"opp_thin": 20, "opp_burn": 300}):
+        bot = StrongBot(seed=1, **params)
+        hands.append(bot.opponent_hands(bot.evaluator(view).k, view, random.Random(7), 12))
+    assert hands[0] == hands[1] and hands[0] != hands[2] and len(hands[2]) == 12
