@@ -1,6 +1,8 @@
-"""Analysis only: a strong bot that peeks at the opponent's real hand for its knock
-decision. It bounds what better opponent modelling could add to knock timing; it is
-never a player (the hand it sees is hidden information)."""
+"""Analysis only: a strong bot that peeks at the opponent's real hand wherever it asks
+for sampled opponent hands: its knock decision, and (with ``threat_samples``, e.g.
+``oracle:threat_samples=1``) a discard's threat. It bounds what better opponent
+modelling could add there (bench/strength.md, "what peeking is worth"); it is never a
+player (the hand it sees is hidden information)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from okgin import View
 
 
 class OracleKnockBot(StrongBot):
-    """StrongBot whose Monte Carlo knock uses the opponent's true hand (set by the harness)."""
+    """StrongBot whose opponent hands are the opponent's true hand (set by the harness)."""
 
     peek = None  # callable returning the opponent's hand mask, installed by the harness
 
