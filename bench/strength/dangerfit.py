@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from harness import parse_spec
-from knockfit import start_hand
+from knockfit import decisions
 
 from clients.bots.strong import StrongBot
 from clients.bots.strong.knocking import sample_opponent
@@ -63,15 +63,12 @@ def collect_hand(job: tuple[str, int, RuleSet, str, int, tuple[int, int] | None]
     the sampled predictor's Markov chain thinning and burn-in, None for the bot's own)."""
     seed, i, rules, spec, samples, chain = job
     _, params = parse_spec(spec)
-    g, bots = start_hand(f"{seed}/{i}", rules, params)
     blind = StrongBot(seed=0, inference=False)
     # the sampled predictor's chain: the playing bot's, or the same bot's with another chain
     judge = None if chain is None else StrongBot(seed=0, **{**params, "opp_thin": chain[0], "opp_burn": chain[1]})
     rng = random.Random(f"{seed}/{i}/dangerfit")
     out: list[Row] = []
-    while g.current_player is not None:
-        seat = g.current_player
-        view, legal = g.view(seat), g.legal_actions()
+    for g, bots, seat, view, legal in decisions(f"{seed}/{i}", rules, spec):
         bot = bots[seat]
         throwable = [a.card for a in legal if a.kind == "discard" and a.card is not None]
         if throwable and view.phase == "discard":
@@ -90,8 +87,6 @@ def collect_hand(job: tuple[str, int, RuleSet, str, int, tuple[int, int] | None]
                     _share(weighted, c),
                     ev_blind.danger(c),
                 ))
-        if g.apply(bot.choose(view, legal), seat=seat) is not None:
-            break
     return out
 
 

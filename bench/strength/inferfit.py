@@ -29,8 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from harness import parse_spec
-from knockfit import start_hand
+from knockfit import decisions
 
 from clients.bots.strong.evaluation import Evaluator
 from clients.bots.strong.knowledge import read_view
@@ -47,12 +46,8 @@ Sums = list[float]
 def score_hand(job: tuple[str, int, RuleSet, str, list[Strength]]) -> list[Sums]:
     """The sums of the first hand of ``seed``/``i`` for every strength in ``grid``."""
     seed, i, rules, spec, grid = job
-    _, params = parse_spec(spec)
-    g, bots = start_hand(f"{seed}/{i}", rules, params)
     sums = [[0.0] * 5 for _ in grid]
-    while g.current_player is not None:
-        seat = g.current_player
-        view, legal = g.view(seat), g.legal_actions()
+    for g, _, seat, view, legal in decisions(f"{seed}/{i}", rules, spec):
         real = g.hand.hands[1 - seat]
         throwable = [a.card for a in legal if a.kind == "discard" and a.card is not None] if view.phase == "discard" else []
         for s, strength in zip(sums, grid, strict=True):
@@ -69,8 +64,6 @@ def score_hand(job: tuple[str, int, RuleSet, str, list[Strength]]) -> list[Sums]
                 for c in throwable:
                     s[3] += (ev.danger(c) - joins(real, c)) ** 2
                     s[4] += 1
-        if g.apply(bots[seat].choose(view, legal), seat=seat) is not None:
-            break
     return sums
 
 

@@ -31,6 +31,7 @@ import math
 import pickle
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from multiprocessing import Pool
 from pathlib import Path
@@ -102,17 +103,27 @@ def start_hand(seed: str, rules: RuleSet, params: dict[str, Any] | None = None) 
     return g, bots
 
 
+def decisions(seed: str, rules: RuleSet, spec: str) -> Iterator[tuple[Game, list[StrongBot], int, View, list[Action]]]:
+    """Every decision of the first hand of ``seed``, bots of ``spec`` on both seats: the
+    game, the bots, the seat to move, its view and its legal actions, each yielded before
+    the bot moves (so the game still shows the position); the bot's own move is played
+    when the caller asks for the next. How every collector walks a hand."""
+    _, params = parse_spec(spec)
+    g, bots = start_hand(seed, rules, params)
+    while g.current_player is not None:
+        seat = g.current_player
+        view, legal = g.view(seat), g.legal_actions()
+        yield g, bots, seat, view, legal
+        if g.apply(bots[seat].choose(view, legal), seat=seat) is not None:
+            break
+
+
 def collect_hand(job: tuple[str, int, RuleSet, str]) -> list[Decision]:
     """The knock decisions of the first hand of ``seed``/``i``, the bot against itself."""
     seed, i, rules, spec = job
-    _, params = parse_spec(spec)
-    g, bots = start_hand(f"{seed}/{i}", rules, params)
     value = game_equity(rules.target_score, rules.target_score)
     out: list[Decision] = []
-    while g.current_player is not None:
-        seat = g.current_player
-        legal = g.legal_actions()
-        view = g.view(seat)
+    for g, bots, seat, view, legal in decisions(f"{seed}/{i}", rules, spec):
         bot = bots[seat]
         knocks = [a for a in legal if a.kind == "knock" and a.card is not None]
         if knocks:
@@ -125,8 +136,6 @@ def collect_hand(job: tuple[str, int, RuleSet, str]) -> list[Decision]:
                 ppts = play_out(copy.deepcopy(g), bots, seat, Action("discard", kc))
                 real = (value(kpts), value(ppts), kpts, ppts)
                 out.append(Decision(view.knock_limit, est.knock, est.play_on, *real, view.stock_size, kd, rest, opp, view))
-        if g.apply(bot.choose(view, legal), seat=seat) is not None:
-            break
     return out
 
 
