@@ -210,14 +210,14 @@ def test_gin_equity_changes_only_the_gin_bonus() -> None:
         assert moves[0] == moves[1]
 
 
-def _discard_view(seed: str, bots: list[StrongBot], turns: int) -> tuple[Game, int]:
-    """A 2-player game played ``turns`` moves by ``bots``, stopped at a discard."""
+def _discard_view(seed: str, turns: int) -> tuple[Game, int]:
+    """A 2-player game played ``turns`` moves by two strong bots, stopped at a discard."""
 
     def at_discard(g: Game, n: int) -> bool:
         seat = g.current_player
         return n >= turns and seat is not None and g.view(seat).phase == "discard"
 
-    g, _, r = play_first_hand(bots, RuleSet(), seed, at_discard)
+    g, _, r = play_first_hand([StrongBot(seed=1), StrongBot(seed=2)], RuleSet(), seed, at_discard)
     assert r is None, "the hand ended before the discard looked for"
     seat = g.current_player
     assert seat is not None
@@ -226,7 +226,7 @@ def _discard_view(seed: str, bots: list[StrongBot], turns: int) -> tuple[Game, i
 
 def test_threat_off_is_the_danger_penalty() -> None:
     """With ``threat_samples`` 0 (v1, strong) a discard's threat is danger_weight times danger."""
-    g, seat = _discard_view("th0", [StrongBot(seed=1), StrongBot(seed=2)], 8)
+    g, seat = _discard_view("th0", 8)
     ev = StrongBot(seed=1).evaluator(g.view(seat))
     assert ev.opp_hands is None
     for c in range(52):
@@ -237,7 +237,7 @@ def test_threat_off_is_the_danger_penalty() -> None:
 def test_threat_is_the_sampled_opponents_gain_over_a_stock_draw() -> None:
     """With sampled opponent hands, a card that melds with none of them threatens nothing;
     one that completes a set in every hand costs what it gains them, weighed."""
-    g, seat = _discard_view("th1", [StrongBot(seed=1), StrongBot(seed=2)], 8)
+    g, seat = _discard_view("th1", 8)
     view = g.view(seat)
     ev = StrongBot(seed=1, threat_samples=8, threat_weight=0.5).evaluator(view)
     assert ev.opp_hands is not None and ev.gain_weight == 0.5
@@ -266,7 +266,7 @@ def test_threat_samples_change_discards_and_stay_deterministic() -> None:
     """The sampled threat is a function of the view and the seed, and it moves discards."""
     differs = 0
     for i in range(6):
-        g, seat = _discard_view(f"th2/{i}", [StrongBot(seed=1), StrongBot(seed=2)], 6 + i)
+        g, seat = _discard_view(f"th2/{i}", 6 + i)
         view, legal = g.view(seat), g.legal_actions()
         a = StrongBot(seed=3, threat_samples=24, threat_weight=0.6).choose(view, legal)
         assert a == StrongBot(seed=3, threat_samples=24, threat_weight=0.6).choose(view, legal)
@@ -318,7 +318,7 @@ def test_knock_choices_picks_the_knock_worth_most_over_the_sampled_hands() -> No
 def test_danger_points_weigh_each_melding_pair_by_its_points() -> None:
     """With only the two other kings possible for the opponent (each at 1/2), a king
     melds them with chance 1/4 and would save their 20 points: 5 expected points."""
-    g, seat = _discard_view("dp", [StrongBot(seed=1), StrongBot(seed=2)], 4)
+    g, seat = _discard_view("dp", 4)
     ev = StrongBot(seed=1, threat_kind=2, threat_weight=0.2).evaluator(g.view(seat))
     assert ev.points_weight == 0.2
     king = 12  # the king of the first suit
@@ -331,7 +331,7 @@ def test_danger_points_weigh_each_melding_pair_by_its_points() -> None:
 
 
 def test_threat_kind_1_is_the_share_of_sampled_hands_the_card_melds_with() -> None:
-    g, seat = _discard_view("tk1", [StrongBot(seed=1), StrongBot(seed=2)], 8)
+    g, seat = _discard_view("tk1", 8)
     ev = StrongBot(seed=1, threat_samples=8, threat_kind=1, threat_weight=2.0).evaluator(g.view(seat))
     assert ev.opp_hands is not None and not ev.gain_by_points
     hands = ev.opp_hands()
@@ -345,7 +345,7 @@ def test_threat_kind_1_is_the_share_of_sampled_hands_the_card_melds_with() -> No
 def test_threat_model_0_deals_the_hands_by_the_marginals() -> None:
     """The threat's hands come from knocking.sample_opponent: hold no card we can see,
     and are the same for the same seed and view."""
-    g, seat = _discard_view("tm0", [StrongBot(seed=1), StrongBot(seed=2)], 8)
+    g, seat = _discard_view("tm0", 8)
     view = g.view(seat)
     evs = [StrongBot(seed=5, threat_samples=16, threat_model=0).evaluator(view) for _ in range(2)]
     hands = [ev.opp_hands() for ev in evs if ev.opp_hands is not None]
@@ -358,7 +358,7 @@ def test_threat_model_0_deals_the_hands_by_the_marginals() -> None:
 def test_the_opponent_chain_is_a_parameter() -> None:
     """opp_thin and opp_burn are the chain of opponent.sample_hands: v1's are its defaults,
     and another chain gives other hands from the same random numbers."""
-    g, seat = _discard_view("chain", [StrongBot(seed=1), StrongBot(seed=2)], 10)
+    g, seat = _discard_view("chain", 10)
     view = g.view(seat)
     hands = []
     for params in ({}, {"opp_thin": 6, "opp_burn": 60}, {"opp_thin": 20, "opp_burn": 300}):
