@@ -40,7 +40,9 @@ def test_hosted_games_on_dask_and_a_killed_worker_is_replayed(tmp_path: Path, mo
     # interpreter too, and carry the engine they import in their own directory (a hosted
     # bot is self-contained; the base's okgin may be another checkout's, out of the sandbox).
     py = os.path.realpath(sys.executable)
-    for name, extra in (("alpha", ""), ("beta", " --random 3")):
+    # Both think 250 ms a move: a rated game of greedy bots lasts tens of seconds, not the
+    # second or two that a loaded machine's poll (and its Dask client) could miss entirely.
+    for name, extra in (("alpha", " --pace-ms 250"), ("beta", " --random 3 --pace-ms 250")):
         d = bot_dir(tmp_path, name)
         shutil.copytree(ROOT / "okgin", d / "okgin", ignore=shutil.ignore_patterns("__pycache__"))
         assert submit(state, name, d, f"{py} protobot.py {{endpoint}}{extra}") == 0

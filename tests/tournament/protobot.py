@@ -7,7 +7,7 @@ protocol or plays illegal moves after a number of its own moves:
 
     python protobot.py ENDPOINT [TOKEN, default $OKGIN_TOKEN] [--random SEED] [--crash-after N] [--hang-after N]
                        [--garbage-after N] [--illegal-after N] [--exit-at-start] [--exit-after-hello] [--never-knock] [--serve]
-                       [--record] [--nonce HEX [--withhold]]
+                       [--record] [--nonce HEX [--withhold]] [--pace-ms N]
 
 ``--nonce HEX`` commits to that nonce in ``hello`` and reveals it when asked (protocol
 1.5, 5.27); with ``--withhold`` it commits and never reveals. Without ``--nonce`` it is a
@@ -83,6 +83,8 @@ def main() -> int:
                    help="seated in this seat, never move (heartbeats go on: the game stays unfinished)")
     p.add_argument("--spew-mb", type=int, default=0,
                    help="first write this many MB to stdout and stderr, its own token among them (the log's bounds)")
+    p.add_argument("--pace-ms", type=int, default=0,
+                   help="think this many ms before each move: a game that lasts long enough to be caught in progress")
     p.add_argument("--gone-after", type=float, default=60.0,
                    help="seconds without a welcome after which the referee counts as gone (default 60)")
     a = p.parse_args()
@@ -152,6 +154,8 @@ def main() -> int:
                 s.send(b"\xc1 this is not msgpack")
                 moves += 1
                 continue
+            if a.pace_ms:
+                time.sleep(a.pace_ms / 1000)  # the bot's own think time, far inside any clock the tests set
             action = choose(m["legal"], m.get("view") or {}, rng, a.never_knock)
             if moves >= a.illegal_after >= 0:
                 action = {"kind": "discard", "card": "Xx"}
