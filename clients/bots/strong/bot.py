@@ -33,15 +33,7 @@ from . import learned
 from .evaluation import DeadwoodEvaluator, Evaluator
 from .fastdw import dad_value
 from .ginchase import GinChaseEvaluator
-from .knocking import (
-    KnockEstimate,
-    endgame_values,
-    estimate,
-    estimate_rollout,
-    game_equity,
-    knock_mean,
-    sample_opponent,
-)
+from .knocking import KnockEstimate, estimate, estimate_rollout, game_equity, knock_mean, sample_opponent
 from .knowledge import Knowledge, read_view
 from .opponent import history_of, sample_hands
 from .tables import VALUES, bits
@@ -155,12 +147,6 @@ class Params:
     #: The threat's hands: 1 the opponent model's (as ``opp_model`` 1), 0 hands dealt by the
     #: unseen cards' marginal weights (:func:`knocking.sample_opponent`).
     threat_model: int = 1
-    #: At a discard with this many cards or fewer left in the stock (4: our next draw is
-    #: our last), choose the discard by the rest of the hand played out over sampled
-    #: opponent hands (:func:`knocking.endgame_values`; 2 players; 0: off).
-    endgame_stock: int = 0
-    #: The endgame's opponent hands: 1 the opponent model's, 0 dealt by the marginals.
-    endgame_model: int = 1
 
 
 #: ``strong-v1``: the strong bot as it was before issue 30 (bench/strength.md).
@@ -281,27 +267,7 @@ class StrongBot(Bot):
                 return Action("knock", kc)
             if p.keep_knock_hand:
                 return Action("discard", kc)
-        if p.endgame_stock and view.stock_size <= p.endgame_stock and view.num_seats == 2 and ev.k.opp_hidden > 0:
-            best = self.endgame_discard(view, ev, discards, barred)
         return Action("discard", best)
-
-    def endgame_discard(self, view: View, ev: Evaluator, discards: list[int], barred: int | None) -> int:
-        """The discard worth most over the rest of the hand (:func:`knocking.endgame_values`),
-        ties going to the usual choice (the better :meth:`Evaluator.discard_score`)."""
-        p = self.params
-        hand = ev.k.hand
-        rng = random.Random(f"{self._salt}/{view.hand_number}/{len(view.events)}/end")
-        if p.endgame_model == 1:
-            opps = self.opponent_hands(ev.k, view, rng, p.mc_samples)
-        else:
-            opps = sample_opponent(ev.k, rng, p.mc_samples)
-        ranked = [c for _, _, c in sorted((ev.discard_score(hand, c), -VALUES[c], c) for c in discards if c != barred)]
-        values = endgame_values(ev, self.rules, rng, hand, ranked, opps, self.result_value(view))
-        best, best_v = ranked[0], values[0]
-        for c, v in zip(ranked, values, strict=True):
-            if v > best_v + 1e-12:
-                best, best_v = c, v
-        return best
 
     def result_value(self, view: View) -> Callable[[int], float]:
         """What the bot maximises over a hand's result in points (positive: ours): the

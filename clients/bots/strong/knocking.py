@@ -174,42 +174,6 @@ def _play_on(
     return value(score_knock(rules, mine11 & ~(1 << mcard), opp10, mdw))
 
 
-def endgame_values(
-    ev: Evaluator,
-    rules: RuleSet,
-    rng: random.Random,
-    hand11: int,
-    candidates: list[int],
-    opps: list[int],
-    value: Callable[[int], float] = float,
-) -> list[float]:
-    """What each discard in ``candidates`` brings when the hand is about to end: the
-    mean, over the sampled opponent hands ``opps``, of the rest of the hand played out
-    as :func:`estimate`'s "play on" does (the opponent takes the card if it helps, else
-    draws, and knocks if it can; then our last draw and a knock if it reaches the limit).
-
-    Why: with 4 cards or fewer left in the stock after our draw, that *is* the rest of
-    the hand (our next draw is our last, or there is none), so the whole result can be
-    counted instead of the expected deadwood after a draw, which values deadwood that
-    can no longer be knocked with and weighs a discard that lets the opponent knock at
-    2.5 points. Every candidate meets the same sampled hands and stocks (common random
-    numbers), so their differences are far less noisy than their values.
-    """
-    limit = ev.k.knock_limit
-    stock_after_opp = ev.k.stock_size - 1
-    seeds = [rng.getrandbits(64) for _ in opps]
-    nothing = value(0)
-    n = max(len(opps), 1)
-    out = []
-    for c in candidates:
-        play = hand11 & ~(1 << c)
-        total = 0.0
-        for opp, seed in zip(opps, seeds, strict=True):
-            total += _play_on(ev, rules, random.Random(seed), opp, play, c, limit, stock_after_opp, value, nothing)
-        out.append(total / n)
-    return out
-
-
 def game_equity(my_need: int, opp_need: int, mult: int = 1) -> Callable[[int], float]:
     """The chance of winning the game after a hand scoring ``pts`` (times ``mult``, the
     spade doubling), two players needing ``my_need`` and ``opp_need`` more points.
