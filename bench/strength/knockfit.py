@@ -43,7 +43,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from harness import parse_spec
 
 from clients.bots.strong import StrongBot
-from clients.bots.strong.bot import knock_card
 from clients.bots.strong.knocking import game_equity, score_knock
 from okgin import Action, Game, RuleSet, View
 from okgin.launch import add_rule_flag
@@ -128,10 +127,10 @@ def collect_hand(job: tuple[str, int, RuleSet, str]) -> list[Decision]:
         knocks = [a for a in legal if a.kind == "knock" and a.card is not None]
         if knocks:
             ev = bot.evaluator(view)
-            kd, _ = knock_card(ev, knocks)
             kc, est = bot.knock_estimate(view, knocks, ev)
             if est is not None:
                 rest, opp = g.hand.hands[seat] & ~(1 << kc), g.hand.hands[1 - seat]
+                kd = ev.dw(rest)  # of the card the bot knocks with (not always the least deadwood: knock_choices)
                 kpts = score_knock(rules, rest, opp, kd)
                 ppts = play_out(copy.deepcopy(g), bots, seat, Action("discard", kc))
                 real = (value(kpts), value(ppts), kpts, ppts)
