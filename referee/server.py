@@ -46,7 +46,7 @@ from .ratelimit import RateLimiter
 from .recovery import Recovery, RecoveryParts, open_recovery
 from .sessions import SessionDesk
 from .stalls import StallMeter
-from .table import Table
+from .table import REVEAL_AT_END, Table
 from .tablehost import Host
 from .transport import DRAIN_MAX, SHUTDOWN_LINGER_MS, Transport
 from .watchdesk import WatchDesk
@@ -262,7 +262,7 @@ class Referee:
         players: list[str] | None = None,
         full_feed_delay_ms: int | None = None,
         origin: str = "admin",
-        reveal: str = "game_end",
+        reveal: str = REVEAL_AT_END,
     ) -> Table:
         """Create a table (embedding programs, the CLI's one table): see :meth:`Lobby.create_table`."""
         return self.lobby.create_table(
