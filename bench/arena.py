@@ -82,7 +82,9 @@ class Stats:
 
 
 async def recv(sock: zmq.asyncio.Socket, timeout: float) -> dict[str, Any] | None:
-    if await sock.poll(int(timeout * 1000)) == 0:
+    # poll's result is the socket's ready events (an int, 0 on timeout); pyzmq 27's stub types it as
+    # Poller.poll's list of pairs, so compare by truth, not with 0
+    if not await sock.poll(int(timeout * 1000)):
         return None
     return decode_from_referee(await sock.recv())
 

@@ -189,7 +189,9 @@ def main() -> int:
         out["anchor"] = asyncio.run(anchor(base / "anchor", args.games, args.hands))
         out["local"] = arena_rate(base / "local", args.games, args.hands, None)
         if not args.no_dask:
-            with dask_cluster(base / "dask-procs" if (base / "dask-procs").mkdir() is None else base) as address:
+            procs = base / "dask-procs"  # the scheduler's and workers' logs and local directories
+            procs.mkdir()
+            with dask_cluster(procs) as address:
                 out["dask"] = arena_rate(base / "dask", args.games, args.hands, address)
     load = os.getloadavg()[0]
     print(f"{args.games} sandboxed games each, {args.hands} hands a game, {os.cpu_count()} cores, load {load:.1f}")

@@ -56,8 +56,8 @@ def bench(url: str, games: int, rounds: int) -> dict[str, float]:
         store.leaderboard("oklahoma", 0, 50)
         board.append(time.perf_counter() - t0)
     t0 = time.perf_counter()
-    n = store.rebuild_ratings()
-    rebuild = (time.perf_counter() - t0) / max(n, 1)
+    rebuilt = store.rebuild_ratings()
+    rebuild = (time.perf_counter() - t0) / max(rebuilt, 1)
     store.close()
     return {"check_key_cpu_ms": check_cpu * 1e3, "seat_and_finish_ms": statistics.median(finish) * 1e3,
             "leaderboard_ms": statistics.median(board) * 1e3, "rebuild_ms_per_game": rebuild * 1e3, "games": float(gid)}

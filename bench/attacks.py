@@ -385,7 +385,7 @@ def advice_flood(ctx: zmq.Context, endpoint: str, key: str, start: float, until:
     sizes_after: dict[str, list[int]] = {"captain": [], "sitter": []}
     flood_end = None
     moves = 0
-    from load import choose  # the honest clients' choice (bench/load.py)
+    from bench.load import choose  # the honest clients' choice
 
     while time.monotonic() < until:
         for c in seats:

@@ -28,13 +28,14 @@ import random
 import statistics
 import sys
 import time
+from typing import Any
 
 import pyspiel
 
 from clients.bot import Bot
 from clients.bots import BUILTIN_BOTS, BotNotFound, get_bot
 from clients.local import play_local
-from okgin import Action, RuleSet, View
+from okgin import Action, Advice, HandResult, RuleSet, View
 
 
 class OkginSimple:
@@ -108,19 +109,19 @@ class Timed(Bot):
         self.sink.append(time.perf_counter_ns() - t)
         return a
 
-    def on_game_start(self, seat, rules, num_seats):  # type: ignore[no-untyped-def]
+    def on_game_start(self, seat: int, rules: RuleSet, num_seats: int) -> None:
         self.inner.on_game_start(seat, rules, num_seats)
 
-    def on_hand_start(self, view):  # type: ignore[no-untyped-def]
+    def on_hand_start(self, view: View) -> None:
         self.inner.on_hand_start(view)
 
-    def on_hand_end(self, result, view):  # type: ignore[no-untyped-def]
+    def on_hand_end(self, result: HandResult, view: View) -> None:
         self.inner.on_hand_end(result, view)
 
-    def on_game_end(self, final, view):  # type: ignore[no-untyped-def]
+    def on_game_end(self, final: dict[str, Any], view: View) -> None:
         self.inner.on_game_end(final, view)
 
-    def on_advice(self, advice, view):  # type: ignore[no-untyped-def]
+    def on_advice(self, advice: Advice, view: View) -> None:
         self.inner.on_advice(advice, view)
 
 

@@ -12,8 +12,8 @@ Three runs of the same round robin (two C bots, ``games`` games, the same fixed 
   (started here with the ``dask`` command), as many games out as worker threads;
 - ``dask-2``: the same with two workers. For each game of a Dask run it takes, from the scheduler's task
 stream, the time the task computed on its worker (referee tables, bot processes, the
-game: "a game's time"), and, from the runner (a :class:`DaskRunner` whose
-``play_attempt`` is timed), the time from submitting the task to having its result in
+game: "a game's time"), and, from the runner (its Dask executor is a :class:`TimedDaskExecutor`,
+which times ``play_attempt``), the time from submitting the task to having its result in
 the runner's loop. **Overhead per game** = runner-side time − worker compute time:
 scheduling, the task's arguments out, the result back, deserialising; split into "out"
 (submit to the start of compute) and "back" (end of compute to the result in the
@@ -42,18 +42,23 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from competition.cluster import tournament as cluster_tournament  # noqa: E402
+from competition.cluster.tournament import DaskExecutor  # noqa: E402
 from competition.tournament.config import parse_config  # noqa: E402
+from competition.tournament.executor import Forfeit, Outcome  # noqa: E402
 from competition.tournament.runner import RunOptions, run_tournament  # noqa: E402
-from competition.tournament.store import ResultsStore  # noqa: E402
+from competition.tournament.schedule import ScheduledGame  # noqa: E402
+from competition.tournament.store import GameResult, ResultsStore  # noqa: E402
 
 C_BOT = REPO / "clients" / "c" / "build" / "okgin-bot"
 START_S = 90.0
 
-# Per-attempt figures of the timed DaskRunner: (game key, wall clock at submit, at result, bytes).
+# Per-attempt figures of the TimedDaskExecutor: (game key, wall clock at submit, at result, bytes).
 TIMINGS: list[tuple[str, float, float, int]] = []
 
 
@@ -127,23 +132,18 @@ def config(workdir: Path, name: str, games: int, slots: int, sandbox: bool) -> A
     return parse_config(data, config_dir=workdir)
 
 
-def install_timing() -> None:
-    """Time every Dask game attempt on the runner's side and size its result."""
-    from competition.cluster import tournament as ct
+class TimedDaskExecutor(DaskExecutor):
+    """The runner's Dask executor, with every game attempt timed on the runner's side and its
+    result sized. ``run_tournament --dask`` makes its executor from
+    ``competition.cluster.tournament.DaskExecutor``, which :func:`run` replaces with this."""
 
-    if getattr(ct.DaskRunner, "_bench_timed", False):
-        return
-    original = ct.DaskRunner.play_attempt
-
-    async def timed(self: Any, sg: Any, attempt: int) -> Any:
+    async def play_attempt(self, sg: ScheduledGame, attempt: int,
+                           forfeit: Forfeit | None = None) -> tuple[GameResult | Outcome, str]:
         t0 = time.time()  # the wall clock: the task stream's start/stop are on it (same host)
-        out, where = await original(self, sg, attempt)
+        out, where = await super().play_attempt(sg, attempt, forfeit)
         TIMINGS.append((f"okgin-{self.cfg.name}-{sg.key}-a{attempt}-{self.tag}", t0, time.time(),
                         len(pickle.dumps(out, protocol=5)) + len(pickle.dumps(where, protocol=5))))
         return out, where
-
-    ct.DaskRunner.play_attempt = timed  # type: ignore[method-assign]
-    ct.DaskRunner._bench_timed = True  # type: ignore[attr-defined]
 
 
 def run(workdir: Path, setup: str, games: int, slots: int, threads: int, sandbox: bool) -> dict[str, Any]:
@@ -158,7 +158,6 @@ def run(workdir: Path, setup: str, games: int, slots: int, threads: int, sandbox
         if cluster is not None:
             from distributed import Client
 
-            install_timing()
             TIMINGS.clear()
             opts.dask = cluster.address
             # As many games out as worker threads: none waits in a worker's queue, so the
@@ -170,7 +169,7 @@ def run(workdir: Path, setup: str, games: int, slots: int, threads: int, sandbox
             client.get_task_stream(start=time.time())  # installs the task-stream plugin before the run
         t0 = time.perf_counter()
         cpu0 = _cpu()
-        with open(os.devnull, "w") as devnull:
+        with open(os.devnull, "w") as devnull, mock.patch.object(cluster_tournament, "DaskExecutor", TimedDaskExecutor):
             old = sys.stdout
             sys.stdout = devnull
             try:
@@ -188,6 +187,9 @@ def run(workdir: Path, setup: str, games: int, slots: int, threads: int, sandbox
     st = ResultsStore.open_existing(db)
     gs = st.games()
     st.close()
+    if cluster is not None and gs and not TIMINGS:
+        print(f"  {setup}: no game attempt was timed: does run_tournament still make its Dask executor from "
+              "competition.cluster.tournament.DaskExecutor?", file=sys.stderr, flush=True)
     row: dict[str, Any] = {"setup": setup, "exit": code, "games": len(gs), "wall_s": round(wall, 2),
                            "games_per_s": round(len(gs) / wall, 3) if wall else 0.0,
                            "abnormal": sum(1 for g in gs if g.termination != "normal"),

@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "conformance"))
 from botbuild import LANGUAGES, build  # the tests' builder (not a package)
@@ -43,7 +44,7 @@ def main() -> int:
             t0 = time.perf_counter()
             proc = subprocess.run(argv, capture_output=True, text=True)
             wall = time.perf_counter() - t0
-            report = json.loads(out.read_text()) if out.exists() else {"games": [], "passed": False}
+            report: dict[str, Any] = json.loads(out.read_text()) if out.exists() else {"games": [], "passed": False}
         games = len(report["games"])
         msgs = sum(g["messages"] for g in report["games"])
         rows.append({"bot": lang, "games": games, "wall_s": round(wall, 1), "games_per_s": round(games / wall, 2),

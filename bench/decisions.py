@@ -25,7 +25,9 @@ import platform
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -33,6 +35,8 @@ from clients.bot import Bot
 from clients.bots import get_bot
 from clients.local import play_local
 from okgin import Action, RuleSet, View
+
+T = TypeVar("T")
 
 
 class Clocked(Bot):
@@ -42,7 +46,7 @@ class Clocked(Bot):
         super().__init__()
         self.inner, self.sink, self.name = inner, sink, inner.name
 
-    def _timed(self, view: View, legal: list[Action], call):  # type: ignore[no-untyped-def]
+    def _timed(self, view: View, legal: list[Action], call: Callable[[], T]) -> T:
         c, w = time.thread_time_ns(), time.perf_counter_ns()
         out = call()
         if len(legal) > 1:

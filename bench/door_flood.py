@@ -280,9 +280,9 @@ def measure(flood: int, moves: int, hold: int, reps: int = 2, rounds: int = 100)
                 while True:
                     windows[phase] += by.play(WINDOW * 4)
                     played += WINDOW * 4
-                    if flood_proc is not None:  # its latest progress, without waiting
+                    if flood_proc is not None and flood_proc.stdout is not None:  # its latest progress, without waiting
                         while select.select([flood_proc.stdout], [], [], 0)[0]:
-                            line = flood_proc.stdout.readline()  # type: ignore[union-attr]
+                            line = flood_proc.stdout.readline()
                             if not line:
                                 break
                             last = json.loads(line)

@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 import pyspiel
-from open_spiel.python.algorithms import ismcts, mcts
+from open_spiel.python.algorithms import ismcts, mcts  # type: ignore[import-untyped]
 
 import okgin.openspiel as osp
 from clients.bots.simple import simple_choice

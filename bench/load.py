@@ -55,6 +55,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+# The repository's root: bench.attacks (--attack) is imported from it, as is okgin.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 import msgpack
 import zmq
 
@@ -254,8 +257,8 @@ class Referee:
 def create_tables(
     refs: list[Referee], n: int, clock: dict[str, int] | None = None, policies: dict[str, Any] | None = None
 ) -> list[dict[str, Any]]:
-    ctx = zmq.Context.instance()
-    out = []
+    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
+    out: list[dict[str, Any]] = []
     admins = []
     for r in refs:
         a = ctx.socket(zmq.DEALER)
@@ -404,7 +407,7 @@ TARGET_RATIO, TARGET_RSS_MB = 2.0, 100.0
 
 def attacker(name: str, endpoint: str, start: float, until: float, quick: bool, nice: int) -> int:
     """One attack of bench/attacks.py, in its own process; its figures as the last line."""
-    import attacks
+    from bench import attacks
 
     if nice:
         os.nice(nice)  # before the context: libzmq's I/O thread inherits it

@@ -47,7 +47,7 @@ def one_run(workdir: Path, refs: int, games: int, concurrency: int, bot: str, co
         words = shlex.split(command)
         if Path(words[0]).exists():  # a path relative to where the bench was started
             words[0] = str(Path(words[0]).resolve())
-        spec = {"command": words}
+        spec: dict[str, str | list[str]] = {"command": words}
     else:
         spec = {"bot": bot}
     data = {

@@ -19,17 +19,19 @@ import math
 import random
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from harness import make_bot
 
+from clients.bot import Bot
 from okgin import Game, RuleSet
 from okgin.launch import add_rule_flag
 
 
-def play_from(bots, rules: RuleSet, seed: str, scores: tuple[int, int]) -> int | None:  # type: ignore[no-untyped-def]
+def play_from(bots: Sequence[Bot], rules: RuleSet, seed: str, scores: tuple[int, int]) -> int | None:
     """Play a game whose scores start at ``scores``; return the winner's seat."""
     g = Game(rules, seed)
     g.scores = list(scores)  # analysis only: the engine starts every game at 0-0

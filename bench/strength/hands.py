@@ -20,17 +20,19 @@ import math
 import sys
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from harness import Timed, make_bot
 
-from okgin import Game, RuleSet
+from clients.bot import Bot
+from okgin import Game, HandResult, RuleSet
 from okgin.launch import add_rule_flag
 
 
-def play_hand(bots, rules: RuleSet, seed: str):  # type: ignore[no-untyped-def]
+def play_hand(bots: Sequence[Bot], rules: RuleSet, seed: str) -> HandResult:
     """Play the first hand of ``seed`` and return its result."""
     g = Game(rules, seed)
     for s, b in enumerate(bots):

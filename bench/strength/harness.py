@@ -28,7 +28,7 @@ from typing import Any
 
 from clients.bot import Bot
 from clients.bots import get_bot
-from okgin import Action, Game, RuleSet, View
+from okgin import Action, Advice, Game, HandResult, RuleSet, View
 from okgin.launch import add_rule_flag
 
 Z = 1.959964
@@ -95,22 +95,22 @@ class Timed(Bot):
         self.times.append(time.perf_counter() - t)
         return a
 
-    def advise(self, view: View, captain_legal: list[Action]):
+    def advise(self, view: View, captain_legal: list[Action]) -> tuple[Action | None, str] | None:
         return self.inner.advise(view, captain_legal)
 
-    def on_game_start(self, seat, rules, num_seats):  # type: ignore[no-untyped-def]
+    def on_game_start(self, seat: int, rules: RuleSet, num_seats: int) -> None:
         self.inner.on_game_start(seat, rules, num_seats)
 
-    def on_hand_start(self, view):  # type: ignore[no-untyped-def]
+    def on_hand_start(self, view: View) -> None:
         self.inner.on_hand_start(view)
 
-    def on_hand_end(self, result, view):  # type: ignore[no-untyped-def]
+    def on_hand_end(self, result: HandResult, view: View) -> None:
         self.inner.on_hand_end(result, view)
 
-    def on_game_end(self, final, view):  # type: ignore[no-untyped-def]
+    def on_game_end(self, final: dict[str, Any], view: View) -> None:
         self.inner.on_game_end(final, view)
 
-    def on_advice(self, advice, view):  # type: ignore[no-untyped-def]
+    def on_advice(self, advice: Advice, view: View) -> None:
         self.inner.on_advice(advice, view)
 
 

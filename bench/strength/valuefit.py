@@ -84,7 +84,7 @@ class Recorder(Bot):
 
 def _play_one(args: tuple[str, str, RuleSet]) -> list[tuple[int, int, int, int]]:
     spec, seed, rules = args
-    out = []
+    out: list[tuple[int, int, int, int]] = []
     for pos in range(2):
         bots = [Recorder(make_bot(spec, f"{seed}/{x}/{pos}")) for x in range(2)]
         r = play_hand(bots, rules, seed)
