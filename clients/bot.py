@@ -24,10 +24,14 @@ class Bot:
 
     #: Short name shown in tables and logs.
     name: str = "bot"
+    #: The family the seeded ``rng`` is drawn for (default: the class's name). A variant
+    #: that must make the same random draws as the bot it varies (an analysis bot that
+    #: differs only in what it is shown) names that bot's class here.
+    rng_family: str | None = None
 
     def __init__(self, seed: int | str | None = None) -> None:
         self.seed = seed
-        self.rng = random.Random(f"{type(self).__name__}/{seed}")
+        self.rng = random.Random(f"{self.rng_family or type(self).__name__}/{seed}")
 
     # Required -----------------------------------------------------------------
     def choose(self, view: View, legal: list[Action]) -> Action:

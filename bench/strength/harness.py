@@ -67,6 +67,10 @@ def make_bot(spec: str, seed: str) -> Bot:
             from oracle import OracleKnockBot
 
             cls = OracleKnockBot
+        elif name == "peek":
+            from oracle import PeekBot
+
+            cls = PeekBot
         elif name != "strong":
             raise SystemExit("parameters are only supported for the strong bot")
         bot: Bot = cls(seed=seed, **{k: (bool(v) if k in _BOOLS else v) for k, v in params.items()})
