@@ -23,7 +23,9 @@ predictions of "the opponent holds two cards melding with it" are kept beside th
   what knowing nothing of the opponent's moves gives.
 
 It prints each one's Brier score (lower is better), its log loss, and a calibration
-table, overall and by stock left.
+table, overall and by stock left. With ``--peek K`` every predictor is shown K of the
+opponent's hidden cards first (:func:`oracle.peek_view`, what ``peek:cards=K`` plays
+on), so the Brier scores can be set beside what that knowledge wins in games.
 
     python3 bench/strength/dangerfit.py --hands 500 --seed dg1 --jobs 2
 """
@@ -43,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from harness import parse_spec
 from knockfit import decisions
+from oracle import peek_view
 
 from clients.bots.strong import StrongBot
 from clients.bots.strong.knocking import sample_opponent
@@ -58,24 +61,28 @@ STOCK_GROUPS = ((25, 40), (15, 24), (0, 14))
 Row = tuple[int, int, float, float, float, float]  # stock left, truth, then one per predictor
 
 
-def collect_hand(job: tuple[str, int, RuleSet, str, int, tuple[int, int] | None]) -> list[Row]:
+def collect_hand(job: tuple[str, int, RuleSet, str, int, tuple[int, int] | None, int]) -> list[Row]:
     """The rows of the first hand of ``seed``/``i``, the bot against itself (``chain``:
-    the sampled predictor's Markov chain thinning and burn-in, None for the bot's own)."""
-    seed, i, rules, spec, samples, chain = job
+    the sampled predictor's Markov chain thinning and burn-in, None for the bot's own;
+    ``peek``: how many of the opponent's hidden cards the predictors are shown)."""
+    seed, i, rules, spec, samples, chain, peek = job
     _, params = parse_spec(spec)
     blind = StrongBot(seed=0, inference=False)
     # the sampled predictor's chain: the playing bot's, or the same bot's with another chain
     judge = None if chain is None else StrongBot(seed=0, **{**params, "opp_thin": chain[0], "opp_burn": chain[1]})
     rng = random.Random(f"{seed}/{i}/dangerfit")
     out: list[Row] = []
+    seen: dict[int, frozenset[int]] = {0: frozenset(), 1: frozenset()}  # per seat, with --peek
     for g, bots, seat, view, legal in decisions(f"{seed}/{i}", rules, spec):
         bot = bots[seat]
         throwable = [a.card for a in legal if a.kind == "discard" and a.card is not None]
         if throwable and view.phase == "discard":
+            real = g.hand.hands[1 - seat]
+            if peek:
+                view, seen[seat] = peek_view(view, real, peek, f"{seed}/{i}/{seat}", seen[seat])
             ev = bot.evaluator(view)
             ev_blind = blind.evaluator(view)
             k = ev.k
-            real = g.hand.hands[1 - seat]
             sampled = (bot if judge is None else judge).opponent_hands(k, view, rng, samples)
             weighted = sample_opponent(k, rng, samples)
             for c in throwable:
@@ -153,22 +160,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--chain", default=None, metavar="THIN,BURN",
                     help="the sampled predictor's chain (steps between samples, steps before the first; "
                          "default: the bot's own)")
+    ap.add_argument("--peek", type=int, default=0, metavar="K",
+                    help="show the predictors K of the opponent's hidden cards (default 0: none)")
     ap.add_argument("--jobs", type=int, default=2)
     add_rule_flag(ap)
     a = ap.parse_args(argv)
+    if not 0 <= a.peek <= 10:
+        ap.error("--peek takes 0 to 10 cards")
     rules = RuleSet().with_assignments(a.rule)
     t = time.time()
     chain = tuple(int(x) for x in a.chain.split(",")) if a.chain else None
     if chain is not None and len(chain) != 2:
         ap.error("--chain takes THIN,BURN")
-    jobs = [(a.seed, i, rules, a.bot, a.samples, chain) for i in range(a.hands)]
+    jobs = [(a.seed, i, rules, a.bot, a.samples, chain, a.peek) for i in range(a.hands)]
     if a.jobs > 1:
         with Pool(a.jobs) as pool:
             rows = [r for part in pool.imap(collect_hand, jobs, chunksize=4) for r in part]
     else:
         rows = [r for job in jobs for r in collect_hand(job)]
     print(f"{len(rows)} throwable cards at the discard decisions of {a.hands} first hands of {a.bot} "
-          f"against itself (seed {a.seed}, {a.samples} samples, chain {a.chain or 'as the bot'}), {time.time() - t:.0f} s")
+          f"against itself (seed {a.seed}, {a.samples} samples, chain {a.chain or 'as the bot'}, {a.peek} cards peeked), "
+          f"{time.time() - t:.0f} s")
     print("\n".join(report(rows)))
     return 0
 

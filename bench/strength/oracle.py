@@ -37,11 +37,15 @@ class OracleKnockBot(StrongBot):
         return [self.peek()] * n
 
 
-def peek_view(view: View, opp_hand: int, cards: int, salt: str) -> View:
+def peek_view(
+    view: View, opp_hand: int, cards: int, salt: str, keep: frozenset[int] = frozenset()
+) -> tuple[View, frozenset[int]]:
     """``view`` with ``cards`` of the opponent's hidden cards (``opp_hand`` holds them all)
-    shown as known, the cards chosen by a fixed random order of the deck for the hand
-    (``salt`` and the hand number): a card stays seen while the opponent keeps it, and
-    one it throws is replaced by the next hidden card in that order."""
+    shown as if known, and the set shown. The cards of ``keep`` (those shown at the
+    viewer's last decision) stay shown while the opponent still hides them; the others
+    are chosen by a fixed random order of the deck for the hand (``salt`` and the hand
+    number), so knowledge is kept, and a card the opponent throws is replaced by the
+    next hidden card in that order."""
     opp = opponent_of(view)
     known = view.known_cards[opp]
     hidden = [c for c in bits(opp_hand) if c not in known]
@@ -49,9 +53,10 @@ def peek_view(view: View, opp_hand: int, cards: int, salt: str) -> View:
     def order(c: int) -> bytes:
         return hashlib.blake2b(f"{salt}/{view.hand_number}/{c}".encode(), digest_size=8).digest()
 
-    seen = tuple(sorted(hidden, key=order)[:cards])
+    ranked = sorted(hidden, key=lambda c: (c not in keep, order(c)))
+    seen = tuple(ranked[:cards])
     shown = tuple(known + seen if s == opp else view.known_cards[s] for s in range(len(view.known_cards)))
-    return replace(view, known_cards=shown)
+    return replace(view, known_cards=shown), frozenset(seen)
 
 
 class PeekBot(StrongBot):
@@ -64,7 +69,12 @@ class PeekBot(StrongBot):
         super().__init__(seed, **params)
         self.cards = cards
         self.salt = str(seed)
+        self.seen: frozenset[int] = frozenset()  # shown at the last decision of hand seen_in
+        self.seen_in = -1
 
     def decide(self, view: View, legal: list[Action]) -> Action:
         assert self.peek is not None
-        return super().decide(peek_view(view, self.peek(), self.cards, self.salt), legal)
+        keep = self.seen if self.seen_in == view.hand_number else frozenset()
+        shown, self.seen = peek_view(view, self.peek(), self.cards, self.salt, keep)
+        self.seen_in = view.hand_number
+        return super().decide(shown, legal)

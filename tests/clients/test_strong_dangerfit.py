@@ -19,7 +19,7 @@ from knockfit import start_hand  # noqa: E402
 
 
 def test_rows_hold_the_truth_and_three_chances_per_throwable_card() -> None:
-    rows = [r for i in range(3) for r in dangerfit.collect_hand(("t", i, RuleSet(), "strong", 8, None))]
+    rows = [r for i in range(3) for r in dangerfit.collect_hand(("t", i, RuleSet(), "strong", 8, None, 0))]
     assert rows and any(r[1] for r in rows) and not all(r[1] for r in rows)
     for stock, truth, *preds in rows:
         assert 0 <= stock <= 31 and truth in (0, 1)
@@ -34,7 +34,7 @@ def test_rows_hold_the_truth_and_three_chances_per_throwable_card() -> None:
         if view.phase == "discard":
             cards = [a.card for a in legal if a.kind == "discard" and a.card is not None]
             want = [int(joins(g.hand.hands[1 - seat], c)) for c in cards]
-            first = dangerfit.collect_hand(("t", 0, RuleSet(), "strong", 8, None))[: len(cards)]
+            first = dangerfit.collect_hand(("t", 0, RuleSet(), "strong", 8, None, 0))[: len(cards)]
             assert [r[1] for r in first] == want
             return
         g.apply(bots[seat].choose(view, legal), seat=seat)
