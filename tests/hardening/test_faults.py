@@ -93,7 +93,9 @@ def test_bot_killed_mid_hand_forfeits_by_disconnect(tmp_path: Path) -> None:
     bots: list[subprocess.Popen[bytes]] = []
     try:
         adm = admin(ref.endpoint, validate="errors")
-        toks = reserved_table(adm, "victim", 71, rules={"target_score": 200}, policies={"disconnect_grace_ms": 500})
+        # a game that cannot end before the kill lands, however late a loaded machine runs
+        # this test (a 200-point game of two simple bots once ended first: 693 moves)
+        toks = reserved_table(adm, "victim", 71, rules={"target_score": 100000}, policies={"disconnect_grace_ms": 500})
         bots = [bot_process(ref.endpoint, tok, tmp_path, f"bot{i}") for i, tok in enumerate(toks)]
         calm, rules = calm_table(ref, adm, "calm", 72)
         # mid-hand: some moves made in the current hand, no hand ended yet at this moment
@@ -126,7 +128,7 @@ def test_frozen_bot_times_out_under_forfeit(tmp_path: Path) -> None:
             adm,
             "frozen",
             81,
-            rules={"target_score": 200},
+            rules={"target_score": 100000},  # cannot end before the freeze lands (200 once did, on CI)
             clock={"move_ms": 400, "grace_ms": 200},
             policies={"timeout": "forfeit"},
         )
@@ -162,7 +164,9 @@ def test_frozen_bot_gets_default_moves_then_comes_back(tmp_path: Path) -> None:
             adm,
             "thaw",
             91,
-            rules={"target_score": 100},
+            # long enough that the freeze lands in it on a loaded machine (a 200-point game
+            # once ended before a freeze), short enough to finish after the thaw
+            rules={"target_score": 1000},
             clock={"move_ms": 300, "grace_ms": 100},
             policies={"timeout": "default_move", "disconnect_grace_ms": 30000},
         )
