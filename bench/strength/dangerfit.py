@@ -44,14 +44,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from harness import parse_spec
-from knockfit import decisions
+from knockfit import decisions, self_play_options
 from oracle import peek_view
 
 from clients.bots.strong import StrongBot
 from clients.bots.strong.knocking import sample_opponent
 from clients.bots.strong.opponent import joins
 from okgin import RuleSet
-from okgin.launch import add_rule_flag
 
 #: The predictors, in the order of each row's fields after the truth.
 PREDICTORS = ("marginal", "sampled", "weighted", "blind")
@@ -153,17 +152,13 @@ def report(rows: list[Row]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="bench/strength/dangerfit.py", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--hands", type=int, default=500)
-    ap.add_argument("--seed", default="dg1")
-    ap.add_argument("--bot", default="strong", help="the bot on both sides (strong:key=value,...)")
+    self_play_options(ap, 500, "dg1")
     ap.add_argument("--samples", type=int, default=24, help="opponent hands per decision for the sampled predictors")
     ap.add_argument("--chain", default=None, metavar="THIN,BURN",
                     help="the sampled predictor's chain (steps between samples, steps before the first; "
                          "default: the bot's own)")
     ap.add_argument("--peek", type=int, default=0, metavar="K",
                     help="show the predictors K of the opponent's hidden cards (default 0: none)")
-    ap.add_argument("--jobs", type=int, default=2)
-    add_rule_flag(ap)
     a = ap.parse_args(argv)
     if not 0 <= a.peek <= 10:
         ap.error("--peek takes 0 to 10 cards")

@@ -29,14 +29,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from knockfit import decisions
+from knockfit import decisions, self_play_options
 
 from clients.bots.strong.evaluation import Evaluator
 from clients.bots.strong.knowledge import read_view
 from clients.bots.strong.opponent import joins
 from clients.bots.strong.tables import bits
 from okgin import RuleSet
-from okgin.launch import add_rule_flag
 
 Strength = tuple[float, float, float]
 #: Per strength: card log loss sum, card Brier sum, cards, danger Brier sum, discards.
@@ -69,13 +68,9 @@ def score_hand(job: tuple[str, int, RuleSet, str, list[Strength]]) -> list[Sums]
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="bench/strength/inferfit.py", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--hands", type=int, default=300)
-    ap.add_argument("--seed", default="if1")
-    ap.add_argument("--bot", default="strong", help="the bot on both sides (strong:key=value,...)")
+    self_play_options(ap, 300, "if1")
     ap.add_argument("--powers", default="0,0.5,1,1.5,2,3", help="the powers tried for each kind of move (a full grid)")
-    ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--top", type=int, default=15, help="rows of the table to print")
-    add_rule_flag(ap)
     a = ap.parse_args(argv)
     rules = RuleSet().with_assignments(a.rule)
     powers = [float(x) for x in a.powers.split(",")]

@@ -165,15 +165,22 @@ def paired_gain(rule: list[float], base: list[float]) -> tuple[float, float]:
     return mean, 1.96 * sd / math.sqrt(len(diff))
 
 
+def self_play_options(ap: argparse.ArgumentParser, hands: int, seed: str) -> None:
+    """The options of every collector of self-play decisions (this one, drawfit,
+    dangerfit, inferfit): how many first hands, their seed, the bot on both sides, the
+    worker processes and the rules."""
+    ap.add_argument("--hands", type=int, default=hands)
+    ap.add_argument("--seed", default=seed)
+    ap.add_argument("--bot", default="strong", help="the bot on both sides (strong:key=value,...)")
+    ap.add_argument("--jobs", type=int, default=2)
+    add_rule_flag(ap)
+
+
 def collect_parser(sub: Any, help: str, hands: int, seed: str) -> argparse.ArgumentParser:
     """The ``collect`` subcommand's options, the same for every decision collector."""
     c = sub.add_parser("collect", help=help)
-    c.add_argument("--hands", type=int, default=hands)
-    c.add_argument("--seed", default=seed)
-    c.add_argument("--bot", default="strong", help="the bot on both sides (strong:key=value,...)")
-    c.add_argument("--jobs", type=int, default=2)
+    self_play_options(c, hands, seed)
     c.add_argument("--out", required=True)
-    add_rule_flag(c)
     return c
 
 
